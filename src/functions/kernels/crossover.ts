@@ -1,0 +1,14 @@
+import type { Kernel } from "../kernel.js";
+
+/**
+ * `crossover(a, b)`: 1 when `a > b` on this bar and `a <= b` on the previous one, else 0
+ * (TradingView `ta.crossover`). Comparisons with NaN are false, so a bar where either operand is
+ * undefined, now or before, is 0; bar 0 has no previous bar and is 0.
+ */
+export const crossover: Kernel = (inputs, _consts, out, from, to) => {
+  const a = inputs[0]!;
+  const b = inputs[1]!;
+  let i = from;
+  if (i === 0 && i < to) out[i++] = 0;
+  for (; i < to; i++) out[i] = a[i]! > b[i]! && a[i - 1]! <= b[i - 1]! ? 1 : 0;
+};
