@@ -1,0 +1,333 @@
+/**
+ * `xql/client`: a small typed client for the XQL HTTP API. It returns the service's bodies and
+ * statuses as they are (a 400 or a 429 is a value, not an exception), exposes the rate-limit
+ * headers, and throws {@link XqlClientError} only when no HTTP answer arrived: the service was
+ * unreachable, too slow, or answered with something that is not the API's JSON.
+ *
+ * It imports no server code and no MCP code, so it can be used from any Node 20 program (and
+ * from anything else with a WHATWG `fetch`).
+ */
+import type { InvalidResult, Plan, RunResult } from "../types.js";
+import { VERSION } from "../version.js";
+
+/** The body of every non-400 failure: 401, 413, 429 and 500 all answer `{ error: "..." }`. */
+export interface ServiceErrorBody {
+  error: string;
+}
+
+/** The body of a successful validate. */
+export interface ValidBody {
+  valid: true;
+}
+
+/** The body of a successful explain. */
+export interface ExplainBody {
+  plan: Plan;
+  explanation: string;
+}
+
+/** The body of `GET /usage`. */
+export interface UsageBody {
+  tier: "free" | "essential" | "plus";
+  limit: number;
+  used: number;
+  remaining: number;
+  /** ISO 8601 UTC timestamp of the next UTC midnight, e.g. `2026-11-23T00:00:00.000Z`. */
+  resetAt: string;
+}
+
+/** The `X-RateLimit-*` headers of a run or usage response. */
+export interface RateLimit {
+  /** Runs allowed per UTC day for the key's tier. */
+  limit: number;
+  /** Runs left in the current day, after this call. */
+  remaining: number;
+  /** Unix epoch seconds of the next UTC midnight, when the quota resets. */
+  reset: number;
+}
+
+interface ResponseMeta {
+  /** The `X-RateLimit-*` headers, when the service sent all three (run and usage do). */
+  rateLimit?: RateLimit;
+  /** Seconds from the `Retry-After` header (sent with a 429). */
+  retryAfter?: number;
+}
+
+/** A 200 answer. */
+export interface XqlSuccess<T> extends ResponseMeta {
+  ok: true;
+  status: 200;
+  body: T;
+}
+
+/**
+ * Any other answer: a 400 carries the query error (`{ valid: false, error }`), every other
+ * status carries `{ error: "..." }`.
+ */
+export interface XqlFailure extends ResponseMeta {
+  ok: false;
+  status: number;
+  body: InvalidResult | ServiceErrorBody;
+}
+
+/** What every method resolves to: the HTTP status, the parsed body and the rate-limit headers. */
+export type XqlResponse<T> = XqlSuccess<T> | XqlFailure;
+
+export type ValidateResponse = XqlResponse<ValidBody>;
+export type ExplainResponse = XqlResponse<ExplainBody>;
+export type RunResponse = XqlResponse<RunResult>;
+export type UsageResponse = XqlResponse<UsageBody>;
+
+export interface XqlClientOptions {
+  /** Where the service listens, e.g. `http://127.0.0.1:8787` or `https://example.com/api`. */
+  baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer <key>`. */
+  apiKey: string;
+  /** Milliseconds before a request is abandoned with a `timeout` error. Default 30 000. */
+  timeoutMs?: number;
+  /** The `fetch` to use. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Aborts the request; the call then rejects with an `aborted` {@link XqlClientError}. */
+  signal?: AbortSignal;
+  /** Overrides the client's timeout for this call. */
+  timeoutMs?: number;
+}
+
+/**
+ * Why no usable HTTP answer arrived:
+ * - `network`: the service could not be reached (refused, DNS, reset);
+ * - `timeout`: no answer within the timeout;
+ * - `aborted`: the caller's signal aborted the call;
+ * - `protocol`: an answer arrived but is not the API's JSON (for example a proxy's HTML page).
+ */
+export type XqlClientErrorKind = "network" | "timeout" | "aborted" | "protocol";
+
+/** No usable answer from the service. The message names the URL; it never contains the API key. */
+export class XqlClientError extends Error {
+  override readonly name = "XqlClientError";
+  readonly kind: XqlClientErrorKind;
+  /** The URL that was requested. */
+  readonly url: string;
+  /** The HTTP status, for `protocol` errors. */
+  readonly status: number | undefined;
+
+  constructor(kind: XqlClientErrorKind, url: string, message: string, options?: { cause?: unknown; status?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.url = url;
+    this.status = options?.status;
+  }
+}
+
+/** True for the 400 body of a query error (`{ valid: false, error: { type, message, position? } }`). */
+export function isInvalidResult(body: unknown): body is InvalidResult {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    (body as { valid?: unknown }).valid === false &&
+    typeof (body as { error?: unknown }).error === "object"
+  );
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * A client for one service and one key.
+ *
+ * ```ts
+ * const xql = new XqlClient({ baseUrl: "http://127.0.0.1:8787", apiKey: process.env.XQL_API_KEY! });
+ * const res = await xql.run('market = "CRYPTO"\ntimeframe = h1\nrsi(14) < 30');
+ * if (res.ok) console.log(res.body.results, res.rateLimit?.remaining);
+ * else console.error(res.status, res.body);
+ * ```
+ */
+export class XqlClient {
+  /** The base URL, normalized to end with `/`. */
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly #apiKey: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: XqlClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(`Invalid XQL base URL '${options.baseUrl}': expected an absolute http(s) URL`);
+    }
+    if (base.protocol !== "http:" && base.protocol !== "https:") {
+      throw new TypeError(`Invalid XQL base URL '${options.baseUrl}': expected an http or https URL`);
+    }
+    if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
+      throw new TypeError("An XQL API key is required");
+    }
+    // Checked here so that fetch never echoes a malformed key in a header error.
+    if (!/^[\x21-\x7e]+$/.test(options.apiKey.trim())) {
+      throw new TypeError("The XQL API key contains characters that cannot be sent in a header");
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
+    }
+    base.search = "";
+    base.hash = "";
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
+    this.baseUrl = base.href;
+    this.timeoutMs = timeoutMs;
+    this.#apiKey = options.apiKey.trim();
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** `POST /xql/validate`: parses and plans the query; touches no data; never metered. */
+  validate(query: string, options?: RequestOptions): Promise<ValidateResponse> {
+    return this.#request<ValidBody>("POST", "xql/validate", query, options);
+  }
+
+  /** `POST /xql/explain`: the data plan and a mechanical rendering of the query; never metered. */
+  explain(query: string, options?: RequestOptions): Promise<ExplainResponse> {
+    return this.#request<ExplainBody>("POST", "xql/explain", query, options);
+  }
+
+  /** `POST /xql/run`: screens the market; metered (a 200 uses one run of the daily quota). */
+  run(query: string, options?: RequestOptions): Promise<RunResponse> {
+    return this.#request<RunResult>("POST", "xql/run", query, options);
+  }
+
+  /** `GET /usage`: the key's quota state; never metered. */
+  usage(options?: RequestOptions): Promise<UsageResponse> {
+    return this.#request<UsageBody>("GET", "usage", undefined, options);
+  }
+
+  async #request<T>(
+    method: "GET" | "POST",
+    path: string,
+    body: string | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<XqlResponse<T>> {
+    const url = new URL(path, this.baseUrl).href;
+    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options?.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: "application/json",
+      "user-agent": `xql-client/${VERSION}`,
+    };
+    if (body !== undefined) headers["content-type"] = "text/plain; charset=utf-8";
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(url, { method, headers, body, signal });
+      text = await response.text();
+    } catch (error) {
+      throw this.#transportError(error, url, method, timeoutMs, options?.signal);
+    }
+
+    const meta = readMeta(response.headers);
+    const parsed = parseJson(text);
+    if (response.status === 200) {
+      if (parsed === undefined || typeof parsed !== "object" || parsed === null) {
+        throw new XqlClientError(
+          "protocol",
+          url,
+          `${method} ${url} answered 200 with a body that is not JSON: ${snippet(text)}`,
+          { status: 200 },
+        );
+      }
+      return { ok: true, status: 200, body: parsed as T, ...meta };
+    }
+    const failure: InvalidResult | ServiceErrorBody =
+      isInvalidResult(parsed) || isServiceError(parsed)
+        ? parsed
+        : {
+            error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""} from ${url}${
+              text.trim() === "" ? "" : `: ${snippet(text)}`
+            }`,
+          };
+    return { ok: false, status: response.status, body: failure, ...meta };
+  }
+
+  #transportError(
+    error: unknown,
+    url: string,
+    method: string,
+    timeoutMs: number,
+    callerSignal: AbortSignal | undefined,
+  ): XqlClientError {
+    if (callerSignal?.aborted) {
+      return new XqlClientError("aborted", url, `${method} ${url} was aborted`, { cause: error });
+    }
+    const name = error instanceof Error ? error.name : "";
+    if (name === "TimeoutError" || name === "AbortError") {
+      return new XqlClientError(
+        "timeout",
+        url,
+        `The XQL service at ${url} did not answer within ${timeoutMs} ms`,
+        { cause: error },
+      );
+    }
+    return new XqlClientError(
+      "network",
+      url,
+      `Could not reach the XQL service at ${url}: ${describeNetworkError(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function isServiceError(body: unknown): body is ServiceErrorBody {
+  return typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string";
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+function headerNumber(headers: Headers, name: string): number | undefined {
+  const raw = headers.get(name);
+  if (raw === null || raw.trim() === "") return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+function readMeta(headers: Headers): ResponseMeta {
+  const meta: ResponseMeta = {};
+  const limit = headerNumber(headers, "x-ratelimit-limit");
+  const remaining = headerNumber(headers, "x-ratelimit-remaining");
+  const reset = headerNumber(headers, "x-ratelimit-reset");
+  if (limit !== undefined && remaining !== undefined && reset !== undefined) {
+    meta.rateLimit = { limit, remaining, reset };
+  }
+  const retryAfter = headerNumber(headers, "retry-after");
+  if (retryAfter !== undefined) meta.retryAfter = retryAfter;
+  return meta;
+}
+
+/** Undici hides the useful part (`connect ECONNREFUSED 127.0.0.1:8787`) in the cause. */
+function describeNetworkError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    const text = typeof code === "string" && !current.message.includes(code) ? `${current.message} (${code})` : current.message;
+    if (text && !parts.includes(text)) parts.push(text);
+    current = (current as { cause?: unknown }).cause;
+  }
+  // "fetch failed" says nothing once the cause is known.
+  const useful = parts.filter((p) => p !== "fetch failed");
+  return (useful.length > 0 ? useful : parts.length > 0 ? parts : [String(error)]).join(": ");
+}
