@@ -1,0 +1,126 @@
+/**
+ * The public entry points: `validate`, `explain`, `compile`. They run the stages in order
+ * (parse → lower → check → plan → explain) and return exactly the HTTP bodies.
+ */
+import { parse } from "./ast/lower.js";
+import { check, type CheckedQuery } from "./check/check.js";
+import { XqlError, syntaxError } from "./errors.js";
+import { createRunner } from "./eval/evaluate.js";
+import { explainQuery } from "./plan/explain.js";
+import { planQuery, type Planned } from "./plan/plan.js";
+import {
+  DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_MARKETS,
+  type ErrorBody,
+  type Instrument,
+  type Plan,
+  type RunResult,
+  type XqlOptions,
+} from "./types.js";
+
+/** A query that passed every check: its plan, its explanation, and `run` over injected bars. */
+export interface CompiledQuery {
+  /** The data-requirements manifest (exactly the `plan` of the explain body). */
+  readonly plan: Plan;
+  /** The mechanical rendering of the query (exactly the `explanation` of the explain body). */
+  readonly explanation: string;
+  /**
+   * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
+   * and limited as the query says. Pure: reads only the bars given. Throws `XqlError`-free
+   * `TypeError`s only for malformed bars (unsorted or duplicate times, arrays of unequal length).
+   */
+  run(universe: Iterable<Instrument>): RunResult;
+}
+
+export type ValidateResult = { valid: true } | { valid: false; error: ErrorBody };
+export type ExplainResult = { plan: Plan; explanation: string } | { valid: false; error: ErrorBody };
+
+interface Compiled {
+  readonly checked: CheckedQuery;
+  readonly planned: Planned;
+}
+
+function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number } {
+  const markets = options?.markets ?? DEFAULT_MARKETS;
+  const lookbackCeiling = options?.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING;
+  if (!Array.isArray(markets) || markets.some((m) => typeof m !== "string")) {
+    throw new TypeError("options.markets must be an array of strings");
+  }
+  if (!Number.isInteger(lookbackCeiling) || lookbackCeiling < 1) {
+    throw new TypeError("options.lookbackCeiling must be a positive integer");
+  }
+  return { markets, lookbackCeiling };
+}
+
+function compileStages(query: string, options: XqlOptions | undefined): Compiled {
+  const { markets, lookbackCeiling } = resolveOptions(options);
+  if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
+  let ast;
+  try {
+    ast = parse(query);
+  } catch (error) {
+    // Chevrotain recursion is bounded by MAX_NESTING; this is the last line of defence.
+    if (error instanceof RangeError) throw syntaxError(query, 0, "Query too complex to parse", "parse");
+    throw error;
+  }
+  const checked = check(ast, query, markets);
+  const planned = planQuery(checked, lookbackCeiling);
+  return { checked, planned };
+}
+
+function attempt<T>(query: string, options: XqlOptions | undefined, then: (c: Compiled) => T): T | { valid: false; error: ErrorBody } {
+  try {
+    return then(compileStages(query, options));
+  } catch (error) {
+    if (error instanceof XqlError) return error.toResult();
+    if (error instanceof RangeError) {
+      return { valid: false, error: { type: "syntax", message: "Query too complex", position: { line: 1, column: 1, offset: 0 } } };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Checks that a query is well-formed and plannable, touching no data.
+ *
+ * @returns `{ valid: true }`, or `{ valid: false, error }` with the first error (syntax errors
+ * carry `position: { line, column, offset }`; plan errors have none). Never throws for any query text.
+ * @example validate('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30') // { valid: true }
+ */
+export function validate(query: string, options?: XqlOptions): ValidateResult {
+  return attempt(query, options, () => ({ valid: true as const }));
+}
+
+/**
+ * Returns the data requirements (plan) and the mechanical explanation of a query, or the
+ * validation failure body. Never throws for any query text.
+ */
+export function explain(query: string, options?: XqlOptions): ExplainResult {
+  return attempt(query, options, ({ checked, planned }) => ({ plan: planned.plan, explanation: explainQuery(checked) }));
+}
+
+/**
+ * Compiles a query once for many runs.
+ *
+ * @throws XqlError with `type`, `message` and `position` (syntax errors) when the query is invalid.
+ * @example
+ * const q = compile('market = "CRYPTO"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 30');
+ * const { results } = q.run(syntheticUniverse({ market: "CRYPTO", symbols: 50, timeframes: ["h1"], bars: 300 }));
+ */
+export function compile(query: string, options?: XqlOptions): CompiledQuery {
+  let compiled: Compiled;
+  try {
+    compiled = compileStages(query, options);
+  } catch (error) {
+    if (error instanceof RangeError) throw syntaxError(String(query), 0, "Query too complex", "parse");
+    throw error;
+  }
+  const { checked, planned } = compiled;
+  const explanation = explainQuery(checked);
+  const runner = createRunner(checked, planned);
+  return Object.freeze({
+    plan: planned.plan,
+    explanation,
+    run: (universe: Iterable<Instrument>): RunResult => runner(universe),
+  });
+}

@@ -1,0 +1,272 @@
+/**
+ * Stage `lower`: CST → typed AST. Also enforces the structural rules the grammar leaves wide
+ * for better messages: known timeframes, integer limits and history offsets, no chained
+ * comparisons, exactly one condition and last.
+ */
+import type { CstNode, IToken } from "chevrotain";
+import { syntaxError } from "../errors.js";
+import { withSuggestion } from "../check/suggest.js";
+import type * as C from "../syntax/cst.js";
+import { parseText } from "../syntax/parse.js";
+import { isTimeframe, TIMEFRAMES, type Timeframe } from "../types.js";
+import type {
+  BinaryOperator,
+  Column,
+  ColumnsSetting,
+  Expression,
+  LetBinding,
+  LimitSetting,
+  MarketSetting,
+  Query,
+  SortKey,
+  SortSetting,
+  Span,
+  Statement,
+  TimeframeSetting,
+} from "./nodes.js";
+
+export const MAX_LIMIT = 10_000;
+
+const tokenSpan = (token: IToken): Span => ({ start: token.startOffset, end: token.endOffset! + 1 });
+const nodeSpan = (node: CstNode): Span => ({ start: node.location!.startOffset, end: node.location!.endOffset! + 1 });
+const join = (a: Span, b: Span): Span => ({ start: a.start, end: b.end });
+
+class Lowerer {
+  constructor(private readonly text: string) {}
+
+  private fail(offset: number, message: string): never {
+    throw syntaxError(this.text, offset, message, "lower");
+  }
+
+  private timeframe(name: string, at: number): Timeframe {
+    if (!isTimeframe(name)) {
+      this.fail(at, withSuggestion(`Unknown timeframe '${name}'`, name, TIMEFRAMES));
+    }
+    return name;
+  }
+
+  private number(token: IToken): number {
+    const value = Number(token.image);
+    if (!Number.isFinite(value)) this.fail(token.startOffset, `Number '${token.image}' is too large`);
+    return value;
+  }
+
+  query(cst: C.QueryCstNode): Query {
+    const statements = (cst.children.statement ?? []).map((s) => this.statement(s));
+    let conditionIndex = -1;
+    statements.forEach((statement, index) => {
+      if (conditionIndex >= 0) {
+        const e = statement.kind === "condition" ? statement.expression : undefined;
+        const word = e?.kind === "identifier" ? e.name.toLowerCase() : e?.kind === "binary" && e.left.kind === "identifier" ? e.left.name.toLowerCase() : "";
+        if (word === "and" || word === "or" || word === "not") {
+          // `close > 1 AND close < 2` lexes AND as a name and so reads as a second condition.
+          this.fail(statement.span.start, `Unexpected '${this.text.slice(statement.span.start, statement.span.start + word.length)}'; keywords are lower case: did you mean '${word}'?`);
+        }
+        this.fail(
+          statement.span.start,
+          statement.kind === "condition"
+            ? "A query has exactly one condition; combine conditions with 'and' or 'or'"
+            : "The condition must be the last statement; write settings and lets before it",
+        );
+      }
+      if (statement.kind === "condition") conditionIndex = index;
+    });
+    if (conditionIndex < 0) {
+      this.fail(this.text.length, "Missing condition: a query ends with a boolean condition, such as rsi(14) < 30");
+    }
+    return { kind: "query", statements, span: { start: 0, end: this.text.length } };
+  }
+
+  statement(cst: C.StatementCstNode): Statement {
+    const c = cst.children;
+    if (c.marketSetting) return this.market(c.marketSetting[0]!);
+    if (c.timeframeSetting) return this.timeframeSetting(c.timeframeSetting[0]!);
+    if (c.columnsSetting) return this.columns(c.columnsSetting[0]!);
+    if (c.sortSetting) return this.sort(c.sortSetting[0]!);
+    if (c.limitSetting) return this.limit(c.limitSetting[0]!);
+    if (c.letBinding) return this.letBinding(c.letBinding[0]!);
+    const condition = c.condition![0]!;
+    return { kind: "condition", expression: this.expression(condition.children.expression[0]!), span: nodeSpan(condition) };
+  }
+
+  market(cst: C.MarketSettingCstNode): MarketSetting {
+    const token = cst.children.StringLiteral[0]!;
+    const value = token.image.slice(1, -1).replace(/\\(["\\])/g, "$1");
+    return { kind: "market", value, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
+  }
+
+  timeframeSetting(cst: C.TimeframeSettingCstNode): TimeframeSetting {
+    const token = cst.children.Identifier[0]!;
+    const timeframe = this.timeframe(token.image, token.startOffset);
+    return { kind: "timeframeSetting", timeframe, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
+  }
+
+  columns(cst: C.ColumnsSettingCstNode): ColumnsSetting {
+    const c = cst.children;
+    const delimiters = [c.LBracket[0]!, ...(c.Comma ?? []), c.RBracket[0]!];
+    const columns: Column[] = c.expression.map((e, i) => {
+      const expression = this.expression(e);
+      // The key is the source text between the delimiters, trimmed: exactly as written.
+      const text = this.text.slice(delimiters[i]!.endOffset! + 1, delimiters[i + 1]!.startOffset).trim();
+      return { text, expression, span: nodeSpan(e) };
+    });
+    return { kind: "columns", columns, span: nodeSpan(cst) };
+  }
+
+  sort(cst: C.SortSettingCstNode): SortSetting {
+    const keys: SortKey[] = cst.children.sortKey.map((k) => ({
+      expression: this.expression(k.children.expression[0]!),
+      direction: k.children.Desc ? "desc" : "asc",
+      span: nodeSpan(k),
+    }));
+    return { kind: "sort", keys, span: nodeSpan(cst) };
+  }
+
+  limit(cst: C.LimitSettingCstNode): LimitSetting {
+    const token = cst.children.NumberLiteral[0]!;
+    const value = Number(token.image);
+    if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
+      this.fail(token.startOffset, `Limit must be an integer from 1 to ${MAX_LIMIT}, got ${token.image}`);
+    }
+    return { kind: "limit", value, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
+  }
+
+  letBinding(cst: C.LetBindingCstNode): LetBinding {
+    const name = cst.children.Identifier[0]!;
+    return {
+      kind: "let",
+      name: name.image,
+      nameSpan: tokenSpan(name),
+      expression: this.expression(cst.children.expression[0]!),
+      span: nodeSpan(cst),
+    };
+  }
+
+  /** Folds `a op b op c` left to right without recursion, so long chains cost no stack. */
+  private chain(operands: Expression[], operators: readonly IToken[], toOperator: (t: IToken) => BinaryOperator): Expression {
+    let node = operands[0]!;
+    for (let i = 0; i < operators.length; i++) {
+      const right = operands[i + 1]!;
+      node = { kind: "binary", operator: toOperator(operators[i]!), left: node, right, span: join(node.span, right.span) };
+    }
+    return node;
+  }
+
+  expression(cst: C.ExpressionCstNode): Expression {
+    const c = cst.children;
+    return this.chain(c.andExpression.map((a) => this.andExpression(a)), c.Or ?? [], () => "or");
+  }
+
+  andExpression(cst: C.AndExpressionCstNode): Expression {
+    const c = cst.children;
+    return this.chain(c.notExpression.map((n) => this.notExpression(n)), c.And ?? [], () => "and");
+  }
+
+  notExpression(cst: C.NotExpressionCstNode): Expression {
+    const c = cst.children;
+    if (c.Not) {
+      return { kind: "unary", operator: "not", operand: this.notExpression(c.notExpression![0]!), span: nodeSpan(cst) };
+    }
+    return this.comparison(c.comparison![0]!);
+  }
+
+  comparison(cst: C.ComparisonCstNode): Expression {
+    const c = cst.children;
+    const operators = c.ComparisonOperator ?? [];
+    if (operators.length > 1) {
+      this.fail(
+        operators[1]!.startOffset,
+        `Comparisons cannot be chained; join them with 'and', as in a < b and b < c`,
+      );
+    }
+    return this.chain(c.additive.map((a) => this.additive(a)), operators, (t) => t.image as BinaryOperator);
+  }
+
+  additive(cst: C.AdditiveCstNode): Expression {
+    const c = cst.children;
+    return this.chain(
+      c.multiplicative.map((m) => this.multiplicative(m)),
+      c.AdditiveOperator ?? [],
+      (t) => t.image as BinaryOperator,
+    );
+  }
+
+  multiplicative(cst: C.MultiplicativeCstNode): Expression {
+    const c = cst.children;
+    return this.chain(c.unary.map((u) => this.unary(u)), c.MultiplicativeOperator ?? [], (t) => t.image as BinaryOperator);
+  }
+
+  unary(cst: C.UnaryCstNode): Expression {
+    const c = cst.children;
+    if (c.Minus) return { kind: "unary", operator: "-", operand: this.unary(c.unary![0]!), span: nodeSpan(cst) };
+    return this.prefixed(c.prefixed![0]!);
+  }
+
+  prefixed(cst: C.PrefixedCstNode): Expression {
+    const c = cst.children;
+    const prefix = c.TimeframePrefix?.[0];
+    if (prefix) {
+      const timeframe = this.timeframe(prefix.image.slice(0, -2), prefix.startOffset);
+      return {
+        kind: "timeframe",
+        timeframe,
+        timeframeSpan: tokenSpan(prefix),
+        expression: this.prefixed(c.prefixed![0]!),
+        span: nodeSpan(cst),
+      };
+    }
+    return this.postfix(c.postfix![0]!);
+  }
+
+  postfix(cst: C.PostfixCstNode): Expression {
+    const c = cst.children;
+    let node = this.primary(c.primary[0]!);
+    const offsets = c.expression ?? [];
+    const closers = c.RBracket ?? [];
+    offsets.forEach((offsetCst, i) => {
+      const offset = this.expression(offsetCst);
+      if (offset.kind !== "number" || !Number.isInteger(offset.value) || offset.value < 0) {
+        this.fail(offset.span.start, "A history offset must be a non-negative integer literal, as in close[1]");
+      }
+      node = {
+        kind: "history",
+        expression: node,
+        offset: offset.value,
+        offsetSpan: offset.span,
+        span: { start: node.span.start, end: closers[i]!.endOffset! + 1 },
+      };
+    });
+    return node;
+  }
+
+  primary(cst: C.PrimaryCstNode): Expression {
+    const c = cst.children;
+    if (c.NumberLiteral) {
+      const token = c.NumberLiteral[0]!;
+      return { kind: "number", value: this.number(token), span: tokenSpan(token) };
+    }
+    if (c.True) return { kind: "boolean", value: true, span: tokenSpan(c.True[0]!) };
+    if (c.False) return { kind: "boolean", value: false, span: tokenSpan(c.False[0]!) };
+    if (c.nameOrCall) return this.nameOrCall(c.nameOrCall[0]!);
+    return this.expression(c.expression![0]!);
+  }
+
+  nameOrCall(cst: C.NameOrCallCstNode): Expression {
+    const c = cst.children;
+    const name = c.Identifier[0]!;
+    if (!c.LParen) return { kind: "identifier", name: name.image, span: tokenSpan(name) };
+    return {
+      kind: "call",
+      callee: name.image,
+      calleeSpan: tokenSpan(name),
+      args: (c.expression ?? []).map((e) => this.expression(e)),
+      span: nodeSpan(cst),
+    };
+  }
+}
+
+/** Parses and lowers query text into the AST; throws `XqlError` at the first syntax error. */
+export function parse(text: string): Query {
+  const { cst } = parseText(text);
+  return new Lowerer(text).query(cst);
+}

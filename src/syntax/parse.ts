@@ -1,0 +1,106 @@
+/**
+ * Stage `parse`: query text → CST. Lexes, guards nesting depth (so 20,000 open parentheses
+ * give an error instead of a stack overflow), runs the one parser instance, and turns the
+ * first lexer or parser error into an `XqlError` with an exact position.
+ */
+import { EOF, type IToken } from "chevrotain";
+import { syntaxError, XqlError } from "../errors.js";
+import type { QueryCstNode } from "./cst.js";
+import { xqlParser } from "./parser.js";
+import * as T from "./tokens.js";
+
+/** Deepest nesting of parentheses, brackets and prefix operators a query may use. */
+export const MAX_NESTING = 64;
+
+export interface ParsedText {
+  readonly text: string;
+  readonly tokens: readonly IToken[];
+  readonly cst: QueryCstNode;
+}
+
+function lexerMessage(text: string, offset: number): { offset: number; message: string } {
+  const code = text.codePointAt(offset) ?? 0;
+  const char = String.fromCodePoint(code);
+  if (char === '"') {
+    for (let i = offset + 1; i < text.length; i++) {
+      const c = text[i];
+      if (c === "\\") {
+        const next = text[i + 1];
+        if (next === '"' || next === "\\") {
+          i++;
+          continue;
+        }
+        return { offset: i, message: 'Invalid escape in string: only \\" and \\\\ are allowed' };
+      }
+      if (c === "\n" || c === "\r") break;
+    }
+    return { offset, message: "Unterminated string" };
+  }
+  if (char === ":" ) return { offset, message: "Unexpected character ':'; a timeframe prefix is written like d::close" };
+  if (char === "!") return { offset, message: "Unexpected character '!'; use 'not' for negation or '!=' for inequality" };
+  if (char === "&" || char === "|") return { offset, message: `Unexpected character '${char}'; use 'and' / 'or'` };
+  if (char === "'") return { offset, message: "Unexpected character \"'\"; strings use double quotes" };
+  const shown = code < 32 || code === 127 ? `U+${code.toString(16).toUpperCase().padStart(4, "0")}` : char;
+  return { offset, message: `Unexpected character '${shown}'` };
+}
+
+/** Rejects nesting deeper than {@link MAX_NESTING} before the recursive parser sees it. */
+function checkNesting(text: string, tokens: readonly IToken[]): void {
+  let depth = 0;
+  let prefixRun = 0;
+  let postfixRun = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const type = token.tokenType;
+    if (type === T.LParen || type === T.LBracket) depth++;
+    else if (type === T.RParen || type === T.RBracket) depth = Math.max(0, depth - 1);
+    prefixRun = type === T.Minus || type === T.Not || type === T.TimeframePrefix ? prefixRun + 1 : 0;
+    if (type === T.LBracket && tokens[i - 1]?.tokenType === T.RBracket) postfixRun++;
+    else if (type !== T.LBracket && depth === 0) postfixRun = 0;
+    if (depth + prefixRun + postfixRun > MAX_NESTING) {
+      throw syntaxError(
+        text,
+        token.startOffset,
+        `Expression nested too deeply: at most ${MAX_NESTING} levels of parentheses, brackets and prefix operators`,
+        "parse",
+      );
+    }
+  }
+}
+
+/** Lexes and parses `text`; throws `XqlError` at the first problem. */
+export function parseText(text: string): ParsedText {
+  const lexed = T.xqlLexer.tokenize(text);
+  const lexError = lexed.errors[0];
+  if (lexError) {
+    const { offset, message } = lexerMessage(text, lexError.offset);
+    throw syntaxError(text, offset, message, "lex");
+  }
+  // The offset-only lexer records start offsets; the parser's node locations need the ends too.
+  for (const token of lexed.tokens) token.endOffset = token.startOffset + token.image.length - 1;
+  checkNesting(text, lexed.tokens);
+  xqlParser.input = lexed.tokens;
+  let cst: QueryCstNode;
+  try {
+    cst = xqlParser.query() as QueryCstNode;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw syntaxError(text, 0, "Query too deeply nested to parse", "parse");
+    }
+    throw error;
+  }
+  const parseError = xqlParser.errors[0];
+  if (parseError) {
+    const token = parseError.token;
+    const offset = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;
+    let message = parseError.message;
+    const lower = token.image.toLowerCase();
+    if (token.tokenType === T.Identifier && (T.KEYWORDS as readonly string[]).includes(lower)) {
+      message += `; keywords are lower case: did you mean '${lower}'?`;
+    }
+    throw syntaxError(text, offset, message, "parse");
+  }
+  return { text, tokens: lexed.tokens, cst };
+}
+
+export { XqlError };

@@ -1,0 +1,234 @@
+/**
+ * The XQL grammar as one Chevrotain `CstParser`, built once per process (Chevrotain's
+ * self-analysis is the expensive part). Precedence, lowest first:
+ * `or` < `and` < `not` < comparison < `+ -` < `* /` < unary `-` < `tf::` < `expr[n]` < primary.
+ *
+ * The grammar is deliberately a little wider than the language where that buys a better
+ * message: comparisons may chain and history offsets may be any expression here, and the
+ * lowering stage rejects both with a position and a plain explanation.
+ */
+import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from "chevrotain";
+import * as T from "./tokens.js";
+
+function describe(token: IToken): string {
+  return token.tokenType === EOF ? "end of input" : `'${token.image}'`;
+}
+
+function label(tokenType: TokenType): string {
+  return T.TOKEN_LABELS[tokenType.name] ?? tokenType.name;
+}
+
+const RULE_EXPECTATIONS: Readonly<Record<string, string>> = {
+  statement: "a setting, a let binding or a condition",
+  primary: "an expression",
+  sortKey: "an expression",
+  expression: "an expression",
+};
+
+/** Plain messages instead of Chevrotain's: `Unexpected end of input, expected ')'`. */
+const messages: IParserErrorMessageProvider = {
+  buildMismatchTokenMessage({ expected, actual }) {
+    return `Unexpected ${describe(actual)}, expected ${label(expected)}`;
+  },
+  buildNotAllInputParsedMessage({ firstRedundant }) {
+    return `Unexpected ${describe(firstRedundant)}`;
+  },
+  buildNoViableAltMessage({ actual, ruleName }) {
+    const first = actual[0]!;
+    return `Unexpected ${describe(first)}, expected ${RULE_EXPECTATIONS[ruleName] ?? "an expression"}`;
+  },
+  buildEarlyExitMessage({ actual, ruleName }) {
+    const first = actual[0]!;
+    return `Unexpected ${describe(first)}, expected ${RULE_EXPECTATIONS[ruleName] ?? "an expression"}`;
+  },
+};
+
+export class XqlParser extends CstParser {
+  constructor() {
+    super(T.allTokens, {
+      nodeLocationTracking: "onlyOffset",
+      errorMessageProvider: messages,
+      recoveryEnabled: false,
+      maxLookahead: 2,
+    });
+    this.performSelfAnalysis();
+  }
+
+  public query = this.RULE("query", () => {
+    this.MANY(() => this.SUBRULE(this.statement));
+  });
+
+  public statement = this.RULE("statement", () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.marketSetting) },
+      { ALT: () => this.SUBRULE(this.timeframeSetting) },
+      { ALT: () => this.SUBRULE(this.columnsSetting) },
+      { ALT: () => this.SUBRULE(this.sortSetting) },
+      { ALT: () => this.SUBRULE(this.limitSetting) },
+      { ALT: () => this.SUBRULE(this.letBinding) },
+      { ALT: () => this.SUBRULE(this.condition) },
+    ]);
+    this.OPTION(() => this.CONSUME(T.Semicolon));
+  });
+
+  public marketSetting = this.RULE("marketSetting", () => {
+    this.CONSUME(T.Market);
+    this.CONSUME(T.Equals);
+    this.CONSUME(T.StringLiteral);
+  });
+
+  public timeframeSetting = this.RULE("timeframeSetting", () => {
+    this.CONSUME(T.Timeframe);
+    this.CONSUME(T.Equals);
+    this.CONSUME(T.Identifier);
+  });
+
+  public columnsSetting = this.RULE("columnsSetting", () => {
+    this.CONSUME(T.Columns);
+    this.CONSUME(T.Equals);
+    this.CONSUME(T.LBracket);
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) });
+    this.CONSUME(T.RBracket);
+  });
+
+  public sortSetting = this.RULE("sortSetting", () => {
+    this.CONSUME(T.Sort);
+    this.CONSUME(T.Equals);
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.sortKey) });
+  });
+
+  public sortKey = this.RULE("sortKey", () => {
+    this.SUBRULE(this.expression);
+    this.OPTION(() => this.OR([{ ALT: () => this.CONSUME(T.Asc) }, { ALT: () => this.CONSUME(T.Desc) }]));
+  });
+
+  public limitSetting = this.RULE("limitSetting", () => {
+    this.CONSUME(T.Limit);
+    this.CONSUME(T.Equals);
+    this.CONSUME(T.NumberLiteral);
+  });
+
+  public letBinding = this.RULE("letBinding", () => {
+    this.CONSUME(T.Let);
+    this.CONSUME(T.Identifier);
+    this.CONSUME(T.Equals);
+    this.SUBRULE(this.expression);
+  });
+
+  public condition = this.RULE("condition", () => {
+    this.SUBRULE(this.expression);
+  });
+
+  public expression = this.RULE("expression", () => {
+    this.SUBRULE(this.andExpression);
+    this.MANY(() => {
+      this.CONSUME(T.Or);
+      this.SUBRULE2(this.andExpression);
+    });
+  });
+
+  public andExpression = this.RULE("andExpression", () => {
+    this.SUBRULE(this.notExpression);
+    this.MANY(() => {
+      this.CONSUME(T.And);
+      this.SUBRULE2(this.notExpression);
+    });
+  });
+
+  public notExpression = this.RULE("notExpression", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Not);
+          this.SUBRULE(this.notExpression);
+        },
+      },
+      { ALT: () => this.SUBRULE(this.comparison) },
+    ]);
+  });
+
+  public comparison = this.RULE("comparison", () => {
+    this.SUBRULE(this.additive);
+    this.MANY(() => {
+      this.CONSUME(T.ComparisonOperator);
+      this.SUBRULE2(this.additive);
+    });
+  });
+
+  public additive = this.RULE("additive", () => {
+    this.SUBRULE(this.multiplicative);
+    this.MANY(() => {
+      this.CONSUME(T.AdditiveOperator);
+      this.SUBRULE2(this.multiplicative);
+    });
+  });
+
+  public multiplicative = this.RULE("multiplicative", () => {
+    this.SUBRULE(this.unary);
+    this.MANY(() => {
+      this.CONSUME(T.MultiplicativeOperator);
+      this.SUBRULE2(this.unary);
+    });
+  });
+
+  public unary = this.RULE("unary", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Minus);
+          this.SUBRULE(this.unary);
+        },
+      },
+      { ALT: () => this.SUBRULE(this.prefixed) },
+    ]);
+  });
+
+  public prefixed = this.RULE("prefixed", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.TimeframePrefix);
+          this.SUBRULE(this.prefixed);
+        },
+      },
+      { ALT: () => this.SUBRULE(this.postfix) },
+    ]);
+  });
+
+  public postfix = this.RULE("postfix", () => {
+    this.SUBRULE(this.primary);
+    this.MANY(() => {
+      this.CONSUME(T.LBracket);
+      this.SUBRULE(this.expression);
+      this.CONSUME(T.RBracket);
+    });
+  });
+
+  public primary = this.RULE("primary", () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.NumberLiteral) },
+      { ALT: () => this.CONSUME(T.True) },
+      { ALT: () => this.CONSUME(T.False) },
+      { ALT: () => this.SUBRULE(this.nameOrCall) },
+      {
+        ALT: () => {
+          this.CONSUME(T.LParen);
+          this.SUBRULE(this.expression);
+          this.CONSUME(T.RParen);
+        },
+      },
+    ]);
+  });
+
+  public nameOrCall = this.RULE("nameOrCall", () => {
+    this.CONSUME(T.Identifier);
+    this.OPTION(() => {
+      this.CONSUME(T.LParen);
+      this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) });
+      this.CONSUME(T.RParen);
+    });
+  });
+}
+
+/** The one parser instance of the process. */
+export const xqlParser = new XqlParser();

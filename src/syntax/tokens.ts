@@ -1,0 +1,149 @@
+/**
+ * XQL tokens. The lexer is built once per process. Keywords are lower case and reserved;
+ * `<name>::` is one token so that `d::close` needs no lookahead and an unknown timeframe
+ * (`x1::close`) can be reported at its own token.
+ */
+import { createToken, Lexer, type TokenType } from "chevrotain";
+
+export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
+export const Comment = createToken({ name: "Comment", pattern: /\/\/[^\r\n]*/, group: Lexer.SKIPPED });
+
+export const TimeframePrefix = createToken({ name: "TimeframePrefix", pattern: /[A-Za-z_][A-Za-z0-9_]*::/ });
+export const Identifier = createToken({ name: "Identifier", pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
+
+const keyword = (word: string): TokenType =>
+  createToken({ name: word[0]!.toUpperCase() + word.slice(1), pattern: word, longer_alt: Identifier });
+
+export const Market = keyword("market");
+export const Timeframe = keyword("timeframe");
+export const Columns = keyword("columns");
+export const Sort = keyword("sort");
+export const Limit = keyword("limit");
+export const Let = keyword("let");
+export const And = keyword("and");
+export const Or = keyword("or");
+export const Not = keyword("not");
+export const Asc = keyword("asc");
+export const Desc = keyword("desc");
+export const True = keyword("true");
+export const False = keyword("false");
+
+export const KEYWORDS = [
+  "market",
+  "timeframe",
+  "columns",
+  "sort",
+  "limit",
+  "let",
+  "and",
+  "or",
+  "not",
+  "asc",
+  "desc",
+  "true",
+  "false",
+] as const;
+
+export const NumberLiteral = createToken({ name: "NumberLiteral", pattern: /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/ });
+export const StringLiteral = createToken({ name: "StringLiteral", pattern: /"(?:[^"\\\r\n]|\\["\\])*"/ });
+
+export const ComparisonOperator = createToken({ name: "ComparisonOperator", pattern: Lexer.NA });
+export const LessEqual = createToken({ name: "LessEqual", pattern: "<=", categories: ComparisonOperator });
+export const GreaterEqual = createToken({ name: "GreaterEqual", pattern: ">=", categories: ComparisonOperator });
+export const EqualEqual = createToken({ name: "EqualEqual", pattern: "==", categories: ComparisonOperator });
+export const NotEqual = createToken({ name: "NotEqual", pattern: "!=", categories: ComparisonOperator });
+export const Less = createToken({ name: "Less", pattern: "<", categories: ComparisonOperator });
+export const Greater = createToken({ name: "Greater", pattern: ">", categories: ComparisonOperator });
+
+export const AdditiveOperator = createToken({ name: "AdditiveOperator", pattern: Lexer.NA });
+export const Plus = createToken({ name: "Plus", pattern: "+", categories: AdditiveOperator });
+export const Minus = createToken({ name: "Minus", pattern: "-", categories: AdditiveOperator });
+
+export const MultiplicativeOperator = createToken({ name: "MultiplicativeOperator", pattern: Lexer.NA });
+export const Star = createToken({ name: "Star", pattern: "*", categories: MultiplicativeOperator });
+export const Slash = createToken({ name: "Slash", pattern: "/", categories: MultiplicativeOperator });
+
+export const Equals = createToken({ name: "Equals", pattern: "=" });
+export const LParen = createToken({ name: "LParen", pattern: "(" });
+export const RParen = createToken({ name: "RParen", pattern: ")" });
+export const LBracket = createToken({ name: "LBracket", pattern: "[" });
+export const RBracket = createToken({ name: "RBracket", pattern: "]" });
+export const Comma = createToken({ name: "Comma", pattern: "," });
+export const Semicolon = createToken({ name: "Semicolon", pattern: ";" });
+
+/** Lexing order matters: comments before `/`, prefixes before names, keywords before names, `<=` before `<`. */
+export const allTokens: TokenType[] = [
+  WhiteSpace,
+  Comment,
+  TimeframePrefix,
+  Market,
+  Timeframe,
+  Columns,
+  Sort,
+  Limit,
+  Let,
+  And,
+  Or,
+  Not,
+  Asc,
+  Desc,
+  True,
+  False,
+  Identifier,
+  NumberLiteral,
+  StringLiteral,
+  ComparisonOperator,
+  LessEqual,
+  GreaterEqual,
+  EqualEqual,
+  NotEqual,
+  Less,
+  Greater,
+  AdditiveOperator,
+  Plus,
+  Minus,
+  MultiplicativeOperator,
+  Star,
+  Slash,
+  Equals,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  Comma,
+  Semicolon,
+];
+
+/** How each token is named in an error message: `expected ')'`, `expected a number`. */
+export const TOKEN_LABELS: Readonly<Record<string, string>> = {
+  TimeframePrefix: "a timeframe prefix such as d::",
+  Identifier: "a name",
+  NumberLiteral: "a number",
+  StringLiteral: 'a string such as "FOREX"',
+  ComparisonOperator: "a comparison operator",
+  AdditiveOperator: "'+' or '-'",
+  MultiplicativeOperator: "'*' or '/'",
+  LessEqual: "'<='",
+  GreaterEqual: "'>='",
+  EqualEqual: "'=='",
+  NotEqual: "'!='",
+  Less: "'<'",
+  Greater: "'>'",
+  Plus: "'+'",
+  Minus: "'-'",
+  Star: "'*'",
+  Slash: "'/'",
+  Equals: "'='",
+  LParen: "'('",
+  RParen: "')'",
+  LBracket: "'['",
+  RBracket: "']'",
+  Comma: "','",
+  Semicolon: "';'",
+  ...Object.fromEntries(KEYWORDS.map((k) => [k[0]!.toUpperCase() + k.slice(1), `'${k}'`])),
+};
+
+export const xqlLexer = new Lexer(allTokens, {
+  positionTracking: "onlyOffset",
+  ensureOptimizations: false,
+});
