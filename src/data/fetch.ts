@@ -1,0 +1,112 @@
+/**
+ * Fetching by plan: for each plan source, the latest max(minLookback, warmup) bars of every
+ * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
+ * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
+ */
+import type { Bars, Instrument, Plan, Timeframe } from "../types.js";
+import { DEFAULT_LOOKBACK_CEILING } from "../types.js";
+import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
+
+/** Warmup bars fetched per source by default: the lookback ceiling. */
+export const DEFAULT_WARMUP = DEFAULT_LOOKBACK_CEILING;
+
+/** Bars fetched for a source: enough for the plan and for recursive indicators to warm up. */
+export function fetchCount(minLookback: number, warmup: number): number {
+  return Math.max(minLookback, warmup);
+}
+
+export interface FetchOptions {
+  /** Bars of history per source beyond what the plan strictly needs. Default 300. */
+  warmup?: number;
+  /** Reuse of earlier reads while the store's data version is unchanged; omit to read every time. */
+  cache?: BarCache;
+}
+
+/**
+ * Reads of the store kept while its data version stays the same. A write changes the
+ * version and empties the cache, so a cached read is never older than the store.
+ * At most `capacity` reads are kept, least recently used dropped first.
+ */
+export class BarCache {
+  private version: number | undefined;
+  private readonly entries = new Map<string, SymbolBars[]>();
+
+  constructor(readonly capacity = 64) {}
+
+  /** Forgets everything read before `version`. */
+  observe(version: number): void {
+    if (version !== this.version) {
+      this.entries.clear();
+      this.version = version;
+    }
+  }
+
+  get(key: string): SymbolBars[] | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, value: SymbolBars[]): void {
+    this.entries.set(key, value);
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function cacheKey(request: LatestBarsRequest): string {
+  return [request.market, request.timeframe, request.baseTimeframe, request.count, request.series.join(",")].join("|");
+}
+
+/**
+ * The instruments a plan runs over. Each call touches the store (at least its data
+ * version), so an unavailable store always rejects, cached or not.
+ */
+export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchOptions = {}): Promise<Instrument[]> {
+  const warmup = options.warmup ?? DEFAULT_WARMUP;
+  const cache = options.cache;
+  if (cache) cache.observe(await store.dataVersion());
+  const base = plan.sources[0];
+  if (!base) return [];
+  const requests: LatestBarsRequest[] = plan.sources.map((source) => ({
+    market: plan.market,
+    timeframe: source.timeframe,
+    baseTimeframe: base.timeframe,
+    series: source.series,
+    count: fetchCount(source.minLookback, warmup),
+  }));
+  const reads = await Promise.all(
+    requests.map(async (request) => {
+      const key = cacheKey(request);
+      const hit = cache?.get(key);
+      if (hit) return hit;
+      const bars = await store.latestBars(request);
+      cache?.set(key, bars);
+      return bars;
+    }),
+  );
+  // Instruments are the symbols of the base timeframe; other timeframes join by symbol.
+  const bySymbol = new Map<string, Partial<Record<Timeframe, Bars>>>();
+  const order: string[] = [];
+  reads[0]!.forEach(({ symbol, bars }) => {
+    bySymbol.set(symbol, { [base.timeframe]: bars });
+    order.push(symbol);
+  });
+  for (let s = 1; s < reads.length; s++) {
+    const timeframe = requests[s]!.timeframe;
+    for (const { symbol, bars } of reads[s]!) {
+      const held = bySymbol.get(symbol);
+      if (held) held[timeframe] = bars;
+    }
+  }
+  return order.map((symbol) => ({ symbol, bars: bySymbol.get(symbol)! }));
+}

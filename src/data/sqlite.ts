@@ -1,0 +1,440 @@
+/**
+ * The embedded store: bars, accounts, API keys and quota counters in one SQLite file
+ * (better-sqlite3, WAL). It implements {@link BarStore}, {@link KeyStore} and
+ * {@link QuotaStore}, so `xql serve` needs nothing but a file.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { Bars, RawSeries, Timeframe } from "../types.js";
+import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
+import type {
+  Account,
+  BarBatch,
+  BarStore,
+  KeyRecord,
+  KeyStore,
+  LatestBarsRequest,
+  ProgressListener,
+  QuotaStore,
+  QuotaUsage,
+  Reservation,
+  SeriesInfo,
+  SymbolBars,
+  Tier,
+} from "./store.js";
+import { isTier } from "./store.js";
+
+/** One step of the schema. Versions only grow; a released migration is never edited. */
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "bars, series catalog, accounts, keys, quota",
+    sql: `
+      -- One row per bar, clustered by (market, timeframe, symbol, time): "the latest N bars
+      -- of a symbol" is one backwards range scan of the primary key.
+      CREATE TABLE bars (
+        market    TEXT    NOT NULL,
+        timeframe TEXT    NOT NULL,
+        symbol    TEXT    NOT NULL,
+        time      INTEGER NOT NULL,
+        open      REAL    NOT NULL,
+        high      REAL    NOT NULL,
+        low       REAL    NOT NULL,
+        close     REAL    NOT NULL,
+        volume    REAL    NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, time)
+      ) WITHOUT ROWID;
+
+      -- What each (market, timeframe, symbol) holds, kept in step with bars by every write,
+      -- so listing a market's symbols and their latest bar never scans bars.
+      CREATE TABLE series (
+        market     TEXT    NOT NULL,
+        timeframe  TEXT    NOT NULL,
+        symbol     TEXT    NOT NULL,
+        bars       INTEGER NOT NULL,
+        first_time INTEGER NOT NULL,
+        last_time  INTEGER NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol)
+      ) WITHOUT ROWID;
+
+      -- Counters that change on writes; data_version keys the service's fetch cache.
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO meta (key, value) VALUES ('data_version', 0);
+
+      CREATE TABLE accounts (
+        id         TEXT    PRIMARY KEY,
+        tier       TEXT    NOT NULL CHECK (tier IN ('free', 'essential', 'plus')),
+        created_at INTEGER NOT NULL
+      );
+
+      -- Only the SHA-256 of a key is kept; prefix is for people to tell keys apart.
+      CREATE TABLE api_keys (
+        hash       TEXT    PRIMARY KEY,
+        prefix     TEXT    NOT NULL,
+        account_id TEXT    NOT NULL REFERENCES accounts (id),
+        label      TEXT,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      CREATE INDEX api_keys_account ON api_keys (account_id);
+
+      -- Metered calls per account and UTC day (YYYY-MM-DD).
+      CREATE TABLE quota_usage (
+        account_id TEXT    NOT NULL,
+        day        TEXT    NOT NULL,
+        used       INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
+        PRIMARY KEY (account_id, day)
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+function migrate(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number | null };
+  const current = row.v ?? 0;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `The database schema is at version ${current}, newer than this xql understands (${SCHEMA_VERSION}); upgrade xql`,
+    );
+  }
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    // Each step commits whole or not at all, so a crash never leaves half a schema.
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    }).immediate();
+  }
+}
+
+export interface SqliteStoreOptions {
+  /** Open without writing: no migrations, no writes. */
+  readonly?: boolean;
+  /** How long a writer waits for another connection's lock, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+type SqlRow = unknown[];
+
+/**
+ * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on one SQLite file.
+ * Calls run synchronously inside better-sqlite3 and resolve at once; a closed or broken
+ * database rejects.
+ */
+export class SqliteStore implements BarStore, KeyStore, QuotaStore {
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
+  private readonly stmt;
+
+  constructor(file: string, options: SqliteStoreOptions = {}) {
+    this.file = file;
+    if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (!options.readonly) {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      this.db.pragma("foreign_keys = ON");
+      migrate(this.db);
+    }
+    const db = this.db;
+    this.stmt = {
+      symbolsAt: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
+      upsertBar: db.prepare(`INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
+          open = excluded.open, high = excluded.high, low = excluded.low,
+          close = excluded.close, volume = excluded.volume`),
+      refreshSeries: db.prepare(`INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
+        SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+        WHERE market = ? AND timeframe = ? AND symbol = ?
+        GROUP BY market, timeframe, symbol
+        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
+          bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`),
+      bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version'"),
+      dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
+      markets: db.prepare("SELECT DISTINCT market FROM series ORDER BY market").pluck(),
+      allSeries: db.prepare(
+        "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series ORDER BY market, timeframe, symbol",
+      ),
+      marketSeries: db.prepare(
+        "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = ? ORDER BY timeframe, symbol",
+      ),
+      barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series").pluck(),
+      ping: db.prepare("SELECT 1").pluck(),
+      insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
+      findAccount: db.prepare("SELECT id, tier, created_at FROM accounts WHERE id = ?"),
+      insertKey: db.prepare(
+        "INSERT INTO api_keys (hash, prefix, account_id, label, created_at) VALUES (?, ?, ?, ?, ?)",
+      ),
+      findKey: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
+      revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
+      listKeys: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
+      ensureQuota: db.prepare("INSERT INTO quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
+      // One statement, so it is atomic across connections and processes.
+      reserve: db
+        .prepare("UPDATE quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
+        .pluck(),
+      release: db
+        .prepare("UPDATE quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
+        .pluck(),
+      used: db.prepare("SELECT used FROM quota_usage WHERE account_id = ? AND day = ?").pluck(),
+    };
+  }
+
+  /** Closes the connection; later calls reject. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  get open(): boolean {
+    return this.db.open;
+  }
+
+  // ---- BarStore ----
+
+  async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
+    const { market, timeframe, baseTimeframe, count } = request;
+    const series = RAW_SERIES.filter((name) => request.series.includes(name));
+    const statements = this.readStatementsFor(series);
+    const read = this.db.transaction((): SymbolBars[] => {
+      const out: SymbolBars[] = [];
+      if (timeframe === baseTimeframe) {
+        for (const [symbol] of this.stmt.symbolsAt.all(market, timeframe) as [string, number][]) {
+          const rows = statements.base.all(market, timeframe, symbol, count) as SqlRow[];
+          out.push({ symbol, bars: columns(rows, series) });
+        }
+        return out;
+      }
+      // Cut each symbol at the close of its latest base bar; one in-progress bar may come along.
+      const baseDuration = TIMEFRAME_MS[baseTimeframe];
+      const held = new Set((this.stmt.symbolsAt.all(market, timeframe) as [string, number][]).map(([s]) => s));
+      for (const [symbol, baseLast] of this.stmt.symbolsAt.all(market, baseTimeframe) as [string, number][]) {
+        if (!held.has(symbol)) continue;
+        const rows = statements.cut.all(market, timeframe, symbol, baseLast + baseDuration, count + 1) as SqlRow[];
+        out.push({ symbol, bars: columns(rows, series) });
+      }
+      return out;
+    });
+    return read();
+  }
+
+  private readStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement } {
+    const key = series.join(",");
+    let statements = this.readStatements.get(key);
+    if (!statements) {
+      // Column names come from RAW_SERIES only, never from a request string.
+      const list = ["time", ...series].join(", ");
+      const where = "market = ? AND timeframe = ? AND symbol = ?";
+      statements = {
+        base: this.db.prepare(`SELECT ${list} FROM bars WHERE ${where} ORDER BY time DESC LIMIT ?`).raw(true),
+        cut: this.db.prepare(`SELECT ${list} FROM bars WHERE ${where} AND time < ? ORDER BY time DESC LIMIT ?`).raw(true),
+      };
+      this.readStatements.set(key, statements);
+    }
+    return statements;
+  }
+
+  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number> {
+    let total = 0;
+    for (const batch of batches) for (const { bars } of batch.symbols) total += bars.time.length;
+    const write = this.db.transaction((): number => {
+      let done = 0;
+      let reported = 0;
+      const { upsertBar, refreshSeries } = this.stmt;
+      for (const { market, timeframe, symbols } of batches) {
+        if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
+        for (const { symbol, bars } of symbols) {
+          const { time, open, high, low, close, volume } = bars;
+          for (let i = 0; i < time.length; i++) {
+            upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);
+          }
+          if (time.length > 0) refreshSeries.run(market, timeframe, symbol);
+          done += time.length;
+          if (onProgress && done - reported >= 10_000) {
+            reported = done;
+            onProgress(done, total);
+          }
+        }
+      }
+      this.stmt.bumpVersion.run();
+      return done;
+    });
+    const written = write.immediate();
+    onProgress?.(written, total);
+    return written;
+  }
+
+  async markets(): Promise<string[]> {
+    return this.stmt.markets.all() as string[];
+  }
+
+  async series(market?: string): Promise<SeriesInfo[]> {
+    const rows = (market === undefined ? this.stmt.allSeries.all() : this.stmt.marketSeries.all(market)) as {
+      market: string;
+      timeframe: Timeframe;
+      symbol: string;
+      bars: number;
+      first_time: number;
+      last_time: number;
+    }[];
+    return rows.map((r) => ({
+      market: r.market,
+      timeframe: r.timeframe,
+      symbol: r.symbol,
+      bars: r.bars,
+      firstTime: r.first_time,
+      lastTime: r.last_time,
+    }));
+  }
+
+  async barCount(): Promise<number> {
+    return this.stmt.barCount.get() as number;
+  }
+
+  async dataVersion(): Promise<number> {
+    return this.stmt.dataVersion.get() as number;
+  }
+
+  async health(): Promise<void> {
+    this.stmt.ping.get();
+    this.stmt.dataVersion.get();
+  }
+
+  // ---- KeyStore ----
+
+  async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
+    if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
+    this.stmt.insertAccount.run(id, tier, now);
+    return { id, tier, createdAt: now };
+  }
+
+  async findAccount(id: string): Promise<Account | undefined> {
+    const row = this.stmt.findAccount.get(id) as { id: string; tier: Tier; created_at: number } | undefined;
+    return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
+  }
+
+  async createKey(
+    key: { hash: string; prefix: string; accountId: string; label: string | null },
+    now: number,
+  ): Promise<KeyRecord> {
+    const account = await this.findAccount(key.accountId);
+    if (!account) throw new Error(`No account '${key.accountId}'`);
+    this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, now);
+    return { ...key, tier: account.tier, createdAt: now, revokedAt: null };
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    const row = this.stmt.findKey.get(hash) as KeyRow | undefined;
+    return row && keyRecord(row);
+  }
+
+  async revokeKey(hash: string, now: number): Promise<boolean> {
+    return this.stmt.revokeKey.run(now, hash).changes === 1;
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (this.stmt.listKeys.all() as KeyRow[]).map(keyRecord);
+  }
+
+  // ---- QuotaStore ----
+
+  async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
+    this.stmt.ensureQuota.run(accountId, day);
+    const used = this.stmt.reserve.get(accountId, day, limit) as number | undefined;
+    if (used !== undefined) return { admitted: true, used, remaining: Math.max(0, limit - used) };
+    const current = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
+    return { admitted: false, used: current, remaining: Math.max(0, limit - current) };
+  }
+
+  async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    const used = (this.stmt.release.get(accountId, day) as number | undefined) ??
+      ((this.stmt.used.get(accountId, day) as number | undefined) ?? 0);
+    return { used, remaining: Math.max(0, limit - used) };
+  }
+
+  async usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    const used = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
+    return { used, remaining: Math.max(0, limit - used) };
+  }
+}
+
+interface KeyRow {
+  hash: string;
+  prefix: string;
+  account_id: string;
+  tier: Tier;
+  label: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+function keyRecord(row: KeyRow): KeyRecord {
+  return {
+    hash: row.hash,
+    prefix: row.prefix,
+    accountId: row.account_id,
+    tier: row.tier,
+    label: row.label,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** Newest-first raw rows `[time, ...series]` to oldest-first columns; unread series are NaN. */
+function columns(rows: SqlRow[], series: readonly RawSeries[]): Bars {
+  const n = rows.length;
+  const time = new Float64Array(n);
+  const filled: Partial<Record<RawSeries, Float64Array>> = {};
+  for (const name of series) filled[name] = new Float64Array(n);
+  const targets = series.map((name) => filled[name]!);
+  for (let r = 0; r < n; r++) {
+    const row = rows[r]!;
+    const i = n - 1 - r;
+    time[i] = row[0] as number;
+    for (let s = 0; s < targets.length; s++) targets[s]![i] = row[s + 1] as number;
+  }
+  const missing = (): Float64Array => nanColumn(n);
+  return {
+    time,
+    open: filled.open ?? missing(),
+    high: filled.high ?? missing(),
+    low: filled.low ?? missing(),
+    close: filled.close ?? missing(),
+    volume: filled.volume ?? missing(),
+  };
+}
+
+const nanColumns = new Map<number, Float64Array>();
+
+/** One shared NaN column per length for series a query does not read (never written to). */
+function nanColumn(length: number): Float64Array {
+  let column = nanColumns.get(length);
+  if (!column) {
+    column = new Float64Array(length).fill(Number.NaN);
+    if (nanColumns.size < 1024) nanColumns.set(length, column);
+  }
+  return column;
+}

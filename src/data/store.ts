@@ -1,0 +1,149 @@
+/**
+ * The storage contracts the service depends on. Routes and the fetcher see only these
+ * interfaces, so a PostgreSQL bar/key store or a Redis quota store can replace the
+ * embedded SQLite one (`./sqlite.ts`) without touching a route. Every method returns a
+ * Promise so networked backends fit; the embedded store simply resolves at once.
+ */
+import type { Bars, RawSeries, Timeframe } from "../types.js";
+
+/** Subscription tiers, cheapest first. */
+export const TIERS = ["free", "essential", "plus"] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** Metered `run` calls allowed per account and UTC day. */
+export const TIER_LIMITS: Readonly<Record<Tier, number>> = {
+  free: 30,
+  essential: 1500,
+  plus: 4500,
+};
+
+export function isTier(name: string): name is Tier {
+  return (TIERS as readonly string[]).includes(name);
+}
+
+/** One symbol's bars at one timeframe, oldest first. */
+export interface SymbolBars {
+  symbol: string;
+  bars: Bars;
+}
+
+/**
+ * One plan source to fetch: the latest `count` bars per symbol of `market` at `timeframe`,
+ * reading only `series` (plus `time`).
+ *
+ * When `timeframe` is not the base timeframe, bars are cut per symbol at the close of that
+ * symbol's latest base bar (open time + base duration): the store returns the latest
+ * `count + 1` bars that OPENED before that cut, so the `count` bars that closed by it are
+ * there, plus at most one still in progress, which the evaluator's closed-bar rule ignores.
+ * Timeframe durations nest (each divides the next), so a finer bar that opened before the
+ * cut has also closed by it.
+ *
+ * A SQL backend answers this in one round trip: the cut comes from a per-symbol
+ * `max(time)` of the base timeframe, and a lateral `ORDER BY time DESC LIMIT count + 1`
+ * picks the bars.
+ */
+export interface LatestBarsRequest {
+  market: string;
+  timeframe: Timeframe;
+  /** The query's base timeframe; equal to `timeframe` for the base source. */
+  baseTimeframe: Timeframe;
+  series: readonly RawSeries[];
+  count: number;
+}
+
+/** Bars to write for one market and timeframe. */
+export interface BarBatch {
+  market: string;
+  timeframe: Timeframe;
+  symbols: readonly SymbolBars[];
+}
+
+/** What one symbol holds at one timeframe. */
+export interface SeriesInfo {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+  bars: number;
+  firstTime: number;
+  lastTime: number;
+}
+
+/** Called while a long write proceeds: bars written so far of the total. */
+export type ProgressListener = (done: number, total: number) => void;
+
+/** OHLCV bars per market, timeframe and symbol. */
+export interface BarStore {
+  /**
+   * The latest bars of every symbol of the market at one timeframe (see
+   * {@link LatestBarsRequest}). Series the request does not name may come back as NaN
+   * columns; `time` and the named series are always filled.
+   */
+  latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
+  /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
+  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number>;
+  /** Markets that hold bars, in their stored spelling. */
+  markets(): Promise<string[]>;
+  /** Every (market, timeframe, symbol) series, optionally of one market. */
+  series(market?: string): Promise<SeriesInfo[]>;
+  /** Total bars stored; 0 for an empty store (the signal to seed). */
+  barCount(): Promise<number>;
+  /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
+  dataVersion(): Promise<number>;
+  /** Resolves when the store answers; rejects when it does not. */
+  health(): Promise<void>;
+}
+
+export interface Account {
+  id: string;
+  tier: Tier;
+  createdAt: number;
+}
+
+/** An API key as stored: never the key itself, only its hash and a short display prefix. */
+export interface KeyRecord {
+  /** SHA-256 hex of the whole key. */
+  hash: string;
+  /** The first characters of the key, for people to tell keys apart (`xql_AbCd`). */
+  prefix: string;
+  accountId: string;
+  tier: Tier;
+  label: string | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** Accounts (which carry the tier) and their API keys. */
+export interface KeyStore {
+  createAccount(id: string, tier: Tier, now: number): Promise<Account>;
+  findAccount(id: string): Promise<Account | undefined>;
+  /** Adds a key to an existing account; rejects when the account does not exist. */
+  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord>;
+  /** The key with this hash, revoked or not. */
+  findKeyByHash(hash: string): Promise<KeyRecord | undefined>;
+  /** Marks the key revoked; false when no such key exists or it was already revoked. */
+  revokeKey(hash: string, now: number): Promise<boolean>;
+  /** Every key, oldest first, without any whole key. */
+  listKeys(): Promise<KeyRecord[]>;
+}
+
+/** The quota state of one account on one UTC day. */
+export interface QuotaUsage {
+  used: number;
+  remaining: number;
+}
+
+export interface Reservation extends QuotaUsage {
+  admitted: boolean;
+}
+
+/** Daily counters of metered calls per account. */
+export interface QuotaStore {
+  /**
+   * Atomically takes one call from the account's allowance for `day` when fewer than
+   * `limit` are used: of N concurrent reservations with k remaining, exactly k are admitted.
+   */
+  reserve(accountId: string, day: string, limit: number): Promise<Reservation>;
+  /** Gives one reserved call back (a 400 or 500 consumes nothing); never below zero. */
+  release(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
+  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
+}
