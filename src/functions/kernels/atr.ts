@@ -5,42 +5,34 @@ import type { Kernel } from "../kernel.js";
  * |low − close[i−1]|) from the second bar on; the first ATR, at bar n, is the mean of
  * TR[1..n]; then Wilder's RMA, atr += (TR − atr)/n. Inputs are the implicit [high, low, close].
  *
- * Recursive: streams over [0, to). Bars before the first with all of high, low and close
- * defined are skipped (f), so the first ATR is at f + n; a later NaN poisons the average.
+ * Recursive: streams from the first bar f with high, low and close all defined (the first ATR
+ * is at f + n) and writes [from, to); a later NaN poisons the average.
  */
-export const atr: Kernel = (inputs, consts, out, _from, to) => {
+export const atr: Kernel = (inputs, consts, out, from, to) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const close = inputs[2]!;
   const n = consts[0]!;
   const inv = 1 / n;
-  let i = 0;
-  for (; i < to && (high[i]! !== high[i]! || low[i]! !== low[i]! || close[i]! !== close[i]!); i++) out[i] = NaN;
-  if (i >= to) return;
-  const seedAt = i + n;
-  out[i++] = NaN;
+  let f = 0;
+  while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]!)) f++;
+  const seedAt = f + n;
+  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
+  if (seedAt >= to) return;
+
   let sum = 0;
-  for (; i < to && i < seedAt; i++) {
-    const h = high[i]!;
-    const l = low[i]!;
-    const pc = close[i - 1]!;
-    sum += Math.max(h - l, Math.abs(h - pc), Math.abs(l - pc));
-    out[i] = NaN;
-  }
-  if (i >= to) return;
-  {
-    const h = high[i]!;
-    const l = low[i]!;
-    const pc = close[i - 1]!;
-    sum += Math.max(h - l, Math.abs(h - pc), Math.abs(l - pc));
-  }
+  for (let j = f + 1; j <= seedAt; j++) sum += trueRange(high[j]!, low[j]!, close[j - 1]!);
   let a = sum / n;
-  out[i++] = a;
+  if (seedAt >= from) out[seedAt] = a;
+  let i = seedAt + 1;
+  for (; i < from; i++) a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;
   for (; i < to; i++) {
-    const h = high[i]!;
-    const l = low[i]!;
-    const pc = close[i - 1]!;
-    a += (Math.max(h - l, Math.abs(h - pc), Math.abs(l - pc)) - a) * inv;
+    a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;
     out[i] = a;
   }
 };
+
+/** Wilder's true range: the bar's range extended to the previous close (gaps count). */
+function trueRange(h: number, l: number, previousClose: number): number {
+  return Math.max(h - l, Math.max(Math.abs(h - previousClose), Math.abs(l - previousClose)));
+}

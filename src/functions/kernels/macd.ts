@@ -2,7 +2,7 @@ import type { Kernel } from "../kernel.js";
 import { MACD_LINE, macdStream } from "./macd_stream.js";
 
 /** MACD line, ema(src, fast) − ema(src, slow); consts [fast, slow]. See `macdStream` for seeding and the first defined bar. */
-export const macd: Kernel = (inputs, consts, out, _from, to) => {
+export const macd: Kernel = (inputs, consts, out, from, to) => {
   // The line does not involve the signal EMA, so its length is irrelevant here (1).
-  macdStream(inputs[0]!, consts[0]!, consts[1]!, 1, MACD_LINE, out, to);
+  macdStream(inputs[0]!, consts[0]!, consts[1]!, 1, MACD_LINE, out, from, to);
 };

@@ -5,13 +5,14 @@ export const MACD_HIST = 2;
 
 /**
  * The MACD family in one streaming pass (Appel; TA-Lib MACD with SMA-seeded EMAs,
- * technicalindicators MACD): line = ema(src, fast) − ema(src, slow), defined where both EMAs
- * are, i.e. from g = f + max(fast, slow) − 1 (f the first defined input); signal = EMA(signal)
- * of the line, seeded with the SMA of its first `signal` values, so defined from g + signal − 1;
- * hist = line − signal. Each EMA is seeded with the SMA of its first n inputs, as `ema` is.
+ * technicalindicators MACD with EMA oscillator and signal): line = ema(src, fast) −
+ * ema(src, slow), defined where both EMAs are, i.e. from g = f + max(fast, slow) − 1 (f the
+ * first defined input); signal = EMA(signal) of the line, seeded with the SMA of its first
+ * `signal` values, so defined from g + signal − 1; hist = line − signal. Each EMA is seeded with
+ * the SMA of its first n inputs and updated as `ema` is, so macd equals ema(fast) − ema(slow)
+ * bit for bit.
  *
- * Recursive: streams over [0, to) and writes every bar up to `to`. The phase branches below
- * are taken the same way for long runs of bars, so they predict well.
+ * Recursive: streams from f and writes [from, to).
  */
 export function macdStream(
   x: Float64Array,
@@ -20,45 +21,71 @@ export function macdStream(
   signal: number,
   part: number,
   out: Float64Array,
+  from: number,
   to: number,
 ): void {
   const aFast = 2 / (fast + 1);
   const aSlow = 2 / (slow + 1);
   const aSignal = 2 / (signal + 1);
-  let i = 0;
-  for (; i < to && x[i]! !== x[i]!; i++) out[i] = NaN;
-  const fastAt = i + fast - 1;
-  const slowAt = i + slow - 1;
+  let f = 0;
+  while (f < to && x[f]! !== x[f]!) f++;
+  const fastAt = f + fast - 1;
+  const slowAt = f + slow - 1;
   const lineAt = Math.max(fastAt, slowAt);
   const signalAt = lineAt + signal - 1;
+  const firstOut = part === MACD_LINE ? lineAt : signalAt;
+  for (let i = from; i < to && i < firstOut; i++) out[i] = NaN;
+  if (firstOut >= to) return;
+
+  // Both EMAs up to the first bar where the line exists.
   let eFast = 0;
+  for (let j = f; j <= fastAt; j++) eFast += x[j]!;
+  eFast /= fast;
+  for (let j = fastAt + 1; j <= lineAt; j++) eFast += aFast * (x[j]! - eFast);
   let eSlow = 0;
-  let sumLine = 0;
-  let sig = 0;
+  for (let j = f; j <= slowAt; j++) eSlow += x[j]!;
+  eSlow /= slow;
+  for (let j = slowAt + 1; j <= lineAt; j++) eSlow += aSlow * (x[j]! - eSlow);
+
+  let i = lineAt + 1;
+  if (part === MACD_LINE) {
+    if (lineAt >= from) out[lineAt] = eFast - eSlow;
+    for (; i < from; i++) {
+      eFast += aFast * (x[i]! - eFast);
+      eSlow += aSlow * (x[i]! - eSlow);
+    }
+    for (; i < to; i++) {
+      const v = x[i]!;
+      eFast += aFast * (v - eFast);
+      eSlow += aSlow * (v - eSlow);
+      out[i] = eFast - eSlow;
+    }
+    return;
+  }
+
+  // The signal EMA's seed: the SMA of the line's first `signal` values.
+  let sig = eFast - eSlow;
+  for (; i <= signalAt; i++) {
+    const v = x[i]!;
+    eFast += aFast * (v - eFast);
+    eSlow += aSlow * (v - eSlow);
+    sig += eFast - eSlow;
+  }
+  sig /= signal;
+  const hist = part === MACD_HIST;
+  if (signalAt >= from) out[signalAt] = hist ? eFast - eSlow - sig : sig;
+  for (; i < from; i++) {
+    const v = x[i]!;
+    eFast += aFast * (v - eFast);
+    eSlow += aSlow * (v - eSlow);
+    sig += aSignal * (eFast - eSlow - sig);
+  }
   for (; i < to; i++) {
     const v = x[i]!;
-    if (i < fastAt) eFast += v;
-    else if (i === fastAt) eFast = (eFast + v) / fast;
-    else eFast += aFast * (v - eFast);
-    if (i < slowAt) eSlow += v;
-    else if (i === slowAt) eSlow = (eSlow + v) / slow;
-    else eSlow += aSlow * (v - eSlow);
-    if (i < lineAt) {
-      out[i] = NaN;
-      continue;
-    }
+    eFast += aFast * (v - eFast);
+    eSlow += aSlow * (v - eSlow);
     const line = eFast - eSlow;
-    if (part === MACD_LINE) {
-      out[i] = line;
-      continue;
-    }
-    if (i < signalAt) {
-      sumLine += line;
-      out[i] = NaN;
-      continue;
-    }
-    if (i === signalAt) sig = (sumLine + line) / signal;
-    else sig += aSignal * (line - sig);
-    out[i] = part === MACD_SIGNAL ? sig : line - sig;
+    sig += aSignal * (line - sig);
+    out[i] = hist ? line - sig : sig;
   }
 }

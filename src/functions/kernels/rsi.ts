@@ -8,50 +8,45 @@ import type { Kernel } from "../kernel.js";
  * series included). A plain mean instead of the RMA is the usual reason screeners disagree
  * with charts. Never rounded (technicalindicators rounds its output to 2 decimals).
  *
- * Recursive: streams from the input's first defined value f over [0, to); the first RSI is at
- * f + n. The sign of a change is random on price data, so gain and loss come from arithmetic
- * ((d + |d|)/2, exact in binary floating point) rather than a branch, and 1/n is a multiply.
+ * Recursive: streams the averages from the input's first defined value f (the first RSI is at
+ * f + n) and computes the ratio only for [from, to). The sign of a change is random on price
+ * data, so gain and loss come from arithmetic ((|d| ± d)/2, exact in binary floating point)
+ * rather than a branch, and 1/n is a multiply.
  */
-export const rsi: Kernel = (inputs, consts, out, _from, to) => {
+export const rsi: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
   const n = consts[0]!;
   const inv = 1 / n;
-  let i = 0;
-  for (; i < to && x[i]! !== x[i]!; i++) out[i] = NaN;
-  if (i >= to) return;
-  const seedAt = i + n;
-  let prev = x[i]!;
-  out[i++] = NaN;
+  let f = 0;
+  while (f < to && x[f]! !== x[f]!) f++;
+  const seedAt = f + n;
+  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
+  if (seedAt >= to) return;
+
   let gains = 0;
   let losses = 0;
-  for (; i < to && i < seedAt; i++) {
-    const v = x[i]!;
-    const d = v - prev;
+  for (let j = f + 1; j <= seedAt; j++) {
+    const d = x[j]! - x[j - 1]!;
     const a = Math.abs(d);
-    gains += (a + d) * 0.5;
-    losses += (a - d) * 0.5;
-    prev = v;
-    out[i] = NaN;
+    gains += a + d;
+    losses += a - d;
   }
-  if (i >= to) return;
-  {
-    const v = x[i]!;
-    const d = v - prev;
-    const a = Math.abs(d);
-    gains += (a + d) * 0.5;
-    losses += (a - d) * 0.5;
-    prev = v;
-  }
-  let avgGain = gains / n;
-  let avgLoss = losses / n;
-  out[i++] = avgLoss === 0 ? 100 : 100 - 100 / (1 + avgGain / avgLoss);
-  for (; i < to; i++) {
-    const v = x[i]!;
-    const d = v - prev;
+  // The sums above hold 2·gain and 2·loss; halving is exact.
+  let avgGain = (gains * 0.5) / n;
+  let avgLoss = (losses * 0.5) / n;
+  if (seedAt >= from) out[seedAt] = avgLoss === 0 ? 100 : 100 - 100 / (1 + avgGain / avgLoss);
+  let i = seedAt + 1;
+  for (; i < from; i++) {
+    const d = x[i]! - x[i - 1]!;
     const a = Math.abs(d);
     avgGain += ((a + d) * 0.5 - avgGain) * inv;
     avgLoss += ((a - d) * 0.5 - avgLoss) * inv;
-    prev = v;
+  }
+  for (; i < to; i++) {
+    const d = x[i]! - x[i - 1]!;
+    const a = Math.abs(d);
+    avgGain += ((a + d) * 0.5 - avgGain) * inv;
+    avgLoss += ((a - d) * 0.5 - avgLoss) * inv;
     out[i] = avgLoss === 0 ? 100 : 100 - 100 / (1 + avgGain / avgLoss);
   }
 };
