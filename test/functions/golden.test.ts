@@ -3,7 +3,7 @@
  * (RSI 100, σ 0), seeds, inputs with leading NaN, ties in crossovers, and the accuracy of the
  * running window sum and of σ on large prices against exact arithmetic.
  */
-import { EMA } from "technicalindicators";
+import { CrossDown, CrossUp, EMA } from "technicalindicators";
 import { describe, expect, it } from "vitest";
 import { kernels } from "../../src/functions/kernels/index.js";
 import { FIXTURES, alignEnd, disagreements, firstDefined, prng, run } from "./series.js";
@@ -188,11 +188,14 @@ describe("crossover and crossunder", () => {
     expect(list(run(kernels.crossunder, [a, b], []))).toEqual([0, 0, 0, 0, 1]);
   });
 
-  it("a touch and go (above, tie, above) is a crossover, as in TradingView; technicalindicators' CrossUp says no", () => {
+  it("a touch and go (above, tie, above) is a crossover, as in TradingView", () => {
     const a = f64([3, 2, 3]);
     const b = f64([2, 2, 2]);
     expect(list(run(kernels.crossover, [a, b], []))).toEqual([0, 0, 1]);
     expect(list(run(kernels.crossunder, [b, a], []))).toEqual([0, 0, 1]);
+    // technicalindicators looks through the tie to the bar before (no cross) and fires on bar 0.
+    expect(CrossUp.calculate({ lineA: list(a), lineB: list(b) })).toEqual([true, false, false]);
+    expect(CrossDown.calculate({ lineA: list(b), lineB: list(a) })).toEqual([true, false, false]);
   });
 
   it("are 0, never NaN, at bar 0 and wherever an operand is undefined now or on the previous bar", () => {
