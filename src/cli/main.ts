@@ -6,6 +6,7 @@ import { VERSION } from "../version.js";
 const loaders: Record<string, () => Promise<Command>> = {
   validate: async () => (await import("./commands/query.js")).validateCommand,
   explain: async () => (await import("./commands/query.js")).explainCommand,
+  mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
 };
 
 function usage(commands: Command[]): string {

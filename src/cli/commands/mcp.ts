@@ -1,0 +1,56 @@
+/** `xql mcp`: the stdio MCP bridge an AI assistant's MCP client starts. */
+import { XqlClient } from "../../client/index.js";
+import { DEFAULT_BASE_URL, serveStdio } from "../../mcp/index.js";
+import type { Command } from "../command.js";
+import { UsageError } from "../command.js";
+
+const help = `Usage: xql mcp
+
+Serves the XQL tools (xql_validate, xql_explain, xql_run, xql_nl_reference) to an AI
+assistant over the Model Context Protocol on standard input and output. The assistant's MCP
+client starts this command; it runs until the client closes its standard input. Standard
+output carries only protocol messages; diagnostics go to standard error.
+
+Environment:
+  XQL_API_KEY    required: the API key sent to the service (create one with
+                 \`xql keys create --tier free\`)
+  XQL_BASE_URL   the service's address (default ${DEFAULT_BASE_URL})
+
+Example MCP client configuration:
+  {
+    "mcpServers": {
+      "xql": {
+        "command": "npx",
+        "args": ["-y", "xql", "mcp"],
+        "env": { "XQL_API_KEY": "xql_...", "XQL_BASE_URL": "${DEFAULT_BASE_URL}" }
+      }
+    }
+  }
+`;
+
+export const mcpCommand: Command = {
+  name: "mcp",
+  summary: "Serve the XQL tools to an AI assistant over MCP (stdio)",
+  help,
+  async run(args) {
+    if (args.length > 0) throw new UsageError(`xql mcp takes no arguments (got '${args[0]}')`);
+    const apiKey = process.env["XQL_API_KEY"]?.trim() ?? "";
+    if (apiKey === "") {
+      process.stderr.write(
+        "xql mcp: XQL_API_KEY is not set. Put your XQL API key in the \"env\" of this server in your MCP client's configuration (create one with `xql keys create --tier free`).\n",
+      );
+      return 1;
+    }
+    const baseUrl = process.env["XQL_BASE_URL"]?.trim() || DEFAULT_BASE_URL;
+    let client: XqlClient;
+    try {
+      client = new XqlClient({ baseUrl, apiKey });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`xql mcp: ${reason} (from XQL_API_KEY / XQL_BASE_URL)\n`);
+      return 1;
+    }
+    await serveStdio(client);
+    return 0;
+  },
+};

@@ -1,0 +1,80 @@
+/**
+ * Tool descriptions, written for the model that calls the tools: what the tool does, the
+ * query's shape, a short example, and what each error means and how to act on it. Function and
+ * series names come from the registry, so a new indicator appears here without an edit.
+ */
+import { FUNCTIONS, SERIES } from "../functions/registry.js";
+import { TIMEFRAMES } from "../types.js";
+
+const QUERY_SHAPE = `XQL query shape (plain text, one statement per line, the condition last):
+  market = "CRYPTO"              required ("CRYPTO" or "FOREX")
+  timeframe = h1                 required: ${TIMEFRAMES.join(" ")}
+  columns = [close, rsi(14)]     optional: values returned per match, keyed by their text
+  sort = rsi(14) asc             optional: asc or desc
+  limit = 20                     optional: 1..10000
+  let avgv = avg(volume, 20)     optional named expressions, used below
+  rsi(14) < 30 and volume > avgv * 2     the condition (boolean)
+Operators: and or not, < <= > >= == !=, + - * /, parentheses. x[n] is the value n bars ago.
+A prefix reads another timeframe's last completed bar: d::sma(200), h4::rsi(14), w::highest(high, 52); it applies to the next term only (d::close * 2 is (d::close) * 2).
+Series: ${[...SERIES.keys()].join(" ")}.
+Functions: ${[...FUNCTIONS.values()].map((f) => `${f.name}(${f.params.map((p) => (p.default ? `[${p.name}]` : p.name)).join(", ")})`).join(" ")}. A bracketed first argument is optional (close, or high/low for highest/lowest); lengths are positive integer literals; each timeframe may look back at most 300 bars.
+Use xql_nl_reference to turn phrases such as "oversold" or "golden cross" into conditions.`;
+
+const QUERY_ERRORS = `Errors (the result has isError: true and carries the service's body):
+- {"valid": false, "error": {"type": "syntax", "message", "position": {"line", "column", "offset"}}}: the text is malformed at that position, e.g. "Unknown identifier 'rsl', did you mean 'rsi'?" or "Unexpected end of input, expected ')'". Fix the query there and call again.
+- {"valid": false, "error": {"type": "plan", "message"}}: well-formed but not plannable, e.g. a missing market/timeframe setting or "Lookback of 400 bars on timeframe d exceeds the ceiling of 300 bars" (use shorter lengths or a coarser prefix such as w::).
+- {"error": "Missing or invalid API key"}: the XQL_API_KEY configured for this MCP server is wrong or revoked. Retrying will not help; tell the user to fix the key.
+- {"error": "Could not reach the XQL service at <url>: ..."} or "... did not answer within ...": the service is down or XQL_BASE_URL is wrong. The query is not at fault; tell the user.`;
+
+export const VALIDATE_DESCRIPTION = `Check an XQL market-screening query without running it. Free: not metered, touches no data. Returns {"valid": true} when the query parses and plans. Use it before xql_run, and after every edit of a query that failed.
+
+${QUERY_SHAPE}
+
+Example query:
+market = "CRYPTO"
+timeframe = h1
+let avgv = avg(volume, 20)
+rsi(14) < 30 and volume > avgv * 2
+
+${QUERY_ERRORS}`;
+
+export const EXPLAIN_DESCRIPTION = `Explain an XQL query without running it. Free: not metered, touches no data. Returns {"plan": {"market", "sources": [{"timeframe", "series", "minLookback"}]}, "explanation": "Matches when ..."}. The explanation is a mechanical rendering of the query (not trading advice); use it to confirm the query says what the user asked, and the plan to see which timeframes and how many bars it reads.
+
+${QUERY_SHAPE}
+
+Example query:
+market = "CRYPTO"
+timeframe = h1
+columns = [close, rsi(14)]
+sort = rsi(14) asc
+close > d::sma(200) and rsi(14) < 30
+
+${QUERY_ERRORS}`;
+
+export const RUN_DESCRIPTION = `Run an XQL screening query over every instrument of its market and return the matches: {"results": [{"symbol", "columns": {"<column text>": number or null}}]}, in the query's sort order, cut at its limit. An empty results array means nothing matches right now; it is not an error. Metered: each successful run uses one request of the API key's daily quota (validate and explain are free, so validate first). Add columns = [...] to see the values behind each match.
+
+${QUERY_SHAPE}
+
+Example query:
+market = "CRYPTO"
+timeframe = h1
+columns = [close, rsi(14), volume]
+sort = rsi(14) asc
+limit = 20
+let avgv = avg(volume, 20)
+rsi(14) < 30 and volume > avgv * 2
+
+${QUERY_ERRORS}
+- {"error": "Daily API rate limit exceeded"}: the daily run quota is used up until the next UTC midnight. Do not retry; validate and explain still work.
+- {"error": "Data store unavailable"}: the service could not read market data. The query is fine; try again later.`;
+
+export const REFERENCE_DESCRIPTION = `Look up how screener phrases are written in XQL. Returns {"entries": [{"phrase", "query", "notes"}]}. Each query is a condition fragment, with any "let" lines it needs first, that is valid after the market and timeframe lines. Covers oversold/overbought, golden and death crosses, moving averages (200-day, 50-day), MACD and Bollinger signals, volume spikes, 52-week highs, breakouts, gaps, ranges, trends, pullbacks, candles and multi-timeframe conditions.
+
+Input: {"phrase": "oversold"} filters by words, case-insensitively, best matches first; filler words ("show me", "crypto", "with") are ignored; omit phrase to list every entry. No match gives an empty list: try a shorter or different word.
+
+To combine entries: put all their let lines first, then join their conditions with "and". Example for "oversold crypto with a volume spike":
+market = "CRYPTO"
+timeframe = h1
+let avgv = avg(volume, 20)
+rsi(14) < 30 and volume > avgv * 2
+Then call xql_validate, xql_explain and xql_run with the full query.`;

@@ -1,0 +1,154 @@
+/**
+ * The MCP bridge: four tools over the HTTP API, served on stdio to an AI assistant's MCP
+ * client. `xql_validate`, `xql_explain` and `xql_run` forward the query to the service through
+ * {@link XqlClient} and return its body as structured content and as JSON text; a 4xx/5xx is a
+ * tool result with `isError: true` carrying the same body. `xql_nl_reference` answers from the
+ * library's phrase reference. Nothing but protocol goes to stdout; logs go to stderr.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Readable, Writable } from "node:stream";
+import { XqlClient, XqlClientError, type XqlResponse } from "../client/index.js";
+import { findPhrases } from "../phrases/index.js";
+import { VERSION } from "../version.js";
+import {
+  EXPLAIN_DESCRIPTION,
+  REFERENCE_DESCRIPTION,
+  RUN_DESCRIPTION,
+  VALIDATE_DESCRIPTION,
+} from "./descriptions.js";
+import { explainOutput, phraseInput, queryInput, referenceOutput, runOutput, validateOutput } from "./schemas.js";
+
+/** Where the bridge looks for the service when `XQL_BASE_URL` is not set. */
+export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
+
+type Body = Record<string, unknown>;
+
+function toolResult(body: Body, isError: boolean): CallToolResult {
+  const result: CallToolResult = {
+    content: [{ type: "text", text: JSON.stringify(body) }],
+    structuredContent: body,
+  };
+  if (isError) result.isError = true;
+  return result;
+}
+
+/** Calls the service; any failure to get an answer becomes a tool error naming the URL, never a throw. */
+async function forward(call: () => Promise<XqlResponse<object>>): Promise<CallToolResult> {
+  try {
+    const response = await call();
+    return toolResult(response.body as Body, !response.ok);
+  } catch (error) {
+    const message =
+      error instanceof XqlClientError
+        ? error.message
+        : `The XQL bridge failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+    return toolResult({ error: message }, true);
+  }
+}
+
+/** An MCP server named "xql" with the four tools, calling the service through `client`. */
+export function createMcpServer(client: XqlClient): McpServer {
+  const server = new McpServer(
+    { name: "xql", title: "XQL market screener", version: VERSION },
+    {
+      instructions:
+        "XQL screens markets (CRYPTO, FOREX) with a small query language. To answer a request such as \"oversold crypto with a volume spike\": look the phrases up with xql_nl_reference, assemble the full query (market and timeframe lines, let lines, then one condition joined with and), check it with xql_validate (free), confirm its meaning with xql_explain (free), then call xql_run (metered). Every error says what to fix.",
+    },
+  );
+
+  const readOnly = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
+
+  server.registerTool(
+    "xql_validate",
+    {
+      title: "Validate an XQL query",
+      description: VALIDATE_DESCRIPTION,
+      inputSchema: queryInput,
+      outputSchema: validateOutput,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
+    ({ query }) => forward(() => client.validate(query)),
+  );
+
+  server.registerTool(
+    "xql_explain",
+    {
+      title: "Explain an XQL query",
+      description: EXPLAIN_DESCRIPTION,
+      inputSchema: queryInput,
+      outputSchema: explainOutput,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
+    ({ query }) => forward(() => client.explain(query)),
+  );
+
+  server.registerTool(
+    "xql_run",
+    {
+      title: "Run an XQL screen",
+      description: RUN_DESCRIPTION,
+      inputSchema: queryInput,
+      outputSchema: runOutput,
+      // Reads market data only, but each run uses quota, so it is not idempotent.
+      annotations: { ...readOnly, idempotentHint: false },
+    },
+    ({ query }) => forward(() => client.run(query)),
+  );
+
+  server.registerTool(
+    "xql_nl_reference",
+    {
+      title: "Phrase-to-XQL reference",
+      description: REFERENCE_DESCRIPTION,
+      inputSchema: phraseInput,
+      outputSchema: referenceOutput,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
+    ({ phrase }) => {
+      const entries = findPhrases(phrase).map(({ phrase: p, query, notes }) =>
+        notes === undefined ? { phrase: p, query } : { phrase: p, query, notes },
+      );
+      return toolResult({ entries }, false);
+    },
+  );
+
+  return server;
+}
+
+export interface ServeStdioOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Where diagnostics go; default standard error. */
+  log?: (line: string) => void;
+}
+
+/**
+ * Serves the tools on stdio until the MCP client closes standard input (or the transport
+ * fails), then resolves.
+ */
+export async function serveStdio(client: XqlClient, options: ServeStdioOptions = {}): Promise<void> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+
+  const server = createMcpServer(client);
+  const transport = new StdioServerTransport(stdin, stdout);
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  transport.onerror = (error) => log(`xql mcp: ${error.message}`);
+
+  const close = (): void => {
+    void server.close().catch((error: unknown) => log(`xql mcp: ${error instanceof Error ? error.message : String(error)}`));
+  };
+  // The client closes our stdin to stop us; a vanished client makes stdout fail.
+  stdin.once("end", close);
+  stdin.once("close", close);
+  stdout.on("error", close);
+
+  await server.connect(transport);
+  log(`xql mcp ${VERSION}: serving xql_validate, xql_explain, xql_run, xql_nl_reference for ${client.baseUrl}`);
+  await closed;
+}

@@ -1,0 +1,91 @@
+/**
+ * Zod schemas of the four tools. Outputs are the service's HTTP bodies, and a failed call is a
+ * tool result with `isError: true` carrying the same body, so every output schema accepts both
+ * the success body and the error bodies (`{ valid: false, error: {...} }` for a query error,
+ * `{ error: "..." }` for everything else). Bodies that come from the service are loose objects:
+ * a field the service adds later must not make an MCP client reject the result.
+ */
+import { z } from "zod";
+
+export const queryInput = {
+  query: z
+    .string()
+    .describe(
+      'The complete XQL query text: settings one per line, then the condition last, e.g. "market = \\"CRYPTO\\"\\ntimeframe = h1\\nrsi(14) < 30".',
+    ),
+};
+
+export const phraseInput = {
+  phrase: z
+    .string()
+    .optional()
+    .describe(
+      'Words to look up, e.g. "oversold" or "volume spike". Matched case-insensitively on words; omit it to list every entry.',
+    ),
+};
+
+const position = z.looseObject({
+  line: z.number().int().describe("1-based line of the problem."),
+  column: z.number().int().describe("1-based column of the problem."),
+  offset: z.number().int().describe("0-based character offset into the query."),
+});
+
+const queryError = z.looseObject({
+  type: z.enum(["syntax", "plan"]).describe('"syntax": the text is malformed at `position`; "plan": well-formed but cannot be planned.'),
+  message: z.string(),
+  position: position.optional().describe("Where the syntax error is. Absent for plan errors."),
+});
+
+/** Query errors (HTTP 400) are objects; every other failure is a message string. */
+const error = z
+  .union([queryError, z.string()])
+  .optional()
+  .describe(
+    "Present only on failure: an object {type, message, position?} for a query error, or a message string (bad API key, quota exhausted, service unavailable or unreachable).",
+  );
+
+const valid = z.boolean().optional().describe("true when the query is valid; false on a query error.");
+
+export const validateOutput = z.looseObject({ valid, error });
+
+const plan = z.looseObject({
+  market: z.string(),
+  sources: z.array(
+    z.looseObject({
+      timeframe: z.string(),
+      series: z.array(z.string()),
+      minLookback: z.number().int(),
+    }),
+  ),
+});
+
+export const explainOutput = z.looseObject({
+  plan: plan.optional().describe("The data the query needs: one source per timeframe with its series and minimum bars."),
+  explanation: z.string().optional().describe("A mechanical rendering of the query: 'Matches when ...'."),
+  valid,
+  error,
+});
+
+export const runOutput = z.looseObject({
+  results: z
+    .array(
+      z.looseObject({
+        symbol: z.string(),
+        columns: z.record(z.string(), z.number().nullable()),
+      }),
+    )
+    .optional()
+    .describe("Matching instruments in the query's sort order; empty when nothing matches (not an error)."),
+  valid,
+  error,
+});
+
+export const referenceOutput = z.object({
+  entries: z.array(
+    z.object({
+      phrase: z.string(),
+      query: z.string().describe("A condition fragment, with any `let` lines first; place it after the market and timeframe lines."),
+      notes: z.string().optional(),
+    }),
+  ),
+});

@@ -1,0 +1,123 @@
+/**
+ * The phrase reference: plain-English screener vocabulary mapped to XQL. It is library data,
+ * read by the MCP tool `xql_nl_reference`, by `docs/phrases.md` and by anyone composing queries
+ * from words. Every `query` is a condition fragment (with the `let` lines it needs) that
+ * validates when written after `market` and `timeframe` settings:
+ *
+ * ```
+ * market = "CRYPTO"
+ * timeframe = h1
+ * let avgv = avg(volume, 20)
+ * rsi(14) < 30 and volume > avgv * 2
+ * ```
+ */
+import { PHRASE_ENTRIES } from "./entries.js";
+
+/** Groups for `docs/phrases.md`, in the order they appear there. */
+export const PHRASE_CATEGORIES = [
+  "Momentum",
+  "Moving averages",
+  "Trend",
+  "Pullbacks",
+  "MACD",
+  "Bollinger bands",
+  "Volume",
+  "Highs, lows and breakouts",
+  "Gaps",
+  "Ranges and volatility",
+  "Price change and candles",
+  "Across timeframes",
+] as const;
+
+export type PhraseCategory = (typeof PHRASE_CATEGORIES)[number];
+
+/** One phrase and how it is written in XQL. */
+export interface PhraseEntry {
+  /** The plain-English phrase, e.g. `oversold`. */
+  readonly phrase: string;
+  /**
+   * A condition fragment preceded by any `let` lines it needs, one statement per line, e.g.
+   * `let avgv = avg(volume, 20)\nvolume > avgv * 2`.
+   */
+  readonly query: string;
+  /** What the fragment means exactly, and how to adjust it. */
+  readonly notes?: string;
+  /** Other ways of saying the phrase; the phrase filter matches them too. */
+  readonly aliases?: readonly string[];
+  readonly category: PhraseCategory;
+}
+
+/** The whole reference, grouped by category. */
+export const PHRASES: readonly PhraseEntry[] = PHRASE_ENTRIES;
+
+// Words that carry no screening meaning in a request such as "show me oversold crypto".
+const STOP_WORDS = new Set([
+  "a", "an", "the", "me", "i", "my", "we", "us", "show", "find", "list", "give", "get", "want",
+  "looking", "look", "screen", "screener", "search", "for", "with", "and", "or", "of", "on",
+  "in", "at", "to", "by", "from", "its", "it", "is", "are", "be", "that", "which", "who", "whose",
+  "where", "what", "any", "all", "some", "than", "has", "have", "having", "there", "this", "these",
+  "those", "please", "crypto", "cryptos", "coin", "coins", "token", "tokens", "forex", "fx",
+  "pair", "pairs", "stock", "stocks", "symbol", "symbols", "instrument", "instruments", "market",
+  "markets", "asset", "assets", "ticker", "tickers",
+]);
+
+// Words a request may use for a word the reference uses.
+const SYNONYMS: ReadonlyMap<string, string> = new Map([
+  ["over", "above"],
+  ["under", "below"],
+  ["ma", "average"],
+  ["avg", "average"],
+]);
+
+/** The lower-case words of a text: letters and digits, split on everything else. */
+export function phraseWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
+}
+
+/** Folds simple English endings so "crosses", "crossing" and "cross" meet. */
+function stem(word: string): string {
+  for (const suffix of ["ing", "es", "ed", "s"]) {
+    if (word.length > suffix.length + 3 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
+  }
+  return word;
+}
+
+function wordsMatch(asked: string, known: string): boolean {
+  if (asked === known) return true;
+  const a = stem(asked);
+  const k = stem(known);
+  if (a === k) return true;
+  // A prefix of at least four letters: "consolidat" finds "consolidation", "trend" finds "trending".
+  return (a.length >= 4 && k.startsWith(a)) || (k.length >= 4 && a.startsWith(k));
+}
+
+/**
+ * Entries whose phrase or aliases share a word with `phrase`, compared case-insensitively
+ * (with simple plural and -ing endings folded, prefixes of four letters or more, and "over" /
+ * "under" read as "above" / "below"). Words
+ * that carry no screening meaning ("show", "me", "with", "crypto", ...) are ignored. Entries
+ * matching more of the asked words come first; ties keep reference order.
+ *
+ * Without a phrase, or with one made only of such words, every entry is returned.
+ */
+export function findPhrases(phrase?: string): PhraseEntry[] {
+  const asked = [
+    ...new Set(
+      phraseWords(phrase ?? "")
+        .filter((word) => !STOP_WORDS.has(word))
+        .map((word) => SYNONYMS.get(word) ?? word),
+    ),
+  ];
+  if (asked.length === 0) return [...PHRASES];
+  const scored: { entry: PhraseEntry; score: number; index: number }[] = [];
+  PHRASES.forEach((entry, index) => {
+    const known = [entry.phrase, ...(entry.aliases ?? [])].flatMap(phraseWords);
+    const score = asked.filter((word) => known.some((k) => wordsMatch(word, k))).length;
+    if (score > 0) scored.push({ entry, score, index });
+  });
+  scored.sort((x, y) => y.score - x.score || x.index - y.index);
+  return scored.map((s) => s.entry);
+}
