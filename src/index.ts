@@ -7,6 +7,8 @@ export type { CompiledQuery, ValidateResult, ExplainResult } from "./api.js";
 export { XqlError } from "./errors.js";
 export { syntheticUniverse } from "./data/synthetic.js";
 export type { SyntheticOptions } from "./data/synthetic.js";
+export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
+export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
 export { TIMEFRAMES, TIMEFRAME_MS, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING } from "./types.js";
 export type {
   Timeframe,
