@@ -3,6 +3,7 @@
  * the key itself is shown once, when it is created.
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { KeyRecord, KeyStore, Tier } from "./store.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_PREFIX = "xql_";
@@ -47,4 +48,42 @@ export function hashApiKey(key: string): string {
 /** The part of a key that may be shown: `xql_AbCd`. */
 export function keyDisplayPrefix(key: string): string {
   return key.slice(0, DISPLAY_LENGTH);
+}
+
+/** A key just issued: the whole key (shown once) and what the store keeps. */
+export interface IssuedKey {
+  key: string;
+  record: KeyRecord;
+  /** True when the call made a new account for the key. */
+  newAccount: boolean;
+}
+
+/**
+ * Issues a key: for a new account of `tier`, or (with `accountId`) for an existing account,
+ * sharing its quota. A tier given with an account must be the account's tier.
+ */
+export async function issueApiKey(
+  store: KeyStore,
+  options: { tier?: Tier; accountId?: string; label?: string | null; now: number },
+): Promise<IssuedKey> {
+  let accountId = options.accountId;
+  let newAccount = false;
+  if (accountId !== undefined) {
+    const account = await store.findAccount(accountId);
+    if (!account) throw new Error(`No account '${accountId}'`);
+    if (options.tier !== undefined && options.tier !== account.tier) {
+      throw new Error(`Account '${accountId}' is on the ${account.tier} tier, not ${options.tier}`);
+    }
+  } else {
+    if (options.tier === undefined) throw new Error("A new account needs a tier");
+    accountId = generateAccountId();
+    await store.createAccount(accountId, options.tier, options.now);
+    newAccount = true;
+  }
+  const key = generateApiKey();
+  const record = await store.createKey(
+    { hash: hashApiKey(key), prefix: keyDisplayPrefix(key), accountId, label: options.label ?? null },
+    options.now,
+  );
+  return { key, record, newAccount };
 }

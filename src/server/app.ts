@@ -1,0 +1,258 @@
+/**
+ * The Fastify application: authentication, quota and routes. No language logic lives here:
+ * queries go to the core (`validate`, `explain`, `compile`), bars come from a {@link BarStore}.
+ */
+import Fastify from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
+import { compile, explain, validate } from "../api.js";
+import { XqlError } from "../errors.js";
+import type { XqlOptions } from "../types.js";
+import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
+import { VERSION } from "../version.js";
+import { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";
+import { hashApiKey, looksLikeApiKey } from "../data/keys.js";
+import type { BarStore, KeyStore, QuotaStore, Tier } from "../data/store.js";
+import { TIER_LIMITS } from "../data/store.js";
+import { openApiDocument } from "./openapi.js";
+import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
+
+/** Where the server reads the time; tests move it across midnight. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** 64 KiB: the largest query body accepted. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export interface ServerOptions {
+  /** One object serving as bar, key and quota store (the embedded SQLite store does). */
+  store?: BarStore & KeyStore & QuotaStore;
+  /** Bars; overrides `store`. */
+  bars?: BarStore;
+  /** Accounts and keys; overrides `store`. */
+  keys?: KeyStore;
+  /** Daily counters; overrides `store`. */
+  quota?: QuotaStore;
+  clock?: Clock;
+  /** Bars fetched per source beyond the plan's need (max(minLookback, warmup)). Default 300. */
+  warmup?: number;
+  /** Largest request body in bytes. Default 64 KiB. */
+  bodyLimit?: number;
+  /** Markets queries may name. Default FOREX and CRYPTO. */
+  markets?: readonly string[];
+  /** Largest minLookback a source may need. Default 300. */
+  lookbackCeiling?: number;
+  /** Structured logs: false (default), true (JSON lines at info), or Fastify logger options. */
+  logger?: FastifyServerOptions["logger"];
+  /** Fetch cache: a {@link BarCache} to share, or false to read the store on every run. Default: a new cache. */
+  cache?: BarCache | false;
+}
+
+const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
+const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;
+const STORE_UNAVAILABLE = { error: "Data store unavailable" } as const;
+const INTERNAL = { error: "Internal server error" } as const;
+
+/** A store call failed: the answer is 500 `Data store unavailable`, never the cause. */
+class StoreUnavailable extends Error {
+  override readonly name = "StoreUnavailable";
+}
+
+async function fromStore<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (cause) {
+    throw new StoreUnavailable("Data store call failed", { cause });
+  }
+}
+
+interface Caller {
+  accountId: string;
+  tier: Tier;
+  limit: number;
+}
+
+/** Log-safe view of a failure: the message and code, no stack, and never a header. */
+function describeError(error: unknown): Record<string, unknown> {
+  const cause = error instanceof StoreUnavailable ? error.cause : error;
+  if (cause instanceof Error) return { name: cause.name, message: cause.message, code: (cause as { code?: unknown }).code };
+  return { message: String(cause) };
+}
+
+/**
+ * The XQL HTTP service. Returns the Fastify instance unstarted: call `listen`, or mount it,
+ * or drive it with `inject`.
+ */
+export function createServer(options: ServerOptions): FastifyInstance {
+  const bars = options.bars ?? options.store;
+  const keys = options.keys ?? options.store;
+  const quota = options.quota ?? options.store;
+  if (!bars || !keys || !quota) throw new TypeError("createServer needs a bar, key and quota store (or one `store` serving all three)");
+  const clock = options.clock ?? systemClock;
+  const warmup = options.warmup ?? DEFAULT_WARMUP;
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const xqlOptions: XqlOptions = {
+    markets: options.markets ?? DEFAULT_MARKETS,
+    lookbackCeiling: options.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING,
+  };
+  const cache = options.cache === false ? undefined : (options.cache ?? new BarCache());
+  const openApi = JSON.stringify(openApiDocument());
+
+  // Keys never reach a log line: the default request serializer logs no headers, and the
+  // Authorization header is redacted should any serializer include it.
+  const redact = { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" };
+  const logger =
+    options.logger === true
+      ? { level: "info", redact }
+      : typeof options.logger === "object" && options.logger !== null
+        ? { redact, ...options.logger }
+        : (options.logger ?? false);
+  const app = Fastify({ logger, bodyLimit, return503OnClosing: true });
+
+  const callers = new WeakMap<FastifyRequest, Caller>();
+
+  // Every body is text, whatever its Content-Type says; the limit answers 413.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => done(null, body));
+
+  /** Runs in onRequest: before any byte of the body is read or any query is parsed. */
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? "");
+    const key = match?.[1];
+    // A string that cannot be a key is refused without a store lookup.
+    const record = key !== undefined && looksLikeApiKey(key) ? await fromStore(() => keys!.findKeyByHash(hashApiKey(key))) : undefined;
+    if (!record || record.revokedAt !== null) {
+      await reply.code(401).header("WWW-Authenticate", "Bearer").send(UNAUTHORIZED);
+      return;
+    }
+    callers.set(request, { accountId: record.accountId, tier: record.tier, limit: TIER_LIMITS[record.tier] });
+  }
+
+  function callerOf(request: FastifyRequest): Caller {
+    const caller = callers.get(request);
+    if (!caller) throw new Error("Route reached without authentication");
+    return caller;
+  }
+
+  const queryText = (request: FastifyRequest): string => (typeof request.body === "string" ? request.body : "");
+
+  app.post("/xql/validate", { onRequest: authenticate }, async (request, reply) => {
+    const result = validate(queryText(request), xqlOptions);
+    return reply.code(result.valid ? 200 : 400).send(result);
+  });
+
+  app.post("/xql/explain", { onRequest: authenticate }, async (request, reply) => {
+    const result = explain(queryText(request), xqlOptions);
+    return reply.code("plan" in result ? 200 : 400).send(result);
+  });
+
+  app.post("/xql/run", { onRequest: authenticate }, async (request, reply) => {
+    const caller = callerOf(request);
+    const now = clock.now();
+    const day = utcDay(now);
+    // Quota first: an exhausted account learns so before anything else is done.
+    const reservation = await fromStore(() => quota!.reserve(caller.accountId, day, caller.limit));
+    if (!reservation.admitted) {
+      setRateLimitHeaders(reply, caller.limit, 0, now);
+      return reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
+    }
+    // Anything but a 200 gives the reservation back.
+    const giveBack = async (): Promise<void> => {
+      try {
+        const after = await quota!.release(caller.accountId, day, caller.limit);
+        setRateLimitHeaders(reply, caller.limit, after.remaining, now);
+      } catch (error) {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "quota release failed");
+      }
+    };
+    let compiled;
+    try {
+      compiled = compile(queryText(request), xqlOptions);
+    } catch (error) {
+      if (!(error instanceof XqlError)) throw error;
+      await giveBack();
+      return reply.code(400).send(error.toResult());
+    }
+    let universe;
+    try {
+      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache });
+    } catch (error) {
+      request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
+      await giveBack();
+      return reply.code(500).send(STORE_UNAVAILABLE);
+    }
+    let result;
+    try {
+      result = compiled.run(universe);
+    } catch (error) {
+      request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
+      await giveBack();
+      return reply.code(500).send(INTERNAL);
+    }
+    setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
+    request.log.info(
+      { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, results: result.results.length },
+      "run",
+    );
+    return reply.code(200).send(result);
+  });
+
+  app.get("/usage", { onRequest: authenticate }, async (request, reply) => {
+    const caller = callerOf(request);
+    const now = clock.now();
+    const usage = await fromStore(() => quota!.usage(caller.accountId, utcDay(now), caller.limit));
+    setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
+    return reply.send({
+      tier: caller.tier,
+      limit: caller.limit,
+      used: usage.used,
+      remaining: usage.remaining,
+      resetAt: new Date(nextUtcMidnight(now)).toISOString(),
+    });
+  });
+
+  app.get("/health", async (request, reply) => {
+    try {
+      await Promise.all([...new Set<unknown>([bars, keys, quota])].map((s) => (s as Partial<BarStore>).health?.()));
+      return reply.send({ status: "ok", version: VERSION });
+    } catch (error) {
+      request.log.warn({ err: describeError(error) }, "health check failed");
+      return reply.code(503).send({ status: "unavailable", version: VERSION });
+    }
+  });
+
+  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
+
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: "Not found" }));
+
+  app.setErrorHandler(async (error: unknown, request, reply) => {
+    const status = (error as { statusCode?: unknown }).statusCode;
+    const caller = callers.get(request);
+    // Run answers carry the rate-limit headers for a known key, whatever went wrong.
+    if (caller && request.routeOptions.url === "/xql/run") {
+      try {
+        const now = clock.now();
+        const usage = await quota!.usage(caller.accountId, utcDay(now), caller.limit);
+        setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
+      } catch {
+        // The quota store is down as well; the answer goes out without the headers.
+      }
+    }
+    if (error instanceof StoreUnavailable) {
+      request.log.error({ err: describeError(error) }, "data store unavailable");
+      return reply.code(500).send(STORE_UNAVAILABLE);
+    }
+    if (status === 413) {
+      return reply.code(413).send({ error: `Request body exceeds the limit of ${bodyLimit} bytes` });
+    }
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return reply.code(status).send({ error: (error as Error).message || "Bad request" });
+    }
+    request.log.error({ err: describeError(error) }, "unexpected failure");
+    return reply.code(500).send(INTERNAL);
+  });
+
+  return app;
+}

@@ -1,0 +1,95 @@
+/** A real server on loopback over a real SQLite file, with a clock the test can move. */
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { createServer, type ServerOptions } from "../../src/server/index.js";
+import { SqliteStore } from "../../src/data/sqlite.js";
+import { issueApiKey } from "../../src/data/keys.js";
+import type { Tier } from "../../src/data/store.js";
+import { barOpen, rampBars, tempDir } from "../data/helpers.js";
+
+/** 2026-11-20 13:25 UTC: a Friday afternoon. */
+export const NOW = Date.UTC(2026, 10, 20, 13, 25);
+
+export class TestClock {
+  constructor(public t: number) {}
+  now(): number {
+    return this.t;
+  }
+}
+
+/**
+ * FOREX: EURUSD closes 100..499 on h1 (latest 499), GBPUSD 1..400, USDJPY 50..449, each with
+ * 400 daily bars; CRYPTO: BTCUSDT on h1 only.
+ */
+export async function seedSmallUniverse(store: SqliteStore, now = NOW): Promise<void> {
+  const h1 = barOpen("h1", now);
+  const d = barOpen("d", now);
+  await store.upsertBars([
+    {
+      market: "FOREX",
+      timeframe: "h1",
+      symbols: [
+        { symbol: "EURUSD", bars: rampBars("h1", 400, h1, 100) },
+        { symbol: "GBPUSD", bars: rampBars("h1", 400, h1, 1) },
+        { symbol: "USDJPY", bars: rampBars("h1", 400, h1, 50) },
+      ],
+    },
+    {
+      market: "FOREX",
+      timeframe: "d",
+      symbols: ["EURUSD", "GBPUSD", "USDJPY"].map((symbol) => ({ symbol, bars: rampBars("d", 400, d, 10) })),
+    },
+    { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BTCUSDT", bars: rampBars("h1", 400, h1, 1000) }] },
+  ]);
+}
+
+export interface Running {
+  url: string;
+  app: FastifyInstance;
+  store: SqliteStore;
+  file: string;
+  dir: string;
+  clock: TestClock;
+  key(tier?: Tier, accountId?: string): Promise<{ key: string; accountId: string }>;
+  post(path: string, body: string | Uint8Array | undefined, key?: string, headers?: Record<string, string>): Promise<Response>;
+  get(path: string, key?: string): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** Starts a server on 127.0.0.1 and a free port, over a fresh (or the given) database file. */
+export async function startServer(
+  options: Partial<ServerOptions> & { file?: string; dir?: string; seed?: boolean } = {},
+): Promise<Running> {
+  const temp = options.dir === undefined ? tempDir() : undefined;
+  const dir = options.dir ?? temp!.dir;
+  const file = options.file ?? join(dir, "xql.db");
+  const store = new SqliteStore(file);
+  if (options.seed !== false && (await store.barCount()) === 0) await seedSmallUniverse(store);
+  const clock = options.clock instanceof TestClock ? options.clock : new TestClock(NOW);
+  const app = createServer({ store, clock, ...options });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const url = `http://127.0.0.1:${address.port}`;
+  const auth = (key?: string): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
+  return {
+    url,
+    app,
+    store,
+    file,
+    dir,
+    clock,
+    async key(tier: Tier = "free", accountId?: string) {
+      const issued = await issueApiKey(store, { tier: accountId ? undefined : tier, accountId, now: clock.now() });
+      return { key: issued.key, accountId: issued.record.accountId };
+    },
+    post: (path, body, key, headers = {}) =>
+      fetch(url + path, { method: "POST", body, headers: { ...auth(key), ...headers } }),
+    get: (path, key) => fetch(url + path, { headers: auth(key) }),
+    async stop() {
+      await app.close();
+      store.close();
+      temp?.cleanup();
+    },
+  };
+}
