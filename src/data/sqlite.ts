@@ -171,6 +171,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         GROUP BY market, timeframe, symbol
         ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
           bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`),
+      deleteSymbol: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ?"),
+      deleteSeries: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version'"),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
       markets: db.prepare("SELECT DISTINCT market FROM series ORDER BY market").pluck(),
@@ -264,9 +266,13 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       let done = 0;
       let reported = 0;
       const { upsertBar, refreshSeries } = this.stmt;
-      for (const { market, timeframe, symbols } of batches) {
+      for (const { market, timeframe, symbols, replace } of batches) {
         if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
         for (const { symbol, bars } of symbols) {
+          if (replace) {
+            this.stmt.deleteSymbol.run(market, timeframe, symbol);
+            this.stmt.deleteSeries.run(market, timeframe, symbol);
+          }
           const { time, open, high, low, close, volume } = bars;
           for (let i = 0; i < time.length; i++) {
             upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);

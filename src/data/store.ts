@@ -56,6 +56,8 @@ export interface BarBatch {
   market: string;
   timeframe: Timeframe;
   symbols: readonly SymbolBars[];
+  /** Drop every stored bar of these symbols at this timeframe first (a fresh synthetic seed does). */
+  replace?: boolean;
 }
 
 /** What one symbol holds at one timeframe. */

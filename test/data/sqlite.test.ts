@@ -72,6 +72,14 @@ describe("SqliteStore", () => {
     expect(Array.from(read!.bars.close)).toEqual([100, 101, 500]);
   });
 
+  it("replaces a symbol's bars whole when the batch says so", async () => {
+    const last = barOpen("h1", NOW);
+    await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: rampBars("h1", 10, last - 100 * H1) }] }]);
+    await store.upsertBars([{ market: "FOREX", timeframe: "h1", replace: true, symbols: [{ symbol: "EURUSD", bars: rampBars("h1", 3, last) }] }]);
+    expect(await store.barCount()).toBe(3);
+    expect((await store.series())[0]).toMatchObject({ bars: 3, firstTime: last - 2 * H1, lastTime: last });
+  });
+
   it("writes nothing when a batch fails part way", async () => {
     const good = rampBars("h1", 5, barOpen("h1", NOW));
     const bad = { ...rampBars("h1", 5, barOpen("h1", NOW)), close: [1, 2, 3, Number.NaN, 5] };
