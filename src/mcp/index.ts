@@ -48,8 +48,19 @@ async function forward(call: () => Promise<XqlResponse<object>>): Promise<CallTo
   }
 }
 
+export interface CreateMcpServerOptions {
+  /** Receives each tool call while it runs, so a shutdown can let calls in flight answer first. */
+  inFlight?: Set<Promise<unknown>>;
+}
+
 /** An MCP server named "xql" with the four tools, calling the service through `client`. */
-export function createMcpServer(client: XqlClient): McpServer {
+export function createMcpServer(client: XqlClient, options: CreateMcpServerOptions = {}): McpServer {
+  const track = (call: Promise<CallToolResult>): Promise<CallToolResult> => {
+    const inFlight = options.inFlight;
+    if (!inFlight) return call;
+    inFlight.add(call);
+    return call.finally(() => inFlight.delete(call));
+  };
   const server = new McpServer(
     { name: "xql", title: "XQL market screener", version: VERSION },
     {
@@ -69,7 +80,7 @@ export function createMcpServer(client: XqlClient): McpServer {
       outputSchema: validateOutput,
       annotations: { ...readOnly, idempotentHint: true },
     },
-    ({ query }) => forward(() => client.validate(query)),
+    ({ query }) => track(forward(() => client.validate(query))),
   );
 
   server.registerTool(
@@ -81,7 +92,7 @@ export function createMcpServer(client: XqlClient): McpServer {
       outputSchema: explainOutput,
       annotations: { ...readOnly, idempotentHint: true },
     },
-    ({ query }) => forward(() => client.explain(query)),
+    ({ query }) => track(forward(() => client.explain(query))),
   );
 
   server.registerTool(
@@ -94,7 +105,7 @@ export function createMcpServer(client: XqlClient): McpServer {
       // Reads market data only, but each run uses quota, so it is not idempotent.
       annotations: { ...readOnly, idempotentHint: false },
     },
-    ({ query }) => forward(() => client.run(query)),
+    ({ query }) => track(forward(() => client.run(query))),
   );
 
   server.registerTool(
@@ -133,20 +144,32 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
   const stdout = options.stdout ?? process.stdout;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
 
-  const server = createMcpServer(client);
+  const inFlight = new Set<Promise<unknown>>();
+  const server = createMcpServer(client, { inFlight });
   const transport = new StdioServerTransport(stdin, stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
   transport.onerror = (error) => log(`xql mcp: ${error.message}`);
 
-  const close = (): void => {
-    void server.close().catch((error: unknown) => log(`xql mcp: ${error instanceof Error ? error.message : String(error)}`));
+  let closing = false;
+  const close = (drain: boolean): void => {
+    if (closing) return;
+    closing = true;
+    // Requests already read get their answers before the transport closes (a client may write
+    // its requests and close stdin at once); a broken stdout has no one left to answer.
+    // A turn of the event loop first lets requests read with the last bytes reach their handlers.
+    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    void nextTurn()
+      .then(() => (drain ? Promise.allSettled([...inFlight]) : undefined))
+      .then(nextTurn)
+      .then(() => server.close())
+      .catch((error: unknown) => log(`xql mcp: ${error instanceof Error ? error.message : String(error)}`));
   };
   // The client closes our stdin to stop us; a vanished client makes stdout fail.
-  stdin.once("end", close);
-  stdin.once("close", close);
-  stdout.on("error", close);
+  stdin.once("end", () => close(true));
+  stdin.once("close", () => close(true));
+  stdout.on("error", () => close(false));
 
   await server.connect(transport);
   log(`xql mcp ${VERSION}: serving xql_validate, xql_explain, xql_run, xql_nl_reference for ${client.baseUrl}`);
