@@ -7,6 +7,10 @@ const loaders: Record<string, () => Promise<Command>> = {
   validate: async () => (await import("./commands/query.js")).validateCommand,
   explain: async () => (await import("./commands/query.js")).explainCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
+  run: async () => (await import("./commands/run.js")).runCommand,
+  serve: async () => (await import("./commands/serve.js")).serveCommand,
+  keys: async () => (await import("./commands/keys.js")).keysCommand,
+  data: async () => (await import("./commands/data.js")).dataCommand,
 };
 
 function usage(commands: Command[]): string {

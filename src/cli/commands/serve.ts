@@ -1,0 +1,80 @@
+/** `xql serve`: the HTTP service on the embedded store, seeded on first start. */
+import type { Command } from "../command.js";
+import { UsageError, parseFlags } from "../command.js";
+import { DEFAULT_WARMUP } from "../../data/fetch.js";
+import { createServer } from "../../server/index.js";
+import { databasePath, marketsOf, openStore, seedOnFirstUse } from "../store.js";
+
+const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE] [--warmup N] [--quiet]
+
+Starts the XQL HTTP service on the embedded SQLite store:
+  POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
+  GET /health         GET /openapi.json
+On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
+Create a key with \`xql keys create --tier free\` (any time; no restart needed).
+
+Logs are JSON lines on standard output (never a key). SIGTERM or SIGINT stops taking new
+requests, lets running ones finish, closes the database and exits 0.
+
+Options:
+  --port N      TCP port (default 8787; 0 picks a free one)
+  --host H      interface to listen on (default 127.0.0.1; 0.0.0.0 for all)
+  --db FILE     database file (default: $XQL_DB, else .xql/xql.db)
+  --warmup N    bars of history fetched per source (default ${DEFAULT_WARMUP})
+  --quiet       no request logs
+`;
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "Start the HTTP service on the embedded store (seeded on first start)",
+  help,
+  async run(args) {
+    const { flags, positionals } = parseFlags(args, ["quiet"]);
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'`);
+    const port = Number(flags.get("port") ?? "8787");
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port must be an integer from 0 to 65535");
+    const host = flags.get("host") ?? "127.0.0.1";
+    const warmup = Number(flags.get("warmup") ?? DEFAULT_WARMUP);
+    if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError("--warmup must be a positive integer");
+
+    const store = openStore(databasePath(flags.get("db")));
+    await seedOnFirstUse(store);
+    const app = createServer({ store, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
+    try {
+      await app.listen({ port, host });
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+    const address = app.server.address();
+    const bound = address !== null && typeof address === "object" ? address.port : port;
+    const shownHost = host.includes(":") ? `[${host}]` : host;
+    process.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file})\n`);
+    if ((await store.listKeys()).every((k) => k.revokedAt !== null)) {
+      process.stderr.write("xql serve: no API keys yet; create one with `xql keys create --tier free`\n");
+    }
+
+    return new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals): void => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info({ signal }, "shutting down");
+        app.close().then(
+          () => {
+            store.close();
+            process.stderr.write(`xql serve: stopped (${signal})\n`);
+            resolve(0);
+          },
+          (error: unknown) => {
+            store.close();
+            process.stderr.write(`xql serve: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+            resolve(1);
+          },
+        );
+      };
+      process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
+    });
+  },
+};

@@ -1,0 +1,37 @@
+/** A one-line progress bar on standard error, drawn only when it is a terminal. */
+import type { ProgressListener } from "../data/store.js";
+
+export interface Progress {
+  update: ProgressListener;
+  /** Ends the line (when one was drawn). */
+  done(): void;
+}
+
+const WIDTH = 30;
+
+/** A bar labelled `label`; a no-op when standard error is not a terminal (logs and pipes stay clean). */
+export function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr): Progress {
+  if (!stream.isTTY) return { update: () => {}, done: () => {} };
+  let drawn = false;
+  let last = 0;
+  const draw = (done: number, total: number): void => {
+    const fraction = total > 0 ? Math.min(1, done / total) : 1;
+    const filled = Math.round(fraction * WIDTH);
+    const bar = "#".repeat(filled) + "-".repeat(WIDTH - filled);
+    stream.write(`\r${label} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}`);
+    drawn = true;
+  };
+  return {
+    update(done, total) {
+      const now = Date.now();
+      // Redraw at most ten times a second, and always at the end.
+      if (done < total && now - last < 100) return;
+      last = now;
+      draw(done, total);
+    },
+    done() {
+      if (drawn) stream.write("\n");
+      drawn = false;
+    },
+  };
+}

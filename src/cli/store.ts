@@ -1,0 +1,43 @@
+/** Where the commands find the embedded database, and opening it (seeded on first use when asked). */
+import { resolve } from "node:path";
+import { SqliteStore } from "../data/sqlite.js";
+import { DEFAULT_MARKETS } from "../types.js";
+import { progressBar } from "./progress.js";
+
+/** The database file: `--db FILE`, else `$XQL_DB`, else `.xql/xql.db` under the current directory. */
+export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag !== undefined && flag !== "") return resolve(flag);
+  if (env.XQL_DB) return resolve(env.XQL_DB);
+  return resolve(".xql", "xql.db");
+}
+
+/** Opens (creating and migrating) the store at `file`. */
+export function openStore(file: string): SqliteStore {
+  try {
+    return new SqliteStore(file);
+  } catch (error) {
+    throw new Error(`Cannot open the database ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Seeds the synthetic universe when the store holds no bars, telling the user on standard error. */
+export async function seedOnFirstUse(store: SqliteStore): Promise<void> {
+  if ((await store.barCount()) > 0) return;
+  process.stderr.write(`xql: ${store.file} holds no bars; seeding the synthetic FOREX and CRYPTO universe (once)\n`);
+  const progress = progressBar("Seeding");
+  const started = Date.now();
+  // Loaded here: only a first use needs the synthetic generator, not `keys` or `data import`.
+  const { seedIfEmpty } = await import("../data/seed.js");
+  const written = await seedIfEmpty(store, { onProgress: progress.update });
+  progress.done();
+  process.stderr.write(`xql: seeded ${written.toLocaleString("en-US")} bars in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+/** The markets queries may name: the defaults plus every market holding bars (e.g. from an import). */
+export async function marketsOf(store: SqliteStore): Promise<string[]> {
+  const markets = [...DEFAULT_MARKETS];
+  for (const market of await store.markets()) {
+    if (!markets.some((m) => m.toUpperCase() === market.toUpperCase())) markets.push(market);
+  }
+  return markets;
+}

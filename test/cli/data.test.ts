@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SqliteStore } from "../../src/data/sqlite.js";
+import { TIMEFRAMES } from "../../src/types.js";
+import { tempDir } from "../data/helpers.js";
+import { xql } from "./run-cli.js";
+
+const T0 = Date.UTC(2026, 0, 5, 10);
+
+describe("xql data", () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeAll(() => ({ dir, cleanup } = tempDir()));
+  afterAll(() => cleanup());
+
+  it("imports a CSV file, idempotently, into the named market and timeframe", async () => {
+    const db = join(dir, "import.db");
+    const file = join(dir, "bars.csv");
+    const rows = Array.from({ length: 50 }, (_, i) => `ACME,${new Date(T0 + i * 3_600_000).toISOString()},10,11,9,10.5,1000`);
+    writeFileSync(file, ["symbol,time,open,high,low,close,volume", ...rows].join("\n"));
+    for (let pass = 0; pass < 2; pass++) {
+      const result = await xql(["data", "import", file, "--market", "stocks", "--timeframe", "h1", "--db", db]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("Imported 50 h1 bars of 1 symbol into market STOCKS");
+      // Not a terminal: no progress bar escapes on standard error.
+      expect(result.stderr).toBe("");
+    }
+    const store = new SqliteStore(db);
+    expect(await store.barCount()).toBe(50);
+    store.close();
+    const status = await xql(["data", "status", "--db", db]);
+    expect(status.stdout).toMatch(/STOCKS\s+h1\s+1\s+50/);
+  });
+
+  it("reports a bad row by line number, writes nothing and exits 1", async () => {
+    const db = join(dir, "bad.db");
+    const file = join(dir, "bad.csv");
+    writeFileSync(file, [`ACME,${T0},10,11,9,10.5,1000`, `ACME,${T0 + 3_600_000},10,9,9,10.5,1000`].join("\n"));
+    const result = await xql(["data", "import", file, "--market", "STOCKS", "--timeframe", "h1", "--db", db]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("line 2: high 9 is below open, close or low; nothing was written");
+    const store = new SqliteStore(db);
+    expect(await store.barCount()).toBe(0);
+    store.close();
+  });
+
+  it("refuses an import without --market or --timeframe (usage, exit 2)", async () => {
+    const result = await xql(["data", "import", join(dir, "bars.csv"), "--db", join(dir, "x.db")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("data import needs --market M");
+  });
+
+  it("seeds the synthetic FOREX and CRYPTO universe at every timeframe", async () => {
+    const db = join(dir, "seed.db");
+    const result = await xql(["data", "seed", "--bars", "320", "--db", db]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Seeded [\d,]+ bars/);
+    const store = new SqliteStore(db);
+    const series = await store.series();
+    store.close();
+    for (const market of ["FOREX", "CRYPTO"]) {
+      for (const timeframe of TIMEFRAMES) {
+        const held = series.filter((s) => s.market === market && s.timeframe === timeframe);
+        expect(held.length, `${market} ${timeframe}`).toBeGreaterThan(market === "CRYPTO" ? 199 : 9);
+        expect(held.every((s) => s.bars === 320)).toBe(true);
+      }
+    }
+  });
+
+  it("prints help", async () => {
+    const { code, stdout } = await xql(["data", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("xql data import FILE.csv --market M --timeframe TF");
+  });
+});

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { SqliteStore } from "../../src/data/sqlite.js";
+import { hashApiKey } from "../../src/data/keys.js";
+import { tempDir } from "../data/helpers.js";
+import { xql } from "./run-cli.js";
+
+const KEY = /^xql_[0-9A-Za-z]{32}$/;
+
+describe("xql keys", () => {
+  let dir: string;
+  let cleanup: () => void;
+  let db: string;
+  beforeAll(() => {
+    ({ dir, cleanup } = tempDir());
+    db = join(dir, "keys.db");
+  });
+  afterAll(() => cleanup());
+
+  it("creates a key on a new account and prints it alone on the last line", async () => {
+    const { code, stdout } = await xql(["keys", "create", "--tier", "essential", "--label", "laptop", "--db", db]);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split("\n");
+    const key = lines.at(-1)!;
+    expect(key).toMatch(KEY);
+    expect(stdout).toMatch(/account: acct_[0-9A-Za-z]{16} \(new\)/);
+    expect(stdout).toContain("essential");
+    const store = new SqliteStore(db);
+    const record = await store.findKeyByHash(hashApiKey(key));
+    store.close();
+    expect(record).toMatchObject({ tier: "essential", label: "laptop", revokedAt: null, prefix: key.slice(0, 8) });
+  });
+
+  it("adds a key to an existing account, lists keys without whole keys, and revokes", async () => {
+    const first = await xql(["keys", "create", "--tier", "free", "--db", db]);
+    const firstKey = first.stdout.trimEnd().split("\n").at(-1)!;
+    const account = /account: (acct_\w+)/.exec(first.stdout)![1]!;
+    const second = await xql(["keys", "create", "--account", account, "--label", "ci", "--db", db]);
+    expect(second.code).toBe(0);
+    const secondKey = second.stdout.trimEnd().split("\n").at(-1)!;
+    expect(secondKey).toMatch(KEY);
+    expect(second.stdout).not.toContain("(new)");
+
+    const list = await xql(["keys", "list", "--db", db]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(`${firstKey.slice(0, 8)}…`);
+    expect(list.stdout).not.toContain(firstKey);
+    expect(list.stdout).not.toContain(secondKey);
+    expect(list.stdout.match(new RegExp(account, "g"))).toHaveLength(2);
+
+    const revoked = await xql(["keys", "revoke", firstKey, "--db", db]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked key ${firstKey.slice(0, 8)}…`);
+    expect(revoked.stdout).not.toContain(firstKey);
+    const json = await xql(["keys", "list", "--format", "json", "--db", db]);
+    const rows = JSON.parse(json.stdout) as { prefix: string; revoked: string | null }[];
+    expect(rows.find((r) => r.prefix === `${firstKey.slice(0, 8)}…`)!.revoked).toMatch(/^\d{4}-/);
+    expect(json.stdout).not.toContain(firstKey);
+  });
+
+  it("refuses a tier that does not match the account, an unknown account, and an unknown tier", async () => {
+    const first = await xql(["keys", "create", "--tier", "free", "--db", db]);
+    const account = /account: (acct_\w+)/.exec(first.stdout)![1]!;
+    const mismatch = await xql(["keys", "create", "--account", account, "--tier", "plus", "--db", db]);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr).toMatch(/is on the free tier, not plus/);
+    const missing = await xql(["keys", "create", "--account", "acct_nope", "--db", db]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No account 'acct_nope'/);
+    const unknown = await xql(["keys", "create", "--tier", "gold", "--db", db]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown tier 'gold'/);
+    expect(unknown.stdout).toBe("");
+  });
+
+  it("fails to revoke a key that does not exist", async () => {
+    const result = await xql(["keys", "revoke", "xql_00000000000000000000000000000000", "--db", db]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no such key/);
+  });
+
+  it("uses $XQL_DB, else .xql/xql.db under the current directory", async () => {
+    const viaEnv = join(dir, "env.db");
+    expect((await xql(["keys", "create", "--tier", "free"], { env: { XQL_DB: viaEnv } })).code).toBe(0);
+    expect(existsSync(viaEnv)).toBe(true);
+    expect((await xql(["keys", "create", "--tier", "free"], { cwd: dir })).code).toBe(0);
+    expect(existsSync(join(dir, ".xql", "xql.db"))).toBe(true);
+  });
+
+  it("prints help", async () => {
+    const { code, stdout } = await xql(["keys", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("xql keys create --tier free|essential|plus");
+  });
+});
