@@ -4,7 +4,6 @@
  */
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
-import { compile, explain, validate } from "../api.js";
 import { XqlError } from "../errors.js";
 import type { XqlOptions } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
@@ -14,6 +13,7 @@ import { hashApiKey, looksLikeApiKey } from "../data/keys.js";
 import type { BarStore, KeyStore, QuotaStore, Tier } from "../data/store.js";
 import { TIER_LIMITS } from "../data/store.js";
 import { openApiDocument } from "./openapi.js";
+import { QueryCache } from "./query-cache.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -48,6 +48,8 @@ export interface ServerOptions {
   logger?: FastifyServerOptions["logger"];
   /** Fetch cache: a {@link BarCache} to share, or false to read the store on every run. Default: a new cache. */
   cache?: BarCache | false;
+  /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
+  queryCacheSize?: number;
 }
 
 const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
@@ -98,6 +100,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     lookbackCeiling: options.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING,
   };
   const cache = options.cache === false ? undefined : (options.cache ?? new BarCache());
+  const queries = new QueryCache(xqlOptions, options.queryCacheSize ?? 1024);
   const openApi = JSON.stringify(openApiDocument());
 
   // Keys never reach a log line: the default request serializer logs no headers, and the
@@ -139,12 +142,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const queryText = (request: FastifyRequest): string => (typeof request.body === "string" ? request.body : "");
 
   app.post("/xql/validate", { onRequest: authenticate }, async (request, reply) => {
-    const result = validate(queryText(request), xqlOptions);
+    const result = queries.validate(queryText(request));
     return reply.code(result.valid ? 200 : 400).send(result);
   });
 
   app.post("/xql/explain", { onRequest: authenticate }, async (request, reply) => {
-    const result = explain(queryText(request), xqlOptions);
+    const result = queries.explain(queryText(request));
     return reply.code("plan" in result ? 200 : 400).send(result);
   });
 
@@ -167,13 +170,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
         request.log.error({ err: describeError(error), account: caller.accountId }, "quota release failed");
       }
     };
-    let compiled;
-    try {
-      compiled = compile(queryText(request), xqlOptions);
-    } catch (error) {
-      if (!(error instanceof XqlError)) throw error;
+    const compiled = queries.compile(queryText(request));
+    if (compiled instanceof XqlError) {
       await giveBack();
-      return reply.code(400).send(error.toResult());
+      return reply.code(400).send(compiled.toResult());
     }
     let universe;
     try {
