@@ -256,6 +256,17 @@ describe("POST /xql/run", () => {
     first.store.close();
   });
 
+  it("answers 500 Data store unavailable on every endpoint when the key store itself is down", async () => {
+    server = await startServer();
+    const { key } = await server.key("free");
+    server.store.close();
+    for (const response of [await server.post("/xql/validate", QUERY, key), await server.post("/xql/run", QUERY, key), await server.get("/usage", key)]) {
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: "Data store unavailable" });
+    }
+    expect((await server.get("/health")).status).toBe(503);
+  });
+
   it("still reads the store on a cached run, so a closed store gives 500 every time", async () => {
     const first = await startServer();
     const { key } = await first.key("essential");

@@ -1,0 +1,212 @@
+/**
+ * Service benchmark (not a test). Run: `npx tsx bench/server.ts` (options below).
+ *
+ * 1. validate throughput: POST /xql/validate of the service beside a bare Fastify route
+ *    (text body, constant JSON answer) in the same run, same autocannon settings.
+ * 2. run latency of the spec-shaped example (examples/multi-timeframe.xql) over the seeded
+ *    universe, as `xql serve` seeds it: one client in sequence (p50/p99), then autocannon
+ *    with several connections.
+ * 3. the same over 10,000 CRYPTO instruments (h1, h4, d; the timeframes the query reads).
+ *
+ * Options (environment): BENCH_SECONDS (validate, default 10), BENCH_CONNECTIONS (default 10),
+ * BENCH_RUNS (sequential runs, default 300), BENCH_INSTRUMENTS (default 10000), BENCH_SKIP_LARGE=1.
+ */
+import autocannon from "autocannon";
+import Fastify from "fastify";
+import type { FastifyInstance } from "fastify";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { compile } from "../src/api.js";
+import { issueApiKey } from "../src/data/keys.js";
+import { seedStore } from "../src/data/seed.js";
+import { SqliteStore } from "../src/data/sqlite.js";
+import type { BarBatch } from "../src/data/store.js";
+import { syntheticUniverse } from "../src/data/synthetic.js";
+import { createServer } from "../src/server/index.js";
+import type { Timeframe } from "../src/types.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const RUNS = Number(process.env.BENCH_RUNS ?? 300);
+const INSTRUMENTS = Number(process.env.BENCH_INSTRUMENTS ?? 10_000);
+const VALIDATE_QUERY = readFileSync(new URL("../examples/oversold.xql", import.meta.url), "utf8");
+const RUN_QUERY = readFileSync(new URL("../examples/multi-timeframe.xql", import.meta.url), "utf8");
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return `http://127.0.0.1:${address.port}`;
+}
+
+function cannon(options: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const fmt = (ms: number): string => ms.toFixed(2);
+
+/** Sequential runs by one client: the latency a single caller sees. */
+async function sequentialRuns(url: string, key: string, runs: number): Promise<{ p50: number; p99: number; mean: number; results: number }> {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "text/plain" };
+  let results = 0;
+  for (let i = 0; i < 10; i++) {
+    const response = await fetch(`${url}/xql/run`, { method: "POST", body: RUN_QUERY, headers });
+    if (response.status !== 200) throw new Error(`warm-up run answered ${response.status}: ${await response.text()}`);
+    results = ((await response.json()) as { results: unknown[] }).results.length;
+  }
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const response = await fetch(`${url}/xql/run`, { method: "POST", body: RUN_QUERY, headers });
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`run answered ${response.status}`);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length, results };
+}
+
+/** A cold run: the first after a write, reading every bar from SQLite. */
+async function coldRun(url: string, key: string, store: SqliteStore): Promise<number> {
+  await store.upsertBars([]); // a write: bumps the data version, so the cache is dropped
+  const started = performance.now();
+  const response = await fetch(`${url}/xql/run`, { method: "POST", body: RUN_QUERY, headers: { authorization: `Bearer ${key}` } });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`cold run answered ${response.status}`);
+  return performance.now() - started;
+}
+
+async function concurrentRuns(url: string, key: string, amount: number): Promise<autocannon.Result> {
+  return cannon({
+    url: `${url}/xql/run`,
+    method: "POST",
+    body: RUN_QUERY,
+    headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
+    connections: CONNECTIONS,
+    amount,
+  });
+}
+
+/** `count` distinct CRYPTO instruments: synthetic blocks with their symbols made unique. */
+function largeBatches(count: number, timeframes: Timeframe[], bars: number, end: number): BarBatch[] {
+  const perTimeframe = new Map<Timeframe, BarBatch["symbols"][number][]>(timeframes.map((tf) => [tf, []]));
+  let made = 0;
+  for (let block = 0; made < count; block++) {
+    const universe = syntheticUniverse({ market: "CRYPTO", symbols: Math.min(200, count - made), timeframes, bars, end, seed: 1000 + block });
+    for (const instrument of universe) {
+      if (made >= count) break;
+      const symbol = `${instrument.symbol}.${block}`;
+      for (const tf of timeframes) perTimeframe.get(tf)!.push({ symbol, bars: instrument.bars[tf]! });
+      made++;
+    }
+  }
+  return timeframes.map((timeframe) => ({ market: "CRYPTO", timeframe, symbols: perTimeframe.get(timeframe)! }));
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "xql-bench-"));
+  const lines: string[] = [];
+  const say = (line: string): void => {
+    lines.push(line);
+    console.log(line);
+  };
+  try {
+    say(`Node ${process.version}, ${cpus().length} CPU (${cpus()[0]?.model ?? "?"}), ${new Date().toISOString().slice(0, 10)}`);
+    say(`autocannon: ${CONNECTIONS} connections; validate for ${SECONDS} s each`);
+    compile(RUN_QUERY); // fail early on a broken example
+
+    // ---- seeded universe ----
+    const store = new SqliteStore(join(dir, "seeded.db"));
+    let started = performance.now();
+    const seeded = await seedStore(store);
+    say(`Seeded universe: ${seeded.toLocaleString("en-US")} bars in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const symbols = new Set((await store.series("CRYPTO")).filter((s) => s.timeframe === "h1").map((s) => s.symbol)).size;
+    const app = createServer({ store, logger: false });
+    const url = await listen(app);
+    const validateKey = (await issueApiKey(store, { tier: "free", now: Date.now() })).key;
+
+    const bare = Fastify({ logger: false });
+    bare.post("/xql/validate", async () => ({ valid: true }));
+    const bareUrl = await listen(bare);
+
+    const validateOptions = (target: string, key?: string): autocannon.Options => ({
+      url: `${target}/xql/validate`,
+      method: "POST",
+      body: VALIDATE_QUERY,
+      headers: { "content-type": "text/plain", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      connections: CONNECTIONS,
+      duration: SECONDS,
+    });
+    // Warm both up (JIT, connection pools), then measure: bare, service, bare, service.
+    await cannon({ ...validateOptions(bareUrl), duration: 2 });
+    await cannon({ ...validateOptions(url, validateKey), duration: 2 });
+    const bareA = await cannon(validateOptions(bareUrl));
+    const serviceA = await cannon(validateOptions(url, validateKey));
+    const bareB = await cannon(validateOptions(bareUrl));
+    const serviceB = await cannon(validateOptions(url, validateKey));
+    // Every body distinct: the query cache never hits, each request parses and plans.
+    let counter = 0;
+    const distinct = await cannon({
+      ...validateOptions(url, validateKey),
+      setupRequest: (request) => ({ ...request, body: `${VALIDATE_QUERY}\n// ${counter++}` }),
+    });
+    const bareRps = (bareA.requests.average + bareB.requests.average) / 2;
+    const serviceRps = (serviceA.requests.average + serviceB.requests.average) / 2;
+    if (serviceA.non2xx + serviceB.non2xx + distinct.non2xx > 0) throw new Error("validate answered non-2xx during the benchmark");
+    say("");
+    say("| validate | req/s (mean of 2) | p50 ms | p99 ms |");
+    say("|---|---:|---:|---:|");
+    say(`| bare Fastify route | ${Math.round(bareRps).toLocaleString("en-US")} | ${bareB.latency.p50} | ${bareB.latency.p99} |`);
+    say(`| xql POST /xql/validate (auth + parse + plan) | ${Math.round(serviceRps).toLocaleString("en-US")} | ${serviceB.latency.p50} | ${serviceB.latency.p99} |`);
+    say(`| ratio | ${((serviceRps / bareRps) * 100).toFixed(0)}% (target >= 70%) | | |`);
+    say(`| xql POST /xql/validate, every body distinct (no query cache) | ${Math.round(distinct.requests.average).toLocaleString("en-US")} (${((distinct.requests.average / bareRps) * 100).toFixed(0)}%) | ${distinct.latency.p50} | ${distinct.latency.p99} |`);
+
+    const runKey = (await issueApiKey(store, { tier: "plus", now: Date.now() })).key;
+    const cold = await coldRun(url, runKey, store);
+    const seq = await sequentialRuns(url, runKey, RUNS);
+    const loadKey = (await issueApiKey(store, { tier: "plus", now: Date.now() })).key;
+    const load = await concurrentRuns(url, loadKey, 4000);
+    say("");
+    say(`| run (examples/multi-timeframe.xql) | instruments | cold ms | p50 ms | p99 ms | under load: req/s, p50 / p99 ms |`);
+    say("|---|---:|---:|---:|---:|---|");
+    say(
+      `| seeded universe | ${symbols} | ${fmt(cold)} | ${fmt(seq.p50)} | ${fmt(seq.p99)} | ${Math.round(load.requests.average)}, ${load.latency.p50} / ${load.latency.p99} (${CONNECTIONS} conn.) |`,
+    );
+    await app.close();
+    await bare.close();
+    store.close();
+
+    // ---- 10,000 instruments ----
+    if (process.env.BENCH_SKIP_LARGE !== "1") {
+      const large = new SqliteStore(join(dir, "large.db"));
+      const timeframes: Timeframe[] = ["h1", "h4", "d"];
+      started = performance.now();
+      const written = await large.upsertBars(largeBatches(INSTRUMENTS, timeframes, 320, Date.now()));
+      const loadSeconds = (performance.now() - started) / 1000;
+      const largeApp = createServer({ store: large, logger: false });
+      const largeUrl = await listen(largeApp);
+      const key = (await issueApiKey(large, { tier: "plus", now: Date.now() })).key;
+      const largeCold = await coldRun(largeUrl, key, large);
+      const largeSeq = await sequentialRuns(largeUrl, key, Math.min(RUNS, 100));
+      const largeLoad = await concurrentRuns(largeUrl, (await issueApiKey(large, { tier: "plus", now: Date.now() })).key, 300);
+      say(
+        `| ${INSTRUMENTS.toLocaleString("en-US")} instruments (h1, h4, d; ${written.toLocaleString("en-US")} bars loaded in ${loadSeconds.toFixed(0)} s) | ${INSTRUMENTS} | ${fmt(largeCold)} | ${fmt(largeSeq.p50)} | ${fmt(largeSeq.p99)} | ${Math.round(largeLoad.requests.average)}, ${largeLoad.latency.p50} / ${largeLoad.latency.p99} (${CONNECTIONS} conn.) |`,
+      );
+      await largeApp.close();
+      large.close();
+    }
+    say("");
+    say(`Sequential: ${RUNS} runs by one client after 10 warm-up runs (100 for the large universe); cold = first run after a write (cache dropped, every bar read from SQLite).`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
