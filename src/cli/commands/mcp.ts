@@ -16,12 +16,12 @@ Environment:
                  \`xql keys create --tier free\`)
   XQL_BASE_URL   the service's address (default ${DEFAULT_BASE_URL})
 
-Example MCP client configuration:
+Example MCP client configuration (see docs/mcp.md):
   {
     "mcpServers": {
       "xql": {
-        "command": "npx",
-        "args": ["-y", "xql", "mcp"],
+        "command": "xql",
+        "args": ["mcp"],
         "env": { "XQL_API_KEY": "xql_...", "XQL_BASE_URL": "${DEFAULT_BASE_URL}" }
       }
     }
