@@ -1,0 +1,649 @@
+/**
+ * The scale-out bar and key store: PostgreSQL through a `pg` connection pool. Several
+ * `xql serve` replicas share one database; each implements the same contracts as the
+ * embedded SQLite store ({@link BarStore}, {@link KeyStore}, and {@link QuotaStore} for
+ * deployments without Redis), so routes never know which one they talk to.
+ *
+ * - Schema in numbered migrations, applied once under an advisory lock, so replicas
+ *   starting together never race.
+ * - "The latest N bars of every symbol" is one query per plan source: a LATERAL
+ *   `ORDER BY time DESC LIMIT n` per symbol of the series catalog, each symbol's columns
+ *   aggregated into binary float8/int8 arrays (`array_send`), so 10,000 symbols are 10,000
+ *   rows rather than millions.
+ * - Writes go in one transaction with `unnest` of whole columns, and bump `data_version`
+ *   in that same transaction.
+ */
+import pg from "pg";
+import type { Bars, RawSeries, Timeframe } from "../types.js";
+import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
+import type {
+  Account,
+  BarBatch,
+  BarStore,
+  KeyRecord,
+  KeyStore,
+  LatestBarsRequest,
+  ProgressListener,
+  QuotaStore,
+  QuotaUsage,
+  Reservation,
+  SeriesInfo,
+  SymbolBars,
+  Tier,
+} from "./store.js";
+import { isTier } from "./store.js";
+
+/** One step of the schema. Versions only grow; a released migration is never edited. */
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "bars, series catalog, meta, accounts, keys, quota",
+    sql: `
+      CREATE TABLE bars (
+        market    text             NOT NULL,
+        timeframe text             NOT NULL,
+        symbol    text             NOT NULL,
+        time      bigint           NOT NULL,
+        open      double precision NOT NULL,
+        high      double precision NOT NULL,
+        low       double precision NOT NULL,
+        close     double precision NOT NULL,
+        volume    double precision NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, time)
+      );
+
+      -- What each (market, timeframe, symbol) holds, kept in step with bars by every write.
+      CREATE TABLE series (
+        market     text   NOT NULL,
+        timeframe  text   NOT NULL,
+        symbol     text   NOT NULL,
+        bars       bigint NOT NULL,
+        first_time bigint NOT NULL,
+        last_time  bigint NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol)
+      );
+
+      -- data_version changes in the same transaction as every write of bars.
+      CREATE TABLE meta (
+        key   text   PRIMARY KEY,
+        value bigint NOT NULL
+      );
+      INSERT INTO meta (key, value) VALUES ('data_version', 0);
+
+      CREATE TABLE accounts (
+        id         text   PRIMARY KEY,
+        tier       text   NOT NULL CHECK (tier IN ('free', 'essential', 'plus')),
+        created_at bigint NOT NULL
+      );
+
+      -- Only the SHA-256 of a key is kept; prefix is for people to tell keys apart.
+      CREATE TABLE api_keys (
+        seq        bigserial UNIQUE,
+        hash       text   PRIMARY KEY,
+        prefix     text   NOT NULL,
+        account_id text   NOT NULL REFERENCES accounts (id),
+        label      text,
+        created_at bigint NOT NULL,
+        revoked_at bigint
+      );
+      CREATE INDEX api_keys_account ON api_keys (account_id);
+
+      -- Metered calls per account and UTC day, for deployments without Redis.
+      CREATE TABLE quota_usage (
+        account_id text    NOT NULL,
+        day        text    NOT NULL,
+        used       integer NOT NULL DEFAULT 0 CHECK (used >= 0),
+        PRIMARY KEY (account_id, day)
+      );
+    `,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+
+/** Advisory lock key held while migrating ("xql" in ASCII, then 1). */
+const MIGRATION_LOCK = 0x78716c01;
+
+export interface PostgresStoreOptions {
+  /** Largest number of pooled connections. Default 10. */
+  max?: number;
+  /** How long to wait for a connection (from the pool or a new one), ms. Default 5000. */
+  connectionTimeoutMillis?: number;
+  /** An idle pooled connection is closed after this many ms. Default 30000. */
+  idleTimeoutMillis?: number;
+  /** Server-side limit on each statement, ms. Default 15000. */
+  statementTimeoutMillis?: number;
+  /** Client-side limit on each query, ms (covers a server that stops answering). Default 20000. */
+  queryTimeoutMillis?: number;
+  /** Rows per INSERT when writing bars. Default 20000. */
+  writeChunkRows?: number;
+  /** Told about errors of idle pooled connections (a restart of the server, say). */
+  onError?: (error: Error) => void;
+}
+
+// bigint columns (times, counts) come back as JS numbers: ms times fit in 2^53.
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === 20 && format !== "binary") return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+} as pg.CustomTypesConfig;
+
+/** The URL with any password replaced, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+/** True when the text names a PostgreSQL database (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(text: string | undefined): text is string {
+  return text !== undefined && /^postgres(ql)?:\/\//i.test(text);
+}
+
+/**
+ * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on PostgreSQL. The schema is
+ * migrated on first use (or by {@link PostgresStore.open}); a database that does not answer
+ * makes calls reject after the connection timeout, and they work again once it is back.
+ */
+export class PostgresStore implements BarStore, KeyStore, QuotaStore {
+  /** Where the store lives, without a password: for messages. */
+  readonly file: string;
+  readonly pool: pg.Pool;
+  private readonly writeChunkRows: number;
+  private migrated: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.file = redactUrl(url);
+    this.writeChunkRows = options.writeChunkRows ?? 20_000;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
+      idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,
+      statement_timeout: options.statementTimeoutMillis ?? 15_000,
+      query_timeout: options.queryTimeoutMillis ?? 20_000,
+      application_name: "xql",
+      types,
+    });
+    // An idle client's error (the server restarted) must not crash the process; the pool
+    // drops that client and the next call connects afresh.
+    this.pool.on("error", (error) => options.onError?.(error));
+  }
+
+  /** Connects and migrates; rejects when the database cannot be reached. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const store = new PostgresStore(url, options);
+    try {
+      await store.ready();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /** Resolves once the schema is current; a failed attempt is tried again on the next call. */
+  ready(): Promise<void> {
+    if (!this.migrated) {
+      this.migrated = this.migrate().catch((error: unknown) => {
+        this.migrated = undefined;
+        throw error;
+      });
+    }
+    return this.migrated;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.transaction(async (client) => {
+      // Replicas starting together queue here; the first applies, the others find it done.
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version    integer PRIMARY KEY,
+        name       text    NOT NULL,
+        applied_at bigint  NOT NULL
+      )`);
+      const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
+      const current = rows[0]?.v ?? 0;
+      if (current > PG_SCHEMA_VERSION) {
+        throw new Error(
+          `The database schema is at version ${current}, newer than this xql understands (${PG_SCHEMA_VERSION}); upgrade xql`,
+        );
+      }
+      for (const migration of PG_MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await client.query(migration.sql);
+        await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+          migration.version,
+          migration.name,
+          Date.now(),
+        ]);
+      }
+    });
+  }
+
+  /** Ends the pool; later calls reject. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.ready();
+    return this.pool.query<R>(text, values);
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        broken = true;
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  // ---- BarStore ----
+
+  async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
+    const { market, timeframe, baseTimeframe, count } = request;
+    const series = RAW_SERIES.filter((name) => request.series.includes(name));
+    // Column names come from RAW_SERIES only, never from a request string.
+    const columnsSql = ["time", ...series].map((c) => `array_send(array_agg(${c} ORDER BY time)) AS ${c}`).join(", ");
+    const picked = ["time", ...series].join(", ");
+    let text: string;
+    let values: unknown[];
+    if (timeframe === baseTimeframe) {
+      text = `SELECT s.symbol, b.* FROM series s
+        LEFT JOIN LATERAL (
+          SELECT ${columnsSql} FROM (
+            SELECT ${picked} FROM bars
+            WHERE market = s.market AND timeframe = s.timeframe AND symbol = s.symbol
+            ORDER BY time DESC LIMIT $3
+          ) latest
+        ) b ON true
+        WHERE s.market = $1 AND s.timeframe = $2
+        ORDER BY s.symbol COLLATE "C"`;
+      values = [market, timeframe, count];
+    } else {
+      // Cut each symbol at the close of its latest base bar; one in-progress bar may come along.
+      text = `SELECT s.symbol, b.* FROM series s
+        JOIN series base ON base.market = s.market AND base.timeframe = $3 AND base.symbol = s.symbol
+        LEFT JOIN LATERAL (
+          SELECT ${columnsSql} FROM (
+            SELECT ${picked} FROM bars
+            WHERE market = s.market AND timeframe = s.timeframe AND symbol = s.symbol
+              AND time < base.last_time + $4
+            ORDER BY time DESC LIMIT $5
+          ) latest
+        ) b ON true
+        WHERE s.market = $1 AND s.timeframe = $2
+        ORDER BY s.symbol COLLATE "C"`;
+      values = [market, timeframe, baseTimeframe, TIMEFRAME_MS[baseTimeframe], count + 1];
+    }
+    const { rows } = await this.query<Record<string, unknown>>(text, values);
+    return rows.map((row) => ({ symbol: row.symbol as string, bars: decodeColumns(row, series) }));
+  }
+
+  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number> {
+    await this.ready();
+    let total = 0;
+    for (const batch of batches) for (const { bars } of batch.symbols) total += bars.time.length;
+    const chunkRows = this.writeChunkRows;
+    const written = await this.transaction(async (client) => {
+      let done = 0;
+      let reported = 0;
+      for (const { market, timeframe, symbols, replace } of batches) {
+        if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
+        const names = symbols.map((s) => s.symbol);
+        if (replace && names.length > 0) {
+          await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
+            market,
+            timeframe,
+            names,
+          ]);
+          await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
+            market,
+            timeframe,
+            names,
+          ]);
+        }
+        const chunk = new Chunk();
+        const flush = async (): Promise<void> => {
+          if (chunk.length === 0) return;
+          await client.query(
+            `INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
+             SELECT $1, $2, u.* FROM unnest($3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[],
+               $8::float8[], $9::float8[]) AS u
+             ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
+               open = excluded.open, high = excluded.high, low = excluded.low,
+               close = excluded.close, volume = excluded.volume`,
+            [market, timeframe, chunk.symbol, chunk.time, chunk.open, chunk.high, chunk.low, chunk.close, chunk.volume],
+          );
+          done += chunk.length;
+          chunk.clear();
+          if (onProgress && done - reported >= 10_000) {
+            reported = done;
+            onProgress(done, total);
+          }
+        };
+        for (const { symbol, bars } of symbols) {
+          for (const i of lastOfEachTime(bars.time)) {
+            chunk.push(symbol, bars, i);
+            if (chunk.length >= chunkRows) await flush();
+          }
+        }
+        await flush();
+        if (names.length > 0) {
+          await client.query(
+            `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
+             SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+             WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
+             GROUP BY market, timeframe, symbol
+             ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
+               bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`,
+            [market, timeframe, names],
+          );
+        }
+      }
+      await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
+      return done;
+    });
+    onProgress?.(written, total);
+    return written;
+  }
+
+  async markets(): Promise<string[]> {
+    const { rows } = await this.query<{ market: string }>(
+      `SELECT market FROM series GROUP BY market ORDER BY market COLLATE "C"`,
+    );
+    return rows.map((r) => r.market);
+  }
+
+  async series(market?: string): Promise<SeriesInfo[]> {
+    const { rows } =
+      market === undefined
+        ? await this.query<SeriesRow>(
+            `SELECT market, timeframe, symbol, bars, first_time, last_time FROM series
+             ORDER BY market COLLATE "C", timeframe COLLATE "C", symbol COLLATE "C"`,
+          )
+        : await this.query<SeriesRow>(
+            `SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = $1
+             ORDER BY timeframe COLLATE "C", symbol COLLATE "C"`,
+            [market],
+          );
+    return rows.map((r) => ({
+      market: r.market,
+      timeframe: r.timeframe,
+      symbol: r.symbol,
+      bars: r.bars,
+      firstTime: r.first_time,
+      lastTime: r.last_time,
+    }));
+  }
+
+  async barCount(): Promise<number> {
+    const { rows } = await this.query<{ n: number }>("SELECT coalesce(sum(bars), 0)::bigint AS n FROM series");
+    return rows[0]!.n;
+  }
+
+  async dataVersion(): Promise<number> {
+    const { rows } = await this.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
+    return rows[0]!.value;
+  }
+
+  async health(): Promise<void> {
+    await this.query("SELECT 1");
+  }
+
+  // ---- KeyStore ----
+
+  async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
+    if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
+    await this.query("INSERT INTO accounts (id, tier, created_at) VALUES ($1, $2, $3)", [id, tier, now]);
+    return { id, tier, createdAt: now };
+  }
+
+  async findAccount(id: string): Promise<Account | undefined> {
+    const { rows } = await this.query<{ id: string; tier: Tier; created_at: number }>(
+      "SELECT id, tier, created_at FROM accounts WHERE id = $1",
+      [id],
+    );
+    const row = rows[0];
+    return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
+  }
+
+  async createKey(
+    key: { hash: string; prefix: string; accountId: string; label: string | null },
+    now: number,
+  ): Promise<KeyRecord> {
+    const { rows } = await this.query<{ tier: Tier }>(
+      `INSERT INTO api_keys (hash, prefix, account_id, label, created_at)
+       SELECT $1, $2, a.id, $4, $5 FROM accounts a WHERE a.id = $3
+       RETURNING (SELECT tier FROM accounts WHERE id = $3) AS tier`,
+      [key.hash, key.prefix, key.accountId, key.label, now],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`No account '${key.accountId}'`);
+    return { ...key, tier: row.tier, createdAt: now, revokedAt: null };
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    const { rows } = await this.query<KeyRow>(
+      `SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
+      [hash],
+    );
+    return rows[0] && keyRecord(rows[0]);
+  }
+
+  async revokeKey(hash: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.query("UPDATE api_keys SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL", [
+      now,
+      hash,
+    ]);
+    return rowCount === 1;
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    const { rows } = await this.query<KeyRow>(
+      `SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.seq`,
+    );
+    return rows.map(keyRecord);
+  }
+
+  // ---- QuotaStore (used when no Redis is configured) ----
+
+  async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
+    if (limit > 0) {
+      // One statement: the row lock makes concurrent reservations across replicas queue.
+      const { rows } = await this.query<{ used: number }>(
+        `INSERT INTO quota_usage (account_id, day, used) VALUES ($1, $2, 1)
+         ON CONFLICT (account_id, day) DO UPDATE SET used = quota_usage.used + 1
+         WHERE quota_usage.used < $3
+         RETURNING used`,
+        [accountId, day, limit],
+      );
+      const used = rows[0]?.used;
+      if (used !== undefined) return { admitted: true, used, remaining: Math.max(0, limit - used) };
+    }
+    const current = await this.usedOn(accountId, day);
+    return { admitted: false, used: current, remaining: Math.max(0, limit - current) };
+  }
+
+  async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    const { rows } = await this.query<{ used: number }>(
+      "UPDATE quota_usage SET used = used - 1 WHERE account_id = $1 AND day = $2 AND used > 0 RETURNING used",
+      [accountId, day],
+    );
+    const used = rows[0]?.used ?? (await this.usedOn(accountId, day));
+    return { used, remaining: Math.max(0, limit - used) };
+  }
+
+  async usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    const used = await this.usedOn(accountId, day);
+    return { used, remaining: Math.max(0, limit - used) };
+  }
+
+  private async usedOn(accountId: string, day: string): Promise<number> {
+    const { rows } = await this.query<{ used: number }>("SELECT used FROM quota_usage WHERE account_id = $1 AND day = $2", [
+      accountId,
+      day,
+    ]);
+    return rows[0]?.used ?? 0;
+  }
+}
+
+interface SeriesRow {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+  bars: number;
+  first_time: number;
+  last_time: number;
+}
+
+interface KeyRow {
+  hash: string;
+  prefix: string;
+  account_id: string;
+  tier: Tier;
+  label: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+function keyRecord(row: KeyRow): KeyRecord {
+  return {
+    hash: row.hash,
+    prefix: row.prefix,
+    accountId: row.account_id,
+    tier: row.tier,
+    label: row.label,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** Column arrays for one INSERT … SELECT unnest(…). */
+class Chunk {
+  symbol: string[] = [];
+  time: number[] = [];
+  open: number[] = [];
+  high: number[] = [];
+  low: number[] = [];
+  close: number[] = [];
+  volume: number[] = [];
+
+  get length(): number {
+    return this.time.length;
+  }
+
+  push(symbol: string, bars: Bars, i: number): void {
+    this.symbol.push(symbol);
+    this.time.push(bars.time[i]!);
+    this.open.push(bars.open[i]!);
+    this.high.push(bars.high[i]!);
+    this.low.push(bars.low[i]!);
+    this.close.push(bars.close[i]!);
+    this.volume.push(bars.volume[i]!);
+  }
+
+  clear(): void {
+    this.symbol = [];
+    this.time = [];
+    this.open = [];
+    this.high = [];
+    this.low = [];
+    this.close = [];
+    this.volume = [];
+  }
+}
+
+/**
+ * Indices of the bars to write: every bar, except that of bars sharing a time only the
+ * last counts (as when SQLite applies them one after another); one INSERT may not touch a
+ * row twice.
+ */
+function lastOfEachTime(time: ArrayLike<number>): number[] {
+  const n = time.length;
+  let increasing = true;
+  for (let i = 1; i < n && increasing; i++) if (!(time[i]! > time[i - 1]!)) increasing = false;
+  if (increasing) return Array.from({ length: n }, (_, i) => i);
+  const last = new Map<number, number>();
+  for (let i = 0; i < n; i++) last.set(time[i]!, i);
+  return [...last.values()].sort((a, b) => a - b);
+}
+
+/**
+ * A binary one-dimensional array (`array_send`) of int8 or float8 to a Float64Array:
+ * a 12-byte header (ndim, has-nulls, element type), then per dimension its length and lower
+ * bound, then per element a 4-byte length and 8 big-endian bytes.
+ */
+function decodeArray(buffer: Buffer | null | undefined): Float64Array {
+  if (!buffer || buffer.length < 12) return new Float64Array(0);
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const ndim = view.getInt32(0);
+  if (ndim === 0) return new Float64Array(0);
+  const oid = view.getInt32(8);
+  const n = view.getInt32(12);
+  const out = new Float64Array(n);
+  let at = 12 + ndim * 8;
+  if (oid === 20) {
+    for (let i = 0; i < n; i++) {
+      at += 4;
+      out[i] = Number(view.getBigInt64(at));
+      at += 8;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      at += 4;
+      out[i] = view.getFloat64(at);
+      at += 8;
+    }
+  }
+  return out;
+}
+
+function decodeColumns(row: Record<string, unknown>, series: readonly RawSeries[]): Bars {
+  const time = decodeArray(row.time as Buffer | null);
+  const n = time.length;
+  const filled: Partial<Record<RawSeries, Float64Array>> = {};
+  for (const name of series) filled[name] = n === 0 ? new Float64Array(0) : decodeArray(row[name] as Buffer | null);
+  const missing = (): Float64Array => new Float64Array(n).fill(Number.NaN);
+  return {
+    time,
+    open: filled.open ?? missing(),
+    high: filled.high ?? missing(),
+    low: filled.low ?? missing(),
+    close: filled.close ?? missing(),
+    volume: filled.volume ?? missing(),
+  };
+}
