@@ -94,20 +94,14 @@ async function concurrentRuns(url: string, key: string, amount: number): Promise
   });
 }
 
-/** `count` distinct CRYPTO instruments: synthetic blocks with their symbols made unique. */
+/** `count` CRYPTO instruments (the synthetic list, extended with made-up names past it). */
 function largeBatches(count: number, timeframes: Timeframe[], bars: number, end: number): BarBatch[] {
-  const perTimeframe = new Map<Timeframe, BarBatch["symbols"][number][]>(timeframes.map((tf) => [tf, []]));
-  let made = 0;
-  for (let block = 0; made < count; block++) {
-    const universe = syntheticUniverse({ market: "CRYPTO", symbols: Math.min(200, count - made), timeframes, bars, end, seed: 1000 + block });
-    for (const instrument of universe) {
-      if (made >= count) break;
-      const symbol = `${instrument.symbol}.${block}`;
-      for (const tf of timeframes) perTimeframe.get(tf)!.push({ symbol, bars: instrument.bars[tf]! });
-      made++;
-    }
-  }
-  return timeframes.map((timeframe) => ({ market: "CRYPTO", timeframe, symbols: perTimeframe.get(timeframe)! }));
+  const universe = syntheticUniverse({ market: "CRYPTO", symbols: count, timeframes, bars, end });
+  return timeframes.map((timeframe) => ({
+    market: "CRYPTO",
+    timeframe,
+    symbols: universe.map((instrument) => ({ symbol: instrument.symbol, bars: instrument.bars[timeframe]! })),
+  }));
 }
 
 async function main(): Promise<void> {
