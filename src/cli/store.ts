@@ -1,18 +1,28 @@
-/** Where the commands find the embedded database, and opening it (seeded on first use when asked). */
+/** Where the commands find the database (embedded SQLite file or PostgreSQL URL), and opening it (seeded on first use when asked). */
 import { resolve } from "node:path";
+import { PostgresStore, isPostgresUrl } from "../data/postgres.js";
 import { SqliteStore } from "../data/sqlite.js";
 import { DEFAULT_MARKETS } from "../types.js";
 import { progressBar } from "./progress.js";
 
-/** The database file: `--db FILE`, else `$XQL_DB`, else `.xql/xql.db` under the current directory. */
+/** The store a command opens: the embedded SQLite file or a shared PostgreSQL database. */
+export type CliStore = SqliteStore | PostgresStore;
+
+/**
+ * The database: `--db FILE|postgres://…`, else `$XQL_DATABASE_URL` (a PostgreSQL URL),
+ * else `$XQL_DB`, else `.xql/xql.db` under the current directory.
+ */
 export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (isPostgresUrl(flag)) return flag;
   if (flag !== undefined && flag !== "") return resolve(flag);
+  if (isPostgresUrl(env.XQL_DATABASE_URL)) return env.XQL_DATABASE_URL;
   if (env.XQL_DB) return resolve(env.XQL_DB);
   return resolve(".xql", "xql.db");
 }
 
-/** Opens (creating and migrating) the store at `file`. */
-export function openStore(file: string): SqliteStore {
+/** Opens (creating and migrating) the store at `file`; a PostgreSQL URL connects and migrates on first use. */
+export function openStore(file: string): CliStore {
+  if (isPostgresUrl(file)) return new PostgresStore(file);
   try {
     return new SqliteStore(file);
   } catch (error) {
@@ -21,7 +31,7 @@ export function openStore(file: string): SqliteStore {
 }
 
 /** Seeds the synthetic universe when the store holds no bars, telling the user on standard error. */
-export async function seedOnFirstUse(store: SqliteStore): Promise<void> {
+export async function seedOnFirstUse(store: CliStore): Promise<void> {
   if ((await store.barCount()) > 0) return;
   process.stderr.write(`xql: ${store.file} holds no bars; seeding the synthetic FOREX and CRYPTO universe (once)\n`);
   const progress = progressBar("Seeding");
@@ -34,10 +44,16 @@ export async function seedOnFirstUse(store: SqliteStore): Promise<void> {
 }
 
 /** The markets queries may name: the defaults plus every market holding bars (e.g. from an import). */
-export async function marketsOf(store: SqliteStore): Promise<string[]> {
+export async function marketsOf(store: CliStore): Promise<string[]> {
   const markets = [...DEFAULT_MARKETS];
   for (const market of await store.markets()) {
     if (!markets.some((m) => m.toUpperCase() === market.toUpperCase())) markets.push(market);
   }
   return markets;
+}
+
+/** The Redis server for quota counters: `--redis redis://…`, else `$XQL_REDIS_URL`; none means the database keeps them. */
+export function redisUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (flag !== undefined && flag !== "") return flag;
+  return env.XQL_REDIS_URL || undefined;
 }

@@ -3,9 +3,10 @@ import type { Command } from "../command.js";
 import { UsageError, parseFlags } from "../command.js";
 import { DEFAULT_WARMUP } from "../../data/fetch.js";
 import { createServer } from "../../server/index.js";
-import { databasePath, marketsOf, openStore, seedOnFirstUse } from "../store.js";
+import { RedisQuotaStore } from "../../data/redis.js";
+import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 
-const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE] [--warmup N] [--quiet]
+const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…] [--warmup N] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
@@ -19,7 +20,10 @@ requests, lets running ones finish, closes the database and exits 0.
 Options:
   --port N      TCP port (default 8787; 0 picks a free one)
   --host H      interface to listen on (default 127.0.0.1; 0.0.0.0 for all)
-  --db FILE     database file (default: $XQL_DB, else .xql/xql.db)
+  --db FILE     database file (default: $XQL_DB, else .xql/xql.db), or a PostgreSQL URL
+                (default: $XQL_DATABASE_URL) shared by several replicas; see docs/deployment.md
+  --redis URL   Redis for the daily quota counters, shared by replicas (default: $XQL_REDIS_URL;
+                without it the database keeps them)
   --warmup N    bars of history fetched per source (default ${DEFAULT_WARMUP})
   --quiet       no request logs
 `;
@@ -38,18 +42,27 @@ export const serveCommand: Command = {
     if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError("--warmup must be a positive integer");
 
     const store = openStore(databasePath(flags.get("db")));
-    await seedOnFirstUse(store);
-    const app = createServer({ store, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
+    const redis = redisUrl(flags.get("redis"));
+    let quota: RedisQuotaStore | undefined;
+    try {
+      await seedOnFirstUse(store);
+      if (redis !== undefined) quota = await RedisQuotaStore.open(redis);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    const app = createServer({ store, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
     try {
       await app.listen({ port, host });
     } catch (error) {
-      store.close();
+      quota?.close();
+      await store.close();
       throw error;
     }
     const address = app.server.address();
     const bound = address !== null && typeof address === "object" ? address.port : port;
     const shownHost = host.includes(":") ? `[${host}]` : host;
-    process.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file})\n`);
+    process.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file}${quota ? `, quota in ${quota.url}` : ""})\n`);
     if ((await store.listKeys()).every((k) => k.revokedAt !== null)) {
       process.stderr.write("xql serve: no API keys yet; create one with `xql keys create --tier free`\n");
     }
@@ -61,13 +74,15 @@ export const serveCommand: Command = {
         stopping = true;
         app.log.info({ signal }, "shutting down");
         app.close().then(
-          () => {
-            store.close();
+          async () => {
+            quota?.close();
+            await store.close();
             process.stderr.write(`xql serve: stopped (${signal})\n`);
             resolve(0);
           },
-          (error: unknown) => {
-            store.close();
+          async (error: unknown) => {
+            quota?.close();
+            await store.close();
             process.stderr.write(`xql serve: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
             resolve(1);
           },
