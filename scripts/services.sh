@@ -9,13 +9,16 @@
 #   scripts/services.sh start-postgres | stop-postgres | start-redis | stop-redis
 #   scripts/services.sh env      print the export lines only
 #
-# Ports: XQL_PG_PORT (default 54329), XQL_REDIS_PORT (default 63799).
+# Ports: XQL_PG_PORT (default 54329), XQL_REDIS_PORT (default 63799); state under
+# XQL_SERVICES_DIR (default .tmp/services), so a test can run a second pair of its own.
+# XQL_REDIS_PERSIST=1 turns on Redis's append-only file (fsync on every write), so counters
+# survive a Redis restart as they should in production; by default Redis keeps nothing.
 # The tests read XQL_TEST_DATABASE_URL and XQL_TEST_REDIS_URL:
 #   eval "$(scripts/services.sh start | grep ^export)"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-DIR="$ROOT/.tmp/services"
+DIR=${XQL_SERVICES_DIR:-"$ROOT/.tmp/services"}
 PG_PORT=${XQL_PG_PORT:-54329}
 REDIS_PORT=${XQL_REDIS_PORT:-63799}
 PG_DATA="$DIR/pg/data"
@@ -130,7 +133,9 @@ stop_pid() {
 start_redis() {
   if alive "$REDIS_PID"; then log "redis already running (pid $(cat "$REDIS_PID"))"; return 0; fi
   mkdir -p "$DIR/redis"
-  (cd "$DIR/redis" && exec redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+  local persist=(--appendonly no)
+  if [ "${XQL_REDIS_PERSIST:-0}" = 1 ]; then persist=(--appendonly yes --appendfsync always --dir "$DIR/redis"); fi
+  (cd "$DIR/redis" && exec redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' "${persist[@]}" \
     --daemonize no >>"$REDIS_LOG" 2>&1) &
   echo $! >"$REDIS_PID"
   if ! wait_port "$REDIS_PORT"; then log "redis did not start; see $REDIS_LOG"; tail -20 "$REDIS_LOG" >&2; exit 1; fi
