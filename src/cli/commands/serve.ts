@@ -3,6 +3,8 @@ import type { Command } from "../command.js";
 import { UsageError, parseFlags } from "../command.js";
 import { DEFAULT_WARMUP } from "../../data/fetch.js";
 import { createServer } from "../../server/index.js";
+import { FallbackKeyStore } from "../../data/key-fallback.js";
+import { PostgresStore } from "../../data/postgres.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 
@@ -51,7 +53,9 @@ export const serveCommand: Command = {
       await store.close();
       throw error;
     }
-    const app = createServer({ store, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
+    // On PostgreSQL, keys already seen keep authenticating while the database is down.
+    const keys = store instanceof PostgresStore ? new FallbackKeyStore(store) : undefined;
+    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
     try {
       await app.listen({ port, host });
     } catch (error) {
