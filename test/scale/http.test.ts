@@ -1,38 +1,13 @@
 /** The HTTP behaviour of test/server/http.test.ts, held against PostgreSQL and Redis. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { PostgresStore } from "../../src/data/postgres.js";
-import { barOpen, rampBars } from "../data/helpers.js";
 import { NOW, TestClock } from "../server/helpers.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, rateLimit, startReplica, type Replica } from "./helpers.js";
+import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, rateLimit, seedSmall, startReplica, type Replica } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const EXPECTED_RESULTS = [{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }];
 const SYNTAX_ERROR = 'market = "FOREX"\ntimeframe = h1\nrsi(14 < 30';
 const PLAN_ERROR = 'market = "FOREX"\ntimeframe = h1\nsma(400) > 0';
 const NEXT_MIDNIGHT = Date.UTC(2026, 10, 21);
-
-/** The same small universe as the SQLite server tests. */
-export async function seedSmall(store: PostgresStore, now = NOW): Promise<void> {
-  const h1 = barOpen("h1", now);
-  const d = barOpen("d", now);
-  await store.upsertBars([
-    {
-      market: "FOREX",
-      timeframe: "h1",
-      symbols: [
-        { symbol: "EURUSD", bars: rampBars("h1", 400, h1, 100) },
-        { symbol: "GBPUSD", bars: rampBars("h1", 400, h1, 1) },
-        { symbol: "USDJPY", bars: rampBars("h1", 400, h1, 50) },
-      ],
-    },
-    {
-      market: "FOREX",
-      timeframe: "d",
-      symbols: ["EURUSD", "GBPUSD", "USDJPY"].map((symbol) => ({ symbol, bars: rampBars("d", 400, d, 10) })),
-    },
-    { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BTCUSDT", bars: rampBars("h1", 400, h1, 1000) }] },
-  ]);
-}
 
 describe.skipIf(!HAVE_SERVICES)("HTTP on PostgreSQL + Redis", () => {
   let db: { url: string; drop: () => Promise<void> };
@@ -63,13 +38,13 @@ describe.skipIf(!HAVE_SERVICES)("HTTP on PostgreSQL + Redis", () => {
     expect(await ok.json()).toEqual({ valid: true });
     const syntax = await server.post("/xql/validate", SYNTAX_ERROR, key);
     expect(syntax.status).toBe(400);
-    expect((await syntax.json()).error).toMatchObject({ type: "syntax", position: { line: 3 } });
+    expect(((await syntax.json()) as { error: unknown }).error).toMatchObject({ type: "syntax", position: { line: 3 } });
     const plan = await server.post("/xql/validate", PLAN_ERROR, key);
     expect(plan.status).toBe(400);
-    expect((await plan.json()).error.type).toBe("plan");
+    expect(((await plan.json()) as { error: { type: string } }).error.type).toBe("plan");
     const explained = await server.post("/xql/explain", QUERY, key);
     expect(explained.status).toBe(200);
-    expect(Object.keys(await explained.json()).sort()).toEqual(["explanation", "plan"]);
+    expect(Object.keys((await explained.json()) as object).sort()).toEqual(["explanation", "plan"]);
   });
 
   it("runs: 200 with the results and the rate-limit headers; an empty array when nothing matches", async () => {

@@ -1,0 +1,127 @@
+/**
+ * Replicas sharing PostgreSQL and Redis meter exactly as one embedded server does, and the
+ * same query over the same bars answers the same on both backends.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compile } from "../../src/api.js";
+import { fetchUniverse } from "../../src/data/fetch.js";
+import { PostgresStore } from "../../src/data/postgres.js";
+import { seedBatches } from "../../src/data/seed.js";
+import { SqliteStore } from "../../src/data/sqlite.js";
+import type { BarStore } from "../../src/data/store.js";
+import { barOpen, rampBars } from "../data/helpers.js";
+import { NOW, TestClock } from "../server/helpers.js";
+import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, ROOT, freshDatabase, freshPrefix, seedSmall, startReplica, type Replica } from "./helpers.js";
+
+const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
+
+describe.skipIf(!HAVE_SERVICES)("two replicas sharing PostgreSQL and Redis", () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let a: Replica;
+  let b: Replica;
+
+  beforeAll(async () => {
+    db = await freshDatabase(DATABASE_URL!);
+    const prefix = freshPrefix();
+    const clock = new TestClock(NOW);
+    a = await startReplica({ databaseUrl: db.url, redisUrl: REDIS_URL!, prefix, clock });
+    b = await startReplica({ databaseUrl: db.url, redisUrl: REDIS_URL!, prefix, clock });
+    await seedSmall(a.store);
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await db?.drop();
+  });
+
+  it("admit exactly 30 of 200 concurrent runs split between them on a free key", async () => {
+    const { key } = await a.key("free");
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).post("/xql/run", QUERY, key).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(170);
+    for (const replica of [a, b]) {
+      expect(await (await replica.get("/usage", key)).json()).toMatchObject({ used: 30, remaining: 0 });
+    }
+  });
+
+  it("share keys: a key issued through one authenticates on the other, and a revocation counts on both", async () => {
+    const { key } = await a.key("plus");
+    const run = await b.post("/xql/run", QUERY, key);
+    expect(run.status).toBe(200);
+    expect(run.headers.get("x-ratelimit-limit")).toBe("4500");
+    const { hashApiKey } = await import("../../src/data/keys.js");
+    await b.store.revokeKey(hashApiKey(key), NOW);
+    expect((await a.post("/xql/validate", QUERY, key)).status).toBe(401);
+    expect((await b.post("/xql/validate", QUERY, key)).status).toBe(401);
+  });
+
+  it("see each other's writes of bars: the data version moves and cached reads are dropped", async () => {
+    const { key } = await a.key("essential");
+    const before = await (await b.post("/xql/run", QUERY, key)).json();
+    expect(before).toEqual({ results: [{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }] });
+    await a.store.upsertBars([
+      { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "GBPUSD", bars: rampBars("h1", 400, barOpen("h1", NOW), 200) }] },
+    ]);
+    const after = await (await b.post("/xql/run", QUERY, key)).json();
+    expect(after).toEqual({
+      results: [
+        { symbol: "GBPUSD", columns: { close: 599 } },
+        { symbol: "EURUSD", columns: { close: 499 } },
+        { symbol: "USDJPY", columns: { close: 449 } },
+      ],
+    });
+  });
+});
+
+describe.skipIf(!HAVE_SERVICES)("the same query over the same bars on SQLite and PostgreSQL", () => {
+  const END = Date.UTC(2026, 10, 20, 13, 25);
+  let db: { url: string; drop: () => Promise<void> };
+  let postgres: PostgresStore;
+  let sqlite: SqliteStore;
+
+  beforeAll(async () => {
+    db = await freshDatabase(DATABASE_URL!);
+    postgres = await PostgresStore.open(db.url);
+    sqlite = new SqliteStore(":memory:");
+    const batches = seedBatches({ bars: 360, end: END });
+    expect(await postgres.upsertBars(batches)).toBe(await sqlite.upsertBars(batches));
+  }, 60_000);
+  afterAll(async () => {
+    await postgres?.close();
+    sqlite?.close();
+    await db?.drop();
+  });
+
+  const examples = readdirSync(resolve(ROOT, "examples")).filter((f) => f.endsWith(".xql"));
+  const queries: [string, string][] = [
+    ...examples.map((f): [string, string] => [f, readFileSync(resolve(ROOT, "examples", f), "utf8")]),
+    ["every FOREX h1 close", 'market = "FOREX"\ntimeframe = h1\ncolumns = [open, high, low, close, volume]\nclose > 0'],
+    ["weekly over daily", 'market = "FOREX"\ntimeframe = d\ncolumns = [close, w::close, w::sma(10)]\nclose > w::sma(10)'],
+  ];
+
+  it.each(queries)("%s", async (_name, text) => {
+    const compiled = compile(text);
+    const run = async (store: BarStore) => compiled.run(await fetchUniverse(store, compiled.plan));
+    const [fromSqlite, fromPostgres] = await Promise.all([run(sqlite), run(postgres)]);
+    expect(fromPostgres).toEqual(fromSqlite);
+  });
+
+  it("returns identical bars for every source shape", async () => {
+    for (const request of [
+      { market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: ["close", "volume"], count: 300 },
+      { market: "CRYPTO", timeframe: "h4", baseTimeframe: "h1", series: ["high"], count: 50 },
+      { market: "FOREX", timeframe: "w", baseTimeframe: "d", series: ["open", "low"], count: 400 },
+      { market: "NOPE", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 10 },
+    ] as const) {
+      const [x, y] = await Promise.all([sqlite.latestBars(request), postgres.latestBars(request)]);
+      expect(y).toEqual(x);
+    }
+    expect(await postgres.series()).toEqual(await sqlite.series());
+    expect(await postgres.markets()).toEqual(await sqlite.markets());
+    expect(await postgres.barCount()).toBe(await sqlite.barCount());
+  });
+});
