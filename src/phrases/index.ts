@@ -80,7 +80,7 @@ export function phraseWords(text: string): string[] {
 /** Folds simple English endings so "crosses", "crossing" and "cross" meet. */
 function stem(word: string): string {
   for (const suffix of ["ing", "es", "ed", "s"]) {
-    if (word.length > suffix.length + 3 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
+    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
   }
   return word;
 }
