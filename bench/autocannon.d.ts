@@ -11,11 +11,10 @@ declare module "autocannon" {
       amount?: number;
       pipelining?: number;
       workers?: number;
-      /** Called before each request; may change it. */
-      setupRequest?: (request: { body?: string }) => { body?: string };
     }
     interface Histogram {
       average: number;
+      total: number;
       mean: number;
       p50: number;
       p99: number;
