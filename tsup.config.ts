@@ -1,20 +1,52 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
+
+/**
+ * The library entries: the core (`xql`) and the subpaths of decisions §4. Each is built as
+ * ESM (`.js`, `.d.ts`) and CJS (`.cjs`, `.d.cts`). Runtime dependencies stay external, so
+ * a user's `import "xql"` loads chevrotain and nothing else; the server, database and MCP
+ * packages are reachable only from `xql/server` (and the CLI).
+ */
+const entry = {
+  index: "src/index.ts",
+  "testing/index": "src/testing/index.ts",
+  "server/index": "src/server/index.ts",
+  "client/index": "src/client/index.ts",
+};
+
+const common: Options = {
+  entry,
+  dts: true,
+  sourcemap: false,
+  target: "node20",
+  platform: "node",
+  outDir: "dist",
+};
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts" },
-    format: ["esm", "cjs"],
-    dts: true,
-    sourcemap: true,
+    ...common,
+    format: ["esm"],
+    // Shared chunks, so `xql` and `xql/server` share one copy of the core (one XqlError class).
+    splitting: true,
     clean: true,
-    target: "node20",
-    splitting: false,
   },
   {
-    entry: { "cli/main": "src/cli/main.ts" },
+    ...common,
+    format: ["cjs"],
+    splitting: false,
+    // chevrotain 11 (and its @chevrotain/* and lodash-es dependencies) are ESM only, and
+    // `require` of an ES module needs Node >= 20.19. The CJS build bundles them, so
+    // `require("xql")` works on every Node 20 the package supports (engines >= 20.10).
+    noExternal: ["chevrotain", /^@chevrotain\//, "lodash-es"],
+  },
+  {
+    // The bin. Its chunks stay under dist/cli/, apart from the library's.
+    entry: { main: "src/cli/main.ts" },
+    outDir: "dist/cli",
     format: ["esm"],
-    sourcemap: true,
+    sourcemap: false,
     target: "node20",
+    platform: "node",
     splitting: true,
     banner: { js: "#!/usr/bin/env node" },
   },
