@@ -116,14 +116,15 @@ start_postgres() {
   log "postgres running (pid $(cat "$PG_PID"), port $PG_PORT)"
 }
 
+# Stops the process in pid file $1 with signal $3 (default TERM), waiting for it to exit.
 stop_pid() {
-  local file=$1 name=$2 pid tries=0
+  local file=$1 name=$2 signal=${3:-TERM} pid tries=0
   if ! alive "$file"; then rm -f "$file"; log "$name not running"; return 0; fi
   pid=$(cat "$file")
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$signal" "$pid" 2>/dev/null || true
   while kill -0 "$pid" 2>/dev/null; do
     tries=$((tries + 1))
-    if [ $tries -gt 100 ]; then kill -KILL "$pid" 2>/dev/null || true; fi
+    if [ $tries -gt 300 ]; then kill -KILL "$pid" 2>/dev/null || true; fi
     sleep 0.1
   done
   rm -f "$file"
@@ -161,11 +162,12 @@ case "${1:-}" in
     ;;
   stop)
     stop_pid "$REDIS_PID" redis
-    stop_pid "$PG_PID" postgres
+    stop_pid "$PG_PID" postgres INT
     ;;
   start-postgres) install_missing; start_postgres ;;
   start-redis) install_missing; start_redis ;;
-  stop-postgres) stop_pid "$PG_PID" postgres ;;
+  # SIGINT is PostgreSQL's fast shutdown: open sessions are cut rather than waited for.
+  stop-postgres) stop_pid "$PG_PID" postgres INT ;;
   stop-redis) stop_pid "$REDIS_PID" redis ;;
   status) status ;;
   env) print_env ;;
