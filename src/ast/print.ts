@@ -163,7 +163,18 @@ export function printStatement(s: Statement): string {
   }
 }
 
-/** Canonical text of a whole query: one statement per line. */
+/**
+ * Canonical text of a whole query: one statement per line. A line break is not a token, so a
+ * `let` whose next statement starts with `(` or `-` ends with `;`: without it, `let a = close`
+ * and `(x or y) and z` would read as the call `close(x or y)`, and `-close < 0` as `close - close`.
+ */
 export function printQuery(q: Query): string {
-  return q.statements.map(printStatement).join("\n");
+  const lines = q.statements.map(printStatement);
+  return lines
+    .map((line, i) => {
+      const next = lines[i + 1];
+      const continues = next !== undefined && (next.startsWith("(") || next.startsWith("-"));
+      return q.statements[i]!.kind === "let" && continues ? `${line};` : line;
+    })
+    .join("\n");
 }
