@@ -4,10 +4,10 @@
  * comparisons, exactly one condition and last.
  */
 import type { CstNode, IToken } from "chevrotain";
-import { syntaxError } from "../errors.js";
+import { syntaxError, XqlError } from "../errors.js";
 import { withSuggestion } from "../check/suggest.js";
 import type * as C from "../syntax/cst.js";
-import { parseText } from "../syntax/parse.js";
+import { miscasedKeyword, miscasedKeywordError, parseText } from "../syntax/parse.js";
 import { isTimeframe, TIMEFRAMES, type Timeframe } from "../types.js";
 import type {
   BinaryOperator,
@@ -56,12 +56,8 @@ class Lowerer {
     let conditionIndex = -1;
     statements.forEach((statement, index) => {
       if (conditionIndex >= 0) {
-        const e = statement.kind === "condition" ? statement.expression : undefined;
-        const word = e?.kind === "identifier" ? e.name.toLowerCase() : e?.kind === "binary" && e.left.kind === "identifier" ? e.left.name.toLowerCase() : "";
-        if (word === "and" || word === "or" || word === "not") {
-          // `close > 1 AND close < 2` lexes AND as a name and so reads as a second condition.
-          this.fail(statement.span.start, `Unexpected '${this.text.slice(statement.span.start, statement.span.start + word.length)}'; keywords are lower case: did you mean '${word}'?`);
-        }
+        // `close > 1 AND close < 2` lexes AND as a name and so reads as a second condition;
+        // parse() turns this error into a hint at the AND.
         this.fail(
           statement.span.start,
           statement.kind === "condition"
@@ -267,6 +263,12 @@ class Lowerer {
 
 /** Parses and lowers query text into the AST; throws `XqlError` at the first syntax error. */
 export function parse(text: string): Query {
-  const { cst } = parseText(text);
-  return new Lowerer(text).query(cst);
+  const { cst, tokens } = parseText(text);
+  try {
+    return new Lowerer(text).query(cst);
+  } catch (error) {
+    const miscased = error instanceof XqlError && error.position ? miscasedKeyword(tokens, error.position.offset) : undefined;
+    if (miscased) throw miscasedKeywordError(text, miscased, "lower");
+    throw error;
+  }
 }

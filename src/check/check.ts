@@ -15,6 +15,7 @@ import type {
 } from "../ast/nodes.js";
 import { syntaxError, XqlError } from "../errors.js";
 import { arity, FUNCTIONS, SERIES, type FunctionSpec, type ValueType } from "../functions/registry.js";
+import { KEYWORDS } from "../syntax/tokens.js";
 import { DEFAULT_MARKETS, type Timeframe } from "../types.js";
 import { IrBuilder, type ArithmeticOperator, type CompareOperator, type IrNode } from "./ir.js";
 import { withSuggestion } from "./suggest.js";
@@ -332,6 +333,10 @@ class Checker {
     if (series) return { type: "number", ir: this.ir.make({ op: "series", type: "number", series }) };
     const fn = FUNCTIONS.get(name);
     if (fn) return this.error(span.start, `'${name}' is a function; call it with arguments, as in ${fn.example}`);
+    const lower = name.toLowerCase();
+    if ((KEYWORDS as readonly string[]).includes(lower)) {
+      return this.error(span.start, `Unexpected '${name}'; keywords are lower case: did you mean '${lower}'?`);
+    }
     return this.error(span.start, withSuggestion(`Unknown identifier '${name}'`, name, this.names()));
   }
 

@@ -4,7 +4,7 @@
  * first lexer or parser error into an `XqlError` with an exact position.
  */
 import { EOF, type IToken } from "chevrotain";
-import { syntaxError, XqlError } from "../errors.js";
+import { syntaxError, XqlError, type Stage } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
 import { xqlParser } from "./parser.js";
 import * as T from "./tokens.js";
@@ -68,6 +68,28 @@ function checkNesting(text: string, tokens: readonly IToken[]): void {
   }
 }
 
+/**
+ * The first name at or before `offset` that is a keyword typed in another case (`AND`,
+ * `Market`). Such a name lexes as an identifier, so the error it causes surfaces later (at the
+ * `=` of `MARKET = "FOREX"`, or as a second condition after `NOT`); the hint points back at it.
+ */
+export function miscasedKeyword(tokens: readonly IToken[], offset: number): IToken | undefined {
+  for (const token of tokens) {
+    if (token.startOffset > offset) break;
+    const lower = token.image.toLowerCase();
+    if (token.tokenType === T.Identifier && token.image !== lower && (T.KEYWORDS as readonly string[]).includes(lower)) {
+      return token;
+    }
+  }
+  return undefined;
+}
+
+/** `Unexpected 'AND'; keywords are lower case: did you mean 'and'?` at the name. */
+export function miscasedKeywordError(text: string, token: IToken, stage: Stage): XqlError {
+  const lower = token.image.toLowerCase();
+  return syntaxError(text, token.startOffset, `Unexpected '${token.image}'; keywords are lower case: did you mean '${lower}'?`, stage);
+}
+
 /** Lexes and parses `text`; throws `XqlError` at the first problem. */
 export function parseText(text: string): ParsedText {
   const lexed = T.xqlLexer.tokenize(text);
@@ -93,12 +115,9 @@ export function parseText(text: string): ParsedText {
   if (parseError) {
     const token = parseError.token;
     const offset = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;
-    let message = parseError.message;
-    const lower = token.image.toLowerCase();
-    if (token.tokenType === T.Identifier && (T.KEYWORDS as readonly string[]).includes(lower)) {
-      message += `; keywords are lower case: did you mean '${lower}'?`;
-    }
-    throw syntaxError(text, offset, message, "parse");
+    const miscased = miscasedKeyword(lexed.tokens, offset);
+    if (miscased) throw miscasedKeywordError(text, miscased, "parse");
+    throw syntaxError(text, offset, parseError.message, "parse");
   }
   return { text, tokens: lexed.tokens, cst };
 }
