@@ -48,15 +48,23 @@ function lexerMessage(text: string, offset: number): { offset: number; message: 
 function checkNesting(text: string, tokens: readonly IToken[]): void {
   let depth = 0;
   let prefixRun = 0;
+  // `x[1][1]...` nests one history node per `[`: count the run and the depth it lives at.
   let postfixRun = 0;
+  let postfixDepth = -1;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const type = token.tokenType;
+    const depthBefore = depth;
     if (type === T.LParen || type === T.LBracket) depth++;
     else if (type === T.RParen || type === T.RBracket) depth = Math.max(0, depth - 1);
     prefixRun = type === T.Minus || type === T.Not || type === T.TimeframePrefix ? prefixRun + 1 : 0;
-    if (type === T.LBracket && tokens[i - 1]?.tokenType === T.RBracket) postfixRun++;
-    else if (type !== T.LBracket && depth === 0) postfixRun = 0;
+    if (type === T.LBracket && tokens[i - 1]?.tokenType === T.RBracket) {
+      if (postfixRun === 0) postfixDepth = depthBefore;
+      postfixRun++;
+    } else if (type !== T.LBracket && type !== T.RBracket && depthBefore <= postfixDepth) {
+      postfixRun = 0;
+      postfixDepth = -1;
+    }
     if (depth + prefixRun + postfixRun > MAX_NESTING) {
       throw syntaxError(
         text,
