@@ -1,0 +1,193 @@
+/**
+ * Bars for the evaluator tests: seeded random walks on one timeframe, and exact aggregation of
+ * fine bars into coarser ones (days open 00:00 UTC, weeks Monday 00:00 UTC), so every
+ * timeframe of an instrument agrees and the in-progress coarser bar is exactly what exists.
+ */
+import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+export const WEEK = 7 * DAY;
+/** Monday 2024-01-01 00:00 UTC. */
+export const MONDAY = Date.UTC(2024, 0, 1);
+
+/** mulberry32: small, fast, seeded, so every run sees the same bars. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Bars whose columns are plain Float64Arrays (what the helpers build and mutate). */
+export interface ArrayBars {
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+export const FIELDS = ["time", "open", "high", "low", "close", "volume"] as const;
+
+export interface WalkOptions {
+  seed: number;
+  count: number;
+  timeframe: Timeframe;
+  /** Open time of the first bar. */
+  start?: number;
+  price?: number;
+  /** Per-bar relative volatility. */
+  vol?: number;
+  /** Bars [a, b) hold one price with high = low = close = open (and zero volume). */
+  flat?: readonly [number, number];
+  /** Share of bars with zero volume. */
+  zeroVolume?: number;
+}
+
+/** A seeded random walk with consistent OHLC (low ≤ open, close ≤ high) and integer volumes. */
+export function walk(o: WalkOptions): ArrayBars {
+  const rand = prng(o.seed);
+  const n = o.count;
+  const b = emptyBars(n);
+  const dur = TIMEFRAME_MS[o.timeframe];
+  const start = o.start ?? MONDAY;
+  const vol = o.vol ?? 0.01;
+  let price = o.price ?? 50 + rand() * 100;
+  for (let i = 0; i < n; i++) {
+    b.time[i] = start + i * dur;
+    const flat = o.flat !== undefined && i >= o.flat[0] && i < o.flat[1];
+    const open = price;
+    if (flat) {
+      b.open[i] = b.high[i] = b.low[i] = b.close[i] = open;
+      b.volume[i] = 0;
+      continue;
+    }
+    // Round to a tick so ties (close at the high, equal closes) happen as in real data.
+    const close = Math.max(0.01, Math.round(open * (1 + (rand() - 0.5) * 2 * vol) * 100) / 100);
+    const high = Math.round((Math.max(open, close) + rand() * open * vol) * 100) / 100;
+    const low = Math.max(0.005, Math.round((Math.min(open, close) - rand() * open * vol) * 100) / 100);
+    b.open[i] = open;
+    b.close[i] = close;
+    b.high[i] = Math.max(high, open, close);
+    b.low[i] = Math.min(low, open, close);
+    b.volume[i] = o.zeroVolume !== undefined && rand() < o.zeroVolume ? 0 : Math.floor(rand() * 10_000);
+    price = close;
+  }
+  return b;
+}
+
+export function emptyBars(n: number): ArrayBars {
+  return {
+    time: new Float64Array(n),
+    open: new Float64Array(n),
+    high: new Float64Array(n),
+    low: new Float64Array(n),
+    close: new Float64Array(n),
+    volume: new Float64Array(n),
+  };
+}
+
+/** Open time of the `tf` bar containing t: days at 00:00 UTC, weeks on Monday 00:00 UTC. */
+export function bucketStart(t: number, tf: Timeframe): number {
+  if (tf === "w") return t - mod(t - MONDAY, WEEK);
+  return t - mod(t, TIMEFRAME_MS[tf]);
+}
+
+function mod(a: number, m: number): number {
+  return ((a % m) + m) % m;
+}
+
+/**
+ * Aggregates fine bars into `tf` bars: open of the first, max high, min low, close of the last,
+ * summed volume. The last bucket holds whatever fine bars exist (a bar in progress).
+ */
+export function aggregate(fine: ArrayBars, tf: Timeframe): ArrayBars {
+  const starts: number[] = [];
+  const groups: number[][] = [];
+  for (let i = 0; i < fine.time.length; i++) {
+    const s = bucketStart(fine.time[i]!, tf);
+    if (starts.length === 0 || starts[starts.length - 1] !== s) {
+      starts.push(s);
+      groups.push([]);
+    }
+    groups[groups.length - 1]!.push(i);
+  }
+  const out = emptyBars(starts.length);
+  groups.forEach((g, k) => {
+    out.time[k] = starts[k]!;
+    out.open[k] = fine.open[g[0]!]!;
+    out.close[k] = fine.close[g[g.length - 1]!]!;
+    out.high[k] = Math.max(...g.map((i) => fine.high[i]!));
+    out.low[k] = Math.min(...g.map((i) => fine.low[i]!));
+    out.volume[k] = g.reduce((s, i) => s + fine.volume[i]!, 0);
+  });
+  return out;
+}
+
+/** The first `n` bars. */
+export function head(b: ArrayBars, n: number): ArrayBars {
+  const out = {} as ArrayBars;
+  for (const f of FIELDS) out[f] = b[f].slice(0, n);
+  return out;
+}
+
+/** The bars with open time before `end`. */
+export function before(b: ArrayBars, end: number): ArrayBars {
+  let n = 0;
+  while (n < b.time.length && b.time[n]! < end) n++;
+  return head(b, n);
+}
+
+/** A copy with plain number[] columns. */
+export function asPlainArrays(b: Bars): Bars {
+  return {
+    time: Array.from(b.time),
+    open: Array.from(b.open),
+    high: Array.from(b.high),
+    low: Array.from(b.low),
+    close: Array.from(b.close),
+    volume: Array.from(b.volume),
+  };
+}
+
+/**
+ * One instrument whose bars on every timeframe in `tfs` come from one walk on `finest`
+ * (`count` bars, ending at `end` exclusive when given) aggregated exactly.
+ */
+export function multiTimeframe(
+  symbol: string,
+  seed: number,
+  finest: Timeframe,
+  count: number,
+  tfs: readonly Timeframe[],
+  options: { start?: number; vol?: number } = {},
+): { symbol: string; bars: Partial<Record<Timeframe, ArrayBars>> } {
+  const fine = walk({ seed, count, timeframe: finest, start: options.start ?? MONDAY, vol: options.vol ?? 0.004 });
+  const bars: Partial<Record<Timeframe, ArrayBars>> = {};
+  for (const tf of tfs) bars[tf] = tf === finest ? fine : aggregate(fine, tf);
+  return { symbol, bars };
+}
+
+/** Every timeframe's bars cut to those opening before `end` (coarser bars keep their partial aggregate only if re-aggregated). */
+export function cutInstrument(
+  inst: { symbol: string; bars: Partial<Record<Timeframe, ArrayBars>> },
+  finest: Timeframe,
+  end: number,
+): Instrument & { bars: Partial<Record<Timeframe, ArrayBars>> } {
+  const fine = before(inst.bars[finest]!, end);
+  const bars: Partial<Record<Timeframe, ArrayBars>> = {};
+  for (const tf of Object.keys(inst.bars) as Timeframe[]) bars[tf] = tf === finest ? fine : aggregate(fine, tf);
+  return { symbol: inst.symbol, bars };
+}
+
+/** Symbols S000, S001, ... (fixed width, so string order is numeric order). */
+export function symbolName(i: number): string {
+  return `S${String(i).padStart(3, "0")}`;
+}
