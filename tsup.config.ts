@@ -28,12 +28,12 @@ export default defineConfig([
     format: ["esm"],
     // Shared chunks, so `xql` and `xql/server` share one copy of the core (one XqlError class).
     splitting: true,
-    clean: true,
   },
   {
     ...common,
     format: ["cjs"],
-    splitting: false,
+    // Shared chunks here too: one copy of the core and of chevrotain for all CJS entries.
+    splitting: true,
     // chevrotain 11 (and its @chevrotain/* and lodash-es dependencies) are ESM only, and
     // `require` of an ES module needs Node >= 20.19. The CJS build bundles them, so
     // `require("xql")` works on every Node 20 the package supports (engines >= 20.10).
