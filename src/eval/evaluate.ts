@@ -70,13 +70,15 @@ function fillType(node: IrNode): number {
   return node.type === "boolean" ? 0 : NaN;
 }
 
+// Decisions §1: division by zero and other non-finite values make comparisons false, so an
+// operand that is NaN or ±Infinity (x − x is 0 only for finite x) fails every operator, != included.
 const compare: Record<CompareOperator, (a: number, b: number) => boolean> = {
-  "<": (a, b) => a < b,
-  "<=": (a, b) => a <= b,
-  ">": (a, b) => a > b,
-  ">=": (a, b) => a >= b,
-  "==": (a, b) => a === b,
-  "!=": (a, b) => a !== b && a === a && b === b, // NaN compares false, != included
+  "<": (a, b) => a < b && a - a === 0 && b - b === 0,
+  "<=": (a, b) => a <= b && a - a === 0 && b - b === 0,
+  ">": (a, b) => a > b && a - a === 0 && b - b === 0,
+  ">=": (a, b) => a >= b && a - a === 0 && b - b === 0,
+  "==": (a, b) => a === b && a - a === 0,
+  "!=": (a, b) => a !== b && a - a === 0 && b - b === 0,
 };
 
 class Program {

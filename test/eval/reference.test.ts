@@ -68,6 +68,7 @@ const cases: { name: string; q: Omit<RefQuery, "timeframe">; includes?: string }
   { name: "ema of rsi (warm-up on a warming input)", q: { condition: gt(ema(rsi14, 5), num(50)), columns: [ema(rsi14, 5), sma(rsi14, 3), rsi(ema(close, 3), 7)] } },
   { name: "rsi of hl2 and stdev of volume", q: { condition: lt(rsi(hl2, 9), num(60)), columns: [rsi(hl2, 9), stdev(volume, 10)] } },
   { name: "volume ratio (zero volume divides by zero)", q: { condition: TRUE, columns: [div(volume, avg(volume, 20)), div(close, volume)], sort: [[div(volume, avg(volume, 20)), "desc"]] } },
+  { name: "division by zero makes comparisons false", q: { condition: or(gt(div(close, volume), num(0)), lt(div(neg(close), volume), num(0)), ne(div(close, volume), num(1)), eq(div(close, sub(open, open)), div(close, sub(open, open)))), columns: [div(close, volume)] } },
   { name: "two sort keys", q: { condition: TRUE, columns: [gt(close, open), rsi14], sort: [[gt(close, open), "desc"], [rsi14, "asc"]] } },
   { name: "sort by a short lookback, limited", q: { condition: gt(volume, num(0)), columns: [change(1)], sort: [[change(1), "asc"]], limit: 3 } },
   { name: "long lookback excludes short instruments", q: { condition: gt(close, sma(200)), columns: [sma(200)] } },

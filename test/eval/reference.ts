@@ -137,13 +137,16 @@ export const add = (a: Expr, b: Expr) => binary("+", a, b, P.add, "number", (x, 
 export const sub = (a: Expr, b: Expr) => binary("-", a, b, P.add, "number", (x, y) => x - y);
 export const mul = (a: Expr, b: Expr) => binary("*", a, b, P.mul, "number", (x, y) => x * y);
 export const div = (a: Expr, b: Expr) => binary("/", a, b, P.mul, "number", (x, y) => x / y);
-export const lt = (a: Expr, b: Expr) => binary("<", a, b, P.compare, "boolean", (x, y) => +(x < y));
-export const le = (a: Expr, b: Expr) => binary("<=", a, b, P.compare, "boolean", (x, y) => +(x <= y));
-export const gt = (a: Expr, b: Expr) => binary(">", a, b, P.compare, "boolean", (x, y) => +(x > y));
-export const ge = (a: Expr, b: Expr) => binary(">=", a, b, P.compare, "boolean", (x, y) => +(x >= y));
-export const eq = (a: Expr, b: Expr) => binary("==", a, b, P.compare, "boolean", (x, y) => +(x === y));
-// NaN makes every comparison false, `!=` included.
-export const ne = (a: Expr, b: Expr) => binary("!=", a, b, P.compare, "boolean", (x, y) => +(x === x && y === y && x !== y));
+// Non-finite operands (NaN, ±Infinity from a division by zero) make every comparison false, `!=` included.
+function comparison(op: string, f: (x: number, y: number) => boolean) {
+  return (a: Expr, b: Expr) => binary(op, a, b, P.compare, "boolean", (x, y) => +(Number.isFinite(x) && Number.isFinite(y) && f(x, y)));
+}
+export const lt = comparison("<", (x, y) => x < y);
+export const le = comparison("<=", (x, y) => x <= y);
+export const gt = comparison(">", (x, y) => x > y);
+export const ge = comparison(">=", (x, y) => x >= y);
+export const eq = comparison("==", (x, y) => x === y);
+export const ne = comparison("!=", (x, y) => x !== y);
 
 function logical(op: "and" | "or", operands: Expr[]): Expr {
   const prec = op === "and" ? P.and : P.or;
