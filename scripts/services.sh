@@ -8,6 +8,7 @@
 #   scripts/services.sh status   say what runs
 #   scripts/services.sh start-postgres | stop-postgres | start-redis | stop-redis
 #   scripts/services.sh env      print the export lines only
+# start also writes the URLs to .tmp/services.env (KEY=VALUE lines) for scripts/check.sh.
 #
 # Ports: XQL_PG_PORT (default 54329), XQL_REDIS_PORT (default 63799); state under
 # XQL_SERVICES_DIR (default .tmp/services), so a test can run a second pair of its own.
@@ -148,6 +149,15 @@ print_env() {
   echo "export XQL_TEST_REDIS_URL=$REDIS_URL"
 }
 
+# The URLs as KEY=VALUE lines in $DIR/services.env, and (for the default pair) in
+# .tmp/services.env, which scripts/check.sh sources.
+write_env() {
+  local lines="XQL_TEST_DATABASE_URL=$DATABASE_URL
+XQL_TEST_REDIS_URL=$REDIS_URL"
+  printf '%s\n' "$lines" >"$DIR/services.env"
+  if [ -z "${XQL_SERVICES_DIR:-}" ]; then printf '%s\n' "$lines" >"$ROOT/.tmp/services.env"; fi
+}
+
 status() {
   if alive "$PG_PID"; then echo "postgres: running (pid $(cat "$PG_PID")) $DATABASE_URL"; else echo "postgres: stopped"; fi
   if alive "$REDIS_PID"; then echo "redis: running (pid $(cat "$REDIS_PID")) $REDIS_URL"; else echo "redis: stopped"; fi
@@ -158,6 +168,7 @@ case "${1:-}" in
     install_missing
     start_postgres
     start_redis
+    write_env
     print_env
     ;;
   stop)
