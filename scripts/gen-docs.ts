@@ -1,0 +1,82 @@
+/**
+ * Writes docs/functions.md from the function registry (src/functions/registry.ts), the single
+ * source of truth for every built-in. test/golden/docs.test.ts fails when the file is stale.
+ *
+ *   npx tsx scripts/gen-docs.ts      (npm run gen:docs)
+ */
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { FUNCTIONS, SERIES, arity, type FunctionSpec, type Param } from "../src/functions/registry.js";
+
+const KIND: Readonly<Record<Param["kind"], string>> = {
+  series: "a number expression",
+  length: "a positive integer literal",
+  number: "a number literal, optionally negated",
+};
+
+/** `sma([src = close,] n) → number`: the optional leading source in brackets with its default. */
+export function signatureOf(fn: FunctionSpec): string {
+  const params = fn.params.map((p, i) => (i === 0 && p.default !== undefined ? `[${p.name} = ${p.default},]` : p.name));
+  let text = "";
+  params.forEach((p, i) => {
+    text += p;
+    if (i < params.length - 1 && !p.endsWith(",]")) text += ",";
+    if (i < params.length - 1) text += " ";
+  });
+  return `${fn.name}(${text}) → ${fn.result}`;
+}
+
+function functionSection(fn: FunctionSpec): string {
+  const { min, max } = arity(fn);
+  const lines = [
+    `### \`${fn.name}\``,
+    "",
+    `\`${signatureOf(fn)}\``,
+    "",
+    fn.doc,
+    "",
+    "| parameter | kind |",
+    "|---|---|",
+    ...fn.params.map((p) => `| \`${p.name}\` | ${KIND[p.kind]}${p.default !== undefined ? `; may be left out (defaults to \`${p.default}\`)` : ""} |`),
+    "",
+    `- Arguments: ${min === max ? min : `${min} or ${max}`}.`,
+    `- Lookback: \`${fn.lookbackDoc}\` bars${fn.implicit.length > 0 ? `; reads ${fn.implicit.map((s) => `\`${s}\``).join(", ")} from the bars` : ""}.`,
+    fn.recursive ? "- Recursive: warms up on all the history given (the service fetches up to the warmup, 300 bars by default)." : "- Windowed: reads only its lookback.",
+    `- Example: \`${fn.example}\``,
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/** The whole of docs/functions.md. */
+export function functionsMarkdown(): string {
+  const functions = [...FUNCTIONS.values()];
+  return [
+    "<!-- Generated from src/functions/registry.ts by scripts/gen-docs.ts (npm run gen:docs): do not edit. -->",
+    "# XQL functions and series",
+    "",
+    "Every built-in of XQL, read from the function registry, the single source of truth that",
+    "name resolution, type checking, lookback planning, evaluation and these docs share.",
+    "`L(x)` is the lookback of an argument: the bars it needs itself (a series needs 1).",
+    "See [language.md](language.md) for how lookback adds up across offsets and timeframes.",
+    "",
+    "## Series",
+    "",
+    "| name | raw series read | meaning |",
+    "|---|---|---|",
+    ...[...SERIES.values()].map((s) => `| \`${s.name}\` | ${s.raw.map((r) => `\`${r}\``).join(", ")} | ${s.doc} |`),
+    "",
+    "## Functions",
+    "",
+    "| signature | lookback | meaning |",
+    "|---|---|---|",
+    ...functions.map((fn) => `| [\`${signatureOf(fn)}\`](#${fn.name}) | \`${fn.lookbackDoc}\` | ${fn.doc} |`),
+    "",
+    ...functions.map(functionSection),
+  ].join("\n");
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  writeFileSync("docs/functions.md", functionsMarkdown());
+  console.log("wrote docs/functions.md");
+}

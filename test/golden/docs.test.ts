@@ -1,0 +1,25 @@
+/** docs/functions.md is generated from the registry; the other docs name what the code does. */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { functionsMarkdown } from "../../scripts/gen-docs.js";
+import { FUNCTIONS, SERIES } from "../../src/functions/registry.js";
+import { TIMEFRAMES } from "../../src/types.js";
+import { KEYWORDS } from "../../src/syntax/tokens.js";
+
+const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
+
+describe("docs", () => {
+  it("docs/functions.md is what the registry generates", () => {
+    if (read("docs/functions.md") !== functionsMarkdown()) expect.fail("docs/functions.md is out of date: run npx tsx scripts/gen-docs.ts");
+  });
+
+  it("docs/functions.md documents every function and series", () => {
+    const text = functionsMarkdown();
+    for (const name of [...FUNCTIONS.keys(), ...SERIES.keys()]) expect(text).toContain(`\`${name}\``);
+  });
+
+  it("docs/language.md names every keyword, timeframe and function", () => {
+    const text = read("docs/language.md");
+    for (const word of [...KEYWORDS, ...TIMEFRAMES.map((tf) => `${tf}::`), ...FUNCTIONS.keys()]) expect(text, word).toContain(word);
+  });
+});
