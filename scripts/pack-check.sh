@@ -29,6 +29,14 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 
+step "API reference: TypeDoc with warnings as errors, docs/api/ up to date"
+npm_quiet npx --no-install typedoc --out "$work/api" --logLevel Warn
+if ! diff -rq docs/api "$work/api" >/dev/null; then
+  diff -rq docs/api "$work/api" | head -20 >&2
+  echo "docs/api/ is not what TypeDoc generates from the sources: run npm run docs:api and commit docs/api/" >&2
+  exit 1
+fi
+
 step "npm pack"
 npm pack --json --pack-destination "$work" 2>/dev/null >"$work/pack.json"
 tarball=$(node -e 'const [p] = require(process.argv[1]); console.log(require("node:path").join(process.argv[2], p.filename))' "$work/pack.json" "$work")
@@ -44,6 +52,8 @@ step "install the tarball into a fresh project"
 project="$work/project"
 mkdir -p "$project"
 cp "$repo"/scripts/pack-check/fixture/* "$project/"
+# The TypeScript user files are stored as .in, so the project's own typecheck leaves them alone.
+for f in "$project"/*.in; do mv "$f" "${f%.in}"; done
 fast_check=$(node -p 'require("./package.json").peerDependencies["fast-check"]')
 (cd "$project" && npm_quiet npm install --no-audit --no-fund --prefer-offline --loglevel=error "$tarball" "fast-check@$fast_check" >/dev/null)
 installed=$(node -p 'require(process.argv[1]).version' "$project/node_modules/xql/package.json")

@@ -18,7 +18,17 @@ import {
   type XqlOptions,
 } from "./types.js";
 
-/** A query that passed every check: its plan, its explanation, and `run` over injected bars. */
+/**
+ * A query that passed every check: its plan, its explanation, and `run` over injected bars.
+ * Made by {@link compile}; immutable, and safe to run any number of times over any bars.
+ *
+ * @example
+ * ```ts
+ * const query = compile('market = "FOREX"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 30');
+ * query.plan;        // { market: "FOREX", sources: [{ timeframe: "h1", minLookback: ... }] }
+ * query.run(myInstruments).results; // [{ symbol: "EURUSD", columns: { "rsi(14)": 27.4 } }, ...]
+ * ```
+ */
 export interface CompiledQuery {
   /** The data-requirements manifest (exactly the `plan` of the explain body). */
   readonly plan: Plan;
@@ -32,7 +42,9 @@ export interface CompiledQuery {
   run(universe: Iterable<Instrument>): RunResult;
 }
 
+/** What {@link validate} returns: exactly the body of the HTTP service's `POST /validate`. */
 export type ValidateResult = { valid: true } | { valid: false; error: ErrorBody };
+/** What {@link explain} returns: exactly the body of the HTTP service's `POST /explain`. */
 export type ExplainResult = { plan: Plan; explanation: string } | { valid: false; error: ErrorBody };
 
 interface Compiled {
@@ -83,9 +95,16 @@ function attempt<T>(query: string, options: XqlOptions | undefined, then: (c: Co
 /**
  * Checks that a query is well-formed and plannable, touching no data.
  *
+ * @param query - The query text (settings and `let` bindings, then one condition).
+ * @param options - Known markets (default `FOREX`, `CRYPTO`) and the lookback ceiling (default 300).
  * @returns `{ valid: true }`, or `{ valid: false, error }` with the first error (syntax errors
  * carry `position: { line, column, offset }`; plan errors have none). Never throws for any query text.
- * @example validate('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30') // { valid: true }
+ * @example 
+ * ```ts
+ * validate('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30'); // { valid: true }
+ * validate('market = "FOREX"\ntimeframe = h1\nrsi(14) <');
+ * // { valid: false, error: { type: "syntax", message: "...", position: { line: 3, column: 10, offset: 35 } } }
+ * ```
  */
 export function validate(query: string, options?: XqlOptions): ValidateResult {
   return attempt(query, options, () => ({ valid: true as const }));
@@ -94,6 +113,15 @@ export function validate(query: string, options?: XqlOptions): ValidateResult {
 /**
  * Returns the data requirements (plan) and the mechanical explanation of a query, or the
  * validation failure body. Never throws for any query text.
+ *
+ * @param query - The query text.
+ * @param options - Known markets and the lookback ceiling, as for {@link validate}.
+ * @returns `{ plan, explanation }`, or `{ valid: false, error }` exactly as {@link validate} fails.
+ * @example
+ * ```ts
+ * const result = explain('market = "FOREX"\ntimeframe = h1\nd::close > d::close[1]');
+ * if ("plan" in result) console.log(result.plan.sources, result.explanation);
+ * ```
  */
 export function explain(query: string, options?: XqlOptions): ExplainResult {
   return attempt(query, options, ({ checked, planned }) => ({ plan: planned.plan, explanation: explainQuery(checked) }));
@@ -102,10 +130,16 @@ export function explain(query: string, options?: XqlOptions): ExplainResult {
 /**
  * Compiles a query once for many runs.
  *
- * @throws XqlError with `type`, `message` and `position` (syntax errors) when the query is invalid.
+ * @param query - The query text.
+ * @param options - Known markets and the lookback ceiling, as for {@link validate}.
+ * @returns A {@link CompiledQuery}: its plan, its explanation and `run(universe)`.
+ * @throws {@link XqlError} with `type`, `message` and `position` (syntax errors) when the query
+ * is invalid: the same error {@link validate} reports.
  * @example
+ * ```ts
  * const q = compile('market = "CRYPTO"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 30');
  * const { results } = q.run(syntheticUniverse({ market: "CRYPTO", symbols: 50, timeframes: ["h1"], bars: 300 }));
+ * ```
  */
 export function compile(query: string, options?: XqlOptions): CompiledQuery {
   let compiled: Compiled;

@@ -7,13 +7,33 @@ import type { ErrorBody, InvalidResult, Position } from "./types.js";
 /** The stage that found the problem, for logs and docs (never part of the HTTP body). */
 export type Stage = "lex" | "parse" | "lower" | "check" | "plan";
 
-/** The one error type of the library. `body` is the spec's error object. */
+/**
+ * The one error type of the library, thrown by {@link compile}. `body` is the spec's error
+ * object, the same one {@link validate} returns and the HTTP service answers with a 400.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   compile('market = "FOREX"\ntimeframe = h1\nrsi(14) <');
+ * } catch (error) {
+ *   if (error instanceof XqlError) console.log(error.type, error.position, error.toResult());
+ *   else throw error;
+ * }
+ * ```
+ */
 export class XqlError extends Error {
   override readonly name = "XqlError";
+  /** `syntax` (the text is wrong at `position`) or `plan` (well-formed, but not plannable). */
   readonly type: "syntax" | "plan";
+  /** Where a syntax error is; `undefined` for plan errors. */
   readonly position: Position | undefined;
+  /** The stage that found the problem, for logs (never part of the body). */
   readonly stage: Stage;
 
+  /**
+   * @param body - The spec's error object.
+   * @param stage - The stage that found the problem.
+   */
   constructor(body: ErrorBody, stage: Stage) {
     super(body.message);
     this.type = body.type;

@@ -1,15 +1,31 @@
 /**
  * xql: the XQL market-screening language. The core: parse, check, plan, explain and evaluate
  * queries over injected bars. No server, database or MCP code is reachable from here.
+ *
+ * The other entry points are `xql/testing` (fast-check arbitraries), `xql/server`
+ * (`createServer`) and `xql/client` (`XqlClient`).
+ *
+ * @example
+ * ```ts
+ * import { compile, syntheticUniverse, validate } from "xql";
+ *
+ * const text = 'market = "FOREX"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 30';
+ * validate(text); // { valid: true }
+ * const { results } = compile(text).run(syntheticUniverse({ market: "FOREX", symbols: 20, timeframes: ["h1"], bars: 300 }));
+ * ```
+ *
+ * @packageDocumentation
+ * @module xql
  */
 export { validate, explain, compile } from "./api.js";
 export type { CompiledQuery, ValidateResult, ExplainResult } from "./api.js";
 export { XqlError } from "./errors.js";
-export { syntheticUniverse } from "./data/synthetic.js";
+export type { Stage } from "./errors.js";
+export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./data/synthetic.js";
 export type { SyntheticOptions } from "./data/synthetic.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
-export { TIMEFRAMES, TIMEFRAME_MS, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING } from "./types.js";
+export { TIMEFRAMES, TIMEFRAME_MS, RAW_SERIES, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING } from "./types.js";
 export type {
   Timeframe,
   RawSeries,

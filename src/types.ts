@@ -103,5 +103,7 @@ export interface XqlOptions {
   lookbackCeiling?: number;
 }
 
+/** The markets a query may name when {@link XqlOptions.markets} is not given. */
 export const DEFAULT_MARKETS: readonly string[] = ["FOREX", "CRYPTO"];
+/** The largest `minLookback` a source may need when {@link XqlOptions.lookbackCeiling} is not given. */
 export const DEFAULT_LOOKBACK_CEILING = 300;

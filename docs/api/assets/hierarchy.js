@@ -1,0 +1,1 @@
+window.hierarchyData = "eJyd0sFqAyEUBdB/uWuTRjMWx2W3XbWhq5CFzLw0EqNUTaGE+fdiwjS2UMhkJei9nid4QgwhJ+h1sxSskS1rWsHkQm0YIm0dddkGn6BPEEqVxZsDQWP14WymVQ6RwLC3vofmQjEco4NG50xKlB4SxU+K8yo93+WDA7skoJFTPyv12WVjYGiWooKeTPytCPk4KtZnilvTXaEx/a/yUymHO+v6SB56LZTaFFq2Ff1MXxPoMX0v3davfjmGbCbg1/ydvFyov/xbMu9T+HN+Ki85P/OcV/wrlXtN+Xq3+VXhhgGGYfgGqlD7jQ=="
