@@ -231,8 +231,11 @@ export function on(inner: Timeframe, a: Expr): Expr {
       const ot = ctx.bars(outer).time;
       const it = ctx.bars(inner).time;
       const x = ctx.get(a, inner);
+      // Outer bars are in time order, so the aligned inner index only moves forward.
+      let j = -1;
       return map(ot.length, (i) => {
-        const j = alignedIndex(it, inner, ot[i]! + TIMEFRAME_MS[outer]);
+        const closeTime = ot[i]! + TIMEFRAME_MS[outer];
+        while (j + 1 < it.length && it[j + 1]! + TIMEFRAME_MS[inner] <= closeTime) j++;
         return j >= 0 ? x[j]! : a.type === "boolean" ? 0 : NaN;
       });
     },
