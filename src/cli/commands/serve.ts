@@ -66,10 +66,11 @@ export const serveCommand: Command = {
     const address = app.server.address();
     const bound = address !== null && typeof address === "object" ? address.port : port;
     const shownHost = host.includes(":") ? `[${host}]` : host;
-    process.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file}${quota ? `, quota in ${quota.url}` : ""})\n`);
     if ((await store.listKeys()).every((k) => k.revokedAt !== null)) {
       process.stderr.write("xql serve: no API keys yet; create one with `xql keys create --tier free`\n");
     }
+    // The "listening" line comes last: scripts (and the tests) wait for it.
+    process.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file}${quota ? `, quota in ${quota.url}` : ""})\n`);
 
     return new Promise<number>((resolve) => {
       let stopping = false;
