@@ -1,0 +1,288 @@
+/**
+ * Evaluation benchmark (not a test). Run: `npx tsx bench/evaluate.ts` (or `npm run bench:evaluate`;
+ * add `--expose-gc` after `tsx` for heap figures taken after a collection).
+ *
+ * One screen over 10,000 synthetic CRYPTO instruments × 300 h1 bars, three ways, side by side
+ * in one process, interleaved run by run so background load hits all three alike:
+ *   1. XQL: the query compiled once, `run` many times;
+ *   2. technicalindicators: RSI and EMA over each full series (they are recursive), SMA and
+ *      Highest over only the last n values, evaluated lazily as a careful user would;
+ *   3. hand-written loops over the same Float64Arrays: Wilder RSI and EMA 9/21 over the full
+ *      series, sma(200), avg(volume, 20) and highest(high, 52) at the last bars only.
+ * All three must select the same symbols, and the same 20 rows in the same order (up to the
+ * 2-decimal rounding of technicalindicators' RSI). A fourth row shows technicalindicators written
+ * eagerly (every indicator over the whole series), for reference. Prints medians (ms) after
+ * warm-up, the ratios, and memory figures; exits 1 if the answers differ.
+ *
+ * Options (environment): BENCH_RUNS (timed runs per way, default 9), BENCH_WARMUP (default 2),
+ * BENCH_SYMBOLS (default 10000).
+ */
+import { loadavg } from "node:os";
+import * as ti from "technicalindicators";
+import { compile } from "../src/api.js";
+import { syntheticUniverse } from "../src/data/synthetic.js";
+import type { Instrument } from "../src/types.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 10_000);
+
+const CONDITION =
+  "rsi(14) < 30 and volume > avg(volume, 20) * 2 or crossover(ema(close, 9), ema(close, 21)) or close >= highest(high, 52) and close > sma(200)";
+const QUERY = `market = "CRYPTO"
+timeframe = h1
+columns = [close, rsi(14), volume]
+sort = rsi(14) asc
+limit = 20
+${CONDITION}`;
+
+interface Row {
+  symbol: string;
+  rsi: number;
+}
+
+/** What each way answers: the 20 rows the query returns, and every matching symbol. */
+interface Answer {
+  top: Row[];
+  matched: string[];
+}
+
+/** The query's sort and limit: rsi ascending, ties by symbol, NaN last; the first 20. */
+function sortAndLimit(rows: Row[]): Answer {
+  const matched = rows.map((r) => r.symbol);
+  rows.sort((a, b) => {
+    const an = a.rsi !== a.rsi;
+    const bn = b.rsi !== b.rsi;
+    if (an || bn) return an && bn ? (a.symbol < b.symbol ? -1 : 1) : an ? 1 : -1;
+    return a.rsi - b.rsi || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0);
+  });
+  return { top: rows.slice(0, 20), matched };
+}
+
+// ---- 1. XQL --------------------------------------------------------------------------------
+
+const compiled = compile(QUERY);
+function viaXql(universe: Instrument[]): Answer {
+  const top = compiled.run(universe).results.map((r) => ({ symbol: r.symbol, rsi: r.columns["rsi(14)"] ?? NaN }));
+  return { top, matched: [] }; // the matched set is checked once, outside the timing, without the limit
+}
+const unlimited = compile(QUERY.replace("limit = 20\n", ""));
+
+// ---- 2. technicalindicators ------------------------------------------------------------------
+
+function last<T>(xs: T[]): T {
+  return xs[xs.length - 1]!;
+}
+
+function viaTechnicalIndicators(universe: Instrument[]): Answer {
+  const rows: Row[] = [];
+  for (const inst of universe) {
+    const b = inst.bars.h1!;
+    const n = b.close.length;
+    if (n < 200) continue; // the query's minLookback (sma(200) needs 200 bars)
+    const close = Array.from(b.close);
+    const rsiSeries = ti.RSI.calculate({ values: close, period: 14 });
+    const rsi = last(rsiSeries);
+    const c = close[n - 1]!;
+    let match = false;
+    if (rsi < 30) {
+      const volume = Array.from((b.volume as Float64Array).subarray(n - 20));
+      match = b.volume[n - 1]! > last(ti.SMA.calculate({ values: volume, period: 20 })) * 2;
+    }
+    if (!match) {
+      const e9 = ti.EMA.calculate({ values: close, period: 9 });
+      const e21 = ti.EMA.calculate({ values: close, period: 21 });
+      match = e9[e9.length - 1]! > e21[e21.length - 1]! && e9[e9.length - 2]! <= e21[e21.length - 2]!;
+    }
+    if (!match) {
+      const high = Array.from((b.high as Float64Array).subarray(n - 52));
+      if (c >= last(ti.Highest.calculate({ values: high, period: 52 }))) {
+        match = c > last(ti.SMA.calculate({ values: close.slice(n - 200), period: 200 }));
+      }
+    }
+    if (match) rows.push({ symbol: inst.symbol, rsi });
+  }
+  return sortAndLimit(rows);
+}
+
+/**
+ * technicalindicators as often written: every indicator over the whole series, no short-circuit
+ * (shown for reference; the comparison above is the careful version).
+ */
+function viaTechnicalIndicatorsEager(universe: Instrument[]): Answer {
+  const rows: Row[] = [];
+  for (const inst of universe) {
+    const b = inst.bars.h1!;
+    const n = b.close.length;
+    if (n < 200) continue;
+    const close = Array.from(b.close);
+    const volume = Array.from(b.volume);
+    const high = Array.from(b.high);
+    const rsi = last(ti.RSI.calculate({ values: close, period: 14 }));
+    const avgVolume = last(ti.SMA.calculate({ values: volume, period: 20 }));
+    const e9 = ti.EMA.calculate({ values: close, period: 9 });
+    const e21 = ti.EMA.calculate({ values: close, period: 21 });
+    const hh = last(ti.Highest.calculate({ values: high, period: 52 }));
+    const sma200 = last(ti.SMA.calculate({ values: close, period: 200 }));
+    const c = close[n - 1]!;
+    const cross = e9[e9.length - 1]! > e21[e21.length - 1]! && e9[e9.length - 2]! <= e21[e21.length - 2]!;
+    if ((rsi < 30 && volume[n - 1]! > avgVolume * 2) || cross || (c >= hh && c > sma200)) rows.push({ symbol: inst.symbol, rsi });
+  }
+  return sortAndLimit(rows);
+}
+
+// ---- 3. hand-written loops -------------------------------------------------------------------
+
+/** Wilder RSI at the last bar: mean of the first 14 gains/losses, then RMA. */
+function rsiLast(x: Float64Array, n: number): number {
+  let g = 0;
+  let l = 0;
+  for (let j = 1; j <= n; j++) {
+    const d = x[j]! - x[j - 1]!;
+    if (d > 0) g += d;
+    else l -= d;
+  }
+  g /= n;
+  l /= n;
+  const keep = (n - 1) / n;
+  const inv = 1 / n;
+  for (let i = n + 1; i < x.length; i++) {
+    const d = x[i]! - x[i - 1]!;
+    g = g * keep + (d > 0 ? d : 0) * inv;
+    l = l * keep + (d < 0 ? -d : 0) * inv;
+  }
+  return l === 0 ? 100 : 100 - 100 / (1 + g / l);
+}
+
+/** EMA (SMA seed) at the last two bars, into out[0] (previous) and out[1] (latest). */
+function emaLastTwo(x: Float64Array, n: number, out: Float64Array): void {
+  let e = 0;
+  for (let j = 0; j < n; j++) e += x[j]!;
+  e /= n;
+  const a = 2 / (n + 1);
+  let prev = e;
+  for (let i = n; i < x.length; i++) {
+    prev = e;
+    e += a * (x[i]! - e);
+  }
+  out[0] = prev;
+  out[1] = e;
+}
+
+function meanLast(x: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = x.length - n; i < x.length; i++) s += x[i]!;
+  return s / n;
+}
+
+function maxLast(x: Float64Array, n: number): number {
+  let m = -Infinity;
+  for (let i = x.length - n; i < x.length; i++) if (x[i]! > m) m = x[i]!;
+  return m;
+}
+
+const e9 = new Float64Array(2);
+const e21 = new Float64Array(2);
+function viaHandLoops(universe: Instrument[]): Answer {
+  const rows: Row[] = [];
+  for (const inst of universe) {
+    const b = inst.bars.h1!;
+    const close = b.close as Float64Array;
+    const n = close.length;
+    if (n < 200) continue;
+    const rsi = rsiLast(close, 14);
+    const c = close[n - 1]!;
+    let match = false;
+    if (rsi < 30) {
+      const volume = b.volume as Float64Array;
+      match = volume[n - 1]! > meanLast(volume, 20) * 2;
+    }
+    if (!match) {
+      emaLastTwo(close, 9, e9);
+      emaLastTwo(close, 21, e21);
+      match = e9[1]! > e21[1]! && e9[0]! <= e21[0]!;
+    }
+    if (!match) match = c >= maxLast(b.high as Float64Array, 52) && c > meanLast(close, 200);
+    if (match) rows.push({ symbol: inst.symbol, rsi });
+  }
+  return sortAndLimit(rows);
+}
+
+// ---- measuring --------------------------------------------------------------------------------
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const memStart = process.memoryUsage();
+const t0 = performance.now();
+const universe = syntheticUniverse({ market: "CRYPTO", symbols: SYMBOLS, timeframes: ["h1"], bars: 300, seed: 1 });
+const tUniverse = performance.now() - t0;
+gc?.();
+const memUniverse = process.memoryUsage();
+
+const ways = [
+  { name: "XQL compiled run", fn: viaXql },
+  { name: "technicalindicators (careful)", fn: viaTechnicalIndicators },
+  { name: "hand-written loops", fn: viaHandLoops },
+  { name: "technicalindicators (eager)", fn: viaTechnicalIndicatorsEager },
+] as const;
+
+// Same answers first: the same matching set, and the same 20 rows in the same order. Rows of
+// technicalindicators are compared after rounding XQL's RSI to 2 decimals, as it rounds its RSI
+// output, so rows whose RSI ties after rounding may legitimately change places.
+const answers = ways.map((w) => w.fn(universe));
+const xqlMatched = unlimited.run(universe).results.map((r) => r.symbol);
+const sameSet = (a: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...xqlMatched].sort());
+const names = (rows: Row[]) => rows.map((r) => r.symbol).join(" ");
+const xqlTop = answers[0]!.top;
+const xqlTopRounded = sortAndLimit(xqlTop.map((r) => ({ symbol: r.symbol, rsi: Math.round(r.rsi * 100) / 100 }))).top;
+const checks = [
+  ["hand-written loops: same matching set", sameSet(answers[2]!.matched)],
+  ["hand-written loops: same 20 rows, same order", names(answers[2]!.top) === names(xqlTop)],
+  ["technicalindicators (careful, eager): same matching set", sameSet(answers[1]!.matched) && sameSet(answers[3]!.matched)],
+  ["technicalindicators: same 20 rows", JSON.stringify(answers[1]!.top.map((r) => r.symbol).sort()) === JSON.stringify(xqlTop.map((r) => r.symbol).sort())],
+  ["technicalindicators: same order given its 2-decimal RSI", names(answers[1]!.top) === names(xqlTopRounded) && names(answers[3]!.top) === names(xqlTopRounded)],
+  ["technicalindicators: identical order", names(answers[1]!.top) === names(xqlTop)],
+] as const;
+
+for (let i = 0; i < WARMUP; i++) for (const w of ways) w.fn(universe);
+
+const times: number[][] = ways.map(() => []);
+const heapGrowth: number[][] = ways.map(() => []);
+for (let r = 0; r < RUNS; r++) {
+  for (let k = 0; k < ways.length; k++) {
+    gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const start = performance.now();
+    ways[k]!.fn(universe);
+    times[k]!.push(performance.now() - start);
+    heapGrowth[k]!.push(process.memoryUsage().heapUsed - heapBefore);
+  }
+}
+const memEnd = process.memoryUsage();
+
+const med = times.map(median);
+console.log(`Evaluation bench: ${SYMBOLS} CRYPTO instruments × 300 h1 bars (syntheticUniverse seed 1, built in ${tUniverse.toFixed(0)} ms)`);
+console.log(`Node ${process.version}; ${RUNS} timed runs per way after ${WARMUP} warm-up runs, interleaved; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);
+console.log(`query:\n${QUERY}\n`);
+console.log(`${xqlMatched.length} instruments match before the limit; top 20: ${names(xqlTop)}`);
+for (const [what, ok] of checks) console.log(`  ${ok ? "yes" : "NO "}  ${what}`);
+if (!checks.slice(0, 5).every(([, ok]) => ok)) {
+  ways.forEach((w, k) => console.log(`  ${w.name}: ${names(answers[k]!.top)}`));
+  process.exitCode = 1;
+}
+console.log("\n| way | median ms | min ms | max ms | heap allocated per run |");
+console.log("|---|---:|---:|---:|---:|");
+ways.forEach((w, k) => {
+  const t = times[k]!;
+  console.log(`| ${w.name} | ${med[k]!.toFixed(1)} | ${Math.min(...t).toFixed(1)} | ${Math.max(...t).toFixed(1)} | ${mb(median(heapGrowth[k]!))}${gc ? "" : " (no --expose-gc: includes garbage)"} |`);
+});
+console.log(`\nXQL / hand loops: ${(med[0]! / med[2]!).toFixed(2)}× (target ≤ 1.5×)`);
+console.log(`technicalindicators (careful) / XQL: ${(med[1]! / med[0]!).toFixed(1)}× (target ≥ 60×); eager: ${(med[3]! / med[0]!).toFixed(1)}×`);
+console.log(
+  `\nmemory: rss ${mb(memStart.rss)} at start, ${mb(memUniverse.rss)} with the universe (heap ${mb(memUniverse.heapUsed)}, typed arrays ${mb(memUniverse.arrayBuffers)}), ${mb(memEnd.rss)} at the end; peak rss ${mb(process.resourceUsage().maxRSS * 1024)}`,
+);
