@@ -283,21 +283,33 @@ const firstDefined = (x: Series): number => {
   return f;
 };
 
-export function smaOf(x: Series, n: number): Series {
-  return map(x.length, (i) => {
-    if (i < n - 1) return NaN;
-    let s = 0;
-    for (let j = i - n + 1; j <= i; j++) s += x[j]!;
-    return s / n;
-  });
+/**
+ * Sum of x[a..b] with Neumaier's compensation: as good as exactly rounded for these windows, so
+ * a mean of equal values is that value and the last bit never decides a comparison here.
+ */
+function sumOf(x: Series, a: number, b: number): number {
+  let s = 0;
+  let c = 0;
+  for (let j = a; j <= b; j++) {
+    const v = x[j]!;
+    const t = s + v;
+    c += Math.abs(s) >= Math.abs(v) ? s - t + v : v - t + s;
+    s = t;
+  }
+  return s + c;
 }
 
+export function smaOf(x: Series, n: number): Series {
+  return map(x.length, (i) => (i < n - 1 ? NaN : sumOf(x, i - n + 1, i) / n));
+}
+
+/** Population σ; exactly 0 on a window of equal values (as it is mathematically). */
 export function stdevOf(x: Series, n: number): Series {
   return map(x.length, (i) => {
     if (i < n - 1) return NaN;
-    let s = 0;
-    for (let j = i - n + 1; j <= i; j++) s += x[j]!;
-    const m = s / n;
+    const w = x.subarray(i - n + 1, i + 1);
+    if (w.every((v) => v === w[0])) return 0;
+    const m = sumOf(x, i - n + 1, i) / n;
     let v = 0;
     for (let j = i - n + 1; j <= i; j++) v += (x[j]! - m) ** 2;
     return Math.sqrt(v / n);
@@ -315,7 +327,7 @@ export function emaOf(x: Series, n: number): Series {
   out[f + n - 1] = e;
   const alpha = 2 / (n + 1);
   for (let i = f + n; i < x.length; i++) {
-    e = alpha * x[i]! + (1 - alpha) * e;
+    e += alpha * (x[i]! - e); // the textbook update; exact on a constant input
     out[i] = e;
   }
   return out;
