@@ -52,6 +52,12 @@ class Slot {
   /** For `and`/`or`: operands ordered cheapest first. */
   ordered: Slot[] = [];
   cost = 1;
+  /**
+   * For recursive calls: bars before the latest that the plan says some consumer needs. The
+   * first computation covers them all, since a recursive kernel streams the whole history
+   * whatever range it writes (`rsi(14) > rsi(14)[1]` would otherwise stream it twice).
+   */
+  history = 0;
 
   constructor(
     readonly node: IrNode,
@@ -104,7 +110,10 @@ class Program {
     const get = (node: IrNode, tf: Timeframe): Slot => {
       const key = needKey(node, tf);
       let s = this.slots.get(key);
-      if (!s) this.slots.set(key, (s = new Slot(node, tf)));
+      if (!s) {
+        this.slots.set(key, (s = new Slot(node, tf)));
+        if (node.op === "call" && node.fn.recursive) s.history = this.planned.needs.get(key) ?? 0;
+      }
       return s;
     };
     const rootSlot = get(root, rootTf);
@@ -176,6 +185,7 @@ class Program {
       to = Math.max(to, slot.hi);
     }
     const frame = this.frames.get(slot.timeframe)!;
+    if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end - slot.history));
     if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
     slot.view = undefined;
     if (to > from) this.compute(slot, frame, from, to);

@@ -18,10 +18,10 @@ const universe = Array.from({ length: N }, (_, i) => {
 });
 
 /** Counts calls of a function's kernel while `body` runs; the real kernel still computes. */
-function countKernelCalls(name: string): { calls: () => number } {
+function countKernelCalls(name: string): { calls: () => number; reset: () => void } {
   const spec = FUNCTIONS.get(name) as FunctionSpec & { kernel: Kernel };
   const spy = vi.spyOn(spec, "kernel");
-  return { calls: () => spy.mock.calls.length };
+  return { calls: () => spy.mock.calls.length, reset: () => spy.mockClear() };
 }
 
 afterEach(() => {
@@ -52,6 +52,20 @@ describe("common subexpressions are computed once per instrument", () => {
     const { results } = q.run(universe);
     expect(results).toHaveLength(N);
     expect(ema.calls()).toBe(2 * N);
+  });
+
+  it("a recursive indicator at several offsets is streamed once: rsi(14) > rsi(14)[1], macd now and 3 bars ago", () => {
+    const rsi = countKernelCalls("rsi");
+    const macd = countKernelCalls("macd");
+    const q = compile(header + "columns = [rsi(14)[2]]\nrsi(14) > -1 and rsi(14)[1] > -1 and macd(12, 26) > -1e9 and macd(12, 26)[3] > -1e9");
+    expect(q.run(universe).results).toHaveLength(N);
+    expect(rsi.calls()).toBe(N);
+    expect(macd.calls()).toBe(N);
+    // Across timeframes: (d::rsi(14))[1] and d::rsi(14)[1] beside d::rsi(14).
+    const d = compile(header + "d::rsi(14) > -1 and (d::rsi(14))[1] > -1 and d::rsi(14)[1] > -1");
+    rsi.reset();
+    expect(d.run(universe).results).toHaveLength(N);
+    expect(rsi.calls()).toBe(N);
   });
 
   it("on another timeframe too: d::rsi(14) used twice is one call", () => {
