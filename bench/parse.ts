@@ -1,0 +1,99 @@
+/**
+ * Parsing and validation speed: median µs per `validate` beside the bare Chevrotain lex +
+ * CST parse of the same text (the floor any front end on this grammar pays), and throughput
+ * on 15, 30 and 60 KB queries to show that time grows linearly with the text.
+ *
+ *   npx tsx bench/parse.ts        (npm run bench:parse)
+ */
+import { validate } from "../src/api.js";
+import { xqlParser } from "../src/syntax/parser.js";
+import { xqlLexer } from "../src/syntax/tokens.js";
+
+const SPEC_EXAMPLE =
+  'market = "FOREX"\ntimeframe = h1\ncolumns = [close, rsi(14)]\nsort = rsi(14) asc\nlimit = 20\nlet avgv = avg(volume, 20)\nrsi(14) < 30 and volume > avgv * 2 and close > d::sma(200)';
+
+/** A 100-line query: settings, 96 lets mixing every kind of expression, and a condition. */
+function hundredLines(): string {
+  const lines = ['market = "CRYPTO"', "timeframe = h1", "columns = [close, rsi(14), l95]"];
+  const shapes = [
+    (i: number) => `rsi(${(i % 20) + 2}) < ${30 + (i % 40)}`,
+    (i: number) => `close > d::sma(${(i % 50) + 10}) and volume > avg(volume, ${(i % 30) + 5}) * 2`,
+    (i: number) => `crossover(ema(close, ${(i % 9) + 3}), ema(close, ${(i % 21) + 13}))`,
+    (i: number) => `(high - low)[${i % 5}] > atr(${(i % 14) + 2}) * 1.5 or not (close < open)`,
+  ];
+  for (let i = 0; i < 96; i++) lines.push(`let l${i} = ${shapes[i % 4]!(i)}`);
+  lines.push("l0 and l3 or l4 and not l8");
+  return lines.join("\n");
+}
+
+/** An `or` chain of comparisons and calls of about `bytes` characters. */
+function sized(bytes: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (let i = 0; length < bytes; i++) {
+    const part = i % 2 === 0 ? `close > ${i}` : `rsi(${(i % 20) + 2}) < ${i % 100}`;
+    parts.push(part);
+    length += part.length + 4;
+  }
+  return `market = "FOREX"\ntimeframe = h1\n${parts.join(" or ")}`;
+}
+
+function bareParse(text: string): void {
+  const { tokens } = xqlLexer.tokenize(text);
+  xqlParser.input = tokens;
+  xqlParser.query();
+}
+
+/** Median time of one call in µs, after warm-up, over batches sized to ~5 ms. */
+function median(fn: () => void, samples = 41): number {
+  for (let i = 0; i < 200; i++) fn();
+  let batch = 1;
+  for (;;) {
+    const t = performance.now();
+    for (let i = 0; i < batch; i++) fn();
+    if (performance.now() - t > 5) break;
+    batch *= 2;
+  }
+  const times: number[] = [];
+  for (let s = 0; s < samples; s++) {
+    const t = performance.now();
+    for (let i = 0; i < batch; i++) fn();
+    times.push(((performance.now() - t) * 1000) / batch);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+function assertValid(text: string): void {
+  const result = validate(text);
+  if (!("valid" in result) || !result.valid) throw new Error(`bench query is invalid: ${JSON.stringify(result)}`);
+}
+
+const rows: string[][] = [];
+for (const [name, text] of [
+  ["spec example (7 lines)", SPEC_EXAMPLE],
+  ["100-line query", hundredLines()],
+] as const) {
+  assertValid(text);
+  const v = median(() => validate(text));
+  const bare = median(() => bareParse(text));
+  rows.push([name, `${(text.length / 1024).toFixed(1)} KB`, v.toFixed(1), bare.toFixed(1), (v / bare).toFixed(2)]);
+}
+
+const widths = [24, 8, 14, 18, 6];
+const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+console.log("");
+console.log(line(["query", "size", "validate µs", "bare lex+parse µs", "ratio"]));
+for (const row of rows) console.log(line(row));
+console.log("");
+
+console.log(line(["throughput", "size", "validate KB/s", "bare KB/s", "ratio"]));
+for (const kb of [15, 30, 60]) {
+  const text = sized(kb * 1024);
+  assertValid(text);
+  const v = median(() => validate(text), 15);
+  const bare = median(() => bareParse(text), 15);
+  const rate = (us: number): string => ((text.length / 1024) / (us / 1e6)).toFixed(0);
+  console.log(line([`or chain, ${kb} KB`, `${(text.length / 1024).toFixed(1)} KB`, rate(v), rate(bare), (v / bare).toFixed(2)]));
+}
