@@ -5,6 +5,7 @@ import { functionsMarkdown } from "../../scripts/gen-docs.js";
 import { FUNCTIONS, SERIES } from "../../src/functions/registry.js";
 import { TIMEFRAMES } from "../../src/types.js";
 import { KEYWORDS } from "../../src/syntax/tokens.js";
+import { validate } from "../../src/api.js";
 
 const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
@@ -21,5 +22,11 @@ describe("docs", () => {
   it("docs/language.md names every keyword, timeframe and function", () => {
     const text = read("docs/language.md");
     for (const word of [...KEYWORDS, ...TIMEFRAMES.map((tf) => `${tf}::`), ...FUNCTIONS.keys()]) expect(text, word).toContain(word);
+  });
+
+  it("every example query in docs/language.md validates", () => {
+    const blocks = [...read("docs/language.md").matchAll(/```\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes("market ="));
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    for (const block of blocks) expect(validate(block), block).toEqual({ valid: true });
   });
 });
