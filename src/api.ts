@@ -36,8 +36,12 @@ export interface CompiledQuery {
   readonly explanation: string;
   /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
-   * and limited as the query says. Pure: reads only the bars given. Throws `XqlError`-free
-   * `TypeError`s only for malformed bars (unsorted or duplicate times, arrays of unequal length).
+   * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
+   * volume, flat prices) never throw: they leave an instrument out or make a comparison false.
+   *
+   * @throws {@link XqlDataError} for bars that cannot be evaluated honestly: times that are not
+   * finite and strictly increasing (unsorted or duplicate), or a column whose length differs
+   * from the time column's. The message names the instrument, the timeframe and the index.
    */
   run(universe: Iterable<Instrument>): RunResult;
 }

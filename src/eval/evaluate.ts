@@ -24,7 +24,23 @@ import {
 } from "../types.js";
 import { lastClosedIndex } from "./align.js";
 
-/** Bars that cannot be evaluated honestly: unsorted or duplicate times, arrays of unequal length. */
+/**
+ * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
+ * strictly increasing (unsorted or duplicate), or columns of unequal length. Query errors are
+ * never thrown this way; they come back as data from `validate` and `explain`.
+ *
+ * @example
+ * ```ts
+ * import { compile, XqlDataError } from "xql";
+ *
+ * try {
+ *   compile('market = "FOREX"\ntimeframe = h1\nclose > 1').run(myUniverse);
+ * } catch (e) {
+ *   if (e instanceof XqlDataError) console.error(e.message); // "Instrument 'EURUSD', timeframe h1: bar times must be ..."
+ *   else throw e;
+ * }
+ * ```
+ */
 export class XqlDataError extends Error {
   override readonly name = "XqlDataError";
 }
@@ -428,11 +444,14 @@ class Program {
       for (let k = 0; k < sort.length; k++) {
         const x = a.keys[k]!;
         const y = b.keys[k]!;
-        const xn = x !== x;
-        const yn = y !== y;
+        // NaN sorts last whatever the direction (decisions §1). ±Infinity (a division by
+        // zero) goes with it: it prints as null like NaN, and a null at the top of a
+        // descending sort would bury every real value beneath an undefined one.
+        const xn = !Number.isFinite(x);
+        const yn = !Number.isFinite(y);
         if (xn || yn) {
           if (xn && yn) continue;
-          return xn ? 1 : -1; // NaN sorts last, whatever the direction
+          return xn ? 1 : -1;
         }
         if (x !== y) return sort[k]!.descending ? y - x : x - y;
       }

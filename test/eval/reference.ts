@@ -450,6 +450,8 @@ function cross(name: string, a: Expr, b: Expr, up: boolean): Expr {
   return call(name, [a, b], [a, b], 1, "boolean", ([x, y]) =>
     map(x!.length, (i) => {
       if (i === 0) return 0;
+      // Decisions §1: comparisons with a non-finite operand are false.
+      if (![x![i]!, y![i]!, x![i - 1]!, y![i - 1]!].every(Number.isFinite)) return 0;
       return up ? +(x![i]! > y![i]! && x![i - 1]! <= y![i - 1]!) : +(x![i]! < y![i]! && x![i - 1]! >= y![i - 1]!);
     }),
   );
@@ -551,9 +553,10 @@ export function expectedRun(q: RefQuery, universe: readonly RefInstrument[]): Ex
     for (let k = 0; k < dirs.length; k++) {
       const x = a.keys[k]!;
       const y = b.keys[k]!;
-      if (Number.isNaN(x) && Number.isNaN(y)) continue;
-      if (Number.isNaN(x)) return 1;
-      if (Number.isNaN(y)) return -1;
+      // Non-finite keys (NaN, ±Infinity: null in the columns) sort last either way (docs/language.md).
+      if (!Number.isFinite(x) && !Number.isFinite(y)) continue;
+      if (!Number.isFinite(x)) return 1;
+      if (!Number.isFinite(y)) return -1;
       if (x < y) return dirs[k] === "asc" ? -1 : 1;
       if (x > y) return dirs[k] === "asc" ? 1 : -1;
     }

@@ -4,8 +4,7 @@
  * array types bars may come in.
  */
 import { describe, expect, it } from "vitest";
-import { XqlDataError } from "../../src/eval/evaluate.js";
-import { compile, syntheticUniverse, type Bars, type Instrument } from "../../src/index.js";
+import { compile, syntheticUniverse, XqlDataError, type Bars, type Instrument } from "../../src/index.js";
 import { asPlainArrays, DAY, emptyBars, HOUR, MONDAY, symbolName, walk, type ArrayBars } from "./bars.js";
 
 const header = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -91,6 +90,22 @@ describe("sort and limit", () => {
   it("a NaN sort key shows as a null column", () => {
     const rows = run("columns = [close]\nsort = close desc\ntrue", u);
     expect(rows.map((r) => r.columns["close"])).toEqual([5, 5, 3, 3, null, null]);
+  });
+
+  it("±Infinity sort keys (division by zero) sort last with NaN, in symbol order, and show as null", () => {
+    // volume / (close - 1): close 1 gives ±Infinity (sign of the volume), 0/0 gives NaN.
+    const v = [
+      closes("A", [1, 1], 10), // +Infinity
+      closes("B", [1, 3], 10), // 5
+      closes("C", [1, 1], -10), // -Infinity
+      closes("D", [1, 2], 10), // 10
+      closes("E", [1, 1], 0), // NaN
+    ];
+    for (const dir of ["asc", "desc"]) {
+      const rows = run(`columns = [volume / (close - 1)]\nsort = volume / (close - 1) ${dir}\ntrue`, v);
+      expect(rows.map((r) => r.symbol)).toEqual(dir === "asc" ? ["B", "D", "A", "C", "E"] : ["D", "B", "A", "C", "E"]);
+      expect(rows.map((r) => r.columns["volume / (close - 1)"])).toEqual(dir === "asc" ? [5, 10, null, null, null] : [10, 5, null, null, null]);
+    }
   });
 
   it("later sort keys break ties of earlier ones, each with its own direction", () => {

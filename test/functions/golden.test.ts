@@ -207,6 +207,16 @@ describe("crossover and crossunder", () => {
     const nan = new Float64Array(4).fill(NaN);
     expect(list(run(kernels.crossover, [nan, nan], []))).toEqual([0, 0, 0, 0]);
   });
+
+  it("are 0 wherever an operand is ±Infinity now or on the previous bar (a division by zero compares false)", () => {
+    // Without the finiteness check, -Infinity → 5 would be a crossover of 3 and 5 → -Infinity a crossunder.
+    const a = f64([1, -Infinity, 5, 1, Infinity, 1, 5]);
+    const b = f64([3, 3, 3, 3, 3, 3, 3]);
+    expect(list(run(kernels.crossover, [a, b], []))).toEqual([0, 0, 0, 0, 0, 0, 1]);
+    expect(list(run(kernels.crossunder, [a, b], []))).toEqual([0, 0, 0, 1, 0, 0, 0]);
+    const inf = f64([Infinity, Infinity, Infinity]);
+    expect(list(run(kernels.crossover, [inf, f64([1, 2, 3])], []))).toEqual([0, 0, 0]);
+  });
 });
 
 describe("accuracy", () => {
