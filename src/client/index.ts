@@ -6,6 +6,8 @@
  *
  * It imports no server code and no MCP code, so it can be used from any Node 20 program (and
  * from anything else with a WHATWG `fetch`).
+ *
+ * @module xql/client
  */
 import type { InvalidResult, Plan, RunResult } from "../types.js";
 import { VERSION } from "../version.js";
@@ -138,7 +140,10 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /**
  * A client for one service and one key.
  *
+ * @example
  * ```ts
+ * import { XqlClient } from "xql/client";
+ *
  * const xql = new XqlClient({ baseUrl: "http://127.0.0.1:8787", apiKey: process.env.XQL_API_KEY! });
  * const res = await xql.run('market = "CRYPTO"\ntimeframe = h1\nrsi(14) < 30');
  * if (res.ok) console.log(res.body.results, res.rateLimit?.remaining);

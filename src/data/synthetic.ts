@@ -219,7 +219,7 @@ function resolveMarket(market: unknown): MarketModel {
   if (typeof market !== "string") throw new TypeError("syntheticUniverse: market must be a string");
   const name = market.toUpperCase();
   if (!Object.hasOwn(MARKETS, name)) {
-    throw new Error(`syntheticUniverse: unknown market "${market}"; known markets are ${Object.keys(MARKETS).join(", ")}`);
+    throw new RangeError(`syntheticUniverse: unknown market "${market}"; known markets are ${Object.keys(MARKETS).join(", ")}`);
   }
   return MARKETS[name as MarketName];
 }
@@ -709,7 +709,23 @@ class Generator {
 /**
  * Deterministic synthetic OHLCV instruments of a market, in list order (see FOREX_SYMBOLS and
  * CRYPTO_SYMBOLS). Every requested timeframe gets exactly `bars` bars, oldest first, and all
- * timeframes agree exactly where they overlap.
+ * timeframes agree exactly where they overlap (a daily bar is the aggregate of its h1 bars).
+ * FOREX trades Monday 00:00 to Saturday 00:00 UTC, so its d and finer bars skip weekends;
+ * CRYPTO trades every day. The bar containing `end − 1` is in progress unless `end` falls on
+ * its boundary, built only from what exists by `end`.
+ *
+ * @throws TypeError or RangeError for options that are missing or of the wrong type, an unknown
+ * market or timeframe, or counts that are not integers in range.
+ *
+ * @example
+ * ```ts
+ * import { compile, syntheticUniverse } from "xql";
+ *
+ * const universe = syntheticUniverse({ market: "CRYPTO", symbols: 50, timeframes: ["h1", "d"], bars: 300, seed: 7 });
+ * universe[0]!.symbol;                 // "BTCUSDT"
+ * universe[0]!.bars.h1!.close.length;  // 300
+ * compile('market = "CRYPTO"\ntimeframe = h1\nclose > d::sma(20)').run(universe).results;
+ * ```
  */
 export function syntheticUniverse(o: SyntheticOptions): Instrument[] {
   if (typeof o !== "object" || o === null) throw new TypeError("syntheticUniverse: options must be an object");

@@ -102,6 +102,15 @@ function wordsMatch(asked: string, known: string): boolean {
  * matching more of the asked words come first; ties keep reference order.
  *
  * Without a phrase, or with one made only of such words, every entry is returned.
+ *
+ * @example
+ * ```ts
+ * import { findPhrases } from "xql";
+ *
+ * const [first] = findPhrases("oversold");
+ * first?.query; // "rsi(14) < 30"
+ * findPhrases("volume spike").map((e) => e.phrase); // entries about volume, best match first
+ * ```
  */
 export function findPhrases(phrase?: string): PhraseEntry[] {
   const asked = [

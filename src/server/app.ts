@@ -86,6 +86,18 @@ function describeError(error: unknown): Record<string, unknown> {
 /**
  * The XQL HTTP service. Returns the Fastify instance unstarted: call `listen`, or mount it,
  * or drive it with `inject`.
+ *
+ * @throws TypeError when no bar, key or quota store is given.
+ *
+ * @example
+ * ```ts
+ * import { createServer, SqliteStore } from "xql/server";
+ *
+ * const store = new SqliteStore("./xql.db"); // creates and migrates the file
+ * const app = createServer({ store, logger: true });
+ * await app.listen({ host: "127.0.0.1", port: 8787 });
+ * // POST /xql/validate, /xql/explain, /xql/run and GET /usage, /health, /openapi.json
+ * ```
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const bars = options.bars ?? options.store;

@@ -1,6 +1,8 @@
 /**
  * `xql/server`: the XQL HTTP service as a Fastify instance, with the store contracts and the
  * embedded SQLite store, so other Node services can mount it or run it on their own stores.
+ *
+ * @module xql/server
  */
 export { createServer, systemClock, DEFAULT_BODY_LIMIT } from "./app.js";
 export type { Clock, ServerOptions } from "./app.js";
@@ -9,6 +11,7 @@ export { utcDay, nextUtcMidnight } from "./quota.js";
 export { SqliteStore, SCHEMA_VERSION } from "../data/sqlite.js";
 export type { SqliteStoreOptions } from "../data/sqlite.js";
 export { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";
+export type { FetchOptions } from "../data/fetch.js";
 export { TIERS, TIER_LIMITS } from "../data/store.js";
 export type {
   Account,
@@ -17,6 +20,7 @@ export type {
   KeyRecord,
   KeyStore,
   LatestBarsRequest,
+  ProgressListener,
   QuotaStore,
   QuotaUsage,
   Reservation,

@@ -9,6 +9,8 @@
  *
  * fast-check is an optional peer dependency of xql, needed only by this module. Generated
  * nodes carry the span `{ start: 0, end: 0 }`; compare them with `stripSpans`.
+ *
+ * @module xql/testing
  */
 import fc from "fast-check";
 import type {
@@ -25,7 +27,34 @@ import { FUNCTIONS, SERIES, type FunctionSpec, type ValueType } from "../functio
 import { KEYWORDS } from "../syntax/tokens.js";
 import { DEFAULT_MARKETS, TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from "../types.js";
 
-export type { Query, Expression } from "../ast/nodes.js";
+export type {
+  Query,
+  Expression,
+  NumberLiteral,
+  BooleanLiteral,
+  Identifier,
+  Call,
+  Unary,
+  Binary,
+  BinaryOperator,
+  UnaryOperator,
+  TimeframePrefix,
+  History,
+  Span,
+  Statement,
+  Setting,
+  MarketSetting,
+  TimeframeSetting,
+  ColumnsSetting,
+  Column,
+  SortSetting,
+  SortKey,
+  SortDirection,
+  LimitSetting,
+  LetBinding,
+  Condition,
+} from "../ast/nodes.js";
+export type { ValueType } from "../functions/registry.js";
 
 const SPAN: Span = Object.freeze({ start: 0, end: 0 });
 
@@ -465,7 +494,8 @@ export function arbitraryMutation(query: string): fc.Arbitrary<string> {
   });
 }
 
-type Stripped<T> = T extends readonly (infer U)[]
+/** `T` without its source spans (`span` and every `...Span` field), recursively: what {@link stripSpans} returns. */
+export type Stripped<T> = T extends readonly (infer U)[]
   ? Stripped<U>[]
   : T extends object
     ? { [K in keyof T as K extends "span" | `${string}Span` ? never : K]: Stripped<T[K]> }

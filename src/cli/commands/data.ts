@@ -9,9 +9,9 @@ import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
 
 const help = `Usage:
-  xql data seed [--bars N] [--db FILE]
-  xql data import FILE.csv --market M --timeframe TF [--db FILE]
-  xql data status [--db FILE]
+  xql data seed [--bars N] [--db FILE|URL]
+  xql data import FILE.csv --market M --timeframe TF [--db FILE|URL]
+  xql data status [--db FILE|URL]
 
 Fill the embedded store with bars. \`xql serve\` and \`xql run\` seed an empty store by
 themselves; these commands refresh or add data.
@@ -33,7 +33,8 @@ Options:
   --market M      market name (stored in upper case), e.g. FOREX, CRYPTO
   --timeframe TF  one of ${TIMEFRAMES.join(" ")}
   --bars N        bars per symbol and timeframe for seed (default ${SEED_BARS})
-  --db FILE       database file (default: $XQL_DB, else .xql/xql.db)
+  --db FILE|URL   database file (default: $XQL_DB, else .xql/xql.db), or a
+                  PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
 `;
 
 function positiveInteger(text: string | undefined, name: string, fallback: number): number {

@@ -7,10 +7,10 @@ import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
 
 const help = `Usage:
-  xql keys create --tier free|essential|plus [--label L] [--db FILE]
-  xql keys create --account ID [--label L] [--db FILE]
-  xql keys list [--format table|json] [--db FILE]
-  xql keys revoke KEY [--db FILE]
+  xql keys create --tier free|essential|plus [--label L] [--db FILE|URL]
+  xql keys create --account ID [--label L] [--db FILE|URL]
+  xql keys list [--format table|json] [--db FILE|URL]
+  xql keys revoke KEY [--db FILE|URL]
 
 Manage API keys. Every key belongs to an account; the account has the tier, and the daily
 run quota (free ${TIER_LIMITS.free}, essential ${TIER_LIMITS.essential}, plus ${TIER_LIMITS.plus} per UTC day) is counted per account.
@@ -28,7 +28,8 @@ Options:
   --account ID   add the key to this existing account
   --label L      a note to tell keys apart
   --format F     list output: table (default) or json
-  --db FILE      database file (default: $XQL_DB, else .xql/xql.db)
+  --db FILE|URL  database file (default: $XQL_DB, else .xql/xql.db), or a
+                 PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
 `;
 
 async function create(flags: Map<string, string>): Promise<number> {

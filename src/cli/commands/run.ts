@@ -14,7 +14,7 @@ import { DEFAULT_MARKETS } from "../../types.js";
 import { databasePath, marketsOf, openStore, seedOnFirstUse } from "../store.js";
 import { formatNumber, renderTable } from "../table.js";
 
-const help = `Usage: xql run [FILE|-] [--format json|table] [--db FILE] [--warmup N]
+const help = `Usage: xql run [FILE|-] [--format json|table] [--db FILE|URL] [--warmup N]
        xql run [FILE|-] --synthetic [--format json|table]
 
 Runs a query (from FILE, or standard input for - or no FILE) and prints the matches.
@@ -34,7 +34,8 @@ Options:
   --format F    json (default) or table
   --synthetic   run over the in-memory synthetic universe instead of the store
   --warmup N    bars of history per source (default ${DEFAULT_WARMUP})
-  --db FILE     database file (default: $XQL_DB, else .xql/xql.db)
+  --db FILE|URL database file (default: $XQL_DB, else .xql/xql.db), or a
+                PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
 
 Example:
   xql run examples/oversold.xql --format table
