@@ -4,6 +4,7 @@
  * timeframe of an instrument agrees and the in-progress coarser bar is exactly what exists.
  */
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
+import { prng } from "../functions/series.js";
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -12,17 +13,8 @@ export const WEEK = 7 * DAY;
 /** Monday 2024-01-01 00:00 UTC. */
 export const MONDAY = Date.UTC(2024, 0, 1);
 
-/** mulberry32: small, fast, seeded, so every run sees the same bars. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, shared with the kernel tests: every run sees the same bars. */
+export { prng };
 
 /** Bars whose columns are plain Float64Arrays (what the helpers build and mutate). */
 export interface ArrayBars {

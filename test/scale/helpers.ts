@@ -15,7 +15,6 @@ import { PostgresStore } from "../../src/data/postgres.js";
 import { RedisQuotaStore } from "../../src/data/redis.js";
 import { issueApiKey } from "../../src/data/keys.js";
 import type { Tier } from "../../src/data/store.js";
-import { barOpen, rampBars } from "../data/helpers.js";
 import { NOW, TestClock } from "../server/helpers.js";
 
 export const DATABASE_URL = process.env.XQL_TEST_DATABASE_URL || undefined;
@@ -145,25 +144,5 @@ export async function eventually(check: () => Promise<boolean>, ms = 15_000): Pr
 }
 
 /** The same small universe as the SQLite server tests. */
-export async function seedSmall(store: PostgresStore, now = NOW): Promise<void> {
-  const h1 = barOpen("h1", now);
-  const d = barOpen("d", now);
-  await store.upsertBars([
-    {
-      market: "FOREX",
-      timeframe: "h1",
-      symbols: [
-        { symbol: "EURUSD", bars: rampBars("h1", 400, h1, 100) },
-        { symbol: "GBPUSD", bars: rampBars("h1", 400, h1, 1) },
-        { symbol: "USDJPY", bars: rampBars("h1", 400, h1, 50) },
-      ],
-    },
-    {
-      market: "FOREX",
-      timeframe: "d",
-      symbols: ["EURUSD", "GBPUSD", "USDJPY"].map((symbol) => ({ symbol, bars: rampBars("d", 400, d, 10) })),
-    },
-    { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BTCUSDT", bars: rampBars("h1", 400, h1, 1000) }] },
-  ]);
-}
+export { seedSmallUniverse as seedSmall } from "../server/helpers.js";
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
 import { SqliteStore } from "../../src/data/sqlite.js";
 import { issueApiKey } from "../../src/data/keys.js";
-import type { Tier } from "../../src/data/store.js";
+import type { BarStore, Tier } from "../../src/data/store.js";
 import { barOpen, rampBars, tempDir } from "../data/helpers.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */
@@ -21,7 +21,7 @@ export class TestClock {
  * FOREX: EURUSD closes 100..499 on h1 (latest 499), GBPUSD 1..400, USDJPY 50..449, each with
  * 400 daily bars; CRYPTO: BTCUSDT on h1 only.
  */
-export async function seedSmallUniverse(store: SqliteStore, now = NOW): Promise<void> {
+export async function seedSmallUniverse(store: BarStore, now = NOW): Promise<void> {
   const h1 = barOpen("h1", now);
   const d = barOpen("d", now);
   await store.upsertBars([
