@@ -31,7 +31,7 @@ import type {
   SymbolBars,
   Tier,
 } from "./store.js";
-import { isTier } from "./store.js";
+import { HEALTH_SQL, isTier } from "./store.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -419,7 +419,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   async health(): Promise<void> {
-    await this.query("SELECT 1");
+    await this.query(HEALTH_SQL);
   }
 
   // ---- KeyStore ----

@@ -23,7 +23,7 @@ import type {
   SymbolBars,
   Tier,
 } from "./store.js";
-import { isTier } from "./store.js";
+import { HEALTH_SQL, isTier } from "./store.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -183,7 +183,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = ? ORDER BY timeframe, symbol",
       ),
       barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series").pluck(),
-      ping: db.prepare("SELECT 1").pluck(),
+      health: db.prepare(HEALTH_SQL),
       insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
       findAccount: db.prepare("SELECT id, tier, created_at FROM accounts WHERE id = ?"),
       insertKey: db.prepare(
@@ -325,8 +325,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   }
 
   async health(): Promise<void> {
-    this.stmt.ping.get();
-    this.stmt.dataVersion.get();
+    this.stmt.health.get();
   }
 
   // ---- KeyStore ----

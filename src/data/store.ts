@@ -91,7 +91,10 @@ export interface BarStore {
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
-  /** Resolves when the store answers; rejects when it does not. */
+  /**
+   * Resolves when the store answers a read of every table a request needs (bars, series,
+   * meta, accounts, keys, quota counters); rejects when it does not.
+   */
   health(): Promise<void>;
 }
 
@@ -149,3 +152,12 @@ export interface QuotaStore {
   release(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
   usage(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
 }
+
+/**
+ * The health probe of the SQL stores: one cheap read of every table a request touches, so a
+ * missing or unreadable table fails `/health` as it would fail a run (valid SQLite and PostgreSQL).
+ */
+export const HEALTH_SQL =
+  "SELECT EXISTS (SELECT 1 FROM bars) AS bars, EXISTS (SELECT 1 FROM series) AS series, " +
+  "(SELECT value FROM meta WHERE key = 'data_version') AS data_version, EXISTS (SELECT 1 FROM accounts) AS accounts, " +
+  "EXISTS (SELECT 1 FROM api_keys) AS api_keys, EXISTS (SELECT 1 FROM quota_usage) AS quota_usage";

@@ -115,14 +115,21 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const queries = new QueryCache(xqlOptions, options.queryCacheSize ?? 1024);
   const openApi = JSON.stringify(openApiDocument());
 
-  // Keys never reach a log line: the default request serializer logs no headers, and the
-  // Authorization header is redacted should any serializer include it.
+  // Keys never reach a log line: requests are logged without headers and without their query
+  // string (a client that puts `?api_key=xql_...` in the URL by mistake must not see it logged),
+  // and the Authorization header is redacted should another serializer include it.
   const redact = { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" };
+  const serializers = {
+    req: (request: { method: string; url: string; ip?: string }) => {
+      const query = request.url.indexOf("?");
+      return { method: request.method, url: query < 0 ? request.url : `${request.url.slice(0, query)}?[redacted]`, remoteAddress: request.ip };
+    },
+  };
   const logger =
     options.logger === true
-      ? { level: "info", redact }
+      ? { level: "info", redact, serializers }
       : typeof options.logger === "object" && options.logger !== null
-        ? { redact, ...options.logger }
+        ? { redact, serializers, ...options.logger }
         : (options.logger ?? false);
   const app = Fastify({ logger, bodyLimit, return503OnClosing: true });
 

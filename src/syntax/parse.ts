@@ -40,7 +40,12 @@ function lexerMessage(text: string, offset: number): { offset: number; message: 
   if (char === "!") return { offset, message: "Unexpected character '!'; use 'not' for negation or '!=' for inequality" };
   if (char === "&" || char === "|") return { offset, message: `Unexpected character '${char}'; use 'and' / 'or'` };
   if (char === "'") return { offset, message: "Unexpected character \"'\"; strings use double quotes" };
-  const shown = code < 32 || code === 127 ? `U+${code.toString(16).toUpperCase().padStart(4, "0")}` : char;
+  // Control and invisible characters (a no-break space or a byte-order mark pasted in from a
+  // web page or an editor) are named by code point, or the message would show nothing.
+  const invisible =
+    code < 32 || (code >= 0x7f && code <= 0xa0) || code === 0xad || (code >= 0x2000 && code <= 0x200f) ||
+    (code >= 0x2028 && code <= 0x202f) || code === 0x205f || code === 0x2060 || code === 0x3000 || code === 0xfeff;
+  const shown = invisible ? `U+${code.toString(16).toUpperCase().padStart(4, "0")}` : char;
   return { offset, message: `Unexpected character '${shown}'` };
 }
 

@@ -6,6 +6,17 @@
 import { createToken, Lexer, type TokenType } from "chevrotain";
 
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
+/**
+ * A byte-order mark at the very start of the text, as editors on Windows save one: skipped.
+ * Anywhere else U+FEFF is a stray character. It still counts in offsets and columns.
+ */
+export const ByteOrderMark = createToken({
+  name: "ByteOrderMark",
+  pattern: (text: string, offset: number): [string] | null => (offset === 0 && text.charCodeAt(0) === 0xfeff ? ["\ufeff"] : null),
+  start_chars_hint: ["\ufeff"],
+  line_breaks: false,
+  group: Lexer.SKIPPED,
+});
 export const Comment = createToken({ name: "Comment", pattern: /\/\/[^\r\n]*/, group: Lexer.SKIPPED });
 
 export const TimeframePrefix = createToken({ name: "TimeframePrefix", pattern: /[A-Za-z_][A-Za-z0-9_]*::/ });
@@ -73,6 +84,7 @@ export const Semicolon = createToken({ name: "Semicolon", pattern: ";" });
 
 /** Lexing order matters: comments before `/`, prefixes before names, keywords before names, `<=` before `<`. */
 export const allTokens: TokenType[] = [
+  ByteOrderMark,
   WhiteSpace,
   Comment,
   TimeframePrefix,

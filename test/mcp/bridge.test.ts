@@ -342,11 +342,21 @@ describe("xql mcp start-up", () => {
     }
   });
 
+  it("exits 1 on an XQL_API_KEY that cannot be sent in a header, naming the variable and not echoing the key", async () => {
+    const { code, stdout, stderr } = await runBridgeProcess({ XQL_API_KEY: "xql_with space\u00e9", XQL_BASE_URL: "http://127.0.0.1:1" });
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("check XQL_API_KEY");
+    expect(stderr).not.toContain("with space");
+  });
+
   it("exits 1 on an XQL_BASE_URL that is not an http(s) URL", async () => {
     const { code, stdout, stderr } = await runBridgeProcess({ XQL_API_KEY: "xql_k", XQL_BASE_URL: "localhost:8787" });
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain("Invalid XQL base URL 'localhost:8787'");
+    expect(stderr).toContain("check XQL_BASE_URL");
+    expect(stderr).not.toContain("XQL_API_KEY");
   });
 
   it("speaks only JSON-RPC on stdout and exits 0 when the client closes its stdin", async () => {

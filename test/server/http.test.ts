@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
+import Database from "better-sqlite3";
 import { SqliteStore } from "../../src/data/sqlite.js";
 import { createServer } from "../../src/server/index.js";
 import { NOW, TestClock, startServer, type Running } from "./helpers.js";
@@ -267,6 +268,24 @@ describe("POST /xql/run", () => {
     expect((await server.get("/health")).status).toBe(503);
   });
 
+  it("reports 503 on /health when a table a run needs is gone, and ok once it is back", async () => {
+    server = await startServer();
+    expect((await server.get("/health")).status).toBe(200);
+    const db = new Database(server.file);
+    try {
+      for (const table of ["bars", "series", "api_keys", "quota_usage"]) {
+        db.exec(`ALTER TABLE ${table} RENAME TO ${table}_gone`);
+        const health = await server.get("/health");
+        expect(health.status, table).toBe(503);
+        expect(await health.text()).not.toMatch(/sqlite|no such table|_gone/i);
+        db.exec(`ALTER TABLE ${table}_gone RENAME TO ${table}`);
+        expect((await server.get("/health")).status, table).toBe(200);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it("still reads the store on a cached run, so a closed store gives 500 every time", async () => {
     const first = await startServer();
     const { key } = await first.key("essential");
@@ -401,7 +420,11 @@ describe("logs", () => {
     await server.post("/xql/validate", SYNTAX_ERROR, key);
     await server.post("/xql/run", QUERY, "xql_0000000000000000000000000000000X");
     await server.get("/usage", key);
+    // A key put in the query string by mistake is refused and not logged either.
+    const inUrl = await fetch(`${server.url}/xql/validate?api_key=${key}&x=1`, { method: "POST", body: QUERY });
+    expect(inUrl.status).toBe(401);
     expect(lines.length).toBeGreaterThan(4);
+    expect(lines.some((line) => line.includes('"url":"/xql/validate?[redacted]"'))).toBe(true);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     const text = lines.join("\n");
     expect(text).not.toContain(key);

@@ -109,6 +109,20 @@ describe("parse errors", () => {
     expect(parseError("a\u0000")).toMatchObject({ message: "Unexpected character 'U+0000'", offset: 1 });
   });
 
+  it("names invisible characters by code point (a no-break space pasted from a web page)", () => {
+    expect(parseError(`${HEADER}close >\u00a01`)).toMatchObject({ message: "Unexpected character 'U+00A0'", offset: HEADER.length + 7 });
+    expect(parseError(`${HEADER}close\u200b > 1`)).toMatchObject({ message: "Unexpected character 'U+200B'", offset: HEADER.length + 5 });
+  });
+
+  it("skips a byte-order mark at the very start, counting it in offsets; anywhere else it is a stray character", () => {
+    const text = `\ufeff${HEADER}close > 1`;
+    expect(() => parseText(text)).not.toThrow();
+    expect(parseError(`\ufeff${HEADER}close >`)).toMatchObject({ message: "Unexpected end of input, expected an expression", offset: text.length - 2 });
+    expect(parseError(`\ufeffclose @`)).toMatchObject({ line: 1, column: 8, offset: 7 });
+    expect(parseError(`${HEADER}\ufeffclose > 1`)).toMatchObject({ message: "Unexpected character 'U+FEFF'", offset: HEADER.length });
+    expect(parseError(`\ufeff\ufeff`)).toMatchObject({ message: "Unexpected character 'U+FEFF'", offset: 1 });
+  });
+
   it("reports an astral character at its UTF-16 offset", () => {
     const text = `${HEADER}close > 1 🚀 and true`;
     expect(parseError(text)).toMatchObject({ message: "Unexpected character '🚀'", offset: text.indexOf("🚀") });

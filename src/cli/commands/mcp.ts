@@ -46,8 +46,10 @@ export const mcpCommand: Command = {
     try {
       client = new XqlClient({ baseUrl, apiKey });
     } catch (error) {
+      // The client checks the URL first, then the key: name the variable the message is about.
       const reason = error instanceof Error ? error.message : String(error);
-      process.stderr.write(`xql mcp: ${reason} (from XQL_API_KEY / XQL_BASE_URL)\n`);
+      const variable = /base URL/.test(reason) ? "XQL_BASE_URL" : "XQL_API_KEY";
+      process.stderr.write(`xql mcp: ${reason}; check ${variable} in the "env" of this server in your MCP client's configuration\n`);
       return 1;
     }
     await serveStdio(client);
