@@ -1,4 +1,7 @@
-/** "Did you mean" by edit distance: the closest candidate within distance 2, ties broken alphabetically. */
+/**
+ * "Did you mean" by edit distance: the closest candidate within distance 2. Ties go to the
+ * candidate closest when case is ignored (`Sma` means `sma`, not `ema`), then alphabetically.
+ */
 
 /** Levenshtein distance, stopping early once every path exceeds `limit`. */
 export function editDistance(a: string, b: string, limit = Infinity): number {
@@ -27,12 +30,17 @@ export const MAX_SUGGESTION_DISTANCE = 2;
 export function closest(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = MAX_SUGGESTION_DISTANCE + 1;
+  let bestFolded = Infinity;
+  const lower = name.toLowerCase();
   for (const candidate of candidates) {
     if (candidate === name) continue;
     const d = editDistance(name, candidate, MAX_SUGGESTION_DISTANCE);
-    if (d < bestDistance || (d === bestDistance && best !== undefined && candidate < best)) {
+    if (d > bestDistance || d > MAX_SUGGESTION_DISTANCE) continue;
+    const folded = editDistance(lower, candidate.toLowerCase(), MAX_SUGGESTION_DISTANCE);
+    if (d < bestDistance || folded < bestFolded || (folded === bestFolded && best !== undefined && candidate < best)) {
       best = candidate;
       bestDistance = d;
+      bestFolded = folded;
     }
   }
   return bestDistance <= MAX_SUGGESTION_DISTANCE ? best : undefined;

@@ -32,11 +32,15 @@ describe("suggestions", () => {
     expect(editDistance("abcdef", "x", 2)).toBe(3);
   });
 
-  it("suggests the closest name within distance 2, ties alphabetically", () => {
+  it("suggests the closest name within distance 2, ties by case-folded distance, then alphabetically", () => {
     expect(closest("rsii", ["rsi", "roc", "sma"])).toBe("rsi");
     expect(closest("m2", ["m5", "m1"])).toBe("m1");
     expect(closest("zzzz", ["rsi", "close"])).toBeUndefined();
     expect(closest("close", ["close"])).toBeUndefined();
+    // A tie goes to the name that differs only in case, then alphabetically.
+    expect(closest("Sma", ["ema", "sma", "wma"])).toBe("sma");
+    expect(closest("Sma", ["wma", "ema"])).toBe("ema");
+    expect(closest("CLose", ["close", "clone"])).toBe("close");
     expect(withSuggestion("Unknown identifier 'closs'", "closs", ["close"])).toBe("Unknown identifier 'closs', did you mean 'close'?");
     expect(withSuggestion("Unknown identifier 'zzzz'", "zzzz", ["close"])).toBe("Unknown identifier 'zzzz'");
   });
