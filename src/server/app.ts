@@ -244,7 +244,21 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
 
-  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: "Not found" }));
+  // A known path with another method is a 405 naming the methods it takes, not a 404.
+  const allowed = new Map<string, string>([
+    ["/xql/validate", "POST"],
+    ["/xql/explain", "POST"],
+    ["/xql/run", "POST"],
+    ["/usage", "GET, HEAD"],
+    ["/health", "GET, HEAD"],
+    ["/openapi.json", "GET, HEAD"],
+  ]);
+  app.setNotFoundHandler(async (request, reply) => {
+    const query = request.url.indexOf("?");
+    const methods = allowed.get(query < 0 ? request.url : request.url.slice(0, query));
+    if (methods !== undefined) return reply.code(405).header("Allow", methods).send({ error: `Method not allowed; use ${methods}` });
+    return reply.code(404).send({ error: "Not found" });
+  });
 
   app.setErrorHandler(async (error: unknown, request, reply) => {
     const status = (error as { statusCode?: unknown }).statusCode;

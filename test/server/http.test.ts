@@ -401,7 +401,21 @@ describe("other routes", () => {
     const response = await server.get("/nope");
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "Not found" });
-    expect((await server.get("/xql/run")).status).toBe(404);
+    expect((await server.get("/xql/runs")).status).toBe(404);
+  });
+
+  it("answers a known path with another method 405 with Allow", async () => {
+    server = await startServer();
+    const get = await server.get("/xql/run");
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(await get.json()).toEqual({ error: "Method not allowed; use POST" });
+    const post = await server.post("/usage?x=1", "");
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    const put = await fetch(`${server.url}/xql/validate`, { method: "PUT", body: "x" });
+    expect(put.status).toBe(405);
+    expect((await fetch(`${server.url}/health`, { method: "HEAD" })).status).toBe(200);
   });
 });
 
