@@ -47,9 +47,31 @@ export interface CompiledQuery {
 }
 
 /** What {@link validate} returns: exactly the body of the HTTP service's `POST /validate`. */
-export type ValidateResult = { valid: true } | { valid: false; error: ErrorBody };
+export type ValidateResult =
+  | {
+      /** Always `true`: the query is well-formed and plannable. */
+      valid: true;
+    }
+  | {
+      /** Always `false`: the query is invalid. */
+      valid: false;
+      /** The first error found: syntax errors carry a position, plan errors none. */
+      error: ErrorBody;
+    };
 /** What {@link explain} returns: exactly the body of the HTTP service's `POST /explain`. */
-export type ExplainResult = { plan: Plan; explanation: string } | { valid: false; error: ErrorBody };
+export type ExplainResult =
+  | {
+      /** The data-requirements manifest: the market and, per timeframe, the series and bars needed. */
+      plan: Plan;
+      /** The mechanical rendering of the query, e.g. `Matches when rsi(14) < 30.` */
+      explanation: string;
+    }
+  | {
+      /** Always `false`: the query is invalid. */
+      valid: false;
+      /** The first error found, exactly as {@link validate} reports it. */
+      error: ErrorBody;
+    };
 
 interface Compiled {
   readonly checked: CheckedQuery;

@@ -22,6 +22,7 @@ export type Stage = "lex" | "parse" | "lower" | "check" | "plan";
  * ```
  */
 export class XqlError extends Error {
+  /** Always `"XqlError"`. */
   override readonly name = "XqlError";
   /** `syntax` (the text is wrong at `position`) or `plan` (well-formed, but not plannable). */
   readonly type: "syntax" | "plan";

@@ -30,30 +30,40 @@ export function isTimeframe(name: string): name is Timeframe {
 
 /** The raw OHLCV series a bar carries. */
 export const RAW_SERIES = ["open", "high", "low", "close", "volume"] as const;
+/** The name of a raw series a bar carries: `open`, `high`, `low`, `close` or `volume`. */
 export type RawSeries = (typeof RAW_SERIES)[number];
 
 /** Where an error is: 1-based line and column, 0-based UTF-16 offset into the query. */
 export interface Position {
+  /** 1-based line; `\r\n`, `\n` and `\r` each end a line. */
   line: number;
+  /** 1-based column within the line, counted in UTF-16 code units. */
   column: number;
+  /** 0-based UTF-16 offset from the start of the query text. */
   offset: number;
 }
 
 /** The error body of the spec: syntax errors carry a position, plan errors never do. */
 export interface ErrorBody {
+  /** `syntax` (the text is wrong at `position`) or `plan` (well-formed, but not plannable). */
   type: "syntax" | "plan";
+  /** What is wrong, in one sentence, often with a suggestion (`did you mean 'rsi'?`). */
   message: string;
+  /** Where a syntax error is; absent for plan errors. */
   position?: Position;
 }
 
 /** A failed validation, exactly the HTTP 400 body. */
 export interface InvalidResult {
+  /** Always `false`. */
   valid: false;
+  /** The first error found. */
   error: ErrorBody;
 }
 
 /** One timeframe whose data a query needs. */
 export interface PlanSource {
+  /** The timeframe whose bars are read. */
   timeframe: Timeframe;
   /** Sorted names of the raw series needed (`hl2` needs `high` and `low`). */
   series: RawSeries[];
@@ -63,6 +73,7 @@ export interface PlanSource {
 
 /** The data-requirements manifest of a query. */
 export interface Plan {
+  /** The market queried, in its configured spelling (`"forex"` plans as `FOREX`). */
   market: string;
   /** Base timeframe first, then by duration. */
   sources: PlanSource[];
@@ -70,28 +81,42 @@ export interface Plan {
 
 /** Columns of bars, oldest bar first; `time` is the UTC open time in ms since epoch. */
 export interface Bars {
+  /** Open time of each bar: UTC, ms since epoch, finite and strictly increasing. */
   time: ArrayLike<number>;
+  /** Opening price of each bar. */
   open: ArrayLike<number>;
+  /** Highest price of each bar. */
   high: ArrayLike<number>;
+  /** Lowest price of each bar. */
   low: ArrayLike<number>;
+  /** Closing price of each bar (the latest price for a bar in progress). */
   close: ArrayLike<number>;
+  /** Traded volume of each bar. */
   volume: ArrayLike<number>;
 }
 
 /** One instrument and its bars per timeframe. */
 export interface Instrument {
+  /** The instrument's symbol, such as `EURUSD`; results report it and sort ties by it. */
   symbol: string;
+  /** Bars per timeframe. Only the plan's timeframes are read; an instrument lacking one does not match. */
   bars: Partial<Record<Timeframe, Bars>>;
 }
 
 /** One matching instrument. Column values that are not finite are `null`. */
 export interface ResultRow {
+  /** The instrument's symbol. */
   symbol: string;
+  /**
+   * The value of each column at the latest base bar, keyed by the column's source text as written;
+   * a boolean column is 1 or 0. Empty when the query has no `columns`.
+   */
   columns: Record<string, number | null>;
 }
 
 /** The body of a successful run. */
 export interface RunResult {
+  /** The matching instruments: sorted as the query says (by symbol without `sort`), at most `limit` of them. */
   results: ResultRow[];
 }
 

@@ -14,25 +14,33 @@ import { VERSION } from "../version.js";
 
 /** The body of every non-400 failure: 401, 413, 429 and 500 all answer `{ error: "..." }`. */
 export interface ServiceErrorBody {
+  /** What went wrong, e.g. `Missing or invalid API key` or `Daily API rate limit exceeded`. */
   error: string;
 }
 
 /** The body of a successful validate. */
 export interface ValidBody {
+  /** Always `true`: the query is well-formed and plannable. */
   valid: true;
 }
 
 /** The body of a successful explain. */
 export interface ExplainBody {
+  /** The data-requirements manifest: the market and, per timeframe, the series and bars needed. */
   plan: Plan;
+  /** The mechanical rendering of the query, e.g. `Matches when rsi(14) < 30.` */
   explanation: string;
 }
 
 /** The body of `GET /usage`. */
 export interface UsageBody {
+  /** The tier of the key's account. */
   tier: "free" | "essential" | "plus";
+  /** Runs allowed per UTC day for the tier (free 30, essential 1,500, plus 4,500). */
   limit: number;
+  /** Runs counted today (UTC) for the key's account, over all of its keys. */
   used: number;
+  /** Runs left today: `limit - used`, never below 0. */
   remaining: number;
   /** ISO 8601 UTC timestamp of the next UTC midnight, e.g. `2026-11-23T00:00:00.000Z`. */
   resetAt: string;
@@ -57,8 +65,11 @@ interface ResponseMeta {
 
 /** A 200 answer. */
 export interface XqlSuccess<T> extends ResponseMeta {
+  /** Always `true` for a 200. */
   ok: true;
+  /** Always 200. */
   status: 200;
+  /** The parsed JSON body. */
   body: T;
 }
 
@@ -67,19 +78,30 @@ export interface XqlSuccess<T> extends ResponseMeta {
  * status carries `{ error: "..." }`.
  */
 export interface XqlFailure extends ResponseMeta {
+  /** Always `false`: any status other than 200. */
   ok: false;
+  /** The HTTP status, such as 400, 401, 413, 429 or 500. */
   status: number;
+  /**
+   * `{ valid: false, error }` for a query error (a 400), `{ error: "..." }` for any other failure. A
+   * body that is neither (a proxy's HTML page) is replaced by `{ error }` naming the status and URL.
+   */
   body: InvalidResult | ServiceErrorBody;
 }
 
 /** What every method resolves to: the HTTP status, the parsed body and the rate-limit headers. */
 export type XqlResponse<T> = XqlSuccess<T> | XqlFailure;
 
+/** What {@link XqlClient.validate} resolves to: `{ valid: true }` on a 200, the query error on a 400. */
 export type ValidateResponse = XqlResponse<ValidBody>;
+/** What {@link XqlClient.explain} resolves to: `{ plan, explanation }` on a 200, the query error on a 400. */
 export type ExplainResponse = XqlResponse<ExplainBody>;
+/** What {@link XqlClient.run} resolves to: `{ results }` on a 200; a 429 when the daily quota is used up. */
 export type RunResponse = XqlResponse<RunResult>;
+/** What {@link XqlClient.usage} resolves to: the key's quota state on a 200. */
 export type UsageResponse = XqlResponse<UsageBody>;
 
+/** Options of {@link XqlClient}: where the service is, the key, and how long to wait. */
 export interface XqlClientOptions {
   /** Where the service listens, e.g. `http://127.0.0.1:8787` or `https://example.com/api`. */
   baseUrl: string;
@@ -110,7 +132,9 @@ export type XqlClientErrorKind = "network" | "timeout" | "aborted" | "protocol";
 
 /** No usable answer from the service. The message names the URL; it never contains the API key. */
 export class XqlClientError extends Error {
+  /** Always `"XqlClientError"`. */
   override readonly name = "XqlClientError";
+  /** Why no usable answer arrived: `network`, `timeout`, `aborted` or `protocol`. */
   readonly kind: XqlClientErrorKind;
   /** The URL that was requested. */
   readonly url: string;
@@ -153,6 +177,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export class XqlClient {
   /** The base URL, normalized to end with `/`. */
   readonly baseUrl: string;
+  /** Milliseconds before a call is abandoned with a `timeout` error, unless the call overrides it. */
   readonly timeoutMs: number;
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;

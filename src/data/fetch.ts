@@ -15,6 +15,7 @@ export function fetchCount(minLookback: number, warmup: number): number {
   return Math.max(minLookback, warmup);
 }
 
+/** Options of {@link fetchUniverse}: the warmup and an optional cache of reads. */
 export interface FetchOptions {
   /** Bars of history per source beyond what the plan strictly needs. Default 300. */
   warmup?: number;
@@ -31,6 +32,7 @@ export class BarCache {
   private version: number | undefined;
   private readonly entries = new Map<string, SymbolBars[]>();
 
+  /** @param capacity - The most reads kept; beyond it the least recently used is dropped. Default 64. */
   constructor(readonly capacity = 64) {}
 
   /** Forgets everything read before `version`. */
@@ -41,6 +43,7 @@ export class BarCache {
     }
   }
 
+  /** The read cached under `key`, or `undefined`; a hit becomes the most recently used. */
   get(key: string): SymbolBars[] | undefined {
     const hit = this.entries.get(key);
     if (hit) {
@@ -50,6 +53,7 @@ export class BarCache {
     return hit;
   }
 
+  /** Caches a read under `key`, then drops the least recently used reads beyond `capacity`. */
   set(key: string, value: SymbolBars[]): void {
     this.entries.set(key, value);
     while (this.entries.size > this.capacity) {
@@ -58,6 +62,7 @@ export class BarCache {
     }
   }
 
+  /** How many reads are cached. */
   get size(): number {
     return this.entries.size;
   }

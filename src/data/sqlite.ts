@@ -126,6 +126,7 @@ function migrate(db: Database.Database): void {
   }
 }
 
+/** Options of the {@link SqliteStore} constructor. */
 export interface SqliteStoreOptions {
   /** Open without writing: no migrations, no writes. */
   readonly?: boolean;
@@ -141,6 +142,7 @@ type SqlRow = unknown[];
  * database rejects.
  */
 export class SqliteStore implements BarStore, KeyStore, QuotaStore {
+  /** The database file as given (`:memory:` for an in-memory database). */
   readonly file: string;
   private readonly db: Database.Database;
   private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
@@ -211,6 +213,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     if (this.db.open) this.db.close();
   }
 
+  /** True while the connection is open; false after {@link SqliteStore.close}. */
   get open(): boolean {
     return this.db.open;
   }

@@ -8,6 +8,7 @@ import type { Bars, RawSeries, Timeframe } from "../types.js";
 
 /** Subscription tiers, cheapest first. */
 export const TIERS = ["free", "essential", "plus"] as const;
+/** A subscription tier, `free`, `essential` or `plus`: it sets an account's daily run quota ({@link TIER_LIMITS}). */
 export type Tier = (typeof TIERS)[number];
 
 /** Metered `run` calls allowed per account and UTC day. */
@@ -23,7 +24,9 @@ export function isTier(name: string): name is Tier {
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
+  /** The symbol, such as `EURUSD`. */
   symbol: string;
+  /** The symbol's bars, oldest first; `time` is the UTC open time in ms since epoch. */
   bars: Bars;
 }
 
@@ -43,18 +46,25 @@ export interface SymbolBars {
  * picks the bars.
  */
 export interface LatestBarsRequest {
+  /** The market whose symbols are read, in the spelling the bars are stored under. */
   market: string;
+  /** The timeframe whose bars are read. */
   timeframe: Timeframe;
   /** The query's base timeframe; equal to `timeframe` for the base source. */
   baseTimeframe: Timeframe;
+  /** The raw series to fill; `time` is always filled. */
   series: readonly RawSeries[];
+  /** Bars wanted per symbol, the latest ones; off the base timeframe, one more may come (see above). */
   count: number;
 }
 
 /** Bars to write for one market and timeframe. */
 export interface BarBatch {
+  /** The market the bars belong to, stored in this spelling. */
   market: string;
+  /** The timeframe of every bar of the batch. */
   timeframe: Timeframe;
+  /** The bars to write, per symbol, oldest first. */
   symbols: readonly SymbolBars[];
   /** Drop every stored bar of these symbols at this timeframe first (a fresh synthetic seed does). */
   replace?: boolean;
@@ -62,11 +72,17 @@ export interface BarBatch {
 
 /** What one symbol holds at one timeframe. */
 export interface SeriesInfo {
+  /** The market, in its stored spelling. */
   market: string;
+  /** The timeframe. */
   timeframe: Timeframe;
+  /** The symbol. */
   symbol: string;
+  /** How many bars are stored. */
   bars: number;
+  /** Open time of the oldest stored bar: UTC, ms since epoch. */
   firstTime: number;
+  /** Open time of the latest stored bar: UTC, ms since epoch. */
   lastTime: number;
 }
 
@@ -98,9 +114,13 @@ export interface BarStore {
   health(): Promise<void>;
 }
 
+/** An account: it carries the tier, and all of its keys share one daily quota. */
 export interface Account {
+  /** The account id; `xql keys create` makes `acct_` followed by 16 base62 characters. */
   id: string;
+  /** The account's tier, which sets its daily run quota. */
   tier: Tier;
+  /** When the account was created: ms since epoch. */
   createdAt: number;
 }
 
@@ -110,16 +130,23 @@ export interface KeyRecord {
   hash: string;
   /** The first characters of the key, for people to tell keys apart (`xql_AbCd`). */
   prefix: string;
+  /** The account the key belongs to; runs count against the account's quota. */
   accountId: string;
+  /** The tier of the key's account. */
   tier: Tier;
+  /** A note to tell keys apart (`xql keys create --label`), or null. */
   label: string | null;
+  /** When the key was created: ms since epoch. */
   createdAt: number;
+  /** When the key was revoked (ms since epoch), or null while it is valid. */
   revokedAt: number | null;
 }
 
 /** Accounts (which carry the tier) and their API keys. */
 export interface KeyStore {
+  /** Creates an account of `tier` at `now` (ms since epoch); rejects for an unknown tier or an id already taken. */
   createAccount(id: string, tier: Tier, now: number): Promise<Account>;
+  /** The account with this id, or `undefined`. */
   findAccount(id: string): Promise<Account | undefined>;
   /** Adds a key to an existing account; rejects when the account does not exist. */
   createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord>;
@@ -133,11 +160,15 @@ export interface KeyStore {
 
 /** The quota state of one account on one UTC day. */
 export interface QuotaUsage {
+  /** Metered calls counted for the account on the day. */
   used: number;
+  /** Calls left on the day: the limit minus `used`, never below 0. */
   remaining: number;
 }
 
+/** The outcome of {@link QuotaStore.reserve}, with the day's usage after it. */
 export interface Reservation extends QuotaUsage {
+  /** True when the call was counted; false when the day's limit was already used up (a 429). */
   admitted: boolean;
 }
 
@@ -150,6 +181,7 @@ export interface QuotaStore {
   reserve(accountId: string, day: string, limit: number): Promise<Reservation>;
   /** Gives one reserved call back (a 400 or 500 consumes nothing); never below zero. */
   release(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
+  /** The account's usage on `day` (the UTC date, `YYYY-MM-DD`) against `limit`, changing nothing. */
   usage(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
 }
 

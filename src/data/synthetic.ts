@@ -29,6 +29,7 @@ import { TIMEFRAMES, isTimeframe, type Bars, type Instrument, type Timeframe } f
 import { CRYPTO_SPECS, FOREX_SPECS, extendSpecs, type SymbolSpec } from "./symbols.js";
 import { Rng, hashInteger, hashString, streamKey } from "./synthetic/rng.js";
 
+/** Options of {@link syntheticUniverse}: which market, how many symbols, which timeframes and how many bars. */
 export interface SyntheticOptions {
   /** `FOREX` or `CRYPTO`, matched case-insensitively. */
   market: string;
@@ -57,6 +58,7 @@ const WEEK = 7 * DAY;
 
 /** Monday 2026-01-05 00:00 UTC: a fixed default so the same seed gives the same bars everywhere. */
 export const DEFAULT_SYNTHETIC_END = Date.UTC(2026, 0, 5);
+/** The seed {@link syntheticUniverse} uses when {@link SyntheticOptions.seed} is not given. */
 export const DEFAULT_SYNTHETIC_SEED = 1;
 
 /**

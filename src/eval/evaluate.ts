@@ -42,6 +42,7 @@ import { lastClosedIndex } from "./align.js";
  * ```
  */
 export class XqlDataError extends Error {
+  /** Always `"XqlDataError"`. */
   override readonly name = "XqlDataError";
 }
 

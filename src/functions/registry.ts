@@ -8,6 +8,7 @@ import type { RawSeries } from "../types.js";
 import type { Kernel } from "./kernel.js";
 import { kernels } from "./kernels/index.js";
 
+/** The type of an XQL value: a number series or a boolean series. */
 export type ValueType = "number" | "boolean";
 
 /**

@@ -29,6 +29,7 @@ export const PHRASE_CATEGORIES = [
   "Across timeframes",
 ] as const;
 
+/** One of the {@link PHRASE_CATEGORIES}: the group a {@link PhraseEntry} is listed under. */
 export type PhraseCategory = (typeof PHRASE_CATEGORIES)[number];
 
 /** One phrase and how it is written in XQL. */
@@ -44,6 +45,7 @@ export interface PhraseEntry {
   readonly notes?: string;
   /** Other ways of saying the phrase; the phrase filter matches them too. */
   readonly aliases?: readonly string[];
+  /** The group the entry is listed under in `docs/phrases.md`. */
   readonly category: PhraseCategory;
 }
 

@@ -18,14 +18,17 @@ import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from 
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
+  /** The current time in ms since epoch: it picks the quota's UTC day and the rate-limit reset. */
   now(): number;
 }
 
+/** The {@link Clock} of `Date.now()`, which {@link createServer} uses when no clock is given. */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** 64 KiB: the largest query body accepted. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
+/** Options of {@link createServer}: the stores (one `store`, or `bars`, `keys` and `quota`), limits, logs, caches. */
 export interface ServerOptions {
   /** One object serving as bar, key and quota store (the embedded SQLite store does). */
   store?: BarStore & KeyStore & QuotaStore;
@@ -35,6 +38,7 @@ export interface ServerOptions {
   keys?: KeyStore;
   /** Daily counters; overrides `store`. */
   quota?: QuotaStore;
+  /** Where the time is read, for quota days and the rate-limit reset. Default {@link systemClock}. */
   clock?: Clock;
   /** Bars fetched per source beyond the plan's need (max(minLookback, warmup)). Default 300. */
   warmup?: number;

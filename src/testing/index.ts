@@ -60,10 +60,13 @@ const SPAN: Span = Object.freeze({ start: 0, end: 0 });
 
 /** A `let` name an expression may refer to, with the type of its value. */
 export interface LetName {
+  /** The `let` name, as bound. */
   readonly name: string;
+  /** The type of the bound value: generated expressions use the name only where this type fits. */
   readonly type: ValueType;
 }
 
+/** Options of {@link arbitraryExpression}: the type, depth, `let` names and timeframe of the expressions. */
 export interface ExpressionOptions {
   /** The type of the generated expression. Default: either. */
   readonly type?: ValueType;
@@ -263,6 +266,7 @@ export const arbitraryLetName: fc.Arbitrary<string> = fc
   .map(([first, rest]) => first + rest)
   .filter((name) => !RESERVED.has(name));
 
+/** Options of {@link arbitraryQuery}: the markets, the depth of expressions and the number of `let`s. */
 export interface QueryOptions {
   /** Markets to pick from (any case is written, as users do). Default `FOREX`, `CRYPTO`. */
   readonly markets?: readonly string[];
@@ -284,7 +288,12 @@ interface Setting {
  * then a boolean condition. `text` is `printQuery(ast)`, and `validate(text)` is
  * `{ valid: true }` under the default options (or the given markets).
  */
-export function arbitraryQuery(options: QueryOptions = {}): fc.Arbitrary<{ text: string; ast: Query }> {
+export function arbitraryQuery(options: QueryOptions = {}): fc.Arbitrary<{
+  /** The query text: `printQuery(ast)`. */
+  text: string;
+  /** The query's AST, every span `{ start: 0, end: 0 }`. */
+  ast: Query;
+}> {
   const markets = options.markets ?? DEFAULT_MARKETS;
   const depth = options.maxDepth ?? 3;
   const maxLets = options.maxLets ?? 3;
