@@ -1,5 +1,6 @@
 /**
- * Service benchmark (not a test). Run: `npx tsx bench/server.ts` (options below).
+ * Service benchmark (not a test). Run: `npm run bench:server` (options below), which bundles
+ * this file with tsup and runs it with node, as the service runs from its build.
  *
  * 1. validate throughput: POST /xql/validate of the service beside a bare Fastify route
  *    (text body, constant JSON answer) in the same run, same autocannon settings.

@@ -136,6 +136,9 @@ export interface SqliteStoreOptions {
 
 type SqlRow = unknown[];
 
+/** Most keys `SqliteStore` keeps in memory between commits by other connections. */
+const KEY_CACHE_LIMIT = 4096;
+
 /**
  * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on one SQLite file.
  * Calls run synchronously inside better-sqlite3 and resolve at once; a closed or broken
@@ -147,6 +150,15 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   private readonly db: Database.Database;
   private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
   private readonly stmt;
+  /**
+   * Keys found by hash, kept while no other connection (another replica, `xql keys revoke` in
+   * another process) has committed since: SQLite's `data_version` changes exactly then, and
+   * this connection's own key writes clear the map. Every request still asks the database
+   * for that number, so a closed or broken store still fails authentication. Only found keys
+   * are kept, at most KEY_CACHE_LIMIT, so random keys cannot grow it.
+   */
+  private readonly keyCache = new Map<string, KeyRecord>();
+  private keyCacheVersion = -1;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     this.file = file;
@@ -186,6 +198,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       ),
       barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series").pluck(),
       health: db.prepare(HEALTH_SQL),
+      commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
       insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
       findAccount: db.prepare("SELECT id, tier, created_at FROM accounts WHERE id = ?"),
       insertKey: db.prepare(
@@ -335,6 +348,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
     if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
+    this.keyCache.clear();
     this.stmt.insertAccount.run(id, tier, now);
     return { id, tier, createdAt: now };
   }
@@ -350,16 +364,29 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   ): Promise<KeyRecord> {
     const account = await this.findAccount(key.accountId);
     if (!account) throw new Error(`No account '${key.accountId}'`);
+    this.keyCache.clear();
     this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, now);
     return { ...key, tier: account.tier, createdAt: now, revokedAt: null };
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    const version = this.stmt.commitsByOthers.get() as number;
+    if (version !== this.keyCacheVersion) {
+      this.keyCache.clear();
+      this.keyCacheVersion = version;
+    }
+    const cached = this.keyCache.get(hash);
+    if (cached) return { ...cached };
     const row = this.stmt.findKey.get(hash) as KeyRow | undefined;
-    return row && keyRecord(row);
+    if (!row) return undefined;
+    const record = keyRecord(row);
+    if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
+    this.keyCache.set(hash, record);
+    return { ...record };
   }
 
   async revokeKey(hash: string, now: number): Promise<boolean> {
+    this.keyCache.clear();
     return this.stmt.revokeKey.run(now, hash).changes === 1;
   }
 

@@ -167,6 +167,33 @@ describe("SqliteStore", () => {
     expect((await store.listKeys()).map((k) => k.prefix)).toEqual(["xql_AbCd"]);
   });
 
+  it("sees keys revoked or created through another connection at once (another replica, xql keys in another process)", async () => {
+    await store.createAccount("acct_1", "free", NOW);
+    await store.createKey({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", label: null }, NOW);
+    expect((await store.findKeyByHash("h1"))!.revokedAt).toBeNull(); // now remembered
+    const other = new SqliteStore(join(dir, "sub", "xql.db"));
+    try {
+      expect(await other.revokeKey("h1", NOW + 5)).toBe(true);
+      expect((await store.findKeyByHash("h1"))!.revokedAt).toBe(NOW + 5);
+      await other.createKey({ hash: "h2", prefix: "xql_EfGh", accountId: "acct_1", label: null }, NOW);
+      expect((await store.findKeyByHash("h2"))!.prefix).toBe("xql_EfGh");
+      // A raw write by any other connection counts too.
+      const raw = new Database(join(dir, "sub", "xql.db"));
+      raw.prepare("UPDATE api_keys SET revoked_at = NULL WHERE hash = 'h1'").run();
+      raw.close();
+      expect((await store.findKeyByHash("h1"))!.revokedAt).toBeNull();
+      // A returned record is a copy: changing it changes nothing the store answers later.
+      const found = (await store.findKeyByHash("h1"))!;
+      (found as { revokedAt: number | null }).revokedAt = 1;
+      expect((await store.findKeyByHash("h1"))!.revokedAt).toBeNull();
+    } finally {
+      other.close();
+    }
+    store.close();
+    await expect(store.findKeyByHash("h1")).rejects.toThrow();
+    store = new SqliteStore(join(dir, "sub", "xql.db"));
+  });
+
   it("rejects an unknown tier", async () => {
     await expect(store.createAccount("acct_x", "gold" as never, NOW)).rejects.toThrow(/tier/);
   });
