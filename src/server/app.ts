@@ -143,6 +143,15 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => done(null, body));
 
+  // `Expect: 100-continue`: Node would answer 100 at once, inviting the body before the key is
+  // checked. Instead the request goes through the hooks, and 100 is sent only once the key has
+  // passed (preParsing runs after onRequest); a refused caller gets its 401 without uploading.
+  app.server.on("checkContinue", (request, response) => app.server.emit("request", request, response));
+  app.addHook("preParsing", async (request, reply, payload) => {
+    if (request.headers.expect?.toLowerCase() === "100-continue") reply.raw.writeContinue();
+    return payload;
+  });
+
   /** Runs in onRequest: before any byte of the body is read or any query is parsed. */
   async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? "");

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import Database from "better-sqlite3";
+import { request as httpRequest } from "node:http";
 import { SqliteStore } from "../../src/data/sqlite.js";
 import { createServer } from "../../src/server/index.js";
 import { NOW, TestClock, startServer, type Running } from "./helpers.js";
@@ -402,6 +403,36 @@ describe("other routes", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "Not found" });
     expect((await server.get("/xql/runs")).status).toBe(404);
+  });
+
+  it("answers Expect: 100-continue with 100 only after the key passed, so a refused caller never uploads", async () => {
+    server = await startServer();
+    const { key } = await server.key("free");
+    const { hostname, port } = new URL(server.url);
+    const attempt = (authorization?: string) =>
+      new Promise<{ continued: boolean; status: number; body: string }>((resolve, reject) => {
+        let continued = false;
+        const request = httpRequest({
+          hostname,
+          port,
+          path: "/xql/validate",
+          method: "POST",
+          headers: { expect: "100-continue", "content-length": Buffer.byteLength(QUERY), ...(authorization ? { authorization } : {}) },
+        });
+        request.on("continue", () => {
+          continued = true;
+          request.end(QUERY);
+        });
+        request.on("response", (response) => {
+          let body = "";
+          response.on("data", (chunk: Buffer) => (body += chunk));
+          response.on("end", () => resolve({ continued, status: response.statusCode!, body }));
+        });
+        request.on("error", reject);
+        request.flushHeaders();
+      });
+    expect(await attempt()).toEqual({ continued: false, status: 401, body: '{"error":"Missing or invalid API key"}' });
+    expect(await attempt(`Bearer ${key}`)).toEqual({ continued: true, status: 200, body: '{"valid":true}' });
   });
 
   it("answers a known path with another method 405 with Allow", async () => {
