@@ -153,7 +153,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /**
    * Keys found by hash, kept while no other connection (another replica, `xql keys revoke` in
    * another process) has committed since: SQLite's `data_version` changes exactly then, and
-   * this connection's own key writes clear the map. Every request still asks the database
+   * this connection's own revocations clear the map (a new key or account changes no record
+   * kept here: only found keys are kept). Every request still asks the database
    * for that number, so a closed or broken store still fails authentication. Only found keys
    * are kept, at most KEY_CACHE_LIMIT, so random keys cannot grow it.
    */
@@ -348,7 +349,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
     if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
-    this.keyCache.clear();
     this.stmt.insertAccount.run(id, tier, now);
     return { id, tier, createdAt: now };
   }
@@ -364,7 +364,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   ): Promise<KeyRecord> {
     const account = await this.findAccount(key.accountId);
     if (!account) throw new Error(`No account '${key.accountId}'`);
-    this.keyCache.clear();
     this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, now);
     return { ...key, tier: account.tier, createdAt: now, revokedAt: null };
   }

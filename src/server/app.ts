@@ -56,6 +56,15 @@ export interface ServerOptions {
   queryCacheSize?: number;
 }
 
+/** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
+const ROUTE_METHODS = ["GET", "HEAD", "POST"] as const;
+
+/** A request URL without its query string. */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
+
 const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
 const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;
 const STORE_UNAVAILABLE = { error: "Data store unavailable" } as const;
@@ -125,8 +134,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const redact = { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" };
   const serializers = {
     req: (request: { method: string; url: string; ip?: string }) => {
-      const query = request.url.indexOf("?");
-      return { method: request.method, url: query < 0 ? request.url : `${request.url.slice(0, query)}?[redacted]`, remoteAddress: request.ip };
+      const path = pathOf(request.url);
+      return { method: request.method, url: path === request.url ? path : `${path}?[redacted]`, remoteAddress: request.ip };
     },
   };
   const logger =
@@ -257,19 +266,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
 
-  // A known path with another method is a 405 naming the methods it takes, not a 404.
-  const allowed = new Map<string, string>([
-    ["/xql/validate", "POST"],
-    ["/xql/explain", "POST"],
-    ["/xql/run", "POST"],
-    ["/usage", "GET, HEAD"],
-    ["/health", "GET, HEAD"],
-    ["/openapi.json", "GET, HEAD"],
-  ]);
+  // A known path with another method is a 405 naming the methods its routes take, not a 404.
   app.setNotFoundHandler(async (request, reply) => {
-    const query = request.url.indexOf("?");
-    const methods = allowed.get(query < 0 ? request.url : request.url.slice(0, query));
-    if (methods !== undefined) return reply.code(405).header("Allow", methods).send({ error: `Method not allowed; use ${methods}` });
+    const url = pathOf(request.url);
+    const methods = ROUTE_METHODS.filter((method) => app.hasRoute({ method, url })).join(", ");
+    if (methods !== "") return reply.code(405).header("Allow", methods).send({ error: `Method not allowed; use ${methods}` });
     return reply.code(404).send({ error: "Not found" });
   });
 
