@@ -10,6 +10,7 @@ import { FUNCTIONS, SERIES, arity, type FunctionSpec, type Param } from "../src/
 
 const KIND: Readonly<Record<Param["kind"], string>> = {
   series: "a number expression",
+  condition: "a boolean expression",
   length: "a positive integer literal",
   number: "a number literal, optionally negated",
 };

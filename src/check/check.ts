@@ -373,6 +373,12 @@ class Checker {
           else failed = true;
           break;
         }
+        case "condition": {
+          const ir = this.expect(this.expression(arg), "boolean", arg.span, `Argument '${param.name}' of ${fn.name}`);
+          if (ir) args.push(ir);
+          else failed = true;
+          break;
+        }
         case "length": {
           if (arg.kind !== "number") {
             this.error(arg.span.start, `Length '${param.name}' of ${fn.name} must be a positive integer literal, as in ${fn.example}`);

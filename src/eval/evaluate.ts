@@ -10,7 +10,7 @@
  */
 import type { CheckedQuery } from "../check/check.js";
 import type { CompareOperator, IrNode } from "../check/ir.js";
-import type { Kernel } from "../functions/kernel.js";
+import type { Kernel, KernelContext } from "../functions/kernel.js";
 import type { SeriesSpec } from "../functions/registry.js";
 import { needKey, type Planned } from "../plan/plan.js";
 import {
@@ -58,6 +58,21 @@ interface Frame {
 const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
 
 class Slot {
+  private scratchBuffers: Float64Array[] = [];
+  private ctx: KernelContext | undefined;
+
+  /** What a kernel may know beyond its inputs; scratch buffers live as long as the slot. */
+  context(timeframe: Timeframe): KernelContext {
+    return (this.ctx ??= {
+      timeframeMs: TIMEFRAME_MS[timeframe],
+      scratch: (index: number, length: number): Float64Array => {
+        let b = this.scratchBuffers[index];
+        if (!b || b.length < length) this.scratchBuffers[index] = b = new Float64Array(Math.max(length, (b?.length ?? 0) * 2));
+        return b;
+      },
+    });
+  }
+
   /** Values in bar-index space of `timeframe`; valid on [lo, hi) for instrument `epoch`. */
   buffer = new Float64Array(0);
   /** For raw series given as Float64Array: the caller's array, read without a copy. */
@@ -231,7 +246,7 @@ class Program {
         const inputFrom = fn.recursive ? 0 : from - extra;
         const inputs: Float64Array[] = slot.children.map((c) => this.values(c, inputFrom, to));
         for (const raw of fn.implicit) inputs.push(this.raw(frame, raw, inputFrom, to));
-        (fn.kernel as Kernel)(inputs, node.consts, out, from, to);
+        (fn.kernel as Kernel)(inputs, node.consts, out, from, to, slot.context(frame.timeframe));
         return;
       }
       case "negate": {
@@ -288,7 +303,7 @@ class Program {
   }
 
   /** A raw column as Float64Array on [from, to): the caller's array when it already is one. */
-  private raw(frame: Frame, name: RawSeries, from: number, to: number): Float64Array {
+  private raw(frame: Frame, name: RawSeries | "time", from: number, to: number): Float64Array {
     const column = frame.bars[name];
     if (column instanceof Float64Array) return column;
     // Other array types are copied once per instrument into a slot of their own.

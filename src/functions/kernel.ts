@@ -10,13 +10,7 @@
  *
  * Kernels allocate nothing: they are tight loops over typed arrays.
  */
-export type Kernel = (
-  inputs: readonly Float64Array[],
-  consts: readonly number[],
-  out: Float64Array,
-  from: number,
-  to: number,
-) => void;
+export type { Kernel, KernelContext } from "./module.js";
 
 /** Every built-in with a kernel of its own (`avg` shares `sma`'s). */
 export type KernelName =

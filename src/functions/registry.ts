@@ -7,30 +7,18 @@
 import type { RawSeries } from "../types.js";
 import type { Kernel } from "./kernel.js";
 import { kernels } from "./kernels/index.js";
+import { MODULES } from "./builtins/index.js";
+import type { InputColumn, Phrase } from "./module.js";
 
-/** The type of an XQL value: a number series or a boolean series. */
-export type ValueType = "number" | "boolean";
-
-/**
- * - `series`: any number-typed expression;
- * - `length`: a positive integer literal (so lookback is static);
- * - `number`: a number literal, optionally negated (a multiplier such as Bollinger's k).
- */
-export type ParamKind = "series" | "length" | "number";
-
-export interface Param {
-  readonly name: string;
-  readonly kind: ParamKind;
-  /** A leading series parameter with a default may be left out: `sma(20)` is `sma(close, 20)`. */
-  readonly default?: RawSeries;
-}
+export type { ValueType, ParamKind, Param } from "./module.js";
+import type { ValueType, Param } from "./module.js";
 
 export interface FunctionSpec {
   readonly name: string;
   readonly params: readonly Param[];
   readonly result: ValueType;
   /** Raw series read from the bars in addition to the series arguments (`atr` reads high, low, close). */
-  readonly implicit: readonly RawSeries[];
+  readonly implicit: readonly InputColumn[];
   /**
    * Bars of history each series input needs beyond the output's own:
    * `L(call) = max(L(input)) + extraLookback(consts)`.
@@ -45,6 +33,9 @@ export interface FunctionSpec {
   readonly example: string;
   /** How `extraLookback` reads, for docs. */
   readonly lookbackDoc: string;
+  readonly warmup?: (consts: readonly number[], timeframeMs: number) => number;
+  readonly reference?: string;
+  readonly phrases?: readonly Phrase[];
 }
 
 const src = (fallback: RawSeries = "close"): Param => ({ name: "src", kind: "series", default: fallback });
@@ -287,7 +278,7 @@ const entries: FunctionSpec[] = [
 ];
 
 /** Every built-in function, by name, in documentation order. */
-export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map(entries.map((f) => [f.name, f]));
+export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map([...entries, ...MODULES].map((f) => [f.name, f]));
 
 /** The smallest and largest number of arguments a call may have. */
 export function arity(fn: FunctionSpec): { min: number; max: number } {

@@ -183,6 +183,8 @@ class ExpressionArbitraries {
         switch (param.kind) {
           case "series":
             return this.of("number", depth - 1, timeframe);
+          case "condition":
+            return this.of("boolean", depth - 1, timeframe);
           case "length":
             return lengthLiteral(param.name === "signal" ? MAX_SIGNAL : MAX_LENGTH);
           case "number":

@@ -5,6 +5,7 @@
  * only [from, to) written, only [from − extraLookback, to) read by windowed kernels, NaN
  * windows, and the accuracy of running sums against exact arithmetic.
  */
+import { standaloneContext } from "../../src/functions/module.js";
 import { describe, expect, it } from "vitest";
 import type { Kernel } from "../../src/functions/kernel.js";
 import { kernels } from "../../src/functions/kernels/index.js";
@@ -30,7 +31,7 @@ function constsFor(spec: FunctionSpec, lengths: readonly number[] = [7, 13, 5]):
 /** Inputs for a call: every series parameter gets `series(position)`, implicit inputs the raw bars. */
 function inputsFor(spec: FunctionSpec, series: (position: number) => Float64Array): Float64Array[] {
   const seriesParams = spec.params.filter((p) => p.kind === "series").map((_, j) => series(j));
-  return [...seriesParams, ...spec.implicit.map((r) => RAW[r])];
+  return [...seriesParams, ...spec.implicit.map((r) => (r === "time" ? new Float64Array(N).map((_, i) => i * 3_600_000) : RAW[r]))];
 }
 
 const rawInput = (j: number): Float64Array => (j === 0 ? bars.close : bars.open);
@@ -95,7 +96,7 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
     const full = run(spec.kernel, inputs, consts);
     const SENTINEL = 7777.25;
     const out = new Float64Array(N).fill(SENTINEL);
-    spec.kernel(inputs, consts, out, from, to);
+    spec.kernel(inputs, consts, out, from, to, standaloneContext());
     for (let i = from; i < to; i++) {
       if (Number.isNaN(full[i]!)) expect(out[i]).toBeNaN();
       // The running window sum of sma starts at from − n + 1 here, so allow rounding-level drift.
@@ -115,7 +116,7 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
     for (const poison of [NaN, 1e300, -1e300]) {
       const poisoned = inputs.map((x) => x.map((v, i) => (i >= lo && i < to ? v : poison)));
       const out = new Float64Array(N);
-      spec.kernel(poisoned, consts, out, from, to);
+      spec.kernel(poisoned, consts, out, from, to, standaloneContext());
       for (let i = from; i < to; i++) {
         if (Number.isNaN(full[i]!)) expect(out[i]).toBeNaN();
         else expect(Math.abs(out[i]! - full[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(full[i]!));

@@ -4,6 +4,7 @@
  * loss and σ = 0; spikes → running sums that drift). Prices stay positive and away from 0,
  * because technicalindicators' SD stops updating when a window's mean is exactly 0.
  */
+import { standaloneContext } from "../../src/functions/module.js";
 import type { Kernel } from "../../src/functions/kernel.js";
 
 /** mulberry32: a small, fast, seeded PRNG so every run sees the same bars. */
@@ -85,7 +86,7 @@ export const FIXTURES: readonly Bars[] = [
 /** Runs a kernel over every bar, the way a full backfill would. */
 export function run(kernel: Kernel, inputs: readonly Float64Array[], consts: readonly number[]): Float64Array {
   const out = new Float64Array(inputs[0]!.length);
-  kernel(inputs, consts, out, 0, out.length);
+  kernel(inputs, consts, out, 0, out.length, standaloneContext());
   return out;
 }
 

@@ -1,0 +1,123 @@
+/**
+ * The shape of one built-in function: everything the checker, planner, evaluator, docs,
+ * phrase reference and test generators need to know about it, in one value. Each built-in
+ * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
+ * registry is built from the list in `builtins/index.ts`.
+ */
+import type { RawSeries } from "../types.js";
+
+/** The type of an XQL value: a number series or a boolean series. */
+export type ValueType = "number" | "boolean";
+
+/**
+ * - `series`: any number-typed expression;
+ * - `condition`: any boolean-typed expression (`count(rsi(14) < 30, 10)`);
+ * - `length`: a positive integer literal (so lookback is static);
+ * - `number`: a number literal, optionally negated (a multiplier such as Bollinger's k).
+ */
+export type ParamKind = "series" | "condition" | "length" | "number";
+
+/** One parameter of a built-in. */
+export interface Param {
+  readonly name: string;
+  readonly kind: ParamKind;
+  /** A leading series parameter with a default may be left out: `sma(20)` is `sma(close, 20)`. */
+  readonly default?: RawSeries;
+}
+
+/** A bar column a kernel may read implicitly: the OHLCV series, or the bar open time (ms). */
+export type InputColumn = RawSeries | "time";
+
+/** What a kernel may know of where it runs, beyond its inputs. */
+export interface KernelContext {
+  /** Duration of one bar of the timeframe being evaluated, in ms (`vwap` anchors its session by it). */
+  readonly timeframeMs: number;
+  /**
+   * A scratch buffer of at least `length` slots, owned by the calling slot and reused across
+   * instruments (index 0, 1, ... name distinct buffers). Contents are unspecified on entry.
+   */
+  scratch(index: number, length: number): Float64Array;
+}
+
+/**
+ * The contract between the evaluator and an indicator kernel.
+ *
+ * A kernel fills `out[i]` for every `i` in `[from, to)` (to exclusive). Its inputs are the
+ * series/condition arguments in parameter order, then the `implicit` columns in the order the
+ * module lists them: full-length arrays of the same length as `out` (one slot per bar of the
+ * timeframe being evaluated, oldest first). A windowed kernel may read inputs only in
+ * `[from - extraLookback, to)`; a recursive kernel may read `[0, to)` and warms up from the
+ * first index where its input is not NaN. Where a value is undefined (not enough history, NaN
+ * input) the kernel writes NaN. Boolean results are 1 or 0, never NaN; boolean inputs are 1 or 0.
+ *
+ * Kernels allocate nothing per bar: they are tight loops over typed arrays (scratch space
+ * comes from `ctx.scratch`).
+ */
+export type Kernel = (
+  inputs: readonly Float64Array[],
+  consts: readonly number[],
+  out: Float64Array,
+  from: number,
+  to: number,
+  ctx: KernelContext,
+) => void;
+
+/** One entry of the phrase-to-query reference (MCP `xql_nl_reference`, docs/phrases.md). */
+export interface Phrase {
+  /** What a user says: "RSI oversold", "price above the 200-day average". */
+  readonly phrase: string;
+  /** A condition fragment, with any `let` lines it needs, valid after market and timeframe settings. */
+  readonly query: string;
+  readonly notes?: string;
+}
+
+/** Everything about one built-in function. */
+export interface FunctionModule {
+  readonly name: string;
+  /** Empty for a zero-parameter built-in, which is written as a bare name (`obv`, `doji`). */
+  readonly params: readonly Param[];
+  readonly result: ValueType;
+  /** Columns read from the bars in addition to the arguments (`atr` reads high, low, close). */
+  readonly implicit: readonly InputColumn[];
+  /**
+   * Bars of history beyond the inputs' own: `L(call) = max(L(input)) + extraLookback(consts)`,
+   * where an implicit column counts as an input with L = 1 and a call with no input at all
+   * has `L = 1 + extraLookback`. `consts` are the length/number arguments in parameter order.
+   */
+  readonly extraLookback: (consts: readonly number[]) => number;
+  /** How the lookback reads, for docs: "L(src) + n − 1". */
+  readonly lookbackDoc: string;
+  /** True when the kernel depends on all history (it warms up on whatever bars are given). */
+  readonly recursive: boolean;
+  /**
+   * For recursive functions: bars beyond the lookback after which the seed is forgotten to 1e-6
+   * relative (EMA-type with alpha a: ⌈ln(1e-6)/ln(1 − a)⌉). Absent for windowed and cumulative
+   * functions. `timeframeMs` lets session-anchored functions (`vwap`) ask for one session.
+   */
+  readonly warmup?: (consts: readonly number[], timeframeMs: number) => number;
+  readonly kernel: Kernel;
+  /** One line for docs, explanation hints and the phrase reference. */
+  readonly doc: string;
+  /** A complete condition using the function, valid after market and timeframe settings. */
+  readonly example: string;
+  /** Where the definition comes from: "TA-Lib RSI", "TradingView ta.hma", "Achelis". */
+  readonly reference?: string;
+  /** Phrase-reference entries for this function (at least one). */
+  readonly phrases: readonly Phrase[];
+}
+
+/**
+ * A kernel context outside the evaluator (tests, direct kernel calls): fresh scratch buffers
+ * kept for the context's lifetime.
+ */
+export function standaloneContext(timeframeMs = 3_600_000): KernelContext {
+  const buffers: Float64Array[] = [];
+  return {
+    timeframeMs,
+    scratch(index, length) {
+      let b = buffers[index];
+      if (!b || b.length < length) buffers[index] = b = new Float64Array(length);
+      return b;
+    },
+  };
+}
