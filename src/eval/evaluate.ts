@@ -51,8 +51,8 @@ interface Frame {
   readonly timeframe: Timeframe;
   readonly bars: Bars;
   readonly length: number;
-  /** Index of the latest bar that counts at the latest base bar (aligned end). */
-  readonly end: number;
+  /** Index of the latest bar that counts at the base bar being evaluated (aligned end). */
+  end: number;
 }
 
 const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
@@ -90,6 +90,13 @@ class Slot {
    * whatever range it writes (`rsi(14) > rsi(14)[1]` would otherwise stream it twice).
    */
   history = 0;
+  /**
+   * True for recursive calls and for every slot computed as their input ("stream" slots). Their
+   * value at a bar never depends on the range asked of them: a recursive kernel streams from the
+   * first bar, and its inputs are always computed from bar 0 on. Screen history computes them
+   * once per instrument and reuses them at every bar of its window.
+   */
+  pinned = false;
 
   constructor(
     readonly node: IrNode,
@@ -123,6 +130,11 @@ class Program {
   private readonly slots = new Map<string, Slot>();
   private readonly frames = new Map<Timeframe, Frame>();
   private epoch = 0;
+  /**
+   * In `history`: the epoch in which the pinned slots of the current instrument were computed
+   * over all its bars (−1 in `run`, where every slot lives for one epoch).
+   */
+  private pinnedEpoch = -1;
   readonly condition: Slot;
   readonly columns: { text: string; slot: Slot }[];
   readonly sort: { slot: Slot; descending: boolean }[];
@@ -137,18 +149,30 @@ class Program {
     this.sort = checked.sort.map((s) => ({ slot: this.slot(s.ir, base), descending: s.direction === "desc" }));
   }
 
-  /** Builds the slot graph; explicit stack so long chains cost no call depth. */
+  /**
+   * Builds the slot graph; explicit stack so long chains cost no call depth.
+   *
+   * The inputs of a recursive call are "stream" slots, kept apart from slots of the same
+   * expression used elsewhere: a recursive kernel asks its inputs for every bar from 0, while
+   * another consumer asks for the last few bars only, and a windowed kernel's running sums start
+   * where its range starts. Keeping the two apart makes every value a function of the data and
+   * the bar alone, never of which consumer asked first, so `history()` at a past bar gives
+   * bit-identical values to `run` over bars truncated there.
+   */
   private slot(root: IrNode, rootTf: Timeframe): Slot {
-    const get = (node: IrNode, tf: Timeframe): Slot => {
-      const key = needKey(node, tf);
+    const get = (node: IrNode, tf: Timeframe, stream: boolean): Slot => {
+      // A recursive call's values do not depend on the range asked, so it needs no stream twin.
+      const recursive = node.op === "call" && node.fn.recursive;
+      const key = needKey(node, tf) + (stream && !recursive ? "|stream" : "");
       let s = this.slots.get(key);
       if (!s) {
         this.slots.set(key, (s = new Slot(node, tf)));
-        if (node.op === "call" && node.fn.recursive) s.history = this.planned.needs.get(key) ?? 0;
+        if (node.op === "call" && node.fn.recursive) s.history = this.planned.needs.get(needKey(node, tf)) ?? 0;
+        s.pinned = stream || recursive;
       }
       return s;
     };
-    const rootSlot = get(root, rootTf);
+    const rootSlot = get(root, rootTf, false);
     const pending: Slot[] = [rootSlot];
     const wired = new Set<Slot>();
     const order: Slot[] = [];
@@ -164,7 +188,7 @@ class Program {
         n.op === "and" || n.op === "or" ? [...n.operands] :
         n.op === "compare" || n.op === "arithmetic" ? [n.left, n.right] :
         n.op === "negate" || n.op === "not" || n.op === "timeframe" || n.op === "history" ? [n.operand] : [];
-      s.children = kids.map((k) => get(k, childTf));
+      s.children = kids.map((k) => get(k, childTf, s.pinned));
       pending.push(...s.children);
     }
     // Costs bottom-up (children were discovered after parents).
@@ -179,39 +203,60 @@ class Program {
   }
 
   /**
-   * Prepares the frames of one instrument. Returns false when it lacks a timeframe or the bars
-   * a source needs (it then does not match and is not reported).
+   * Prepares the frames of one instrument at its latest base bar. Returns false when it lacks a
+   * timeframe or the bars a source needs (it then does not match and is not reported).
    */
   private load(instrument: Instrument): boolean {
+    if (!this.attach(instrument)) return false;
+    const base = this.frames.get(this.planned.baseTimeframe)!;
+    return this.alignAt(base.length - 1);
+  }
+
+  /**
+   * Starts a new instrument: validates the bars of every source and sets up its frames. False
+   * when a source has no bars at all (the instrument has no data for the query).
+   */
+  private attach(instrument: Instrument): boolean {
     this.epoch++;
+    this.pinnedEpoch = -1;
     this.frames.clear();
-    const sources = this.planned.plan.sources;
-    const base = sources[0]!;
-    const baseBars = instrument.bars[base.timeframe];
-    if (!baseBars) return false;
-    const baseLength = checkBars(instrument.symbol, base.timeframe, baseBars, base.series);
-    if (baseLength < base.minLookback) return false;
-    const baseEnd = baseLength - 1;
-    this.frames.set(base.timeframe, { timeframe: base.timeframe, bars: baseBars, length: baseLength, end: baseEnd });
-    const baseClose = baseBars.time[baseEnd]! + TIMEFRAME_MS[base.timeframe];
-    for (let i = 1; i < sources.length; i++) {
-      const source = sources[i]!;
+    for (const source of this.planned.plan.sources) {
       const bars = instrument.bars[source.timeframe];
       if (!bars) return false;
       const length = checkBars(instrument.symbol, source.timeframe, bars, source.series);
-      const end = lastClosedIndex(bars.time, length, TIMEFRAME_MS[source.timeframe], baseClose);
-      // minLookback counts aligned bars: those closed by the latest base bar's close.
-      if (end + 1 < source.minLookback) return false;
-      this.frames.set(source.timeframe, { timeframe: source.timeframe, bars, length, end });
+      if (length === 0) return false;
+      this.frames.set(source.timeframe, { timeframe: source.timeframe, bars, length, end: length - 1 });
     }
     return true;
+  }
+
+  /**
+   * Makes base bar `baseEnd` the latest: every other frame ends at its last bar closed by then
+   * (decisions §1 alignment). False when a source then has fewer bars than its minLookback.
+   */
+  private alignAt(baseEnd: number): boolean {
+    const sources = this.planned.plan.sources;
+    const base = this.frames.get(sources[0]!.timeframe)!;
+    if (baseEnd + 1 < sources[0]!.minLookback) return false;
+    base.end = baseEnd;
+    const baseClose = base.bars.time[baseEnd]! + TIMEFRAME_MS[base.timeframe];
+    let enough = true;
+    for (let i = 1; i < sources.length; i++) {
+      const source = sources[i]!;
+      const frame = this.frames.get(source.timeframe)!;
+      frame.end = lastClosedIndex(frame.bars.time, frame.length, TIMEFRAME_MS[source.timeframe], baseClose);
+      // minLookback counts aligned bars: those closed by the base bar's close.
+      if (frame.end + 1 < source.minLookback) enough = false;
+    }
+    return enough;
   }
 
   /** Values of `slot` valid at least on [from, to) of its timeframe. */
   private values(slot: Slot, from: number, to: number): Float64Array {
     if (from < 0) from = 0;
-    if (slot.epoch === this.epoch && from >= slot.lo && to <= slot.hi) return slot.view ?? slot.buffer;
-    if (slot.epoch === this.epoch && slot.hi > slot.lo) {
+    const epoch = slot.pinned && this.pinnedEpoch >= 0 ? this.pinnedEpoch : this.epoch;
+    if (slot.epoch === epoch && from >= slot.lo && to <= slot.hi) return slot.view ?? slot.buffer;
+    if (slot.epoch === epoch && slot.hi > slot.lo) {
       // Widen to the union so values computed earlier stay valid.
       from = Math.min(from, slot.lo);
       to = Math.max(to, slot.hi);
@@ -221,7 +266,7 @@ class Program {
     if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
     slot.view = undefined;
     if (to > from) this.compute(slot, frame, from, to);
-    slot.epoch = this.epoch;
+    slot.epoch = epoch;
     slot.lo = from;
     slot.hi = to;
     return slot.view ?? slot.buffer;
@@ -443,18 +488,18 @@ class Program {
     return this.values(slot, end, end + 1)[end]!;
   }
 
-  run(universe: Iterable<Instrument>): RunResult {
-    const rows: { row: ResultRow; keys: number[] }[] = [];
-    for (const instrument of universe) {
-      if (!this.load(instrument)) continue;
-      if (this.latest(this.condition) !== 1) continue;
-      const columns: Record<string, number | null> = {};
-      for (const c of this.columns) {
-        const v = this.latest(c.slot);
-        columns[c.text] = Number.isFinite(v) ? v : null;
-      }
-      rows.push({ row: { symbol: instrument.symbol, columns }, keys: this.sort.map((s) => this.latest(s.slot)) });
+  /** The row of the instrument loaded, at its current base bar: columns and sort keys. */
+  private row(symbol: string): RankedRow {
+    const columns: Record<string, number | null> = {};
+    for (const c of this.columns) {
+      const v = this.latest(c.slot);
+      columns[c.text] = Number.isFinite(v) ? v : null;
     }
+    return { row: { symbol, columns }, keys: this.sort.map((s) => this.latest(s.slot)) };
+  }
+
+  /** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
+  private rank(rows: RankedRow[]): RankedRow[] {
     const sort = this.sort;
     rows.sort((a, b) => {
       for (let k = 0; k < sort.length; k++) {
@@ -471,12 +516,133 @@ class Program {
         }
         if (x !== y) return sort[k]!.descending ? y - x : x - y;
       }
-      return a.row.symbol < b.row.symbol ? -1 : a.row.symbol > b.row.symbol ? 1 : 0;
+      return bySymbol(a.row, b.row);
     });
     const limit = this.checked.limit;
-    const kept = limit === undefined ? rows : rows.slice(0, limit);
-    return { results: kept.map((r) => r.row) };
+    return limit === undefined ? rows : rows.slice(0, limit);
   }
+
+  run(universe: Iterable<Instrument>): RunResult {
+    const rows: RankedRow[] = [];
+    for (const instrument of universe) {
+      if (!this.load(instrument)) continue;
+      if (this.latest(this.condition) !== 1) continue;
+      rows.push(this.row(instrument.symbol));
+    }
+    return { results: this.rank(rows).map((r) => r.row) };
+  }
+
+  /**
+   * The screen at each of the last `bars` distinct base bar times of the universe, as if that bar
+   * were the latest (decisions §5), in one pass per instrument.
+   *
+   * Why this equals `run` over bars truncated after t, bit for bit: at bar t every frame ends
+   * where the truncated bars would end it (the base at t, other timeframes at their last bar
+   * closed by t's close), and every slot that is not pinned is recomputed for t over exactly
+   * the ranges `run` would ask of it. Pinned slots (recursive calls and their inputs) are
+   * computed once over all bars: a recursive kernel's value at a bar depends on the bars up to
+   * it only, and its inputs are always computed from bar 0, so later bars change nothing before
+   * them.
+   */
+  history(universe: Iterable<Instrument>, bars: number): HistoryScan {
+    const instruments = [...universe];
+    const base = this.planned.baseTimeframe;
+    // The window: the last `bars` distinct base bar times over the whole universe.
+    const times: number[] = [];
+    for (const instrument of instruments) {
+      const t = instrument.bars[base]?.time;
+      if (!t) continue;
+      for (let i = Math.max(0, t.length - bars); i < t.length; i++) times.push(Number(t[i]));
+    }
+    times.sort((a, b) => a - b);
+    const window: number[] = [];
+    for (let i = times.length - 1; i >= 0 && window.length < bars; i--) {
+      if (window.length === 0 || times[i]! !== window[window.length - 1]!) window.push(times[i]!);
+    }
+    window.reverse();
+    const perBar: HistoryHit[][] = window.map(() => []);
+    const windowIndex = new Map<number, number>(window.map((t, i) => [t, i]));
+    let noData = 0;
+    let shortHistory = 0;
+    let evaluated = 0;
+    let matched = 0;
+    for (const instrument of instruments) {
+      if (!this.attach(instrument)) {
+        noData++;
+        continue;
+      }
+      const frame = this.frames.get(base)!;
+      const time = frame.bars.time;
+      const close = frame.bars.close;
+      // First base bar inside the window (times are strictly increasing: checked by attach).
+      let first = frame.length;
+      while (first > 0 && windowIndex.has(Number(time[first - 1]))) first--;
+      // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
+      if (first === frame.length) {
+        noData++;
+        continue;
+      }
+      // Pinned slots over every bar, with the frames at their latest ends.
+      this.alignAt(frame.length - 1);
+      for (const slot of this.slots.values()) {
+        if (slot.pinned) this.values(slot, 0, this.frames.get(slot.timeframe)!.length);
+      }
+      this.pinnedEpoch = this.epoch;
+      let any = false;
+      for (let t = first; t < frame.length; t++) {
+        this.epoch++;
+        if (!this.alignAt(t)) continue;
+        any = true;
+        if (this.latest(this.condition) !== 1) continue;
+        matched++;
+        const ranked = this.row(instrument.symbol);
+        perBar[windowIndex.get(Number(time[t]))!]!.push({ ranked, close, index: t, length: frame.length });
+      }
+      if (any) evaluated++;
+      else shortHistory++;
+    }
+    this.pinnedEpoch = -1;
+    return { window, perBar: perBar.map((hits) => this.rankHits(hits)), instruments: instruments.length, noData, shortHistory, matched };
+  }
+
+  /** Sort and limit decide which rows match at a bar; the matches are then listed by symbol. */
+  private rankHits(hits: HistoryHit[]): HistoryHit[] {
+    const byRow = new Map(hits.map((h) => [h.ranked, h]));
+    return this.rank(hits.map((h) => h.ranked))
+      .map((r) => byRow.get(r)!)
+      .sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  }
+}
+
+interface RankedRow {
+  row: ResultRow;
+  keys: number[];
+}
+
+/** One match of `history` before statistics: the row and where its base bar is. */
+export interface HistoryHit {
+  readonly ranked: RankedRow;
+  /** The instrument's base closes, for forward returns. */
+  readonly close: ArrayLike<number>;
+  readonly index: number;
+  readonly length: number;
+}
+
+/** What one `history` pass found, before forward statistics. */
+export interface HistoryScan {
+  /** The window's base bar open times, oldest first. */
+  readonly window: readonly number[];
+  /** Matches at each window bar, by symbol. */
+  readonly perBar: readonly (readonly HistoryHit[])[];
+  readonly instruments: number;
+  readonly noData: number;
+  readonly shortHistory: number;
+  /** Matches over the window before limit. */
+  readonly matched: number;
+}
+
+function bySymbol(a: ResultRow, b: ResultRow): number {
+  return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
 }
 
 /** Validates the bars a source reads; returns the bar count. */
@@ -511,17 +677,27 @@ function checkBars(symbol: string, timeframe: Timeframe, bars: Bars, series: rea
   return length;
 }
 
+/** A compiled query's evaluation entry points. */
+export interface Runner {
+  run(universe: Iterable<Instrument>): RunResult;
+  history(universe: Iterable<Instrument>, bars: number): HistoryScan;
+}
+
 /** Compiles a planned query into a reusable runner over universes of instruments. */
-export function createRunner(checked: CheckedQuery, planned: Planned): (universe: Iterable<Instrument>) => RunResult {
+export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   // One program per runner; a runner is not re-entrant, so concurrent runs get their own.
   let idle: Program | undefined = new Program(checked, planned);
-  return (universe) => {
+  const using = <T>(f: (program: Program) => T): T => {
     const program = idle ?? new Program(checked, planned);
     idle = undefined;
     try {
-      return program.run(universe);
+      return f(program);
     } finally {
       idle = program;
     }
+  };
+  return {
+    run: (universe) => using((p) => p.run(universe)),
+    history: (universe, bars) => using((p) => p.history(universe, bars)),
   };
 }
