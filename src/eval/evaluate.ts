@@ -90,13 +90,6 @@ class Slot {
    * whatever range it writes (`rsi(14) > rsi(14)[1]` would otherwise stream it twice).
    */
   history = 0;
-  /**
-   * True for recursive calls and for every slot computed as their input ("stream" slots). Their
-   * value at a bar never depends on the range asked of them: a recursive kernel streams from the
-   * first bar, and its inputs are always computed from bar 0 on. Screen history computes them
-   * once per instrument and reuses them at every bar of its window.
-   */
-  pinned = false;
 
   constructor(
     readonly node: IrNode,
@@ -130,11 +123,6 @@ class Program {
   private readonly slots = new Map<string, Slot>();
   private readonly frames = new Map<Timeframe, Frame>();
   private epoch = 0;
-  /**
-   * In `history`: the epoch in which the pinned slots of the current instrument were computed
-   * over all its bars (−1 in `run`, where every slot lives for one epoch).
-   */
-  private pinnedEpoch = -1;
   readonly condition: Slot;
   readonly columns: { text: string; slot: Slot }[];
   readonly sort: { slot: Slot; descending: boolean }[];
@@ -149,30 +137,18 @@ class Program {
     this.sort = checked.sort.map((s) => ({ slot: this.slot(s.ir, base), descending: s.direction === "desc" }));
   }
 
-  /**
-   * Builds the slot graph; explicit stack so long chains cost no call depth.
-   *
-   * The inputs of a recursive call are "stream" slots, kept apart from slots of the same
-   * expression used elsewhere: a recursive kernel asks its inputs for every bar from 0, while
-   * another consumer asks for the last few bars only, and a windowed kernel's running sums start
-   * where its range starts. Keeping the two apart makes every value a function of the data and
-   * the bar alone, never of which consumer asked first, so `history()` at a past bar gives
-   * bit-identical values to `run` over bars truncated there.
-   */
+  /** Builds the slot graph; explicit stack so long chains cost no call depth. */
   private slot(root: IrNode, rootTf: Timeframe): Slot {
-    const get = (node: IrNode, tf: Timeframe, stream: boolean): Slot => {
-      // A recursive call's values do not depend on the range asked, so it needs no stream twin.
-      const recursive = node.op === "call" && node.fn.recursive;
-      const key = needKey(node, tf) + (stream && !recursive ? "|stream" : "");
+    const get = (node: IrNode, tf: Timeframe): Slot => {
+      const key = needKey(node, tf);
       let s = this.slots.get(key);
       if (!s) {
         this.slots.set(key, (s = new Slot(node, tf)));
-        if (node.op === "call" && node.fn.recursive) s.history = this.planned.needs.get(needKey(node, tf)) ?? 0;
-        s.pinned = stream || recursive;
+        if (node.op === "call" && node.fn.recursive) s.history = this.planned.needs.get(key) ?? 0;
       }
       return s;
     };
-    const rootSlot = get(root, rootTf, false);
+    const rootSlot = get(root, rootTf);
     const pending: Slot[] = [rootSlot];
     const wired = new Set<Slot>();
     const order: Slot[] = [];
@@ -188,7 +164,7 @@ class Program {
         n.op === "and" || n.op === "or" ? [...n.operands] :
         n.op === "compare" || n.op === "arithmetic" ? [n.left, n.right] :
         n.op === "negate" || n.op === "not" || n.op === "timeframe" || n.op === "history" ? [n.operand] : [];
-      s.children = kids.map((k) => get(k, childTf, s.pinned));
+      s.children = kids.map((k) => get(k, childTf));
       pending.push(...s.children);
     }
     // Costs bottom-up (children were discovered after parents).
@@ -218,7 +194,6 @@ class Program {
    */
   private attach(instrument: Instrument): boolean {
     this.epoch++;
-    this.pinnedEpoch = -1;
     this.frames.clear();
     for (const source of this.planned.plan.sources) {
       const bars = instrument.bars[source.timeframe];
@@ -254,9 +229,8 @@ class Program {
   /** Values of `slot` valid at least on [from, to) of its timeframe. */
   private values(slot: Slot, from: number, to: number): Float64Array {
     if (from < 0) from = 0;
-    const epoch = slot.pinned && this.pinnedEpoch >= 0 ? this.pinnedEpoch : this.epoch;
-    if (slot.epoch === epoch && from >= slot.lo && to <= slot.hi) return slot.view ?? slot.buffer;
-    if (slot.epoch === epoch && slot.hi > slot.lo) {
+    if (slot.epoch === this.epoch && from >= slot.lo && to <= slot.hi) return slot.view ?? slot.buffer;
+    if (slot.epoch === this.epoch && slot.hi > slot.lo) {
       // Widen to the union so values computed earlier stay valid.
       from = Math.min(from, slot.lo);
       to = Math.max(to, slot.hi);
@@ -265,8 +239,13 @@ class Program {
     if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end - slot.history));
     if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
     slot.view = undefined;
+    // A windowed kernel starts its running sums where its range starts, so its rounding would
+    // depend on the range asked. It is always run over whole blocks of BLOCK bars instead, each
+    // block primed afresh: a value is then a function of the bars alone, the same whichever
+    // consumer asks and whatever else the query needs (history relies on it: see `history`).
+    if (isBlocked(slot.node)) from -= from % BLOCK;
     if (to > from) this.compute(slot, frame, from, to);
-    slot.epoch = epoch;
+    slot.epoch = this.epoch;
     slot.lo = from;
     slot.hi = to;
     return slot.view ?? slot.buffer;
@@ -291,7 +270,15 @@ class Program {
         const inputFrom = fn.recursive ? 0 : from - extra;
         const inputs: Float64Array[] = slot.children.map((c) => this.values(c, inputFrom, to));
         for (const raw of fn.implicit) inputs.push(this.raw(frame, raw, inputFrom, to));
-        (fn.kernel as Kernel)(inputs, node.consts, out, from, to, slot.context(frame.timeframe));
+        const ctx = slot.context(frame.timeframe);
+        if (!isBlocked(node)) {
+          (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
+          return;
+        }
+        // `from` is a block start (see `values`): one kernel call per block.
+        for (let start = from; start < to; start += BLOCK) {
+          (fn.kernel as Kernel)(inputs, node.consts, out, start, Math.min(start + BLOCK, to), ctx);
+        }
         return;
       }
       case "negate": {
@@ -536,13 +523,13 @@ class Program {
    * The screen at each of the last `bars` distinct base bar times of the universe, as if that bar
    * were the latest (decisions §5), in one pass per instrument.
    *
-   * Why this equals `run` over bars truncated after t, bit for bit: at bar t every frame ends
-   * where the truncated bars would end it (the base at t, other timeframes at their last bar
-   * closed by t's close), and every slot that is not pinned is recomputed for t over exactly
-   * the ranges `run` would ask of it. Pinned slots (recursive calls and their inputs) are
-   * computed once over all bars: a recursive kernel's value at a bar depends on the bars up to
-   * it only, and its inputs are always computed from bar 0, so later bars change nothing before
-   * them.
+   * Why this equals `run` over bars truncated after t, bit for bit: every value the evaluator
+   * computes at a bar is a function of the bars up to that bar alone, never of the range asked
+   * (recursive kernels stream from the first bar; windowed kernels run over fixed blocks, see
+   * `values`; everything else is per bar), and alignment takes at each bar the last coarser bar
+   * closed by its close. So the condition, columns and sort keys are computed once over the
+   * window with every frame at its latest end, and read at each window bar; a window bar where a
+   * truncated run would have too little history for a source is skipped, as run skips it.
    */
   history(universe: Iterable<Instrument>, bars: number): HistoryScan {
     const instruments = [...universe];
@@ -564,7 +551,6 @@ class Program {
     const windowIndex = new Map<number, number>(window.map((t, i) => [t, i]));
     let noData = 0;
     let shortHistory = 0;
-    let evaluated = 0;
     let matched = 0;
     for (const instrument of instruments) {
       if (!this.attach(instrument)) {
@@ -573,36 +559,62 @@ class Program {
       }
       const frame = this.frames.get(base)!;
       const time = frame.bars.time;
-      const close = frame.bars.close;
-      // First base bar inside the window (times are strictly increasing: checked by attach).
-      let first = frame.length;
+      const length = frame.length;
+      // The instrument's bars inside the window are a suffix of its bars (times increase).
+      let first = length;
       while (first > 0 && windowIndex.has(Number(time[first - 1]))) first--;
       // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
-      if (first === frame.length) {
+      if (first === length) {
         noData++;
         continue;
       }
-      // Pinned slots over every bar, with the frames at their latest ends.
-      this.alignAt(frame.length - 1);
-      for (const slot of this.slots.values()) {
-        if (slot.pinned) this.values(slot, 0, this.frames.get(slot.timeframe)!.length);
+      // Window bars where every source has its minLookback, as a truncated run requires.
+      let from = first;
+      while (from < length && !this.enoughAt(from)) from++;
+      if (from === length) {
+        shortHistory++;
+        continue;
       }
-      this.pinnedEpoch = this.epoch;
-      let any = false;
-      for (let t = first; t < frame.length; t++) {
-        this.epoch++;
-        if (!this.alignAt(t)) continue;
-        any = true;
-        if (this.latest(this.condition) !== 1) continue;
+      this.alignAt(length - 1);
+      const condition = this.values(this.condition, from, length);
+      let rowsFrom = -1;
+      for (let t = from; t < length; t++) {
+        if (condition[t] !== 1) continue;
+        if (rowsFrom < 0) {
+          // Columns and sort keys over the rest of the window at once, then read per bar.
+          rowsFrom = t;
+          for (const c of this.columns) this.values(c.slot, t, length);
+          for (const k of this.sort) this.values(k.slot, t, length);
+        }
         matched++;
-        const ranked = this.row(instrument.symbol);
-        perBar[windowIndex.get(Number(time[t]))!]!.push({ ranked, close, index: t, length: frame.length });
+        perBar[windowIndex.get(Number(time[t]))!]!.push({ ranked: this.rowAt(instrument.symbol, t), close: frame.bars.close, index: t, length });
       }
-      if (any) evaluated++;
-      else shortHistory++;
     }
-    this.pinnedEpoch = -1;
     return { window, perBar: perBar.map((hits) => this.rankHits(hits)), instruments: instruments.length, noData, shortHistory, matched };
+  }
+
+  /** True when, with base bar `t` the latest, every source has at least its minLookback bars. */
+  private enoughAt(t: number): boolean {
+    const sources = this.planned.plan.sources;
+    if (t + 1 < sources[0]!.minLookback) return false;
+    const base = this.frames.get(sources[0]!.timeframe)!;
+    const close = base.bars.time[t]! + TIMEFRAME_MS[base.timeframe];
+    for (let i = 1; i < sources.length; i++) {
+      const source = sources[i]!;
+      const frame = this.frames.get(source.timeframe)!;
+      if (lastClosedIndex(frame.bars.time, frame.length, TIMEFRAME_MS[source.timeframe], close) + 1 < source.minLookback) return false;
+    }
+    return true;
+  }
+
+  /** The row at base bar `t`, from slots already computed there. */
+  private rowAt(symbol: string, t: number): RankedRow {
+    const columns: Record<string, number | null> = {};
+    for (const c of this.columns) {
+      const v = this.values(c.slot, t, t + 1)[t]!;
+      columns[c.text] = Number.isFinite(v) ? v : null;
+    }
+    return { row: { symbol, columns }, keys: this.sort.map((s) => this.values(s.slot, t, t + 1)[t]!) };
   }
 
   /** Sort and limit decide which rows match at a bar; the matches are then listed by symbol. */
@@ -643,6 +655,18 @@ export interface HistoryScan {
 
 function bySymbol(a: ResultRow, b: ResultRow): number {
   return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
+}
+
+/**
+ * Windowed kernels run over whole blocks of this many bars, each primed afresh (see `values`).
+ * Small enough that a run's latest bar costs little more than its window; large enough that
+ * history over a few hundred bars primes few windows.
+ */
+const BLOCK = 64;
+
+/** A call whose kernel's values could depend on the range it is asked for. */
+function isBlocked(node: IrNode): boolean {
+  return node.op === "call" && !node.fn.recursive && node.fn.rangeIndependent !== true;
 }
 
 /** Validates the bars a source reads; returns the bar count. */

@@ -34,6 +34,7 @@ export interface FunctionSpec {
   /** How `extraLookback` reads, for docs. */
   readonly lookbackDoc: string;
   readonly warmup?: (consts: readonly number[], timeframeMs: number) => number;
+  readonly rangeIndependent?: boolean;
   readonly reference?: string;
   readonly phrases?: readonly Phrase[];
 }
@@ -52,8 +53,10 @@ function windowed(
   example: string,
   fallback: RawSeries = "close",
   leading: Param[] = [src(fallback)],
+  rangeIndependent = false,
 ): FunctionSpec {
   return {
+    rangeIndependent,
     name,
     params: [...leading, length()],
     result: "number",
@@ -91,7 +94,7 @@ const entries: FunctionSpec[] = [
     example: "ema(close, 9) > ema(close, 21)",
     lookbackDoc: "L(src) + n − 1",
   },
-  windowed("wma", kernels.wma, "Linearly weighted mean of the last n values (newest weighs n).", "close > wma(20)"),
+  windowed("wma", kernels.wma, "Linearly weighted mean of the last n values (newest weighs n).", "close > wma(20)", "close", [src()], true),
   {
     name: "rsi",
     params: [src(), length()],
@@ -110,6 +113,8 @@ const entries: FunctionSpec[] = [
     "Highest of the last n values, current bar included (source defaults to high).",
     "close >= highest(high, 20)",
     "high",
+    [src("high")],
+    true,
   ),
   windowed(
     "lowest",
@@ -117,9 +122,12 @@ const entries: FunctionSpec[] = [
     "Lowest of the last n values, current bar included (source defaults to low).",
     "close <= lowest(low, 20)",
     "low",
+    [src("low")],
+    true,
   ),
   {
     name: "crossover",
+    rangeIndependent: true,
     params: [series("a"), series("b")],
     result: "boolean",
     implicit: [],
@@ -132,6 +140,7 @@ const entries: FunctionSpec[] = [
   },
   {
     name: "crossunder",
+    rangeIndependent: true,
     params: [series("a"), series("b")],
     result: "boolean",
     implicit: [],
@@ -217,6 +226,7 @@ const entries: FunctionSpec[] = [
   },
   {
     name: "roc",
+    rangeIndependent: true,
     params: [src(), length()],
     result: "number",
     implicit: [],
@@ -229,6 +239,7 @@ const entries: FunctionSpec[] = [
   },
   {
     name: "change",
+    rangeIndependent: true,
     params: [src(), length()],
     result: "number",
     implicit: [],
@@ -241,6 +252,7 @@ const entries: FunctionSpec[] = [
   },
   {
     name: "abs",
+    rangeIndependent: true,
     params: [series("x")],
     result: "number",
     implicit: [],
@@ -253,6 +265,7 @@ const entries: FunctionSpec[] = [
   },
   {
     name: "min",
+    rangeIndependent: true,
     params: [series("a"), series("b")],
     result: "number",
     implicit: [],
@@ -265,6 +278,7 @@ const entries: FunctionSpec[] = [
   },
   {
     name: "max",
+    rangeIndependent: true,
     params: [series("a"), series("b")],
     result: "number",
     implicit: [],
