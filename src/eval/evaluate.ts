@@ -487,26 +487,29 @@ class Program {
 
   /** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
   private rank(rows: RankedRow[]): RankedRow[] {
-    const sort = this.sort;
-    rows.sort((a, b) => {
-      for (let k = 0; k < sort.length; k++) {
-        const x = a.keys[k]!;
-        const y = b.keys[k]!;
-        // NaN sorts last whatever the direction (decisions §1). ±Infinity (a division by
-        // zero) goes with it: it prints as null like NaN, and a null at the top of a
-        // descending sort would bury every real value beneath an undefined one.
-        const xn = !Number.isFinite(x);
-        const yn = !Number.isFinite(y);
-        if (xn || yn) {
-          if (xn && yn) continue;
-          return xn ? 1 : -1;
-        }
-        if (x !== y) return sort[k]!.descending ? y - x : x - y;
-      }
-      return bySymbol(a.row, b.row);
-    });
+    rows.sort((a, b) => this.order(a.keys, a.row.symbol, b.keys, b.row.symbol));
     const limit = this.checked.limit;
     return limit === undefined ? rows : rows.slice(0, limit);
+  }
+
+  /** The query's order: its sort keys, then the symbol. Negative when a comes first. */
+  private order(a: readonly number[], aSymbol: string, b: readonly number[], bSymbol: string): number {
+    const sort = this.sort;
+    for (let k = 0; k < sort.length; k++) {
+      const x = a[k]!;
+      const y = b[k]!;
+      // NaN sorts last whatever the direction (decisions §1). ±Infinity (a division by
+      // zero) goes with it: it prints as null like NaN, and a null at the top of a
+      // descending sort would bury every real value beneath an undefined one.
+      const xn = !Number.isFinite(x);
+      const yn = !Number.isFinite(y);
+      if (xn || yn) {
+        if (xn && yn) continue;
+        return xn ? 1 : -1;
+      }
+      if (x !== y) return sort[k]!.descending ? y - x : x - y;
+    }
+    return aSymbol < bSymbol ? -1 : aSymbol > bSymbol ? 1 : 0;
   }
 
   run(universe: Iterable<Instrument>): RunResult {
@@ -534,20 +537,10 @@ class Program {
   history(universe: Iterable<Instrument>, bars: number): HistoryScan {
     const instruments = [...universe];
     const base = this.planned.baseTimeframe;
-    // The window: the last `bars` distinct base bar times over the whole universe.
-    const times: number[] = [];
-    for (const instrument of instruments) {
-      const t = instrument.bars[base]?.time;
-      if (!t) continue;
-      for (let i = Math.max(0, t.length - bars); i < t.length; i++) times.push(Number(t[i]));
-    }
-    times.sort((a, b) => a - b);
-    const window: number[] = [];
-    for (let i = times.length - 1; i >= 0 && window.length < bars; i--) {
-      if (window.length === 0 || times[i]! !== window[window.length - 1]!) window.push(times[i]!);
-    }
-    window.reverse();
+    const window = windowTimes(instruments, base, bars);
     const perBar: HistoryHit[][] = window.map(() => []);
+    const limit = this.checked.limit;
+    const keys = new Array<number>(this.sort.length).fill(0);
     const windowIndex = new Map<number, number>(window.map((t, i) => [t, i]));
     let noData = 0;
     let shortHistory = 0;
@@ -587,10 +580,22 @@ class Program {
           for (const k of this.sort) this.values(k.slot, t, length);
         }
         matched++;
-        perBar[windowIndex.get(Number(time[t]))!]!.push({ ranked: this.rowAt(instrument.symbol, t), close: frame.bars.close, index: t, length });
+        const kept = perBar[windowIndex.get(Number(time[t]))!]!;
+        if (limit !== undefined && kept.length >= limit) {
+          // The bar's list is full: a row is built only if it beats the last one kept.
+          for (let k = 0; k < keys.length; k++) keys[k] = this.values(this.sort[k]!.slot, t, t + 1)[t]!;
+          const last = kept[kept.length - 1]!.ranked;
+          if (this.order(keys, instrument.symbol, last.keys, last.row.symbol) >= 0) continue;
+          kept.pop();
+        }
+        const hit: HistoryHit = { ranked: this.rowAt(instrument.symbol, t), close: frame.bars.close, index: t, length };
+        if (limit === undefined) kept.push(hit);
+        else kept.splice(this.insertionPoint(kept, hit.ranked), 0, hit);
       }
     }
-    return { window, perBar: perBar.map((hits) => this.rankHits(hits)), instruments: instruments.length, noData, shortHistory, matched };
+    // Sort and limit decided which rows match at each bar; they are listed by symbol.
+    for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+    return { window, perBar, instruments: instruments.length, noData, shortHistory, matched };
   }
 
   /** True when, with base bar `t` the latest, every source has at least its minLookback bars. */
@@ -617,12 +622,17 @@ class Program {
     return { row: { symbol, columns }, keys: this.sort.map((s) => this.values(s.slot, t, t + 1)[t]!) };
   }
 
-  /** Sort and limit decide which rows match at a bar; the matches are then listed by symbol. */
-  private rankHits(hits: HistoryHit[]): HistoryHit[] {
-    const byRow = new Map(hits.map((h) => [h.ranked, h]));
-    return this.rank(hits.map((h) => h.ranked))
-      .map((r) => byRow.get(r)!)
-      .sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  /** Where `row` goes in `kept`, which is in the query's order. */
+  private insertionPoint(kept: readonly HistoryHit[], row: RankedRow): number {
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const other = kept[mid]!.ranked;
+      if (this.order(other.keys, other.row.symbol, row.keys, row.row.symbol) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 
@@ -655,6 +665,33 @@ export interface HistoryScan {
 
 function bySymbol(a: ResultRow, b: ResultRow): number {
   return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
+}
+
+/**
+ * The last `bars` distinct base bar open times over the universe, oldest first. Each
+ * instrument's times are read from its newest back, stopping below the oldest time that can
+ * still be in the window, so a universe whose instruments share their times costs `bars`
+ * look-ups per instrument, not a sort of every time.
+ */
+function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
+  const seen = new Set<number>();
+  let threshold = -Infinity;
+  for (const instrument of instruments) {
+    const time = instrument.bars[base]?.time;
+    if (!time) continue;
+    for (let i = time.length - 1; i >= 0 && i >= time.length - bars; i--) {
+      const t = Number(time[i]);
+      if (t < threshold) break;
+      seen.add(t);
+    }
+    if (seen.size > 2 * bars) {
+      const kept = [...seen].sort((a, b) => b - a).slice(0, bars);
+      threshold = kept[kept.length - 1]!;
+      seen.clear();
+      for (const t of kept) seen.add(t);
+    }
+  }
+  return [...seen].sort((a, b) => a - b).slice(-bars);
 }
 
 /**
