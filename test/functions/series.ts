@@ -4,6 +4,7 @@
  * loss and σ = 0; spikes → running sums that drift). Prices stay positive and away from 0,
  * because technicalindicators' SD stops updating when a window's mean is exactly 0.
  */
+import { expect } from "vitest";
 import { standaloneContext } from "../../src/functions/module.js";
 import type { Kernel } from "../../src/functions/kernel.js";
 import { FUNCTIONS } from "../../src/functions/registry.js";
@@ -139,3 +140,21 @@ export function disagreements(
 export const KERNELS: Readonly<Record<string, Kernel>> = Object.fromEntries(
   [...FUNCTIONS.values()].map((f) => [f.name, f.kernel]),
 );
+
+/** Relative agreement asked of kernels against a reference library. */
+export const REL = 1e-9;
+/** Lengths the reference comparisons sweep. */
+export const LENGTHS = [1, 2, 5, 9, 14, 20, 50, 200];
+/** Absolute floor for relative errors: values that are differences of prices (MACD, change) hover near 0. */
+export const floorOf = (bars: Bars): number => bars.scale * 1e-3;
+export const values = (xs: Float64Array): number[] => Array.from(xs);
+export const f64 = (xs: readonly number[]): Float64Array => Float64Array.from(xs);
+export const list = (xs: Float64Array): number[] => Array.from(xs);
+
+/** `ours` agrees with `ref` at every bar (both defined at the same bars) to REL relative. */
+export function expectAgreement(ours: Float64Array, ref: Float64Array, floor: number): void {
+  const { bad, compared } = disagreements(ours, ref, REL, floor);
+  expect(bad.slice(0, 5)).toEqual([]);
+  expect(compared).toBeGreaterThan(0);
+  expect(firstDefined(ours)).toBe(firstDefined(ref));
+}

@@ -1,0 +1,24 @@
+/**
+ * `macd_signal`: checked against technicalindicators MACD beside `macd`
+ * (test/functions/builtins/macd.test.ts); here: the EMA of the line, seeded with its SMA.
+ */
+import { describe, expect, it } from "vitest";
+import { FIXTURES, KERNELS as kernels, firstDefined, run } from "../series.js";
+
+describe("macd_signal", () => {
+  it.each([
+    [12, 26, 9],
+    [3, 5, 4],
+  ])("is ema(macd(%i, %i), %i) on the line's defined part, first defined at max(fast, slow) + signal − 2", (fast, slow, signal) => {
+    for (const { close } of FIXTURES) {
+      const line = run(kernels.macd, [close], [fast, slow]);
+      const viaEma = run(kernels.ema, [line], [signal]);
+      const ours = run(kernels.macd_signal, [close], [fast, slow, signal]);
+      expect(firstDefined(ours)).toBe(Math.max(fast, slow) + signal - 2);
+      for (let i = 0; i < close.length; i++) {
+        if (Number.isNaN(viaEma[i]!)) expect(ours[i]).toBeNaN();
+        else expect(Math.abs(ours[i]! - viaEma[i]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(viaEma[i]!)));
+      }
+    }
+  });
+});
