@@ -60,3 +60,15 @@ describe("worked examples", () => {
     }
   });
 });
+
+describe("macd after a NaN bar", () => {
+  it("stays undefined from the hole on (recursive: the NaN poisons the average, as in the references)", () => {
+    const { high, low, close } = FIXTURES[0]!;
+    const hole = <T extends Float64Array>(x: T): Float64Array => x.map((v, i) => (i === 100 ? NaN : v));
+    const inputs = [close].map(hole);
+    const clean = run(kernels.macd, [close], [5, 12]);
+    const out = run(kernels.macd, inputs, [5, 12]);
+    for (let i = 0; i < 100; i++) expect(Object.is(out[i], clean[i])).toBe(true);
+    for (let i = 100; i < out.length; i++) expect(out[i], `bar ${i}`).toBeNaN();
+  });
+});
