@@ -1,0 +1,22 @@
+import type { FunctionModule, Kernel } from "../module.js";
+import { DX, directional, wilderWarmup } from "./adx.js";
+
+/** See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full bar. */
+const kernel: Kernel = (inputs, consts, out, from, to) =>
+  directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, DX, out, from, to);
+
+export const dx: FunctionModule = {
+  name: "dx",
+  params: [{ name: "n", kind: "length" }],
+  result: "number",
+  implicit: ["high", "low", "close"],
+  extraLookback: ([n = 1]) => n,
+  lookbackDoc: "n + 1",
+  recursive: true,
+  warmup: ([n = 1]) => wilderWarmup(n, 1),
+  kernel,
+  doc: "Directional movement index (Wilder): 100·|+DI − −DI|/(+DI + −DI), the unsmoothed trend strength behind adx.",
+  example: "dx(14) > 30",
+  reference: "TA-Lib DX",
+  phrases: [{ phrase: "unsmoothed directional movement above 30", query: "dx(14) > 30" }],
+};

@@ -1,0 +1,26 @@
+import type { FunctionModule, Kernel } from "../module.js";
+import { monotoneRun } from "./rising.js";
+
+/** See `monotoneRun` in rising.ts: n strict falls in a row, false through undefined values. */
+const fallingKernel: Kernel = (inputs, consts, out, from, to) =>
+  monotoneRun(inputs[0]!, consts[0]!, false, out, from, to);
+
+export const falling: FunctionModule = {
+  name: "falling",
+  params: [
+    { name: "x", kind: "series" },
+    { name: "n", kind: "length" },
+  ],
+  result: "boolean",
+  implicit: [],
+  extraLookback: ([n = 1]) => n,
+  lookbackDoc: "L(x) + n",
+  recursive: false,
+  kernel: fallingKernel,
+  doc: "True when x fell strictly on each of the last n bars (x[n] > … > x[1] > x); false if any of those n + 1 values is undefined.",
+  example: "falling(close, 3) and rsi(14) < 30",
+  phrases: [
+    { phrase: "close fell 3 bars in a row", query: "falling(close, 3)" },
+    { phrase: "volume falling for 5 bars", query: "falling(volume, 5)" },
+  ],
+};

@@ -1,0 +1,22 @@
+import type { FunctionModule, Kernel } from "../module.js";
+import { MINUS_DI, directional, wilderWarmup } from "./adx.js";
+
+/** See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full bar. */
+const kernel: Kernel = (inputs, consts, out, from, to) =>
+  directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, MINUS_DI, out, from, to);
+
+export const minus_di: FunctionModule = {
+  name: "minus_di",
+  params: [{ name: "n", kind: "length" }],
+  result: "number",
+  implicit: ["high", "low", "close"],
+  extraLookback: ([n = 1]) => n,
+  lookbackDoc: "n + 1",
+  recursive: true,
+  warmup: ([n = 1]) => wilderWarmup(n, 1),
+  kernel,
+  doc: "Minus directional indicator (Wilder): 100·(Wilder-smoothed −DM)/(Wilder-smoothed true range) over n.",
+  example: "crossover(minus_di(14), plus_di(14))",
+  reference: "TA-Lib MINUS_DI",
+  phrases: [{ phrase: "−DI crossed above +DI", query: "crossover(minus_di(14), plus_di(14))" }],
+};

@@ -1,0 +1,22 @@
+import type { FunctionModule, Kernel } from "../module.js";
+import { PLUS_DI, directional, wilderWarmup } from "./adx.js";
+
+/** See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full bar. */
+const kernel: Kernel = (inputs, consts, out, from, to) =>
+  directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, PLUS_DI, out, from, to);
+
+export const plus_di: FunctionModule = {
+  name: "plus_di",
+  params: [{ name: "n", kind: "length" }],
+  result: "number",
+  implicit: ["high", "low", "close"],
+  extraLookback: ([n = 1]) => n,
+  lookbackDoc: "n + 1",
+  recursive: true,
+  warmup: ([n = 1]) => wilderWarmup(n, 1),
+  kernel,
+  doc: "Plus directional indicator (Wilder): 100·(Wilder-smoothed +DM)/(Wilder-smoothed true range) over n.",
+  example: "crossover(plus_di(14), minus_di(14))",
+  reference: "TA-Lib PLUS_DI",
+  phrases: [{ phrase: "+DI crossed above −DI", query: "crossover(plus_di(14), minus_di(14))" }],
+};
