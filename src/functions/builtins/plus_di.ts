@@ -1,7 +1,12 @@
 import type { FunctionModule, Kernel } from "../module.js";
 import { PLUS_DI, directional, wilderWarmup } from "./adx.js";
 
-/** See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full bar. */
+/**
+ * See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full
+ * bar. With n = 1 the sums are the bar's own +DM and true range; TA-Lib's special case for
+ * period 1 returns that ratio as a fraction instead of a percentage (0.15 for 15), unlike its
+ * every other period: the percentage is kept here.
+ */
 const kernel: Kernel = (inputs, consts, out, from, to) =>
   directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, PLUS_DI, out, from, to);
 

@@ -24,7 +24,9 @@ export function cascadeWarmup(alpha: number, stages: number): number {
  * TRIX (Hutson): the one-bar rate of change, in percent, of a triple-smoothed EMA,
  * `100·(e/e[1] − 1)` with e = ema(ema(ema(src, n), n), n). Each EMA is seeded with the SMA of
  * the first n values of the one before (TA-Lib's default), so e is first defined 3n − 3 bars
- * after src and TRIX one bar later. e[1] = 0 is a zero denominator: NaN.
+ * after src and TRIX one bar later. e[1] = 0 is a zero denominator: NaN. With n = 1 each EMA
+ * is src itself and TRIX is the one-bar rate of change; TA-Lib's TRIX(1) writes those values
+ * six bars early (a misaligned output), so n = 1 is the one length where it is not the reference.
  *
  * Recursive: the three EMAs stream over [0, to) through scratch buffers 0 to 2; only the last
  * is limited to what [from, to) needs.
