@@ -101,15 +101,16 @@ export function checkContract(
   m: FunctionModule,
   inputs: readonly Float64Array[],
   consts: readonly number[],
-  options: { gaps?: boolean } = {},
+  options: { gaps?: boolean; sparse?: boolean } = {},
 ): Float64Array {
   const whole = evaluate(m, inputs, consts);
   const L = lookbackOf(m, consts);
   const label = `${m.name}(${consts.join(", ")})`;
   if (m.result === "number") {
-    expect(firstDefined(whole), `${label}: first defined bar`).toBe(L - 1);
+    // `sparse`: the value is defined only where the data says so (bars_since of an event).
+    if (!options.sparse) expect(firstDefined(whole), `${label}: first defined bar`).toBe(L - 1);
     for (let i = 0; i < L - 1; i++) expect(whole[i], `${label} #${i} before L − 1`).toBeNaN();
-    if (!options.gaps) for (let i = L - 1; i < whole.length; i++) expect(whole[i], `${label} #${i}`).not.toBeNaN();
+    if (!options.gaps && !options.sparse) for (let i = L - 1; i < whole.length; i++) expect(whole[i], `${label} #${i}`).not.toBeNaN();
   } else {
     for (const v of whole) expect(v === 0 || v === 1, `${label}: booleans are 1 or 0`).toBe(true);
   }
@@ -233,3 +234,16 @@ export function wilder(c: Columns, n: number): { plus: number[]; minus: number[]
   return { plus, minus, dx: dxs, adx: adxs };
 }
 
+
+/** Bars since the extreme of the n + 1 bars ending at i, the latest bar winning ties (Aroon). */
+export function ageOfExtreme(x: ArrayLike<number>, i: number, n: number, highs: boolean): number {
+  let best = i - n;
+  for (let j = i - n; j <= i; j++) if (highs ? x[j]! >= x[best]! : x[j]! <= x[best]!) best = j;
+  return i - best;
+}
+
+/** A random 1/0 condition series, true with probability p. */
+export function prngBools(seed: number, length: number, p: number): Float64Array {
+  const rand = prng(seed);
+  return Float64Array.from({ length }, () => (rand() < p ? 1 : 0));
+}
