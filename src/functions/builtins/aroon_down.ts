@@ -1,5 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { extremeAge } from "./aroon_up.js";
+import { extremeAge } from "../shared/aroon.js";
 
 /** Aroon down: `(100/n)·(n − bars since the lowest low of the last n + 1 bars)`. */
 const aroonDownKernel: Kernel = (inputs, consts, out, from, to) => {

@@ -1,5 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { extremeAge } from "./aroon_up.js";
+import { extremeAge } from "../shared/aroon.js";
 
 /**
  * Aroon oscillator: aroon_up − aroon_down = `(100/n)·(age of the low − age of the high)`, the

@@ -1,7 +1,7 @@
-import type { FunctionModule, Kernel } from "../module.js";
-import { DX, directional, wilderWarmup } from "./adx.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { DX, directional } from "../shared/directional.js";
 
-/** See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full bar. */
+/** See `directional` in shared/directional.ts: Wilder's running sums, first defined n bars after the first full bar. */
 const kernel: Kernel = (inputs, consts, out, from, to) =>
   directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, DX, out, from, to);
 
@@ -13,7 +13,7 @@ export const dx: FunctionModule = {
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",
   recursive: true,
-  warmup: ([n = 1]) => wilderWarmup(n, 1),
+  warmup: ([n = 1]) => convergenceBars(1 / n),
   kernel,
   doc: "Directional movement index (Wilder): 100·|+DI − −DI|/(+DI + −DI), the unsmoothed trend strength behind adx.",
   example: "dx(14) > 30",

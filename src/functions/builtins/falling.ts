@@ -1,7 +1,7 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { monotoneRun } from "./rising.js";
+import { monotoneRun } from "../shared/monotone.js";
 
-/** See `monotoneRun` in rising.ts: n strict falls in a row, false through undefined values. */
+/** See `monotoneRun` in shared/monotone.ts: n strict falls in a row, false through undefined values. */
 const fallingKernel: Kernel = (inputs, consts, out, from, to) =>
   monotoneRun(inputs[0]!, consts[0]!, false, out, from, to);
 

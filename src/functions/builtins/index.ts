@@ -1,38 +1,81 @@
 /**
  * The list of built-in modules the registry is built from, in documentation order.
  * Adding a built-in: one module file here plus its test file beside the others in
- * `test/functions/builtins/`, and one line in this list.
+ * `test/functions/builtins/`, and one line in this list (docs/architecture.md, "Adding a
+ * built-in").
  */
 import type { FunctionModule } from "../module.js";
+import { sma } from "./sma.js";
+import { avg } from "./avg.js";
+import { ema } from "./ema.js";
+import { wma } from "./wma.js";
+import { rsi } from "./rsi.js";
+import { highest } from "./highest.js";
+import { lowest } from "./lowest.js";
+import { crossover } from "./crossover.js";
+import { crossunder } from "./crossunder.js";
+import { atr } from "./atr.js";
+import { stdev } from "./stdev.js";
+import { bb_upper } from "./bb_upper.js";
+import { bb_lower } from "./bb_lower.js";
+import { macd } from "./macd.js";
+import { macd_signal } from "./macd_signal.js";
+import { macd_hist } from "./macd_hist.js";
+import { roc } from "./roc.js";
+import { change } from "./change.js";
+import { abs } from "./abs.js";
+import { min } from "./min.js";
+import { max } from "./max.js";
+import { stoch_k } from "./stoch_k.js";
+import { stoch_d } from "./stoch_d.js";
+import { stochrsi_k } from "./stochrsi_k.js";
+import { stochrsi_d } from "./stochrsi_d.js";
+import { willr } from "./willr.js";
+import { cci } from "./cci.js";
+import { mfi } from "./mfi.js";
+import { cmo } from "./cmo.js";
+import { trix } from "./trix.js";
+import { ppo } from "./ppo.js";
+import { ultosc } from "./ultosc.js";
+import { bop } from "./bop.js";
 import { adx } from "./adx.js";
+import { dx } from "./dx.js";
+import { plus_di } from "./plus_di.js";
+import { minus_di } from "./minus_di.js";
+import { aroon_up } from "./aroon_up.js";
 import { aroon_down } from "./aroon_down.js";
 import { aroon_osc } from "./aroon_osc.js";
-import { aroon_up } from "./aroon_up.js";
-import { bars_since } from "./bars_since.js";
-import { bop } from "./bop.js";
-import { cci } from "./cci.js";
-import { cmo } from "./cmo.js";
-import { count } from "./count.js";
-import { cross } from "./cross.js";
-import { dx } from "./dx.js";
-import { falling } from "./falling.js";
-import { log } from "./log.js";
-import { mfi } from "./mfi.js";
-import { minus_di } from "./minus_di.js";
-import { plus_di } from "./plus_di.js";
-import { ppo } from "./ppo.js";
 import { rising } from "./rising.js";
-import { sign } from "./sign.js";
+import { falling } from "./falling.js";
+import { count } from "./count.js";
+import { bars_since } from "./bars_since.js";
+import { cross } from "./cross.js";
+import { log } from "./log.js";
 import { sqrt } from "./sqrt.js";
-import { stoch_d } from "./stoch_d.js";
-import { stoch_k } from "./stoch_k.js";
-import { stochrsi_d } from "./stochrsi_d.js";
-import { stochrsi_k } from "./stochrsi_k.js";
-import { trix } from "./trix.js";
-import { ultosc } from "./ultosc.js";
-import { willr } from "./willr.js";
+import { sign } from "./sign.js";
 
 export const MODULES: readonly FunctionModule[] = [
+  sma,
+  avg,
+  ema,
+  wma,
+  rsi,
+  highest,
+  lowest,
+  crossover,
+  crossunder,
+  atr,
+  stdev,
+  bb_upper,
+  bb_lower,
+  macd,
+  macd_signal,
+  macd_hist,
+  roc,
+  change,
+  abs,
+  min,
+  max,
   // Oscillators
   stoch_k,
   stoch_d,

@@ -1,8 +1,8 @@
-import type { FunctionModule, Kernel } from "../module.js";
-import { MINUS_DI, directional, wilderWarmup } from "./adx.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { MINUS_DI, directional } from "../shared/directional.js";
 
 /**
- * See `directional` in adx.ts: Wilder's running sums, first defined n bars after the first full
+ * See `directional` in shared/directional.ts: Wilder's running sums, first defined n bars after the first full
  * bar. With n = 1 the sums are the bar's own −DM and true range; TA-Lib's special case for
  * period 1 returns that ratio as a fraction instead of a percentage (0.15 for 15), unlike its
  * every other period: the percentage is kept here.
@@ -18,7 +18,7 @@ export const minus_di: FunctionModule = {
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",
   recursive: true,
-  warmup: ([n = 1]) => wilderWarmup(n, 1),
+  warmup: ([n = 1]) => convergenceBars(1 / n),
   kernel,
   doc: "Minus directional indicator (Wilder): 100·(Wilder-smoothed −DM)/(Wilder-smoothed true range) over n.",
   example: "crossover(minus_di(14), plus_di(14))",

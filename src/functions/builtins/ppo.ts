@@ -1,5 +1,5 @@
-import { ema } from "../kernels/ema.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { ema } from "./ema.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /**
  * Percentage price oscillator: `100·(ema(src, fast) − ema(src, slow))/ema(src, slow)`, MACD
@@ -15,15 +15,13 @@ const ppoKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const b = consts[1]!;
   const fast = ctx.scratch(0, to);
   const slow = ctx.scratch(1, to);
-  ema([inputs[0]!], [Math.min(a, b)], fast, from, to, ctx);
-  ema([inputs[0]!], [Math.max(a, b)], slow, from, to, ctx);
+  ema.kernel([inputs[0]!], [Math.min(a, b)], fast, from, to, ctx);
+  ema.kernel([inputs[0]!], [Math.max(a, b)], slow, from, to, ctx);
   for (let i = from; i < to; i++) {
     const s = slow[i]!;
     out[i] = s === 0 ? NaN : ((fast[i]! - s) / s) * 100;
   }
 };
-
-const emaWarmup = (n: number): number => (n <= 1 ? 0 : Math.ceil(Math.log(1e-6) / Math.log(1 - 2 / (n + 1))));
 
 export const ppo: FunctionModule = {
   name: "ppo",
@@ -37,7 +35,7 @@ export const ppo: FunctionModule = {
   extraLookback: ([fast = 1, slow = 1]) => Math.max(fast, slow) - 1,
   lookbackDoc: "L(src) + max(fast, slow) − 1",
   recursive: true,
-  warmup: ([fast = 1, slow = 1]) => emaWarmup(Math.max(fast, slow)),
+  warmup: ([fast = 1, slow = 1]) => convergenceBars(2 / (Math.max(fast, slow) + 1)),
   kernel: ppoKernel,
   doc: "Percentage price oscillator: 100·(ema(src, fast) − ema(src, slow))/ema(src, slow), MACD as a percentage of the slow EMA.",
   example: "crossover(ppo(12, 26), 0)",

@@ -1,6 +1,6 @@
-import { sma } from "../kernels/sma.js";
+import { smaKernel } from "../shared/sma.js";
 import type { FunctionModule, Kernel } from "../module.js";
-import { fastStochastic } from "./stoch_k.js";
+import { fastStochastic } from "../shared/stochastic.js";
 
 /**
  * Slow %D: the SMA(d) of slow %K, itself the SMA(smooth) of the raw stochastic over k bars.
@@ -14,8 +14,8 @@ const stochD: Kernel = (inputs, consts, out, from, to, ctx) => {
   const slowK = ctx.scratch(3, to);
   const kFrom = Math.max(0, from - d + 1);
   fastStochastic(inputs[0]!, inputs[1]!, inputs[2]!, k, fastK, Math.max(0, kFrom - smooth + 1), to, ctx, 1);
-  sma([fastK], [smooth], slowK, kFrom, to, ctx);
-  sma([slowK], [d], out, from, to, ctx);
+  smaKernel([fastK], [smooth], slowK, kFrom, to, ctx);
+  smaKernel([slowK], [d], out, from, to, ctx);
 };
 
 export const stoch_d: FunctionModule = {

@@ -1,13 +1,13 @@
-import { sma } from "../kernels/sma.js";
-import type { FunctionModule, Kernel } from "../module.js";
-import { rsiWarmup, stochRsiK } from "./stochrsi_k.js";
+import { smaKernel } from "../shared/sma.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { stochRsiK } from "../shared/stochastic.js";
 
 /** Stoch RSI %D: the SMA(d) of Stoch RSI %K, which is needed on `[i − d + 1, i]`. */
 const stochRsiD: Kernel = (inputs, consts, out, from, to, ctx) => {
   const kLine = ctx.scratch(4, to);
   const d = consts[3]!;
   stochRsiK(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, kLine, Math.max(0, from - d + 1), to, ctx);
-  sma([kLine], [d], out, from, to, ctx);
+  smaKernel([kLine], [d], out, from, to, ctx);
 };
 
 export const stochrsi_d: FunctionModule = {
@@ -24,7 +24,7 @@ export const stochrsi_d: FunctionModule = {
   extraLookback: ([n = 1, k = 1, smooth = 1, d = 1]) => n + k + smooth + d - 3,
   lookbackDoc: "L(src) + n + k + smooth + d − 3",
   recursive: true,
-  warmup: ([n = 1]) => rsiWarmup(n),
+  warmup: ([n = 1]) => convergenceBars(1 / n),
   kernel: stochRsiD,
   doc: "Stoch RSI %D: SMA(d) of stochrsi_k(src, n, k, smooth), the signal line of the Stoch RSI.",
   example: "crossover(stochrsi_k(14, 14, 3), stochrsi_d(14, 14, 3, 3))",

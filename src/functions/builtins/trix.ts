@@ -1,24 +1,6 @@
-import { ema } from "../kernels/ema.js";
+import { ema } from "./ema.js";
 import type { FunctionModule, Kernel } from "../module.js";
-
-/**
- * Bars after which a cascade of `stages` identical EMAs (alpha a) has forgotten its seeds to
- * 1e-6 relative. A seed error in the first stage reaches the last one spread over time as a
- * negative binomial: at most C(t + stages − 1, stages − 1)·(1 − a)^t after t bars, slower than
- * a single EMA's (1 − a)^t by the polynomial factor.
- */
-export function cascadeWarmup(alpha: number, stages: number): number {
-  if (alpha >= 1) return 0;
-  const decay = Math.log(1 - alpha);
-  let t = Math.ceil(Math.log(1e-6) / decay);
-  const bound = (bars: number): number => {
-    let logC = 0;
-    for (let s = 1; s < stages; s++) logC += Math.log((bars + s) / s);
-    return logC + bars * decay;
-  };
-  while (bound(t) > Math.log(1e-6)) t++;
-  return t;
-}
+import { cascadeConvergenceBars } from "../shared/convergence.js";
 
 /**
  * TRIX (Hutson): the one-bar rate of change, in percent, of a triple-smoothed EMA,
@@ -36,10 +18,10 @@ const trixKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const e1 = ctx.scratch(0, to);
   const e2 = ctx.scratch(1, to);
   const e3 = ctx.scratch(2, to);
-  ema([inputs[0]!], [n], e1, 0, to, ctx);
-  ema([e1], [n], e2, 0, to, ctx);
+  ema.kernel([inputs[0]!], [n], e1, 0, to, ctx);
+  ema.kernel([e1], [n], e2, 0, to, ctx);
   const lo = Math.max(0, from - 1);
-  ema([e2], [n], e3, lo, to, ctx);
+  ema.kernel([e2], [n], e3, lo, to, ctx);
   let i = from;
   if (i === 0 && i < to) out[i++] = NaN;
   for (; i < to; i++) {
@@ -59,7 +41,7 @@ export const trix: FunctionModule = {
   extraLookback: ([n = 1]) => 3 * n - 2,
   lookbackDoc: "L(src) + 3n − 2",
   recursive: true,
-  warmup: ([n = 1]) => cascadeWarmup(2 / (n + 1), 3),
+  warmup: ([n = 1]) => cascadeConvergenceBars(2 / (n + 1), 3),
   kernel: trixKernel,
   doc: "TRIX: 100·(e/e[1] − 1), the one-bar percent change of e = ema(ema(ema(src, n), n), n).",
   example: "crossover(trix(15), 0)",

@@ -1,5 +1,5 @@
-import { highest } from "../kernels/highest.js";
-import { lowest } from "../kernels/lowest.js";
+import { highest } from "./highest.js";
+import { lowest } from "./lowest.js";
 import type { FunctionModule, Kernel } from "../module.js";
 
 /**
@@ -13,8 +13,8 @@ const willrKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const n = consts[0]!;
   const hh = ctx.scratch(0, to);
   const ll = ctx.scratch(1, to);
-  highest([inputs[0]!], [n], hh, from, to, ctx);
-  lowest([inputs[1]!], [n], ll, from, to, ctx);
+  highest.kernel([inputs[0]!], [n], hh, from, to, ctx);
+  lowest.kernel([inputs[1]!], [n], ll, from, to, ctx);
   for (let i = from; i < to; i++) {
     const range = hh[i]! - ll[i]!;
     out[i] = range === 0 ? NaN : (-100 * (hh[i]! - close[i]!)) / range;

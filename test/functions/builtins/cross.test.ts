@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cross } from "../../../src/functions/builtins/cross.js";
-import { crossover } from "../../../src/functions/kernels/crossover.js";
-import { crossunder } from "../../../src/functions/kernels/crossunder.js";
+import { crossover } from "../../../src/functions/builtins/crossover.js";
+import { crossunder } from "../../../src/functions/builtins/crossunder.js";
 import { run } from "../series.js";
 import { BARS, PLAIN, checkContract, evaluate } from "./kit.js";
 
@@ -19,8 +19,8 @@ describe("cross", () => {
   it("is crossover or crossunder at every bar", () => {
     for (const bars of [...BARS, ...PLAIN]) {
       const ours = evaluate(cross, [bars.close, bars.open], []);
-      const up = run(crossover, [bars.close, bars.open], []);
-      const down = run(crossunder, [bars.close, bars.open], []);
+      const up = run(crossover.kernel, [bars.close, bars.open], []);
+      const down = run(crossunder.kernel, [bars.close, bars.open], []);
       expect(Array.from(ours)).toEqual(Array.from(up, (u, i) => (u || down[i] ? 1 : 0)));
     }
   });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { stochrsi_k } from "../../../src/functions/builtins/stochrsi_k.js";
-import { rsi } from "../../../src/functions/kernels/rsi.js";
+import { rsi } from "../../../src/functions/builtins/rsi.js";
 import { run } from "../series.js";
 import { BARS, PLAIN, checkContract, evaluate, expectClose, inputsOf, series, windowMax, windowMean, windowMin, withNaN } from "./kit.js";
 
 /** Stoch RSI from its definition: the stochastic over k bars of XQL's rsi(src, n), then SMA(smooth). */
 function reference(src: Float64Array, n: number, k: number, smooth: number): Float64Array {
-  const r = run(rsi, [src], [n]);
+  const r = run(rsi.kernel, [src], [n]);
   const raw = series(src.length, n + k - 1, (i) => {
     const hh = windowMax(r, i, k);
     const ll = windowMin(r, i, k);
