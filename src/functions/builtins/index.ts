@@ -4,5 +4,18 @@
  * `test/functions/builtins/`, and one line in this list.
  */
 import type { FunctionModule } from "../module.js";
+import { kama } from "./kama.js";
+import { hma } from "./hma.js";
+import { supertrend } from "./supertrend.js";
+import { bb_percent } from "./bb_percent.js";
+import { obv } from "./obv.js";
+import { vwap } from "./vwap.js";
 
-export const MODULES: readonly FunctionModule[] = [];
+export const MODULES: readonly FunctionModule[] = [
+  kama,
+  hma,
+  supertrend,
+  bb_percent,
+  obv,
+  vwap,
+];
