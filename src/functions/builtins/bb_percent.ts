@@ -17,9 +17,12 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (; i < to && i < n - 1; i++) out[i] = NaN;
   for (; i < to; i++) {
     const first = i - n + 1;
+    // Summing offsets from the window's first value makes a flat window's mean exactly that
+    // value (a plain sum/n can be an ulp off), so its σ is exactly 0.
+    const shift = x[first]!;
     let sum = 0;
-    for (let j = first; j <= i; j++) sum += x[j]!;
-    const mean = sum / n;
+    for (let j = first; j <= i; j++) sum += x[j]! - shift;
+    const mean = shift + sum / n;
     let dev = 0;
     let dev2 = 0;
     for (let j = first; j <= i; j++) {
