@@ -1,5 +1,4 @@
-import { barsToForget } from "../convergence.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /**
  * Chaikin A/D oscillator (TA-Lib ADOSC): ema(ad, fast) − ema(ad, slow) of the
@@ -60,7 +59,7 @@ export const adosc: FunctionModule = {
   lookbackDoc: "max(fast, slow)",
   recursive: true,
   // The A/D line's own start cancels in the difference; only the EMAs' seeds need forgetting.
-  warmup: (k) => barsToForget(2 / (Math.max(k[0]!, k[1]!) + 1)),
+  warmup: (k) => convergenceBars(2 / (Math.max(k[0]!, k[1]!) + 1)),
   kernel,
   doc: "Chaikin A/D oscillator: ema(ad, fast) − ema(ad, slow), both EMAs started from the first A/D value.",
   example: "adosc(3, 10) > 0",

@@ -1,5 +1,4 @@
-import { barsToForget } from "../convergence.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /**
  * Double exponential moving average (Mulloy; TA-Lib DEMA): 2·e1 − e2 with e1 = ema(src, n) and
@@ -50,7 +49,7 @@ export const dema: FunctionModule = {
   extraLookback: (k) => 2 * k[0]! - 2,
   lookbackDoc: "L(src) + 2n − 2",
   recursive: true,
-  warmup: (k) => barsToForget(2 / (k[0]! + 1)),
+  warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
   kernel,
   doc: "Double EMA: 2·ema(src, n) − ema(ema(src, n), n), each EMA seeded with the mean of its first n inputs.",
   example: "close > dema(20)",

@@ -1,5 +1,4 @@
-import { barsToForget } from "../convergence.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /** Smoothing constants of Kaufman's defaults: an EMA of 30 bars when choppy, of 2 when trending. */
 const SLOW = 2 / (30 + 1);
@@ -57,7 +56,7 @@ export const kama: FunctionModule = {
   lookbackDoc: "L(src) + n",
   recursive: true,
   // The slowest the average can run is sc = (2/31)²; the seed fades at that rate in a choppy market.
-  warmup: () => barsToForget(SLOW * SLOW),
+  warmup: () => convergenceBars(SLOW * SLOW),
   kernel,
   doc: "Kaufman adaptive moving average: an EMA whose constant moves between 2 and 30 bars with the efficiency ratio |src − src[n]| / Σ|changes| over n.",
   example: "close > kama(10)",

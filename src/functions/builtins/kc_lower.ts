@@ -1,5 +1,4 @@
-import { barsToForget } from "../convergence.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 import { keltner } from "./kc_upper.js";
 
 /** Lower Keltner channel: ema(src, n) − mult·atr(n); see `kc_upper`. */
@@ -17,7 +16,7 @@ export const kc_lower: FunctionModule = {
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",
   recursive: true,
-  warmup: (k) => barsToForget(1 / k[0]!),
+  warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
   doc: "Lower Keltner channel: ema(src, n) − mult · atr(n).",
   example: "close < kc_lower(20, 2)",

@@ -1,7 +1,6 @@
-import { barsToForget } from "../convergence.js";
-import { atr } from "../kernels/atr.js";
-import { ema } from "../kernels/ema.js";
-import type { FunctionModule, Kernel, KernelContext } from "../module.js";
+import { atr } from "./atr.js";
+import { ema } from "./ema.js";
+import { convergenceBars, type FunctionModule, type Kernel, type KernelContext } from "../module.js";
 
 /**
  * Keltner channel edge `ema(src, n) + sign·mult·atr(n)`, shared by `kc_upper` (sign 1) and
@@ -33,8 +32,8 @@ export function keltner(
   if (begin >= to) return;
   const middle = ctx.scratch(0, to);
   const range = ctx.scratch(1, to);
-  ema([x], consts, middle, begin, to, ctx);
-  atr([inputs[1]!, inputs[2]!, inputs[3]!], consts, range, begin, to, ctx);
+  ema.kernel([x], consts, middle, begin, to, ctx);
+  atr.kernel([inputs[1]!, inputs[2]!, inputs[3]!], consts, range, begin, to, ctx);
   const k = sign * mult;
   for (let i = begin; i < to; i++) out[i] = middle[i]! + k * range[i]!;
 }
@@ -54,7 +53,7 @@ export const kc_upper: FunctionModule = {
   lookbackDoc: "L(src) + n",
   recursive: true,
   // The ATR's Wilder smoothing (1/n) forgets more slowly than the EMA's 2/(n+1).
-  warmup: (k) => barsToForget(1 / k[0]!),
+  warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
   doc: "Upper Keltner channel: ema(src, n) + mult · atr(n).",
   example: "close > kc_upper(20, 2)",

@@ -1,6 +1,5 @@
-import { barsToForget } from "../convergence.js";
-import { atr } from "../kernels/atr.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { atr } from "./atr.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /**
  * Normalized ATR (TA-Lib NATR): 100·atr(n)/close, the average true range as a percentage of
@@ -17,7 +16,7 @@ const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const close = inputs[2]!;
   if (from >= to) return;
   const range = ctx.scratch(0, to);
-  atr(inputs, consts, range, from, to, ctx);
+  atr.kernel(inputs, consts, range, from, to, ctx);
   for (let i = from; i < to; i++) {
     const c = close[i]!;
     out[i] = c === 0 ? NaN : (100 * range[i]!) / c;
@@ -32,7 +31,7 @@ export const natr: FunctionModule = {
   extraLookback: (k) => k[0]!,
   lookbackDoc: "n + 1",
   recursive: true,
-  warmup: (k) => barsToForget(1 / k[0]!),
+  warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
   doc: "Normalized ATR: 100 · atr(n) / close, the average true range in percent of price.",
   example: "natr(14) > 2",

@@ -1,6 +1,5 @@
-import { barsToForget } from "../convergence.js";
-import { atr } from "../kernels/atr.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { atr } from "./atr.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /**
  * SuperTrend (TradingView `ta.supertrend`, its ATR Wilder's): bands hl2 ± mult·atr(n) that
@@ -22,7 +21,7 @@ const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const mult = consts[1]!;
   if (from >= to) return;
   const range = ctx.scratch(0, to);
-  atr(inputs, consts, range, 0, to, ctx);
+  atr.kernel(inputs, consts, range, 0, to, ctx);
 
   let f = 0;
   while (f < to && range[f]! !== range[f]!) f++;
@@ -68,7 +67,7 @@ export const supertrend: FunctionModule = {
   extraLookback: (k) => k[0]!,
   lookbackDoc: "n + 1",
   recursive: true,
-  warmup: (k) => barsToForget(1 / k[0]!),
+  warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
   doc: "SuperTrend line: hl2 ± mult·atr(n) bands that only ratchet towards price; the line is on the lower band in an uptrend (close above it) and on the upper band in a downtrend.",
   example: "close > supertrend(10, 3)",

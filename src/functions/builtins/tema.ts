@@ -1,5 +1,4 @@
-import { barsToForget } from "../convergence.js";
-import type { FunctionModule, Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
 
 /**
  * Triple exponential moving average (Mulloy; TA-Lib TEMA): 3·e1 − 3·e2 + e3 with
@@ -58,7 +57,7 @@ export const tema: FunctionModule = {
   extraLookback: (k) => 3 * k[0]! - 3,
   lookbackDoc: "L(src) + 3n − 3",
   recursive: true,
-  warmup: (k) => barsToForget(2 / (k[0]! + 1)),
+  warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
   kernel,
   doc: "Triple EMA: 3·e1 − 3·e2 + e3 for e1 = ema(src, n), e2 = ema(e1, n), e3 = ema(e2, n).",
   example: "close > tema(20)",
