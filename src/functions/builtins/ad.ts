@@ -45,5 +45,13 @@ export const ad: FunctionModule = {
   doc: "Chaikin accumulation/distribution line: running total of volume · ((close − low) − (high − close))/(high − low), from the first bar given.",
   example: "ad > ad[10]",
   reference: "TA-Lib AD",
-  phrases: [{ phrase: "accumulation: A/D line rising over 10 bars", query: "ad > ad[10]" }],
+  phrases: [
+    {
+      category: "Volume",
+      phrase: "accumulation: A/D line rising over 10 bars",
+      query: "ad > ad[10]",
+      aliases: ["accumulation distribution rising"],
+      notes: "Chaikin's accumulation/distribution line is higher than 10 bars ago: closes near the highs on volume.",
+    },
+  ],
 };

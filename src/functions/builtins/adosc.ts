@@ -64,5 +64,13 @@ export const adosc: FunctionModule = {
   doc: "Chaikin A/D oscillator: ema(ad, fast) − ema(ad, slow), both EMAs started from the first A/D value.",
   example: "adosc(3, 10) > 0",
   reference: "TA-Lib ADOSC",
-  phrases: [{ phrase: "Chaikin oscillator positive (buying pressure)", query: "adosc(3, 10) > 0" }],
+  phrases: [
+    {
+      category: "Volume",
+      phrase: "Chaikin oscillator positive (buying pressure)",
+      query: "adosc(3, 10) > 0",
+      aliases: ["chaikin oscillator"],
+      notes: "The 3-bar EMA of the A/D line is above its 10-bar EMA: accumulation is accelerating.",
+    },
+  ],
 };

@@ -53,7 +53,18 @@ export const bb_percent: FunctionModule = {
   example: "bb_percent(20, 2) < 0",
   reference: "TradingView %b (Bollinger Bands %B)",
   phrases: [
-    { phrase: "price below the lower Bollinger band (%b under 0)", query: "bb_percent(20, 2) < 0" },
-    { phrase: "price in the top of the Bollinger range", query: "bb_percent(20, 2) > 0.8" },
+    {
+      category: "Bollinger bands",
+      phrase: "price below the lower Bollinger band (%b under 0)",
+      query: "bb_percent(20, 2) < 0",
+      aliases: ["percent b below 0"],
+      notes: "%b below 0 means the close is under the lower 20-bar, 2σ band; 1 is the upper band, 0.5 the middle.",
+    },
+    {
+      category: "Bollinger bands",
+      phrase: "price in the top of the Bollinger range",
+      query: "bb_percent(20, 2) > 0.8",
+      notes: "%b above 0.8: the close is in the top fifth of the distance between the bands.",
+    },
   ],
 };

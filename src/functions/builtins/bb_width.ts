@@ -51,7 +51,17 @@ export const bb_width: FunctionModule = {
   example: "bb_width(20, 2) < 0.05",
   reference: "TradingView ta.bbw (as a ratio, not in percent)",
   phrases: [
-    { phrase: "Bollinger squeeze (bands narrower than 5% of price)", query: "bb_width(20, 2) < 0.05" },
-    { phrase: "Bollinger bands at their narrowest in 100 bars", query: "bb_width(20, 2) <= lowest(bb_width(20, 2), 100)" },
+    {
+      category: "Bollinger bands",
+      phrase: "Bollinger squeeze (bands narrower than 5% of price)",
+      query: "bb_width(20, 2) < 0.05",
+      notes: "The 20-bar, 2σ Bollinger bands are less than 5% of the middle band apart. The width is a ratio, not a percentage.",
+    },
+    {
+      category: "Bollinger bands",
+      phrase: "Bollinger bands at their narrowest in 100 bars",
+      query: "bb_width(20, 2) <= lowest(bb_width(20, 2), 100)",
+      notes: "The band width is the lowest of the last 100 bars: the tightest squeeze in that time.",
+    },
   ],
 };

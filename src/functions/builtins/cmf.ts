@@ -46,7 +46,18 @@ export const cmf: FunctionModule = {
   example: "cmf(20) > 0.1",
   reference: "TradingView CMF",
   phrases: [
-    { phrase: "money flowing in (Chaikin money flow positive)", query: "cmf(20) > 0" },
-    { phrase: "strong buying pressure", query: "cmf(20) > 0.2" },
+    {
+      category: "Volume",
+      phrase: "money flowing in (Chaikin money flow positive)",
+      query: "cmf(20) > 0",
+      aliases: ["cmf positive"],
+      notes: "20-bar Chaikin money flow above 0: on balance, volume came with closes in the upper half of the bars' ranges.",
+    },
+    {
+      category: "Volume",
+      phrase: "strong buying pressure (Chaikin money flow above 0.2)",
+      query: "cmf(20) > 0.2",
+      notes: "CMF above 0.2 is the usual threshold for strong accumulation; −0.2 for strong distribution.",
+    },
   ],
 };

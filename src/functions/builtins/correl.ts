@@ -69,7 +69,17 @@ export const correl: FunctionModule = {
   example: "correl(close, volume, 20) > 0.5",
   reference: "TA-Lib CORREL",
   phrases: [
-    { phrase: "price and volume moving together", query: "correl(close, volume, 20) > 0.5" },
-    { phrase: "price moving against its daily trend", query: "correl(close, d::close, 20) < 0" },
+    {
+      category: "Indicators",
+      phrase: "price and volume moving together",
+      query: "correl(close, volume, 20) > 0.5",
+      notes: "The Pearson correlation of close and volume over 20 bars is above 0.5. Undefined where either is flat.",
+    },
+    {
+      category: "Indicators",
+      phrase: "price moving against the daily trend",
+      query: "correl(close, d::close, 20) < 0",
+      notes: "Over the last 20 bars the close moved opposite to the last completed daily close series.",
+    },
   ],
 };

@@ -54,5 +54,13 @@ export const dema: FunctionModule = {
   doc: "Double EMA: 2·ema(src, n) − ema(ema(src, n), n), each EMA seeded with the mean of its first n inputs.",
   example: "close > dema(20)",
   reference: "TA-Lib DEMA",
-  phrases: [{ phrase: "price above the double EMA", query: "close > dema(20)" }],
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above the double EMA (DEMA)",
+      query: "close > dema(20)",
+      aliases: ["above dema"],
+      notes: "Close above the 20-bar double exponential moving average, 2·ema − ema(ema): a faster average than a plain EMA. Change 20 for a shorter or longer trend.",
+    },
+  ],
 };

@@ -54,7 +54,18 @@ export const hma: FunctionModule = {
   example: "close > hma(20)",
   reference: "TradingView ta.hma",
   phrases: [
-    { phrase: "price above the Hull moving average", query: "close > hma(20)" },
-    { phrase: "Hull MA turning up", query: "hma(20) > hma(20)[1]" },
+    {
+      category: "Moving averages",
+      phrase: "price above the Hull moving average",
+      query: "close > hma(20)",
+      aliases: ["above hull ma"],
+      notes: "Close above the 20-bar Hull moving average, wma(2·wma(n/2) − wma(n), √n): smooth with very little lag.",
+    },
+    {
+      category: "Moving averages",
+      phrase: "Hull MA turning up",
+      query: "hma(20) > hma(20)[1]",
+      notes: "The 20-bar Hull moving average rose on the last bar, a common early trend-change signal.",
+    },
   ],
 };

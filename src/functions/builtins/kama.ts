@@ -62,7 +62,18 @@ export const kama: FunctionModule = {
   example: "close > kama(10)",
   reference: "TA-Lib KAMA",
   phrases: [
-    { phrase: "price above Kaufman's adaptive moving average", query: "close > kama(10)" },
-    { phrase: "KAMA turning up", query: "kama(10) > kama(10)[1]" },
+    {
+      category: "Moving averages",
+      phrase: "price above Kaufman's adaptive moving average (KAMA)",
+      query: "close > kama(10)",
+      aliases: ["above kama"],
+      notes: "Close above KAMA with a 10-bar efficiency ratio (fast 2, slow 30): the average follows trends quickly and stands still in noise.",
+    },
+    {
+      category: "Moving averages",
+      phrase: "KAMA turning up",
+      query: "kama(10) > kama(10)[1]",
+      notes: "KAMA rose on the last bar; because it barely moves in a choppy market, a rise usually means a trend has started.",
+    },
   ],
 };

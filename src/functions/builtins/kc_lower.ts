@@ -21,5 +21,13 @@ export const kc_lower: FunctionModule = {
   doc: "Lower Keltner channel: ema(src, n) − mult · atr(n).",
   example: "close < kc_lower(20, 2)",
   reference: "TradingView ta.kc with ATR bands (Keltner Channels, bands style Average True Range)",
-  phrases: [{ phrase: "price below the lower Keltner channel", query: "close < kc_lower(20, 2)" }],
+  phrases: [
+    {
+      category: "Ranges and volatility",
+      phrase: "price below the lower Keltner channel",
+      query: "close < kc_lower(20, 2)",
+      aliases: ["below keltner"],
+      notes: "The close is below ema(20) − 2·atr(20): an oversold stretch or a downside breakout.",
+    },
+  ],
 };

@@ -59,10 +59,19 @@ export const kc_upper: FunctionModule = {
   example: "close > kc_upper(20, 2)",
   reference: "TradingView ta.kc with ATR bands (Keltner Channels, bands style Average True Range)",
   phrases: [
-    { phrase: "breakout above the Keltner channel", query: "close > kc_upper(20, 2)" },
     {
+      category: "Ranges and volatility",
+      phrase: "breakout above the Keltner channel",
+      query: "close > kc_upper(20, 2)",
+      aliases: ["above keltner"],
+      notes: "The close is above ema(20) + 2·atr(20), the upper Keltner channel: a volatility breakout.",
+    },
+    {
+      category: "Bollinger bands",
       phrase: "Bollinger squeeze (Bollinger bands inside the Keltner channel)",
       query: "bb_upper(20, 2) < kc_upper(20, 1.5) and bb_lower(20, 2) > kc_lower(20, 1.5)",
+      aliases: ["ttm squeeze"],
+      notes: "Both Bollinger bands are inside the Keltner channel (the TTM squeeze): volatility is compressed and a breakout often follows.",
     },
   ],
 };

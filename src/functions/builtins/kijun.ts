@@ -22,5 +22,12 @@ export const kijun: FunctionModule = {
   doc: "Ichimoku base line (kijun-sen): (highest(high, n) + lowest(low, n))/2.",
   example: "close > kijun(26)",
   reference: "TradingView Ichimoku (base line)",
-  phrases: [{ phrase: "price above the Ichimoku base line", query: "close > kijun(26)" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "price above the Ichimoku base line",
+      query: "close > kijun(26)",
+      notes: "The close is above the kijun-sen, the midpoint of the 26-bar high–low range.",
+    },
+  ],
 };

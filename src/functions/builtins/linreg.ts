@@ -61,5 +61,12 @@ export const linreg: FunctionModule = {
   doc: "Linear regression value: the least-squares line through the last n values, evaluated at the latest bar.",
   example: "close > linreg(20)",
   reference: "TA-Lib LINEARREG",
-  phrases: [{ phrase: "price above its linear regression line", query: "close > linreg(20)" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "price above its linear regression line",
+      query: "close > linreg(20)",
+      notes: "Close above the value of the 20-bar least-squares line at the latest bar (the end of the regression channel's centre line).",
+    },
+  ],
 };

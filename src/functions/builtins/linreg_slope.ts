@@ -25,7 +25,18 @@ export const linreg_slope: FunctionModule = {
   example: "linreg_slope(20) > 0",
   reference: "TA-Lib LINEARREG_SLOPE",
   phrases: [
-    { phrase: "price trending up (positive regression slope)", query: "linreg_slope(20) > 0" },
-    { phrase: "regression slope steeper than 0.1% of price per bar", query: "linreg_slope(20) > close * 0.001" },
+    {
+      category: "Trend",
+      phrase: "price trending up (positive regression slope)",
+      query: "linreg_slope(20) > 0",
+      aliases: ["positive slope"],
+      notes: "The least-squares line through the last 20 closes rises: a statistical uptrend. The slope is in price units per bar.",
+    },
+    {
+      category: "Trend",
+      phrase: "regression slope steeper than 0.1% of price per bar",
+      query: "linreg_slope(20) > close * 0.001",
+      notes: "A strong trend: the 20-bar regression line rises more than 0.1% of the price each bar. Scaling by close makes it comparable across instruments.",
+    },
   ],
 };

@@ -36,5 +36,13 @@ export const natr: FunctionModule = {
   doc: "Normalized ATR: 100 · atr(n) / close, the average true range in percent of price.",
   example: "natr(14) > 2",
   reference: "TA-Lib NATR",
-  phrases: [{ phrase: "volatile: average true range above 2% of price", query: "natr(14) > 2" }],
+  phrases: [
+    {
+      category: "Ranges and volatility",
+      phrase: "volatile: average true range above 2% of price",
+      query: "natr(14) > 2",
+      aliases: ["normalized atr"],
+      notes: "The 14-bar ATR is more than 2% of the close. Normalizing by price makes volatility comparable across instruments.",
+    },
+  ],
 };

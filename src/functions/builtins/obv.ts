@@ -47,11 +47,18 @@ export const obv: FunctionModule = {
   example: "obv > sma(obv, 20)",
   reference: "TA-Lib OBV",
   phrases: [
-    { phrase: "on-balance volume rising", query: "obv > obv[5]" },
     {
+      category: "Volume",
+      phrase: "on-balance volume rising",
+      query: "obv > obv[5]",
+      aliases: ["obv up"],
+      notes: "OBV is higher than 5 bars ago: more volume traded on up closes than on down closes.",
+    },
+    {
+      category: "Volume",
       phrase: "OBV above its 20-bar average (volume confirms the move)",
       query: "obv > sma(obv, 20)",
-      notes: "OBV's level depends on where the fetched history starts; compare it with itself, not across instruments.",
+      notes: "OBV is above its own 20-bar mean. Its level depends on where the fetched history starts; compare it with itself, not across instruments.",
     },
   ],
 };

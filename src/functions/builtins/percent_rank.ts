@@ -40,7 +40,18 @@ export const percent_rank: FunctionModule = {
   example: "percent_rank(100) > 95",
   reference: "TradingView ta.percentrank",
   phrases: [
-    { phrase: "price in the top 5% of the last 100 bars", query: "percent_rank(100) > 95" },
-    { phrase: "volatility at a 1-year low", query: "percent_rank(natr(14), 250) < 5" },
+    {
+      category: "Highs, lows and breakouts",
+      phrase: "price in the top 5% of the last 100 bars",
+      query: "percent_rank(100) > 95",
+      aliases: ["percentile rank"],
+      notes: "More than 95 of the previous 100 closes are at or below the current close.",
+    },
+    {
+      category: "Ranges and volatility",
+      phrase: "volatility at a 1-year low (NATR in its bottom 5%)",
+      query: "percent_rank(natr(14), 250) < 5",
+      notes: "Fewer than 5% of the last 250 NATR readings are at or below the current one: the quietest market in about a year of daily bars.",
+    },
   ],
 };

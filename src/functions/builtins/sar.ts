@@ -83,8 +83,8 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
 export const sar: FunctionModule = {
   name: "sar",
   params: [
-    { name: "step", kind: "number" },
-    { name: "max", kind: "number" },
+    { name: "step", kind: "number", samples: [0.01, 0.02, 0.03] },
+    { name: "max", kind: "number", samples: [0.1, 0.2, 0.3] },
   ],
   result: "number",
   implicit: ["high", "low"],
@@ -96,7 +96,18 @@ export const sar: FunctionModule = {
   example: "close > sar(0.02, 0.2)",
   reference: "TA-Lib SAR (acceleration = step, maximum = max)",
   phrases: [
-    { phrase: "parabolic SAR below price (uptrend)", query: "close > sar(0.02, 0.2)" },
-    { phrase: "parabolic SAR flipped to bullish", query: "crossover(close, sar(0.02, 0.2))" },
+    {
+      category: "Trend",
+      phrase: "parabolic SAR below price (uptrend)",
+      query: "close > sar(0.02, 0.2)",
+      aliases: ["psar bullish"],
+      notes: "Wilder's parabolic SAR with the usual acceleration 0.02 up to 0.2 sits below the close: the trailing stop of a long trend.",
+    },
+    {
+      category: "Trend",
+      phrase: "parabolic SAR flipped to bullish",
+      query: "crossover(close, sar(0.02, 0.2))",
+      notes: "The close crossed above the parabolic SAR on the latest bar: the stop-and-reverse system just turned long.",
+    },
   ],
 };

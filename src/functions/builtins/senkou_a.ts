@@ -39,9 +39,17 @@ export const senkou_a: FunctionModule = {
   reference: "TradingView Ichimoku (leading span A, plotted with offset disp − 1)",
   phrases: [
     {
+      category: "Trend",
       phrase: "price above the Ichimoku cloud",
       query: "close > max(senkou_a(9, 26, 26), senkou_b(52, 26))",
+      aliases: ["above the kumo"],
+      notes: "The close is above both cloud edges as TradingView draws them over the current bar (spans computed 25 bars ago).",
     },
-    { phrase: "bullish Ichimoku cloud (span A above span B)", query: "senkou_a(9, 26, 26) > senkou_b(52, 26)" },
+    {
+      category: "Trend",
+      phrase: "bullish Ichimoku cloud (span A above span B)",
+      query: "senkou_a(9, 26, 26) > senkou_b(52, 26)",
+      notes: "The cloud over the current bar is green: leading span A above leading span B.",
+    },
   ],
 };

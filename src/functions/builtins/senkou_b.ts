@@ -27,8 +27,11 @@ export const senkou_b: FunctionModule = {
   reference: "TradingView Ichimoku (leading span B, plotted with offset disp − 1)",
   phrases: [
     {
+      category: "Trend",
       phrase: "price below the Ichimoku cloud",
       query: "close < min(senkou_a(9, 26, 26), senkou_b(52, 26))",
+      aliases: ["below the kumo"],
+      notes: "The close is below both cloud edges as plotted over the current bar: a bearish Ichimoku reading.",
     },
   ],
 };

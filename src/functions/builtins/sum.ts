@@ -35,5 +35,12 @@ export const sum: FunctionModule = {
   doc: "Sum of the last n values, current bar included.",
   example: "sum(volume, 5) > sum(volume, 20) / 2",
   reference: "TA-Lib SUM",
-  phrases: [{ phrase: "last 5 bars traded more than half the volume of the last 20", query: "sum(volume, 5) > sum(volume, 20) / 2" }],
+  phrases: [
+    {
+      category: "Volume",
+      phrase: "last 5 bars traded more than half the volume of the last 20",
+      query: "sum(volume, 5) > sum(volume, 20) / 2",
+      notes: "Volume is concentrating: a quarter of the window holds over half its volume.",
+    },
+  ],
 };

@@ -73,7 +73,18 @@ export const supertrend: FunctionModule = {
   example: "close > supertrend(10, 3)",
   reference: "TradingView ta.supertrend (its ATR is Wilder's)",
   phrases: [
-    { phrase: "SuperTrend is bullish (price above the SuperTrend line)", query: "close > supertrend(10, 3)" },
-    { phrase: "SuperTrend just turned bullish", query: "crossover(close, supertrend(10, 3))" },
+    {
+      category: "Trend",
+      phrase: "SuperTrend is bullish (price above the SuperTrend line)",
+      query: "close > supertrend(10, 3)",
+      aliases: ["supertrend buy", "supertrend green"],
+      notes: "The close is above the SuperTrend line (ATR 10, multiplier 3, TradingView's defaults), i.e. the line is on its lower band.",
+    },
+    {
+      category: "Trend",
+      phrase: "SuperTrend just turned bullish",
+      query: "crossover(close, supertrend(10, 3))",
+      notes: "The close crossed above the SuperTrend line on the latest bar: the indicator flipped from down to up.",
+    },
   ],
 };

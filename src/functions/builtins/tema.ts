@@ -62,5 +62,13 @@ export const tema: FunctionModule = {
   doc: "Triple EMA: 3·e1 − 3·e2 + e3 for e1 = ema(src, n), e2 = ema(e1, n), e3 = ema(e2, n).",
   example: "close > tema(20)",
   reference: "TA-Lib TEMA",
-  phrases: [{ phrase: "price above the triple EMA", query: "close > tema(20)" }],
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above the triple EMA (TEMA)",
+      query: "close > tema(20)",
+      aliases: ["above tema"],
+      notes: "Close above the 20-bar triple exponential moving average, which lags even less than DEMA; it overshoots on sharp turns.",
+    },
+  ],
 };

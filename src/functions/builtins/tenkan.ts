@@ -54,7 +54,19 @@ export const tenkan: FunctionModule = {
   example: "tenkan(9) > kijun(26)",
   reference: "TradingView Ichimoku (conversion line)",
   phrases: [
-    { phrase: "Ichimoku tenkan above kijun (bullish TK)", query: "tenkan(9) > kijun(26)" },
-    { phrase: "Ichimoku TK cross up", query: "crossover(tenkan(9), kijun(26))" },
+    {
+      category: "Trend",
+      phrase: "Ichimoku tenkan above kijun (bullish TK)",
+      query: "tenkan(9) > kijun(26)",
+      aliases: ["tk bullish"],
+      notes: "The Ichimoku conversion line (9) is above the base line (26): short-term momentum above the medium-term equilibrium.",
+    },
+    {
+      category: "Trend",
+      phrase: "Ichimoku TK cross up",
+      query: "crossover(tenkan(9), kijun(26))",
+      aliases: ["tenkan kijun cross"],
+      notes: "The conversion line crossed above the base line on the latest bar, Ichimoku's classic buy signal.",
+    },
   ],
 };

@@ -31,5 +31,13 @@ export const tr: FunctionModule = {
   doc: "True range: max(high − low, |high − close[1]|, |low − close[1]|).",
   example: "tr > atr(14) * 2",
   reference: "TA-Lib TRANGE",
-  phrases: [{ phrase: "wide-range bar (true range twice the ATR)", query: "tr > atr(14) * 2" }],
+  phrases: [
+    {
+      category: "Ranges and volatility",
+      phrase: "wide-range bar (true range twice the ATR)",
+      query: "tr > atr(14) * 2",
+      aliases: ["range expansion"],
+      notes: "The latest bar's true range (gaps included) is more than twice the 14-bar average true range: an unusually large bar.",
+    },
+  ],
 };

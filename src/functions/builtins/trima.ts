@@ -38,5 +38,13 @@ export const trima: FunctionModule = {
   doc: "Triangular moving average: the mean of the last n values weighted 1, 2, … up to the middle and back down (an SMA of an SMA).",
   example: "close > trima(20)",
   reference: "TA-Lib TRIMA",
-  phrases: [{ phrase: "price above the triangular moving average", query: "close > trima(20)" }],
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above the triangular moving average",
+      query: "close > trima(20)",
+      aliases: ["above trima"],
+      notes: "Close above the 20-bar triangular average (an SMA of an SMA), which weighs the middle of the window most and is smoother than an SMA.",
+    },
+  ],
 };

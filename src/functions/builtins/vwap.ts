@@ -72,7 +72,18 @@ export const vwap: FunctionModule = {
   example: "close > vwap",
   reference: "TradingView VWAP (session anchor; week anchor on d)",
   phrases: [
-    { phrase: "price above VWAP", query: "close > vwap" },
-    { phrase: "price crossed above VWAP", query: "crossover(close, vwap)" },
+    {
+      category: "Volume",
+      phrase: "price above VWAP",
+      query: "close > vwap",
+      aliases: ["above vwap"],
+      notes: "The close is above the session VWAP (since 00:00 UTC intraday, since Monday on daily bars). Undefined where the feed has no volume.",
+    },
+    {
+      category: "Volume",
+      phrase: "price crossed above VWAP",
+      query: "crossover(close, vwap)",
+      notes: "The close moved from at or below the session VWAP to above it on the latest bar.",
+    },
   ],
 };

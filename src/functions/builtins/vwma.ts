@@ -40,5 +40,13 @@ export const vwma: FunctionModule = {
   doc: "Volume-weighted moving average: Σ(src·volume)/Σvolume over the last n bars; undefined when that volume is 0.",
   example: "close > vwma(20)",
   reference: "TradingView ta.vwma",
-  phrases: [{ phrase: "price above the volume-weighted moving average", query: "close > vwma(20)" }],
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above the volume-weighted moving average",
+      query: "close > vwma(20)",
+      aliases: ["above vwma"],
+      notes: "Close above the 20-bar VWMA, which counts heavy-volume bars more; above it means buyers paid up on volume. Needs volume data (undefined without any).",
+    },
+  ],
 };

@@ -49,7 +49,18 @@ export const zscore: FunctionModule = {
   example: "zscore(20) < -2",
   reference: "(src − sma(src, n)) / stdev(src, n), population σ as TradingView ta.stdev",
   phrases: [
-    { phrase: "price two standard deviations below its 20-bar mean", query: "zscore(20) < -2" },
-    { phrase: "volume spike (volume z-score above 3)", query: "zscore(volume, 20) > 3" },
+    {
+      category: "Ranges and volatility",
+      phrase: "price two standard deviations below its 20-bar mean",
+      query: "zscore(20) < -2",
+      aliases: ["z-score below -2"],
+      notes: "The close's z-score over 20 bars is below −2: statistically stretched to the downside. Undefined on a flat window.",
+    },
+    {
+      category: "Volume",
+      phrase: "volume spike (volume z-score above 3)",
+      query: "zscore(volume, 20) > 3",
+      notes: "The latest volume is more than 3 standard deviations above its 20-bar mean.",
+    },
   ],
 };
