@@ -3,7 +3,9 @@
  * checked for every registered function: first defined bar = L − 1 with L = 1 + extraLookback
  * on a raw source, L(call) = L(input) + extraLookback on an input that is itself warming up,
  * only [from, to) written, only [from − extraLookback, to) read by windowed kernels, NaN
- * windows, and the accuracy of running sums against exact arithmetic.
+ * windows, and the accuracy of running sums against exact arithmetic. Functions undefined on a
+ * flat window (a zero denominator) and session-anchored ones are checked for what the contract
+ * says of them, not exempted.
  */
 import { standaloneContext } from "../../src/functions/module.js";
 import { describe, expect, it } from "vitest";
@@ -22,7 +24,8 @@ function constsFor(spec: FunctionSpec, lengths: readonly number[] = [7, 13, 5]):
   const out: number[] = [];
   let nth = 0;
   for (const p of spec.params) {
-    if (p.kind === "length") out.push(lengths[nth++]!);
+    // A set shorter than the function's length parameters repeats its last length.
+    if (p.kind === "length") out.push(lengths[Math.min(nth++, lengths.length - 1)]!);
     else if (p.kind === "number") out.push(2);
   }
   return out;
@@ -35,6 +38,27 @@ function inputsFor(spec: FunctionSpec, series: (position: number) => Float64Arra
 }
 
 const rawInput = (j: number): Float64Array => (j === 0 ? bars.close : bars.open);
+
+/**
+ * Functions whose value is undefined on a flat window, by a zero denominator (decisions §1:
+ * "A zero denominator gives an undefined value"): σ = 0 for `bb_percent` and `zscore`, a flat
+ * operand for `correl`. The fixture's flat stretch is there on purpose, so for these the
+ * "defined from L − 1 on" property is checked on a walk without one; with n = 1 every window is
+ * flat and the value is never defined.
+ */
+const UNDEFINED_ON_FLAT = new Set(["bb_percent", "zscore", "correl"]);
+const unflat = walk({ name: "walk@100 without flats", seed: 1, start: 100, vol: 0.02 });
+const unflatInputs = (spec: FunctionSpec): Float64Array[] => {
+  const raw = { open: unflat.open, high: unflat.high, low: unflat.low, close: unflat.close, volume: unflat.close };
+  const series = spec.params.filter((p) => p.kind === "series").map((_, j) => (j === 0 ? unflat.close : unflat.open));
+  return [...series, ...spec.implicit.map((r) => (r === "time" ? new Float64Array(N).map((_, i) => i * 3_600_000) : raw[r]))];
+};
+
+/**
+ * Session-anchored functions (they read the bar time; `vwap`) start afresh each UTC day: a NaN
+ * bar spoils its own session only. Here time is i hours, so a session is 24 bars.
+ */
+const SESSION_BARS = 24;
 
 describe("registry and kernels", () => {
   it("every kernel is used by the registry and every registry kernel is one of ours", () => {
@@ -52,8 +76,11 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
   it.each(lengthSets)("first defined bar on raw bars is L − 1 (lengths %j)", (...lengths) => {
     const consts = constsFor(spec, lengths);
     const L = 1 + spec.extraLookback(consts);
-    const out = run(spec.kernel, inputsFor(spec, rawInput), consts);
-    if (spec.result === "boolean") {
+    const flatUndefined = UNDEFINED_ON_FLAT.has(spec.name);
+    const out = run(spec.kernel, flatUndefined ? unflatInputs(spec) : inputsFor(spec, rawInput), consts);
+    if (flatUndefined && lengths[0] === 1) {
+      expect(firstDefined(out)).toBe(-1);
+    } else if (spec.result === "boolean") {
       for (let i = 0; i < L - 1; i++) expect(out[i]).toBe(0);
       for (const v of out) expect(v === 0 || v === 1).toBe(true);
     } else {
@@ -142,11 +169,18 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
         continue;
       }
       if (i < at) expect(Object.is(out[i], clean[i]), `bar ${i}`).toBe(true);
-      else if (spec.recursive) expect(out[i], `bar ${i}`).toBeNaN();
+      else if (spec.implicit.includes("time") && i >= (Math.floor(at / SESSION_BARS) + 1) * SESSION_BARS) {
+        expect(Object.is(out[i], clean[i]), `bar ${i} (a later session)`).toBe(true);
+      } else if (spec.recursive) expect(out[i], `bar ${i}`).toBeNaN();
+      else if (Number.isNaN(clean[i]!)) expect(out[i], `bar ${i} (undefined without the hole too)`).toBeNaN();
       else if (spec.name === "roc" || spec.name === "change") {
         if (i === at || i === at + extra) expect(out[i]).toBeNaN();
         else expect(Math.abs(out[i]! - clean[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(clean[i]!));
-      } else if (i <= at + extra) expect(out[i], `bar ${i}`).toBeNaN();
+      } else if (i < at + extra) {
+        // Inside [at, at + extra) a window may or may not hold the hole (a displaced line such as
+        // senkou_b reads an older window): either undefined or untouched, never a third value.
+        if (!Number.isNaN(out[i]!)) expect(Math.abs(out[i]! - clean[i]!), `bar ${i}`).toBeLessThanOrEqual(1e-12 * Math.abs(clean[i]!));
+      } else if (i === at + extra) expect(out[i], `bar ${i}: the last window holding the hole`).toBeNaN();
       else expect(Math.abs(out[i]! - clean[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(clean[i]!));
     }
   });

@@ -44,7 +44,10 @@ const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
   let totalVolume = 0;
   for (let i = start; i < to; i++) {
     const s = sessionOf(time[i]!);
-    if (s !== session) {
+    if (s !== s) {
+      // A bar without a time stamp cannot be placed; it spoils the session it interrupts.
+      priceVolume = NaN;
+    } else if (s !== session) {
       session = s;
       priceVolume = 0;
       totalVolume = 0;
