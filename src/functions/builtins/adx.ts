@@ -22,7 +22,19 @@ export const adx: FunctionModule = {
   example: "adx(14) > 25 and plus_di(14) > minus_di(14)",
   reference: "TA-Lib ADX",
   phrases: [
-    { phrase: "strong trend", query: "adx(14) > 25" },
-    { phrase: "strong uptrend by ADX", query: "adx(14) > 25 and plus_di(14) > minus_di(14)" },
+    {
+      category: "Trend",
+      phrase: "strong trend",
+      query: "adx(14) > 25",
+      aliases: ["adx above 25", "trending market"],
+      notes: "14-bar ADX above 25: a strong trend, up or down. Combine with plus_di/minus_di for the direction.",
+    },
+    {
+      category: "Trend",
+      phrase: "strong uptrend by ADX",
+      query: "adx(14) > 25 and plus_di(14) > minus_di(14)",
+      aliases: ["adx uptrend"],
+      notes: "A strong trend (ADX above 25) in which upward movement (+DI) dominates.",
+    },
   ],
 };

@@ -21,5 +21,13 @@ export const aroon_down: FunctionModule = {
   doc: "Aroon down: 100·(n − bars since the lowest low of the last n + 1 bars)/n; 100 on a fresh low (ties: the latest bar).",
   example: "aroon_down(25) > 70 and aroon_up(25) < 30",
   reference: "TA-Lib AROON (aroonDown); Chande (Achelis)",
-  phrases: [{ phrase: "Aroon downtrend", query: "aroon_down(25) > 70 and aroon_up(25) < 30" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "Aroon downtrend",
+      query: "aroon_down(25) > 70 and aroon_up(25) < 30",
+      aliases: ["aroon down above 70"],
+      notes: "Recent lows and old highs over 25 bars: Chande's downtrend reading.",
+    },
+  ],
 };

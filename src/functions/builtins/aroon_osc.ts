@@ -26,5 +26,13 @@ export const aroon_osc: FunctionModule = {
   doc: "Aroon oscillator: aroon_up(n) − aroon_down(n), −100 to 100.",
   example: "crossover(aroon_osc(25), 0)",
   reference: "TA-Lib AROONOSC",
-  phrases: [{ phrase: "Aroon oscillator turned positive", query: "crossover(aroon_osc(25), 0)" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "Aroon oscillator turned positive",
+      query: "crossover(aroon_osc(25), 0)",
+      aliases: ["aroon oscillator crosses zero"],
+      notes: "Aroon up moves above Aroon down on this bar: the latest high is now more recent than the latest low.",
+    },
+  ],
 };

@@ -22,7 +22,19 @@ export const aroon_up: FunctionModule = {
   example: "aroon_up(25) > 70 and aroon_down(25) < 30",
   reference: "TA-Lib AROON (aroonUp); Chande (Achelis)",
   phrases: [
-    { phrase: "fresh 25-bar high by Aroon", query: "aroon_up(25) == 100" },
-    { phrase: "Aroon uptrend", query: "aroon_up(25) > 70 and aroon_down(25) < 30" },
+    {
+      category: "Highs, lows and breakouts",
+      phrase: "fresh 25-bar high by Aroon",
+      query: "aroon_up(25) == 100",
+      aliases: ["aroon up at 100"],
+      notes: "Aroon up is 100 when this bar's high is the highest of the last 26 bars (the latest of equal highs counts).",
+    },
+    {
+      category: "Trend",
+      phrase: "Aroon uptrend",
+      query: "aroon_up(25) > 70 and aroon_down(25) < 30",
+      aliases: ["aroon up above 70"],
+      notes: "Recent highs and old lows over 25 bars: Chande's uptrend reading.",
+    },
   ],
 };

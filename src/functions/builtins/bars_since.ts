@@ -40,10 +40,18 @@ export const bars_since: FunctionModule = {
   example: "bars_since(crossover(macd(12, 26), macd_signal(12, 26, 9)), 5) <= 4",
   phrases: [
     {
+      category: "MACD",
       phrase: "fresh MACD cross",
       query: "bars_since(crossover(macd(12, 26), macd_signal(12, 26, 9)), 5) <= 4",
-      notes: "the MACD line crossed above its signal within the last 5 bars",
+      aliases: ["macd crossed recently", "recent macd cross"],
+      notes: "The MACD line crossed above its signal line within the last 5 bars (0 = this bar). False if it did not cross at all in that window.",
     },
-    { phrase: "golden cross in the last 10 bars", query: "bars_since(crossover(sma(50), sma(200)), 10) <= 9" },
+    {
+      category: "Moving averages",
+      phrase: "golden cross in the last 10 bars",
+      query: "bars_since(crossover(sma(50), sma(200)), 10) <= 9",
+      aliases: ["recent golden cross"],
+      notes: "The 50-bar average crossed above the 200-bar average within the last 10 bars.",
+    },
   ],
 };

@@ -32,5 +32,13 @@ export const bop: FunctionModule = {
   doc: "Balance of power: (close − open)/(high − low), −1 to 1; 0 when high = low.",
   example: "bop > 0.5",
   reference: "TA-Lib BOP",
-  phrases: [{ phrase: "buyers in control of the bar", query: "bop > 0.5" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "buyers in control of the bar",
+      query: "bop > 0.5",
+      aliases: ["balance of power above 0.5"],
+      notes: "Balance of power: the close is above the open by more than half the bar's range. A bare name, no parentheses.",
+    },
+  ],
 };

@@ -44,7 +44,19 @@ export const cci: FunctionModule = {
   example: "cci(20) < -100",
   reference: "TA-Lib CCI; windows with no deviation undefined where TA-Lib writes 0",
   phrases: [
-    { phrase: "CCI oversold", query: "cci(20) < -100" },
-    { phrase: "CCI overbought", query: "cci(20) > 100" },
+    {
+      category: "Momentum",
+      phrase: "CCI oversold",
+      query: "cci(20) < -100",
+      aliases: ["commodity channel index below -100"],
+      notes: "20-bar commodity channel index below −100: the typical price is far below its mean, in units of its mean deviation.",
+    },
+    {
+      category: "Momentum",
+      phrase: "CCI overbought",
+      query: "cci(20) > 100",
+      aliases: ["commodity channel index above 100"],
+      notes: "20-bar CCI above +100.",
+    },
   ],
 };

@@ -46,7 +46,19 @@ export const cmo: FunctionModule = {
   example: "cmo(14) < -50",
   reference: "Chande (Achelis); TradingView ta.cmo. Not TA-Lib CMO, which smooths the sums",
   phrases: [
-    { phrase: "Chande momentum oversold", query: "cmo(14) < -50" },
-    { phrase: "Chande momentum overbought", query: "cmo(14) > 50" },
+    {
+      category: "Momentum",
+      phrase: "Chande momentum oversold",
+      query: "cmo(14) < -50",
+      aliases: ["cmo below -50"],
+      notes: "Chande momentum oscillator over 14 changes below −50: down moves outweigh up moves three to one.",
+    },
+    {
+      category: "Momentum",
+      phrase: "Chande momentum overbought",
+      query: "cmo(14) > 50",
+      aliases: ["cmo above 50"],
+      notes: "CMO above +50: up moves outweigh down moves three to one over 14 changes.",
+    },
   ],
 };

@@ -39,7 +39,19 @@ export const cross: FunctionModule = {
   example: "cross(macd(12, 26), macd_signal(12, 26, 9))",
   reference: "TradingView ta.cross",
   phrases: [
-    { phrase: "MACD crossed its signal", query: "cross(macd(12, 26), macd_signal(12, 26, 9))" },
-    { phrase: "price crossed the 50-bar average", query: "cross(close, sma(50))" },
+    {
+      category: "MACD",
+      phrase: "MACD crossed its signal",
+      query: "cross(macd(12, 26), macd_signal(12, 26, 9))",
+      aliases: ["macd cross either way"],
+      notes: "The MACD line crossed its signal line on this bar, in either direction; use crossover or crossunder for one direction.",
+    },
+    {
+      category: "Moving averages",
+      phrase: "price crossed the 50-bar average",
+      query: "cross(close, sma(50))",
+      aliases: ["price crosses the 50 sma"],
+      notes: "The close crossed its 50-bar average on this bar, up or down.",
+    },
   ],
 };

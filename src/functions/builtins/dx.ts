@@ -18,5 +18,13 @@ export const dx: FunctionModule = {
   doc: "Directional movement index (Wilder): 100·|+DI − −DI|/(+DI + −DI), the unsmoothed trend strength behind adx.",
   example: "dx(14) > 30",
   reference: "TA-Lib DX",
-  phrases: [{ phrase: "unsmoothed directional movement above 30", query: "dx(14) > 30" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "directional movement above 30",
+      query: "dx(14) > 30",
+      aliases: ["dx above 30"],
+      notes: "The unsmoothed directional index over 14 bars above 30; adx is its smoothed, steadier version.",
+    },
+  ],
 };

@@ -20,7 +20,19 @@ export const falling: FunctionModule = {
   doc: "True when x fell strictly on each of the last n bars (x[n] > … > x[1] > x); false if any of those n + 1 values is undefined.",
   example: "falling(close, 3) and rsi(14) < 30",
   phrases: [
-    { phrase: "close fell 3 bars in a row", query: "falling(close, 3)" },
-    { phrase: "volume falling for 5 bars", query: "falling(volume, 5)" },
+    {
+      category: "Price change and candles",
+      phrase: "close fell 3 bars in a row",
+      query: "falling(close, 3)",
+      aliases: ["three lower closes", "falling close"],
+      notes: "Each of the last 3 closes is strictly below the one before.",
+    },
+    {
+      category: "Volume",
+      phrase: "volume falling for 5 bars",
+      query: "falling(volume, 5)",
+      aliases: ["declining volume"],
+      notes: "Volume fell on each of the last 5 bars: interest drying up.",
+    },
   ],
 };

@@ -24,6 +24,12 @@ export const log: FunctionModule = {
   doc: "Natural logarithm; undefined for x <= 0.",
   example: "log(close / close[20]) > 0.1",
   phrases: [
-    { phrase: "log return over 20 bars above 10%", query: "log(close / close[20]) > 0.1" },
+    {
+      category: "Price change and candles",
+      phrase: "log return over 20 bars above 10%",
+      query: "log(close / close[20]) > 0.1",
+      aliases: ["log return"],
+      notes: "Natural log of the 20-bar price ratio above 0.1 (about +10.5%); log returns add up across periods. Undefined for a ratio ≤ 0.",
+    },
   ],
 };

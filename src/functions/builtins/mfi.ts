@@ -59,7 +59,19 @@ export const mfi: FunctionModule = {
   example: "mfi(14) < 20",
   reference: "TA-Lib MFI (exact ratio kept where TA-Lib writes 0 for a total flow below 1); Achelis",
   phrases: [
-    { phrase: "money flow oversold", query: "mfi(14) < 20" },
-    { phrase: "money flow overbought", query: "mfi(14) > 80" },
+    {
+      category: "Volume",
+      phrase: "money flow oversold",
+      query: "mfi(14) < 20",
+      aliases: ["mfi below 20", "money flow index oversold"],
+      notes: "14-bar money flow index (a volume-weighted RSI of the typical price) below 20.",
+    },
+    {
+      category: "Volume",
+      phrase: "money flow overbought",
+      query: "mfi(14) > 80",
+      aliases: ["mfi above 80"],
+      notes: "14-bar money flow index above 80.",
+    },
   ],
 };

@@ -23,5 +23,13 @@ export const minus_di: FunctionModule = {
   doc: "Minus directional indicator (Wilder): 100·(Wilder-smoothed −DM)/(Wilder-smoothed true range) over n.",
   example: "crossover(minus_di(14), plus_di(14))",
   reference: "TA-Lib MINUS_DI",
-  phrases: [{ phrase: "−DI crossed above +DI", query: "crossover(minus_di(14), plus_di(14))" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "−DI crossed above +DI",
+      query: "crossover(minus_di(14), plus_di(14))",
+      aliases: ["minus di crosses plus di", "bearish DI cross"],
+      notes: "Downward directional movement overtakes upward on this bar.",
+    },
+  ],
 };

@@ -23,5 +23,13 @@ export const plus_di: FunctionModule = {
   doc: "Plus directional indicator (Wilder): 100·(Wilder-smoothed +DM)/(Wilder-smoothed true range) over n.",
   example: "crossover(plus_di(14), minus_di(14))",
   reference: "TA-Lib PLUS_DI",
-  phrases: [{ phrase: "+DI crossed above −DI", query: "crossover(plus_di(14), minus_di(14))" }],
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "+DI crossed above −DI",
+      query: "crossover(plus_di(14), minus_di(14))",
+      aliases: ["plus di crosses minus di", "bullish DI cross"],
+      notes: "Upward directional movement overtakes downward on this bar (Wilder's buy signal).",
+    },
+  ],
 };

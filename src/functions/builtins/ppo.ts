@@ -40,5 +40,13 @@ export const ppo: FunctionModule = {
   doc: "Percentage price oscillator: 100·(ema(src, fast) − ema(src, slow))/ema(src, slow), MACD as a percentage of the slow EMA.",
   example: "crossover(ppo(12, 26), 0)",
   reference: "TA-Lib PPO with MAType EMA",
-  phrases: [{ phrase: "PPO turned positive", query: "crossover(ppo(12, 26), 0)" }],
+  phrases: [
+    {
+      category: "MACD",
+      phrase: "PPO turned positive",
+      query: "crossover(ppo(12, 26), 0)",
+      aliases: ["percentage price oscillator crosses zero"],
+      notes: "The 12-bar EMA crosses above the 26-bar EMA, measured in percent of the slow EMA so it compares across price levels.",
+    },
+  ],
 };

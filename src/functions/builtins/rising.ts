@@ -20,7 +20,19 @@ export const rising: FunctionModule = {
   example: "rising(close, 3) and volume > avg(volume, 20)",
   reference: "TradingView ta.rising compares with the window's highest; here each bar's move counts (three green closes in a row)",
   phrases: [
-    { phrase: "close rose 4 bars in a row", query: "rising(close, 4)" },
-    { phrase: "RSI rising for 3 bars", query: "rising(rsi(14), 3)" },
+    {
+      category: "Price change and candles",
+      phrase: "close rose 4 bars in a row",
+      query: "rising(close, 4)",
+      aliases: ["four higher closes", "rising close"],
+      notes: "Each of the last 4 closes is strictly above the one before (5 closes in ascent); an undefined value among them makes it false.",
+    },
+    {
+      category: "Momentum",
+      phrase: "RSI rising for 3 bars",
+      query: "rising(rsi(14), 3)",
+      aliases: ["rsi rising"],
+      notes: "The 14-bar RSI rose on each of the last 3 bars.",
+    },
   ],
 };

@@ -24,6 +24,12 @@ export const sign: FunctionModule = {
   doc: "−1, 0 or 1 by the sign of x; undefined when x is.",
   example: "sign(change(close, 1)) != sign(change(close[1], 1))",
   phrases: [
-    { phrase: "direction changed from the previous bar", query: "sign(change(close, 1)) != sign(change(close[1], 1))" },
+    {
+      category: "Price change and candles",
+      phrase: "direction changed from the previous bar",
+      query: "sign(change(close, 1)) != sign(change(close[1], 1))",
+      aliases: ["reversal bar", "direction change"],
+      notes: "This bar's close moved the other way from the previous bar's (up after down, down after up, or flat after a move).",
+    },
   ],
 };

@@ -24,6 +24,12 @@ export const sqrt: FunctionModule = {
   doc: "Square root; undefined for x < 0.",
   example: "stdev(close, 20) * sqrt(252) > close * 0.4",
   phrases: [
-    { phrase: "annualised 20-day volatility above 40%", query: "stdev(close, 20) * sqrt(252) > close * 0.4", notes: "sqrt(252) is a constant: sqrt of a number literal works like any series" },
+    {
+      category: "Ranges and volatility",
+      phrase: "annualised 20-day volatility above 40%",
+      query: "stdev(close, 20) * sqrt(252) > close * 0.4",
+      aliases: ["annualized volatility"],
+      notes: "The 20-bar standard deviation of price scaled by √252 trading days, above 40% of the price (a rough annualised volatility on daily bars).",
+    },
   ],
 };

@@ -36,9 +36,11 @@ export const stoch_d: FunctionModule = {
   reference: "TA-Lib STOCH slowD (fastK = k, slowK = smooth, slowD = d, SMA); 0-range windows undefined where TA-Lib writes 0",
   phrases: [
     {
+      category: "Momentum",
       phrase: "stochastic bullish cross",
       query: "crossover(stoch_k(14, 3), stoch_d(14, 3, 3))",
-      notes: "%K crossing above its signal line %D",
+      aliases: ["stochastic %K crosses above %D"],
+      notes: "%K crosses above its 3-bar signal line %D on this bar; add `and stoch_k(14, 3) < 20` to keep only crosses from oversold.",
     },
   ],
 };

@@ -31,7 +31,19 @@ export const stoch_k: FunctionModule = {
   example: "stoch_k(14, 3) < 20",
   reference: "TA-Lib STOCH slowK (fastK = k, slowK = smooth, SMA); 0-range windows undefined where TA-Lib writes 0",
   phrases: [
-    { phrase: "stochastic oversold", query: "stoch_k(14, 3) < 20" },
-    { phrase: "stochastic overbought", query: "stoch_k(14, 3) > 80" },
+    {
+      category: "Momentum",
+      phrase: "stochastic oversold",
+      query: "stoch_k(14, 3) < 20",
+      aliases: ["slow stochastic below 20", "stochastic %K oversold"],
+      notes: "Slow %K (14-bar stochastic smoothed over 3 bars) below 20: the close sits near the bottom of its 14-bar range. Undefined while the 14-bar range is 0.",
+    },
+    {
+      category: "Momentum",
+      phrase: "stochastic overbought",
+      query: "stoch_k(14, 3) > 80",
+      aliases: ["slow stochastic above 80"],
+      notes: "Slow %K above 80: the close sits near the top of its 14-bar range.",
+    },
   ],
 };

@@ -31,8 +31,11 @@ export const stochrsi_d: FunctionModule = {
   reference: "TA-Lib STOCHRSI fastD when smooth = 1 (fastD = d, SMA); TradingView Stoch RSI D otherwise",
   phrases: [
     {
+      category: "Momentum",
       phrase: "Stoch RSI bullish cross",
       query: "crossover(stochrsi_k(14, 14, 3), stochrsi_d(14, 14, 3, 3)) and stochrsi_k(14, 14, 3) < 20",
+      aliases: ["stochastic RSI cross up from oversold"],
+      notes: "Stoch RSI K crosses above its 3-bar D line while still below 20.",
     },
   ],
 };

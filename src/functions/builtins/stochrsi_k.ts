@@ -28,7 +28,19 @@ export const stochrsi_k: FunctionModule = {
   reference:
     "TA-Lib STOCHRSI fastK when smooth = 1 (timeperiod = n, fastK = k); TradingView Stoch RSI K (smoothK = smooth) otherwise",
   phrases: [
-    { phrase: "Stoch RSI oversold", query: "stochrsi_k(14, 14, 3) < 20" },
-    { phrase: "Stoch RSI overbought", query: "stochrsi_k(14, 14, 3) > 80" },
+    {
+      category: "Momentum",
+      phrase: "Stoch RSI oversold",
+      query: "stochrsi_k(14, 14, 3) < 20",
+      aliases: ["stochastic RSI below 20"],
+      notes: "TradingView's Stoch RSI K (RSI 14, stochastic 14, smoothing 3) below 20: the RSI is near the bottom of its own 14-bar range.",
+    },
+    {
+      category: "Momentum",
+      phrase: "Stoch RSI overbought",
+      query: "stochrsi_k(14, 14, 3) > 80",
+      aliases: ["stochastic RSI above 80"],
+      notes: "Stoch RSI K above 80: the RSI is near the top of its 14-bar range.",
+    },
   ],
 };

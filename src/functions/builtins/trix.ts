@@ -46,5 +46,13 @@ export const trix: FunctionModule = {
   doc: "TRIX: 100·(e/e[1] − 1), the one-bar percent change of e = ema(ema(ema(src, n), n), n).",
   example: "crossover(trix(15), 0)",
   reference: "TA-Lib TRIX",
-  phrases: [{ phrase: "TRIX turned positive", query: "crossover(trix(15), 0)" }],
+  phrases: [
+    {
+      category: "Momentum",
+      phrase: "TRIX turned positive",
+      query: "crossover(trix(15), 0)",
+      aliases: ["trix crosses above zero"],
+      notes: "The one-bar change of the triple-smoothed 15-bar EMA turns positive on this bar.",
+    },
+  ],
 };

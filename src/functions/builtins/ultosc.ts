@@ -76,7 +76,19 @@ export const ultosc: FunctionModule = {
   example: "ultosc(7, 14, 28) < 30",
   reference: "TA-Lib ULTOSC",
   phrases: [
-    { phrase: "ultimate oscillator oversold", query: "ultosc(7, 14, 28) < 30" },
-    { phrase: "ultimate oscillator overbought", query: "ultosc(7, 14, 28) > 70" },
+    {
+      category: "Momentum",
+      phrase: "ultimate oscillator oversold",
+      query: "ultosc(7, 14, 28) < 30",
+      aliases: ["ultimate oscillator below 30"],
+      notes: "Williams' ultimate oscillator (7, 14, 28 bars, weighted 4:2:1) below 30.",
+    },
+    {
+      category: "Momentum",
+      phrase: "ultimate oscillator overbought",
+      query: "ultosc(7, 14, 28) > 70",
+      aliases: ["ultimate oscillator above 70"],
+      notes: "Ultimate oscillator above 70.",
+    },
   ],
 };

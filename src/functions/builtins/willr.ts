@@ -34,7 +34,19 @@ export const willr: FunctionModule = {
   example: "willr(14) < -80",
   reference: "TA-Lib WILLR; 0-range windows undefined where TA-Lib writes 0",
   phrases: [
-    { phrase: "Williams %R oversold", query: "willr(14) < -80" },
-    { phrase: "Williams %R overbought", query: "willr(14) > -20" },
+    {
+      category: "Momentum",
+      phrase: "Williams %R oversold",
+      query: "willr(14) < -80",
+      aliases: ["williams percent r below -80"],
+      notes: "Williams %R runs from 0 (close at the 14-bar high) to −100 (at the low); below −80 is the usual oversold zone.",
+    },
+    {
+      category: "Momentum",
+      phrase: "Williams %R overbought",
+      query: "willr(14) > -20",
+      aliases: ["williams percent r above -20"],
+      notes: "Williams %R above −20: the close is in the top fifth of its 14-bar range.",
+    },
   ],
 };
