@@ -131,8 +131,9 @@ export function windowSum(x: ArrayLike<number>, i: number, n: number): number {
 export function windowMean(x: ArrayLike<number>, i: number, n: number): number {
   return windowSum(x, i, n) / n;
 }
-/** Population standard deviation, two-pass, written plainly. */
+/** Population standard deviation, two-pass, written plainly; exactly 0 on a window of one value. */
 export function windowSigma(x: ArrayLike<number>, i: number, n: number): number {
+  if (windowMax(x, i, n) === windowMin(x, i, n)) return 0;
   const m = windowMean(x, i, n);
   let s = 0;
   for (let j = i - n + 1; j <= i; j++) s += (x[j]! - m) ** 2;
