@@ -1,0 +1,20 @@
+import { candlePattern, periodOf } from "../candles.js";
+
+/**
+ * Inverted hammer (TA-Lib CDLINVERTEDHAMMER): a small real body with an upper shadow longer
+ * than the body and almost no lower shadow, its body gapping down from the previous candle's
+ * body. Buyers tried higher after a fall: a possible bottom once confirmed.
+ */
+export const inverted_hammer = candlePattern({
+  name: "inverted_hammer",
+  lookback: periodOf("BodyShort", "ShadowLong", "ShadowVeryShort") + 1,
+  test: (c, i) =>
+    c.realBody(i) < c.average("BodyShort", i) &&
+    c.upperShadow(i) > c.average("ShadowLong", i) &&
+    c.lowerShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.bodyGapDown(i, i - 1),
+  doc: "Inverted hammer: small body gapping down from the previous body, upper shadow longer than the body, almost no lower shadow.",
+  example: "inverted_hammer and close < sma(20)",
+  reference: "TA-Lib CDLINVERTEDHAMMER",
+  phrases: [{ phrase: "inverted hammer", query: "inverted_hammer" }],
+});

@@ -1,0 +1,22 @@
+import { candlePattern, periodOf } from "../candles.js";
+
+/**
+ * Marubozu (TA-Lib CDLMARUBOZU, either sign): a long body (longer than the average of the 10
+ * previous bodies) with almost no shadows (each under 10% of the average range). White or
+ * black: one side held the whole bar.
+ */
+export const marubozu = candlePattern({
+  name: "marubozu",
+  lookback: periodOf("BodyLong", "ShadowVeryShort"),
+  test: (c, i) =>
+    c.realBody(i) > c.average("BodyLong", i) &&
+    c.upperShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.lowerShadow(i) < c.average("ShadowVeryShort", i),
+  doc: "Marubozu: a long body with almost no shadows, white or black.",
+  example: "marubozu and close > open",
+  reference: "TA-Lib CDLMARUBOZU (either sign)",
+  phrases: [
+    { phrase: "marubozu", query: "marubozu" },
+    { phrase: "strong bullish bar without wicks", query: "marubozu and close > open" },
+  ],
+});

@@ -1,0 +1,25 @@
+import { candlePattern, periodOf } from "../candles.js";
+
+/**
+ * Morning star (TA-Lib CDLMORNINGSTAR, penetration 0.3): a long black candle; a short one
+ * whose body gaps down below it (the star); a white candle, not short, closing more than 30%
+ * of the way up into the first body. A three-candle bottom.
+ */
+const PENETRATION = 0.3;
+
+export const morning_star = candlePattern({
+  name: "morning_star",
+  lookback: periodOf("BodyShort", "BodyLong") + 2,
+  test: (c, i) =>
+    c.realBody(i - 2) > c.average("BodyLong", i - 2) &&
+    c.isBlack(i - 2) &&
+    c.realBody(i - 1) <= c.average("BodyShort", i - 1) &&
+    c.bodyGapDown(i - 1, i - 2) &&
+    c.realBody(i) > c.average("BodyShort", i) &&
+    c.isWhite(i) &&
+    c.close[i]! > c.close[i - 2]! + c.realBody(i - 2) * PENETRATION,
+  doc: "Morning star: a long black candle, a short body gapping below it, then a white candle closing well into the first body.",
+  example: "morning_star and d::rsi(14) < 40",
+  reference: "TA-Lib CDLMORNINGSTAR (penetration 0.3)",
+  phrases: [{ phrase: "morning star", query: "morning_star" }],
+});

@@ -1,0 +1,23 @@
+import { candlePattern, periodOf } from "../candles.js";
+
+/**
+ * Shooting star (TA-Lib CDLSHOOTINGSTAR): a small real body with an upper shadow longer than
+ * the body and almost no lower shadow, its body gapping up from the previous candle's body.
+ * Buyers pushed higher and lost it by the close: a possible top.
+ */
+export const shooting_star = candlePattern({
+  name: "shooting_star",
+  lookback: periodOf("BodyShort", "ShadowLong", "ShadowVeryShort") + 1,
+  test: (c, i) =>
+    c.realBody(i) < c.average("BodyShort", i) &&
+    c.upperShadow(i) > c.average("ShadowLong", i) &&
+    c.lowerShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.bodyGapUp(i, i - 1),
+  doc: "Shooting star: small body gapping up from the previous body, upper shadow longer than the body, almost no lower shadow.",
+  example: "shooting_star and close > sma(50)",
+  reference: "TA-Lib CDLSHOOTINGSTAR",
+  phrases: [
+    { phrase: "shooting star", query: "shooting_star" },
+    { phrase: "shooting star at a new high", query: "shooting_star and high >= highest(high, 50)" },
+  ],
+});
