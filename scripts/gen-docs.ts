@@ -17,6 +17,8 @@ const KIND: Readonly<Record<Param["kind"], string>> = {
 
 /** `sma([src = close,] n) → number`: the optional leading source in brackets with its default. */
 export function signatureOf(fn: FunctionSpec): string {
+  // A zero-parameter built-in is written as a bare name.
+  if (fn.params.length === 0) return `${fn.name} → ${fn.result}`;
   const params = fn.params.map((p, i) => (i === 0 && p.default !== undefined ? `[${p.name} = ${p.default},]` : p.name));
   let text = "";
   params.forEach((p, i) => {

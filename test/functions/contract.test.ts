@@ -8,7 +8,7 @@
 import { standaloneContext } from "../../src/functions/module.js";
 import { describe, expect, it } from "vitest";
 import type { Kernel } from "../../src/functions/kernel.js";
-import { kernels } from "../../src/functions/kernels/index.js";
+import { KERNELS as kernels } from "./series.js";
 import { FUNCTIONS, type FunctionSpec } from "../../src/functions/registry.js";
 import { FIXTURES, firstDefined, run, walk } from "./series.js";
 

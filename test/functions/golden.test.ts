@@ -5,7 +5,7 @@
  */
 import { CrossDown, CrossUp, EMA } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { kernels } from "../../src/functions/kernels/index.js";
+import { KERNELS as kernels } from "./series.js";
 import { FIXTURES, alignEnd, disagreements, firstDefined, prng, run } from "./series.js";
 
 const f64 = (xs: readonly number[]): Float64Array => Float64Array.from(xs);

@@ -24,7 +24,7 @@ import {
   WMA,
 } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { kernels } from "../../src/functions/kernels/index.js";
+import { KERNELS as kernels } from "./series.js";
 import { type Bars, FIXTURES, alignEnd, disagreements, firstDefined, run } from "./series.js";
 
 const REL = 1e-9;

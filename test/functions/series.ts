@@ -6,6 +6,7 @@
  */
 import { standaloneContext } from "../../src/functions/module.js";
 import type { Kernel } from "../../src/functions/kernel.js";
+import { FUNCTIONS } from "../../src/functions/registry.js";
 
 /** mulberry32: a small, fast, seeded PRNG so every run sees the same bars. */
 export function prng(seed: number): () => number {
@@ -133,3 +134,8 @@ export function disagreements(
   }
   return { bad, compared, maxRel };
 }
+
+/** Every registered kernel by function name (`kernels.sma`), for tests that call one directly. */
+export const KERNELS: Readonly<Record<string, Kernel>> = Object.fromEntries(
+  [...FUNCTIONS.values()].map((f) => [f.name, f.kernel]),
+);
