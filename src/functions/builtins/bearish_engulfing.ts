@@ -16,5 +16,13 @@ export const bearish_engulfing = candlePattern({
   doc: "Bearish engulfing: a black body that engulfs the previous white body.",
   example: "bearish_engulfing and rsi(14) > 60",
   reference: "TA-Lib CDLENGULFING (< 0)",
-  phrases: [{ phrase: "bearish engulfing", query: "bearish_engulfing" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "bearish engulfing candle",
+      query: "bearish_engulfing",
+      aliases: ["bearish engulfing"],
+      notes: "TA-Lib's engulfing, bearish: a down bar whose body covers the body of the previous up bar.",
+    },
+  ],
 });

@@ -9,5 +9,13 @@ export const bearish_harami = candlePattern({
   doc: "Bearish harami: a long white candle, then a short body inside its body.",
   example: "bearish_harami and close > sma(50)",
   reference: "TA-Lib CDLHARAMI (< 0)",
-  phrases: [{ phrase: "bearish harami", query: "bearish_harami" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "bearish harami",
+      query: "bearish_harami",
+      aliases: ["inside bar after a long up bar"],
+      notes: "A long up bar, then a short body inside its body: buying stalls.",
+    },
+  ],
 });

@@ -18,7 +18,18 @@ export const bullish_engulfing = candlePattern({
   example: "bullish_engulfing and rsi(14) < 40",
   reference: "TA-Lib CDLENGULFING (> 0)",
   phrases: [
-    { phrase: "bullish engulfing", query: "bullish_engulfing" },
-    { phrase: "bullish engulfing at support", query: "bullish_engulfing and low <= lowest(low, 20) * 1.005" },
+    {
+      category: "Price change and candles",
+      phrase: "bullish engulfing candle",
+      query: "bullish_engulfing",
+      aliases: ["bullish engulfing"],
+      notes: "TA-Lib's engulfing, bullish: an up bar whose body covers the body of the previous down bar.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "bullish engulfing at support",
+      query: "bullish_engulfing and low <= lowest(low, 20) * 1.005",
+      notes: "A bullish engulfing bar reaching within 0.5% of the 20-bar low.",
+    },
   ],
 });

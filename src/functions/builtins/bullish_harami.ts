@@ -25,5 +25,13 @@ export const bullish_harami = candlePattern({
   doc: "Bullish harami: a long black candle, then a short body inside its body.",
   example: "bullish_harami and close < sma(50)",
   reference: "TA-Lib CDLHARAMI (> 0)",
-  phrases: [{ phrase: "bullish harami", query: "bullish_harami" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "bullish harami",
+      query: "bullish_harami",
+      aliases: ["inside bar after a long down bar"],
+      notes: "A long down bar, then a short body inside its body: selling stalls.",
+    },
+  ],
 });

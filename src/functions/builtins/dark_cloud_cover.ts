@@ -20,5 +20,12 @@ export const dark_cloud_cover = candlePattern({
   doc: "Dark cloud cover: a long white candle, then a black one opening above its high and closing below its midpoint.",
   example: "dark_cloud_cover and close > sma(50)",
   reference: "TA-Lib CDLDARKCLOUDCOVER (penetration 0.5)",
-  phrases: [{ phrase: "dark cloud cover", query: "dark_cloud_cover" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "dark cloud cover",
+      query: "dark_cloud_cover",
+      notes: "A long up bar, then a down bar opening above its high and closing below its midpoint.",
+    },
+  ],
 });

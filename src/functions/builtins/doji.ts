@@ -13,11 +13,18 @@ export const doji = candlePattern({
   example: "doji and close <= lowest(low, 20) * 1.01",
   reference: "TA-Lib CDLDOJI",
   phrases: [
-    { phrase: "doji", query: "doji" },
     {
+      category: "Price change and candles",
+      phrase: "doji (tiny body)",
+      query: "doji",
+      aliases: ["doji", "indecision candle"],
+      notes: "TA-Lib's doji: the body is at most a tenth of the average range of the 10 bars before.",
+    },
+    {
+      category: "Price change and candles",
       phrase: "doji at the daily low",
       query: "doji and low <= d::lowest(low, 20)",
-      notes: "The bar reaches the lowest daily low of the last 20 completed days.",
+      notes: "A doji whose low reaches the lowest daily low of the last 20 completed days.",
     },
   ],
 });

@@ -21,5 +21,12 @@ export const evening_star = candlePattern({
   doc: "Evening star: a long white candle, a short body gapping above it, then a black candle closing well into the first body.",
   example: "evening_star and d::rsi(14) > 60",
   reference: "TA-Lib CDLEVENINGSTAR (penetration 0.3)",
-  phrases: [{ phrase: "evening star", query: "evening_star" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "evening star",
+      query: "evening_star",
+      notes: "Three bars: a long up bar, a small body gapping above it, a down bar closing well into the first body.",
+    },
+  ],
 });

@@ -19,7 +19,19 @@ export const hammer = candlePattern({
   example: "hammer and close <= lowest(low, 20) * 1.01",
   reference: "TA-Lib CDLHAMMER",
   phrases: [
-    { phrase: "hammer", query: "hammer" },
-    { phrase: "hammer at the 20-bar low", query: "hammer and low <= lowest(low, 20)" },
+    {
+      category: "Price change and candles",
+      phrase: "hammer candle",
+      query: "hammer",
+      aliases: ["hammer", "long lower wick", "pin bar"],
+      notes: "TA-Lib's hammer: a small body at the previous low with a lower wick longer than the body and almost no upper wick.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "hammer at the 20-bar low",
+      query: "hammer and close <= lowest(low, 20) * 1.01",
+      aliases: ["hammer at support"],
+      notes: "A hammer closing within 1% of the lowest low of the last 20 bars: a possible bottom.",
+    },
   ],
 });

@@ -17,7 +17,17 @@ export const hanging_man = candlePattern({
   example: "hanging_man and close >= highest(high, 20) * 0.99",
   reference: "TA-Lib CDLHANGINGMAN",
   phrases: [
-    { phrase: "hanging man", query: "hanging_man" },
-    { phrase: "hanging man after a rally", query: "hanging_man and close > sma(20) and rsi(14) > 60" },
+    {
+      category: "Price change and candles",
+      phrase: "hanging man",
+      query: "hanging_man",
+      notes: "The hammer's shape at the previous high: after a rise, a warning of a top.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "hanging man after a rally",
+      query: "hanging_man and close > sma(20) and rsi(14) > 60",
+      notes: "A hanging man above the 20-bar average with RSI above 60.",
+    },
   ],
 });

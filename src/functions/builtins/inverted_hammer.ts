@@ -16,5 +16,12 @@ export const inverted_hammer = candlePattern({
   doc: "Inverted hammer: small body gapping down from the previous body, upper shadow longer than the body, almost no lower shadow.",
   example: "inverted_hammer and close < sma(20)",
   reference: "TA-Lib CDLINVERTEDHAMMER",
-  phrases: [{ phrase: "inverted hammer", query: "inverted_hammer" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "inverted hammer",
+      query: "inverted_hammer",
+      notes: "A small body gapping below the previous body with a long upper wick: buyers tried after a fall.",
+    },
+  ],
 });

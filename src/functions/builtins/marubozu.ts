@@ -16,7 +16,18 @@ export const marubozu = candlePattern({
   example: "marubozu and close > open",
   reference: "TA-Lib CDLMARUBOZU (either sign)",
   phrases: [
-    { phrase: "marubozu", query: "marubozu" },
-    { phrase: "strong bullish bar without wicks", query: "marubozu and close > open" },
+    {
+      category: "Price change and candles",
+      phrase: "marubozu",
+      query: "marubozu",
+      aliases: ["bar without wicks"],
+      notes: "A long body with almost no wicks: one side held the whole bar.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "strong bullish bar without wicks",
+      query: "marubozu and close > open",
+      notes: "A white marubozu: opened at the low, closed at the high, body longer than the recent average.",
+    },
   ],
 });

@@ -21,5 +21,18 @@ export const morning_star = candlePattern({
   doc: "Morning star: a long black candle, a short body gapping below it, then a white candle closing well into the first body.",
   example: "morning_star and d::rsi(14) < 40",
   reference: "TA-Lib CDLMORNINGSTAR (penetration 0.3)",
-  phrases: [{ phrase: "morning star", query: "morning_star" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "morning star",
+      query: "morning_star",
+      notes: "Three bars: a long down bar, a small body gapping below it, an up bar closing well into the first body.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "morning star with daily RSI low",
+      query: "morning_star and d::rsi(14) < 40",
+      notes: "A morning star on the base timeframe while the last completed day's RSI is below 40.",
+    },
+  ],
 });

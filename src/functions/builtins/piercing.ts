@@ -19,5 +19,13 @@ export const piercing = candlePattern({
   doc: "Piercing line: a long black candle, then a long white one opening below its low and closing above its midpoint.",
   example: "piercing and close < sma(50)",
   reference: "TA-Lib CDLPIERCING",
-  phrases: [{ phrase: "piercing line", query: "piercing" }],
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "piercing line",
+      query: "piercing",
+      aliases: ["piercing pattern"],
+      notes: "A long down bar, then a long up bar opening below its low and closing above its midpoint.",
+    },
+  ],
 });

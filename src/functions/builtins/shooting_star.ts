@@ -17,7 +17,18 @@ export const shooting_star = candlePattern({
   example: "shooting_star and close > sma(50)",
   reference: "TA-Lib CDLSHOOTINGSTAR",
   phrases: [
-    { phrase: "shooting star", query: "shooting_star" },
-    { phrase: "shooting star at a new high", query: "shooting_star and high >= highest(high, 50)" },
+    {
+      category: "Price change and candles",
+      phrase: "shooting star",
+      query: "shooting_star",
+      aliases: ["long upper wick at the top"],
+      notes: "A small body gapping above the previous body with a long upper wick and almost no lower one: a possible top.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "shooting star at a new high",
+      query: "shooting_star and high >= highest(high, 50)",
+      notes: "A shooting star that made the highest high of the last 50 bars.",
+    },
   ],
 });

@@ -27,11 +27,18 @@ export const three_black_crows = candlePattern({
   example: "three_black_crows and close < sma(50)",
   reference: "TA-Lib CDL3BLACKCROWS",
   phrases: [
-    { phrase: "three black crows", query: "three_black_crows" },
     {
-      phrase: "three red candles in a row",
+      category: "Price change and candles",
+      phrase: "three black crows",
+      query: "three_black_crows",
+      notes: "After an up bar, three falling down bars, each opening inside the previous body and closing near its low.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "three red candles",
       query: "close < open and close[1] < open[1] and close[2] < open[2]",
-      notes: "Any three down candles; three_black_crows is the strict pattern.",
+      aliases: ["three down bars in a row", "three red candles in a row"],
+      notes: "Any three down bars in a row; three_black_crows is the strict pattern.",
     },
   ],
 });

@@ -29,11 +29,18 @@ export const three_white_soldiers = candlePattern({
   example: "three_white_soldiers and volume > avg(volume, 20)",
   reference: "TA-Lib CDL3WHITESOLDIERS",
   phrases: [
-    { phrase: "three white soldiers", query: "three_white_soldiers" },
     {
-      phrase: "three green candles in a row",
+      category: "Price change and candles",
+      phrase: "three white soldiers",
+      query: "three_white_soldiers",
+      notes: "Three rising up bars, each opening inside the previous body and closing near its high.",
+    },
+    {
+      category: "Price change and candles",
+      phrase: "three green candles",
       query: "close > open and close[1] > open[1] and close[2] > open[2]",
-      notes: "Any three up candles; three_white_soldiers is the strict pattern (rising closes, small upper shadows, opens inside the previous body).",
+      aliases: ["three up bars in a row", "three green candles in a row"],
+      notes: "Any three up bars in a row; three_white_soldiers is the strict pattern (rising closes, short upper wicks, opens inside the previous body).",
     },
   ],
 });
