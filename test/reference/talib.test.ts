@@ -85,6 +85,7 @@ function agrees(a: number, b: number, scale: number): boolean {
 
 const patternBars = new Map<string, number>();
 const exactBars = new Map<string, number>();
+const exactExample = new Map<string, string>();
 const checked = new Set<string>();
 
 describe.each(FIXTURES.map((f) => [f.series, f] as const))("TA-Lib fixtures: %s", (_series, fixture) => {
@@ -131,6 +132,7 @@ describe.each(FIXTURES.map((f) => [f.series, f] as const))("TA-Lib fixtures: %s"
       } else {
         const key = `${c.function} (${fixture.series})`;
         exactBars.set(key, (exactBars.get(key) ?? 0) + 1);
+        if (!exactExample.has(key)) exactExample.set(key, `${c.call} at bar ${i}: TA-Lib ${ref}, exact ${e}, XQL ${ours}`);
       }
     }
     expect(failures.slice(0, 10), `${c.call} on ${fixture.series} vs TA-Lib ${c.talib}`).toEqual([]);
@@ -155,7 +157,7 @@ describe("TA-Lib coverage", () => {
 
   afterAll(() => {
     const lines = [...patternBars].map(([p, k]) => `  ${p}: ${k} true bars`);
-    const exact = [...exactBars].map(([f, k]) => `  ${f}: ${k} bars`);
+    const exact = [...exactBars].map(([f, k]) => `  ${f}: ${k} bars, e.g. ${exactExample.get(f)}`);
     console.log(
       `TA-Lib reference: ${checked.size} functions checked at every bar.\n` +
         `Candlestick patterns (true bars over all fixtures):\n${lines.join("\n")}\n` +
