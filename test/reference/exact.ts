@@ -213,6 +213,13 @@ export const EXACT: Record<string, (bars: FixtureBars, p: Params, i: number) => 
     }
     return pos + neg === 0 ? null : (100 * pos) / (pos + neg);
   },
+  /** TA-Lib's NATR with period 1 returns TRANGE itself, not 100 · TRANGE / close (ta_NATR.c). */
+  natr: (bars, p, i) => {
+    if (Number(p.n) !== 1 || i < 1) return undefined;
+    const pc = bars.close[i - 1]!;
+    const tr = Math.max(bars.high[i]!, pc) - Math.min(bars.low[i]!, pc);
+    return (100 * tr) / bars.close[i]!;
+  },
   ultosc: (bars, p, i) => {
     const periods = [Number(p.a), Number(p.b), Number(p.c)];
     const avg: number[] = [];
