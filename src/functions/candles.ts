@@ -132,18 +132,27 @@ export class Candles {
   /**
    * The size a setting stands for at candle j: `factor ·` the mean of its measure over the
    * `period` candles before j (or j's own measure when the period is 0), halved for shadows.
+   * Patterns pass the setting object itself (`c.average(S.BodyLong, i)`): a named property
+   * read, so the hot path does no keyed lookup.
    */
-  average(setting: CandleSetting, j: number): number {
-    const s = CANDLE_SETTINGS[setting];
-    let base: number;
-    if (s.period === 0) {
-      base = this.measure(s.measure, j);
-    } else {
-      let sum = 0;
-      for (let k = j - s.period; k < j; k++) sum += this.measure(s.measure, k);
-      base = sum / s.period;
+  average(s: CandleSettingSpec, j: number): number {
+    // TA-Lib's arithmetic, in its order: factor · (sum / period) [/ 2 for shadows].
+    if (s.period === 0) return (s.factor * this.measure(s.measure, j)) / (s.measure === "shadows" ? 2 : 1);
+    const o = this.open;
+    const h = this.high;
+    const l = this.low;
+    const c = this.close;
+    let sum = 0;
+    if (s.measure === "realBody") {
+      for (let k = j - s.period; k < j; k++) sum += Math.abs(c[k]! - o[k]!);
+      return s.factor * (sum / s.period);
     }
-    return (s.factor * base) / (s.measure === "shadows" ? 2 : 1);
+    if (s.measure === "highLow") {
+      for (let k = j - s.period; k < j; k++) sum += h[k]! - l[k]!;
+      return s.factor * (sum / s.period);
+    }
+    for (let k = j - s.period; k < j; k++) sum += this.upperShadow(k) + this.lowerShadow(k);
+    return (s.factor * (sum / s.period)) / 2;
   }
 
   /** Every price of candles [from, to] is a number. */

@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 import type { Candles } from "../candles.js";
 
 /**
@@ -9,8 +9,8 @@ import type { Candles } from "../candles.js";
  */
 export function harami(c: Candles, i: number): boolean {
   return (
-    c.realBody(i - 1) > c.average("BodyLong", i - 1) &&
-    c.realBody(i) <= c.average("BodyShort", i) &&
+    c.realBody(i - 1) > c.average(S.BodyLong, i - 1) &&
+    c.realBody(i) <= c.average(S.BodyShort, i) &&
     Math.max(c.close[i]!, c.open[i]!) <= Math.max(c.close[i - 1]!, c.open[i - 1]!) &&
     Math.min(c.close[i]!, c.open[i]!) >= Math.min(c.close[i - 1]!, c.open[i - 1]!)
   );

@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Dark cloud cover (TA-Lib CDLDARKCLOUDCOVER, penetration 0.5): a long white candle, then a
@@ -12,7 +12,7 @@ export const dark_cloud_cover = candlePattern({
   lookback: periodOf("BodyLong") + 1,
   test: (c, i) =>
     c.isWhite(i - 1) &&
-    c.realBody(i - 1) > c.average("BodyLong", i - 1) &&
+    c.realBody(i - 1) > c.average(S.BodyLong, i - 1) &&
     c.isBlack(i) &&
     c.open[i]! > c.high[i - 1]! &&
     c.close[i]! > c.open[i - 1]! &&

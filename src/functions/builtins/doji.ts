@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Doji (TA-Lib CDLDOJI): open and close (nearly) equal — the real body is at most 10% of the
@@ -8,7 +8,7 @@ import { candlePattern, periodOf } from "../candles.js";
 export const doji = candlePattern({
   name: "doji",
   lookback: periodOf("BodyDoji"),
-  test: (c, i) => c.realBody(i) <= c.average("BodyDoji", i),
+  test: (c, i) => c.realBody(i) <= c.average(S.BodyDoji, i),
   doc: "Doji: the real body is at most 10% of the average range of the 10 previous candles (open ≈ close).",
   example: "doji and close <= lowest(low, 20) * 1.01",
   reference: "TA-Lib CDLDOJI",

@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Evening star (TA-Lib CDLEVENINGSTAR, penetration 0.3): a long white candle; a short one
@@ -11,11 +11,11 @@ export const evening_star = candlePattern({
   name: "evening_star",
   lookback: periodOf("BodyShort", "BodyLong") + 2,
   test: (c, i) =>
-    c.realBody(i - 2) > c.average("BodyLong", i - 2) &&
+    c.realBody(i - 2) > c.average(S.BodyLong, i - 2) &&
     c.isWhite(i - 2) &&
-    c.realBody(i - 1) <= c.average("BodyShort", i - 1) &&
+    c.realBody(i - 1) <= c.average(S.BodyShort, i - 1) &&
     c.bodyGapUp(i - 1, i - 2) &&
-    c.realBody(i) > c.average("BodyShort", i) &&
+    c.realBody(i) > c.average(S.BodyShort, i) &&
     c.isBlack(i) &&
     c.close[i]! < c.close[i - 2]! - c.realBody(i - 2) * PENETRATION,
   doc: "Evening star: a long white candle, a short body gapping above it, then a black candle closing well into the first body.",

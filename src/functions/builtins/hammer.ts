@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Hammer (TA-Lib CDLHAMMER): a small real body (shorter than the average body of the 10
@@ -11,10 +11,10 @@ export const hammer = candlePattern({
   name: "hammer",
   lookback: periodOf("BodyShort", "ShadowLong", "ShadowVeryShort", "Near") + 1,
   test: (c, i) =>
-    c.realBody(i) < c.average("BodyShort", i) &&
-    c.lowerShadow(i) > c.average("ShadowLong", i) &&
-    c.upperShadow(i) < c.average("ShadowVeryShort", i) &&
-    c.bodyLow(i) <= c.low[i - 1]! + c.average("Near", i - 1),
+    c.realBody(i) < c.average(S.BodyShort, i) &&
+    c.lowerShadow(i) > c.average(S.ShadowLong, i) &&
+    c.upperShadow(i) < c.average(S.ShadowVeryShort, i) &&
+    c.bodyLow(i) <= c.low[i - 1]! + c.average(S.Near, i - 1),
   doc: "Hammer: small body, lower shadow longer than the body, almost no upper shadow, body at or near the previous low.",
   example: "hammer and close <= lowest(low, 20) * 1.01",
   reference: "TA-Lib CDLHAMMER",

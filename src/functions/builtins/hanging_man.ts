@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Hanging man (TA-Lib CDLHANGINGMAN): the hammer's shape — small body, lower shadow longer
@@ -9,10 +9,10 @@ export const hanging_man = candlePattern({
   name: "hanging_man",
   lookback: periodOf("BodyShort", "ShadowLong", "ShadowVeryShort", "Near") + 1,
   test: (c, i) =>
-    c.realBody(i) < c.average("BodyShort", i) &&
-    c.lowerShadow(i) > c.average("ShadowLong", i) &&
-    c.upperShadow(i) < c.average("ShadowVeryShort", i) &&
-    c.bodyLow(i) >= c.high[i - 1]! - c.average("Near", i - 1),
+    c.realBody(i) < c.average(S.BodyShort, i) &&
+    c.lowerShadow(i) > c.average(S.ShadowLong, i) &&
+    c.upperShadow(i) < c.average(S.ShadowVeryShort, i) &&
+    c.bodyLow(i) >= c.high[i - 1]! - c.average(S.Near, i - 1),
   doc: "Hanging man: the hammer's shape (small body, long lower shadow, almost no upper shadow) at or near the previous high.",
   example: "hanging_man and close >= highest(high, 20) * 0.99",
   reference: "TA-Lib CDLHANGINGMAN",

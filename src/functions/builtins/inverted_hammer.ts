@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Inverted hammer (TA-Lib CDLINVERTEDHAMMER): a small real body with an upper shadow longer
@@ -9,9 +9,9 @@ export const inverted_hammer = candlePattern({
   name: "inverted_hammer",
   lookback: periodOf("BodyShort", "ShadowLong", "ShadowVeryShort") + 1,
   test: (c, i) =>
-    c.realBody(i) < c.average("BodyShort", i) &&
-    c.upperShadow(i) > c.average("ShadowLong", i) &&
-    c.lowerShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.realBody(i) < c.average(S.BodyShort, i) &&
+    c.upperShadow(i) > c.average(S.ShadowLong, i) &&
+    c.lowerShadow(i) < c.average(S.ShadowVeryShort, i) &&
     c.bodyGapDown(i, i - 1),
   doc: "Inverted hammer: small body gapping down from the previous body, upper shadow longer than the body, almost no lower shadow.",
   example: "inverted_hammer and close < sma(20)",

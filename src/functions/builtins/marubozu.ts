@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Marubozu (TA-Lib CDLMARUBOZU, either sign): a long body (longer than the average of the 10
@@ -9,9 +9,9 @@ export const marubozu = candlePattern({
   name: "marubozu",
   lookback: periodOf("BodyLong", "ShadowVeryShort"),
   test: (c, i) =>
-    c.realBody(i) > c.average("BodyLong", i) &&
-    c.upperShadow(i) < c.average("ShadowVeryShort", i) &&
-    c.lowerShadow(i) < c.average("ShadowVeryShort", i),
+    c.realBody(i) > c.average(S.BodyLong, i) &&
+    c.upperShadow(i) < c.average(S.ShadowVeryShort, i) &&
+    c.lowerShadow(i) < c.average(S.ShadowVeryShort, i),
   doc: "Marubozu: a long body with almost no shadows, white or black.",
   example: "marubozu and close > open",
   reference: "TA-Lib CDLMARUBOZU (either sign)",

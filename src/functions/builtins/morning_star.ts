@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Morning star (TA-Lib CDLMORNINGSTAR, penetration 0.3): a long black candle; a short one
@@ -11,11 +11,11 @@ export const morning_star = candlePattern({
   name: "morning_star",
   lookback: periodOf("BodyShort", "BodyLong") + 2,
   test: (c, i) =>
-    c.realBody(i - 2) > c.average("BodyLong", i - 2) &&
+    c.realBody(i - 2) > c.average(S.BodyLong, i - 2) &&
     c.isBlack(i - 2) &&
-    c.realBody(i - 1) <= c.average("BodyShort", i - 1) &&
+    c.realBody(i - 1) <= c.average(S.BodyShort, i - 1) &&
     c.bodyGapDown(i - 1, i - 2) &&
-    c.realBody(i) > c.average("BodyShort", i) &&
+    c.realBody(i) > c.average(S.BodyShort, i) &&
     c.isWhite(i) &&
     c.close[i]! > c.close[i - 2]! + c.realBody(i - 2) * PENETRATION,
   doc: "Morning star: a long black candle, a short body gapping below it, then a white candle closing well into the first body.",

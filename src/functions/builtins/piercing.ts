@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Piercing line (TA-Lib CDLPIERCING): a long black candle, then a long white one that opens
@@ -10,9 +10,9 @@ export const piercing = candlePattern({
   lookback: periodOf("BodyLong") + 1,
   test: (c, i) =>
     c.isBlack(i - 1) &&
-    c.realBody(i - 1) > c.average("BodyLong", i - 1) &&
+    c.realBody(i - 1) > c.average(S.BodyLong, i - 1) &&
     c.isWhite(i) &&
-    c.realBody(i) > c.average("BodyLong", i) &&
+    c.realBody(i) > c.average(S.BodyLong, i) &&
     c.open[i]! < c.low[i - 1]! &&
     c.close[i]! < c.open[i - 1]! &&
     c.close[i]! > c.close[i - 1]! + c.realBody(i - 1) * 0.5,

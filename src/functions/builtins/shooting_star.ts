@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Shooting star (TA-Lib CDLSHOOTINGSTAR): a small real body with an upper shadow longer than
@@ -9,9 +9,9 @@ export const shooting_star = candlePattern({
   name: "shooting_star",
   lookback: periodOf("BodyShort", "ShadowLong", "ShadowVeryShort") + 1,
   test: (c, i) =>
-    c.realBody(i) < c.average("BodyShort", i) &&
-    c.upperShadow(i) > c.average("ShadowLong", i) &&
-    c.lowerShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.realBody(i) < c.average(S.BodyShort, i) &&
+    c.upperShadow(i) > c.average(S.ShadowLong, i) &&
+    c.lowerShadow(i) < c.average(S.ShadowVeryShort, i) &&
     c.bodyGapUp(i, i - 1),
   doc: "Shooting star: small body gapping up from the previous body, upper shadow longer than the body, almost no lower shadow.",
   example: "shooting_star and close > sma(50)",

@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Three black crows (TA-Lib CDL3BLACKCROWS): after a white candle, three black candles with
@@ -11,11 +11,11 @@ export const three_black_crows = candlePattern({
   test: (c, i) =>
     c.isWhite(i - 3) &&
     c.isBlack(i - 2) &&
-    c.lowerShadow(i - 2) < c.average("ShadowVeryShort", i - 2) &&
+    c.lowerShadow(i - 2) < c.average(S.ShadowVeryShort, i - 2) &&
     c.isBlack(i - 1) &&
-    c.lowerShadow(i - 1) < c.average("ShadowVeryShort", i - 1) &&
+    c.lowerShadow(i - 1) < c.average(S.ShadowVeryShort, i - 1) &&
     c.isBlack(i) &&
-    c.lowerShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.lowerShadow(i) < c.average(S.ShadowVeryShort, i) &&
     c.open[i - 1]! < c.open[i - 2]! &&
     c.open[i - 1]! > c.close[i - 2]! &&
     c.open[i]! < c.open[i - 1]! &&

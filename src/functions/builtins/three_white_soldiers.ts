@@ -1,4 +1,4 @@
-import { candlePattern, periodOf } from "../candles.js";
+import { CANDLE_SETTINGS as S, candlePattern, periodOf } from "../candles.js";
 
 /**
  * Three white soldiers (TA-Lib CDL3WHITESOLDIERS): three white candles with rising closes and
@@ -11,20 +11,20 @@ export const three_white_soldiers = candlePattern({
   lookback: periodOf("ShadowVeryShort", "BodyShort", "Far", "Near") + 2,
   test: (c, i) =>
     c.isWhite(i - 2) &&
-    c.upperShadow(i - 2) < c.average("ShadowVeryShort", i - 2) &&
+    c.upperShadow(i - 2) < c.average(S.ShadowVeryShort, i - 2) &&
     c.isWhite(i - 1) &&
-    c.upperShadow(i - 1) < c.average("ShadowVeryShort", i - 1) &&
+    c.upperShadow(i - 1) < c.average(S.ShadowVeryShort, i - 1) &&
     c.isWhite(i) &&
-    c.upperShadow(i) < c.average("ShadowVeryShort", i) &&
+    c.upperShadow(i) < c.average(S.ShadowVeryShort, i) &&
     c.close[i]! > c.close[i - 1]! &&
     c.close[i - 1]! > c.close[i - 2]! &&
     c.open[i - 1]! > c.open[i - 2]! &&
-    c.open[i - 1]! <= c.close[i - 2]! + c.average("Near", i - 2) &&
+    c.open[i - 1]! <= c.close[i - 2]! + c.average(S.Near, i - 2) &&
     c.open[i]! > c.open[i - 1]! &&
-    c.open[i]! <= c.close[i - 1]! + c.average("Near", i - 1) &&
-    c.realBody(i - 1) > c.realBody(i - 2) - c.average("Far", i - 2) &&
-    c.realBody(i) > c.realBody(i - 1) - c.average("Far", i - 1) &&
-    c.realBody(i) > c.average("BodyShort", i),
+    c.open[i]! <= c.close[i - 1]! + c.average(S.Near, i - 1) &&
+    c.realBody(i - 1) > c.realBody(i - 2) - c.average(S.Far, i - 2) &&
+    c.realBody(i) > c.realBody(i - 1) - c.average(S.Far, i - 1) &&
+    c.realBody(i) > c.average(S.BodyShort, i),
   doc: "Three white soldiers: three rising white candles, each opening within the previous body and closing near its high.",
   example: "three_white_soldiers and volume > avg(volume, 20)",
   reference: "TA-Lib CDL3WHITESOLDIERS",
