@@ -69,14 +69,25 @@ export const CANDLE_SETTINGS: Readonly<Record<CandleSetting, CandleSettingSpec>>
   Equal: { measure: "highLow", period: 5, factor: 0.05 },
 };
 
-/** The four price columns of a run of candles, oldest first. */
+const EMPTY: Float64Array = new Float64Array(0);
+
+/**
+ * The four price columns of a run of candles, oldest first. A pattern's kernel keeps one and
+ * points it at each call's inputs (`of`), so evaluating an instrument allocates nothing.
+ */
 export class Candles {
-  constructor(
-    readonly open: Float64Array,
-    readonly high: Float64Array,
-    readonly low: Float64Array,
-    readonly close: Float64Array,
-  ) {}
+  open: Float64Array = EMPTY;
+  high: Float64Array = EMPTY;
+  low: Float64Array = EMPTY;
+  close: Float64Array = EMPTY;
+
+  of(open: Float64Array, high: Float64Array, low: Float64Array, close: Float64Array): this {
+    this.open = open;
+    this.high = high;
+    this.low = low;
+    this.close = close;
+    return this;
+  }
 
   realBody(i: number): number {
     return Math.abs(this.close[i]! - this.open[i]!);
@@ -194,8 +205,9 @@ export interface PatternSpec {
  */
 export function candlePattern(spec: PatternSpec): FunctionModule {
   const { lookback, test } = spec;
+  const reused = new Candles();
   const kernel: Kernel = (inputs, _consts, out, from, to) => {
-    const candles = new Candles(inputs[0]!, inputs[1]!, inputs[2]!, inputs[3]!);
+    const candles = reused.of(inputs[0]!, inputs[1]!, inputs[2]!, inputs[3]!);
     for (let i = from; i < to; i++) {
       out[i] = i >= lookback && candles.defined(i - lookback, i) && test(candles, i) ? 1 : 0;
     }
