@@ -273,12 +273,6 @@ class TaLib:
         return result
 
 
-def shift(col, start):
-    """A series defined from index `start` on (TA-Lib functions applied to a series that is
-    itself undefined before `start` are called on the defined part)."""
-    return col
-
-
 def ema_from(ta, col, n):
     """TA_EMA over the defined part of col (it starts at the first non-None index)."""
     first = next(i for i, v in enumerate(col) if v is not None)
@@ -346,9 +340,8 @@ def cases(ta, b, patterns_only=False):
         add("macd_signal", f"macd_signal({fast}, {slow}, {sig})", p, f"EMA(EMA({fast}) - EMA({slow}), {sig})", sigl,
             note=macd_note)
         add("macd_hist", f"macd_hist({fast}, {slow}, {sig})", p, "macd - macd_signal", hist, note=macd_note)
-    for src, n, text in [("close", 10, "roc(10)"), ("close", 1, "roc(close, 1)"), ("volume", 3, "roc(volume, 3)")]:
-        if src == "volume":
-            continue  # zero volume makes TA-Lib's ROC 0 where ours is undefined (zero denominator); not compared
+    # roc on prices only: where volume[n] is 0 TA-Lib's ROC writes 0 and ours is undefined.
+    for src, n, text in [("close", 10, "roc(10)"), ("close", 1, "roc(close, 1)")]:
         add("roc", text, {"src": src, "n": n}, f"ROC({src}, {n})", one("ROC", [col[src]], [("i", n)]))
 
     # v2
