@@ -518,7 +518,6 @@ class Program {
     const perBar: HistoryHit[][] = window.map(() => []);
     const limit = this.checked.limit;
     const keys = new Array<number>(this.sort.length).fill(0);
-    const windowIndex = new Map<number, number>(window.map((t, i) => [t, i]));
     let noData = 0;
     let shortHistory = 0;
     let matched = 0;
@@ -530,9 +529,9 @@ class Program {
       const frame = this.frames.get(base)!;
       const time = frame.bars.time;
       const length = frame.length;
-      // The instrument's bars inside the window are a suffix of its bars (times increase).
-      let first = length;
-      while (first > 0 && windowIndex.has(Number(time[first - 1]))) first--;
+      // The instrument's bars inside the window are a suffix of its bars (times increase, and
+      // every time of the universe at or after the window's first is in the window).
+      let first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
       // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
       if (first === length) {
         noData++;
@@ -548,8 +547,12 @@ class Program {
       this.alignAt(length - 1);
       const condition = this.values(this.condition, from, length);
       let rowsFrom = -1;
+      // Where bar t sits in the window: walked forward with t, no lookup per bar.
+      let w = lowerBound(window, window.length, Number(time[from]));
       for (let t = from; t < length; t++) {
         if (condition[t] !== 1) continue;
+        const bt = Number(time[t]);
+        while (window[w]! < bt) w++;
         if (rowsFrom < 0) {
           // Columns and sort keys over the rest of the window at once, then read per bar.
           rowsFrom = t;
@@ -557,7 +560,7 @@ class Program {
           for (const k of this.sort) this.values(k.slot, t, length);
         }
         matched++;
-        const kept = perBar[windowIndex.get(Number(time[t]))!]!;
+        const kept = perBar[w]!;
         if (limit !== undefined && kept.length >= limit) {
           // The bar's list is full: a row is built only if it beats the last one kept.
           for (let k = 0; k < keys.length; k++) keys[k] = this.values(this.sort[k]!.slot, t, t + 1)[t]!;
@@ -642,6 +645,18 @@ export interface HistoryScan {
 
 function bySymbol(a: ResultRow, b: ResultRow): number {
   return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
+}
+
+/** The first index i < length with a[i] >= x (length when none), a ascending. */
+function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Number(a[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
