@@ -6,7 +6,7 @@
  */
 import type { CheckedQuery } from "../check/check.js";
 import type { IrNode } from "../check/ir.js";
-import { planError } from "../errors.js";
+import { assertNever, planError } from "../errors.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
   TIMEFRAME_MS,
@@ -95,6 +95,8 @@ export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKB
       case "arithmetic":
         stack.push([node.left, tf, k], [node.right, tf, k]);
         break;
+      default:
+        assertNever(node, "IR op");
     }
   }
 
