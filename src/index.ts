@@ -26,7 +26,7 @@ export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from
 export type { SyntheticOptions } from "./data/synthetic.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
-export { TIMEFRAMES, TIMEFRAME_MS, RAW_SERIES, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING } from "./types.js";
+export { TIMEFRAMES, TIMEFRAME_MS, RAW_SERIES, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING, DEFAULT_WARMUP_CEILING, MIN_WARMUP } from "./types.js";
 export type {
   Timeframe,
   RawSeries,
@@ -40,5 +40,6 @@ export type {
   ResultRow,
   RunResult,
   XqlOptions,
+  FetchSource,
 } from "./types.js";
 export { VERSION } from "./version.js";

@@ -218,7 +218,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
     let universe;
     try {
-      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache });
+      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache, fetch: compiled.fetch });
     } catch (error) {
       request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
       await giveBack();
