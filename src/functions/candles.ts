@@ -220,6 +220,9 @@ export function candlePattern(spec: PatternSpec): FunctionModule {
     extraLookback: () => lookback,
     lookbackDoc: String(lookback + 1),
     recursive: false,
+    // Each bar's answer is computed on its own (the setting averages are summed afresh per
+    // bar), so it never depends on the range asked: no 64-bar blocks for a one-bar screen.
+    rangeIndependent: true,
     kernel,
     doc: spec.doc,
     example: spec.example,

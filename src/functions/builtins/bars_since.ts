@@ -35,6 +35,8 @@ export const bars_since: FunctionModule = {
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "L(cond) + n − 1",
   recursive: false,
+  // the newest true bar in the window, found exactly whatever bar the scan starts at: values never depend on the range asked.
+  rangeIndependent: true,
   kernel: barsSinceKernel,
   doc: "Bars since cond was last true within the last n bars: 0 when true now; undefined when it was not true in the window.",
   example: "bars_since(crossover(macd(12, 26), macd_signal(12, 26, 9)), 5) <= 4",

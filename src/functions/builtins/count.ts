@@ -35,6 +35,8 @@ export const count: FunctionModule = {
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "L(cond) + n − 1",
   recursive: false,
+  // an integer count, exact whatever bar the running count starts at: values never depend on the range asked.
+  rangeIndependent: true,
   kernel: countKernel,
   doc: "Number of the last n bars (current included) on which cond was true; a bar where cond's inputs are undefined counts as false.",
   example: "count(rsi(14) < 30, 10) >= 2",
