@@ -47,13 +47,23 @@ export class XqlDataError extends Error {
   override readonly name = "XqlDataError";
 }
 
-/** Per-instrument view of one timeframe's bars. */
-interface Frame {
-  readonly timeframe: Timeframe;
-  readonly bars: Bars;
-  readonly length: number;
+/**
+ * One timeframe's bars for the instrument being evaluated. One object per plan source, made
+ * with the program and repointed at each instrument's bars, so starting an instrument
+ * allocates nothing and slots reach their frame by reference, not by a keyed lookup.
+ */
+class Frame {
+  bars: Bars = NO_BARS;
+  length = 0;
   /** Index of the latest bar that counts at the base bar being evaluated (aligned end). */
-  end: number;
+  end = -1;
+  readonly duration: number;
+  /** Per raw column given as something other than a Float64Array: its copy (see `raw`). */
+  readonly copies = new Map<RawSeries | "time", Slot>();
+
+  constructor(readonly timeframe: Timeframe) {
+    this.duration = TIMEFRAME_MS[timeframe];
+  }
 }
 
 const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
@@ -87,6 +97,18 @@ class Slot {
   /** For `and`/`or`: operands ordered cheapest first. */
   ordered: Slot[] = [];
   cost = 1;
+  /** The frame of this slot's timeframe (set when the program wires its slots). */
+  frame!: Frame;
+  /** For `timeframe`: the frame of the inner timeframe. */
+  inner: Frame | undefined;
+  /** Whether the slot runs over whole blocks (see `isBlocked`), decided once. */
+  blocked = false;
+  /** For calls: the kernel's extra lookback for this node's constants, decided once. */
+  extra = 0;
+  /** For calls: the kernel's inputs, refilled per computation (children, then implicit columns). */
+  inputs: Float64Array[] = [];
+  /** For arithmetic: the left spine being folded, reused (a slot is never folded re-entrantly). */
+  spine: Slot[] = [];
   /**
    * For recursive calls: bars before the latest that the plan says some consumer needs. The
    * first computation covers them all, since a recursive kernel streams the whole history
@@ -113,28 +135,56 @@ function fillType(node: IrNode): number {
 
 // Decisions §1: division by zero and other non-finite values make comparisons false, so an
 // operand that is NaN or ±Infinity (x − x is 0 only for finite x) fails every operator, != included.
-const compare: Record<CompareOperator, (a: number, b: number) => boolean> = {
-  "<": (a, b) => a < b && a - a === 0 && b - b === 0,
-  "<=": (a, b) => a <= b && a - a === 0 && b - b === 0,
-  ">": (a, b) => a > b && a - a === 0 && b - b === 0,
-  ">=": (a, b) => a >= b && a - a === 0 && b - b === 0,
-  "==": (a, b) => a === b && a - a === 0,
-  "!=": (a, b) => a !== b && a - a === 0 && b - b === 0,
-};
+// One loop per operator, so the comparison is inlined rather than called per bar.
+function compareInto(op: CompareOperator, a: Float64Array, b: Float64Array, out: Float64Array, from: number, to: number): void {
+  switch (op) {
+    case "<":
+      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x < y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      return;
+    case "<=":
+      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x <= y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      return;
+    case ">":
+      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x > y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      return;
+    case ">=":
+      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x >= y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      return;
+    case "==":
+      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x === y && x - x === 0 ? 1 : 0; }
+      return;
+    case "!=":
+      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x !== y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      return;
+    default:
+      assertNever(op, "comparison operator");
+  }
+}
+
+const EMPTY = new Float64Array(0);
+const NO_BARS: Bars = { time: EMPTY, open: EMPTY, high: EMPTY, low: EMPTY, close: EMPTY, volume: EMPTY };
 
 class Program {
   private readonly slots = new Map<string, Slot>();
-  private readonly frames = new Map<Timeframe, Frame>();
+  /** Frames in plan source order; the base timeframe's first. */
+  private readonly frames: Frame[];
+  private readonly frameOf = new Map<Timeframe, Frame>();
+  /** Per plan source: the raw columns it reads, whose lengths `checkBars` verifies. */
+  private readonly columnsRead: readonly (readonly RawSeries[])[];
   private epoch = 0;
   readonly condition: Slot;
   readonly columns: { text: string; slot: Slot }[];
   readonly sort: { slot: Slot; descending: boolean }[];
 
   constructor(
-    private readonly checked: CheckedQuery,
+    private readonly query: CheckedQuery,
     private readonly planned: Planned,
   ) {
     const base = planned.baseTimeframe;
+    this.frames = planned.plan.sources.map((source) => new Frame(source.timeframe));
+    for (const frame of this.frames) this.frameOf.set(frame.timeframe, frame);
+    this.columnsRead = planned.plan.sources.map((source) => RAW_FIELDS.filter((name) => source.series.includes(name)));
+    const checked = query;
     this.condition = this.slot(checked.condition.ir, base);
     this.columns = checked.columns.map((c) => ({ text: c.text, slot: this.slot(c.ir, base) }));
     this.sort = checked.sort.map((s) => ({ slot: this.slot(s.ir, base), descending: s.direction === "desc" }));
@@ -168,6 +218,13 @@ class Program {
         n.op === "compare" || n.op === "arithmetic" ? [n.left, n.right] :
         n.op === "negate" || n.op === "not" || n.op === "timeframe" || n.op === "history" ? [n.operand] : [];
       s.children = kids.map((k) => get(k, childTf));
+      s.frame = this.frame(s.timeframe);
+      if (n.op === "timeframe") s.inner = this.frame(n.timeframe);
+      s.blocked = isBlocked(n);
+      if (n.op === "call") {
+        s.extra = n.fn.extraLookback(n.consts);
+        s.inputs = new Array<Float64Array>(s.children.length + n.fn.implicit.length).fill(EMPTY);
+      }
       pending.push(...s.children);
     }
     // Costs bottom-up (children were discovered after parents).
@@ -181,14 +238,20 @@ class Program {
     return rootSlot;
   }
 
+  /** The frame of a timeframe the plan reads (every slot's is one: the plan lists them all). */
+  private frame(timeframe: Timeframe): Frame {
+    const frame = this.frameOf.get(timeframe);
+    if (!frame) throw new Error(`internal: timeframe ${timeframe} is not a plan source`);
+    return frame;
+  }
+
   /**
    * Prepares the frames of one instrument at its latest base bar. Returns false when it lacks a
    * timeframe or the bars a source needs (it then does not match and is not reported).
    */
   private load(instrument: Instrument): boolean {
     if (!this.attach(instrument)) return false;
-    const base = this.frames.get(this.planned.baseTimeframe)!;
-    return this.alignAt(base.length - 1);
+    return this.alignAt(this.frames[0]!.length - 1);
   }
 
   /**
@@ -197,13 +260,16 @@ class Program {
    */
   private attach(instrument: Instrument): boolean {
     this.epoch++;
-    this.frames.clear();
-    for (const source of this.planned.plan.sources) {
-      const bars = instrument.bars[source.timeframe];
+    const frames = this.frames;
+    for (let k = 0; k < frames.length; k++) {
+      const frame = frames[k]!;
+      const bars = instrument.bars[frame.timeframe];
       if (!bars) return false;
-      const length = checkBars(instrument.symbol, source.timeframe, bars, source.series);
+      const length = checkBars(instrument.symbol, frame.timeframe, bars, this.columnsRead[k]!);
       if (length === 0) return false;
-      this.frames.set(source.timeframe, { timeframe: source.timeframe, bars, length, end: length - 1 });
+      frame.bars = bars;
+      frame.length = length;
+      frame.end = length - 1;
     }
     return true;
   }
@@ -214,15 +280,16 @@ class Program {
    */
   private alignAt(baseEnd: number): boolean {
     const sources = this.planned.plan.sources;
-    const base = this.frames.get(sources[0]!.timeframe)!;
+    const base = this.frames[0]!;
     if (baseEnd + 1 < sources[0]!.minLookback) return false;
     base.end = baseEnd;
-    const baseClose = base.bars.time[baseEnd]! + TIMEFRAME_MS[base.timeframe];
+    if (sources.length === 1) return true;
+    const baseClose = base.bars.time[baseEnd]! + base.duration;
     let enough = true;
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
-      const frame = this.frames.get(source.timeframe)!;
-      frame.end = lastClosedIndex(frame.bars.time, frame.length, TIMEFRAME_MS[source.timeframe], baseClose);
+      const frame = this.frames[i]!;
+      frame.end = lastClosedIndex(frame.bars.time, frame.length, frame.duration, baseClose);
       // minLookback counts aligned bars: those closed by the base bar's close.
       if (frame.end + 1 < source.minLookback) enough = false;
     }
@@ -238,7 +305,7 @@ class Program {
       from = Math.min(from, slot.lo);
       to = Math.max(to, slot.hi);
     }
-    const frame = this.frames.get(slot.timeframe)!;
+    const frame = slot.frame;
     if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end - slot.history));
     if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
     slot.view = undefined;
@@ -246,7 +313,7 @@ class Program {
     // depend on the range asked. It is always run over whole blocks of BLOCK bars instead, each
     // block primed afresh: a value is then a function of the bars alone, the same whichever
     // consumer asks and whatever else the query needs (history relies on it: see `history`).
-    if (isBlocked(slot.node)) from -= from % BLOCK;
+    if (slot.blocked) from -= from % BLOCK;
     if (to > from) this.compute(slot, frame, from, to);
     slot.epoch = this.epoch;
     slot.lo = from;
@@ -269,12 +336,14 @@ class Program {
         return;
       case "call": {
         const fn = node.fn;
-        const extra = fn.extraLookback(node.consts);
-        const inputFrom = fn.recursive ? 0 : from - extra;
-        const inputs: Float64Array[] = slot.children.map((c) => this.values(c, inputFrom, to));
-        for (const raw of fn.implicit) inputs.push(this.raw(frame, raw, inputFrom, to));
+        const inputFrom = fn.recursive ? 0 : from - slot.extra;
+        const inputs = slot.inputs;
+        const children = slot.children;
+        for (let k = 0; k < children.length; k++) inputs[k] = this.values(children[k]!, inputFrom, to);
+        const implicit = fn.implicit;
+        for (let k = 0; k < implicit.length; k++) inputs[children.length + k] = this.raw(frame, implicit[k]!, inputFrom, to);
         const ctx = slot.context(frame.timeframe);
-        if (!isBlocked(node)) {
+        if (!slot.blocked) {
           (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
           return;
         }
@@ -297,8 +366,7 @@ class Program {
       case "compare": {
         const a = this.values(slot.children[0]!, from, to);
         const b = this.values(slot.children[1]!, from, to);
-        const f = compare[node.operator];
-        for (let i = from; i < to; i++) out[i] = f(a[i]!, b[i]!) ? 1 : 0;
+        compareInto(node.operator, a, b, out, from, to);
         return;
       }
       case "arithmetic":
@@ -316,11 +384,11 @@ class Program {
         return;
       }
       case "timeframe": {
-        const inner = this.frames.get(node.timeframe)!;
+        const inner = slot.inner!;
         const child = slot.children[0]!;
         const fill = fillType(node);
-        const duration = TIMEFRAME_MS[frame.timeframe];
-        const innerDuration = TIMEFRAME_MS[node.timeframe];
+        const duration = frame.duration;
+        const innerDuration = inner.duration;
         // Aligned indices are monotone in the outer index: find the ends, then walk forward.
         let j = lastClosedIndex(inner.bars.time, inner.length, innerDuration, frame.bars.time[from]! + duration);
         const last = Math.min(inner.end, lastClosedIndex(inner.bars.time, inner.length, innerDuration, frame.bars.time[to - 1]! + duration));
@@ -344,11 +412,11 @@ class Program {
     const column = frame.bars[name];
     if (column instanceof Float64Array) return column;
     // Other array types are copied once per instrument into a slot of their own.
-    const key = `raw:${name}`;
-    let s = this.slots.get(`${key}@${frame.timeframe}`);
+    let s = frame.copies.get(name);
     if (!s) {
       s = new Slot({ id: -1, op: "number", type: "number", value: 0 }, frame.timeframe);
-      this.slots.set(`${key}@${frame.timeframe}`, s);
+      s.frame = frame;
+      frame.copies.set(name, s);
     }
     if (s.epoch !== this.epoch || from < s.lo || to > s.hi) {
       if (s.buffer.length < frame.length) s.buffer = new Float64Array(Math.max(frame.length, s.buffer.length * 2));
@@ -380,7 +448,8 @@ class Program {
 
   /** `a + b - c ...`: fold the left spine bottom-up so long chains cost no call depth. */
   private arithmetic(slot: Slot, from: number, to: number): void {
-    const spine: Slot[] = [];
+    const spine = slot.spine;
+    spine.length = 0;
     let s: Slot = slot;
     while (
       s.node.op === "arithmetic" &&
@@ -417,7 +486,7 @@ class Program {
 
   /** Marks an inner spine slot as computed on [from, to) and returns its buffer to write. */
   private prepare(slot: Slot, from: number, to: number): Float64Array {
-    const frame = this.frames.get(slot.timeframe)!;
+    const frame = slot.frame;
     if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
     slot.view = undefined;
     slot.epoch = this.epoch;
@@ -453,7 +522,7 @@ class Program {
 
   /** Value of a base-timeframe slot at the latest base bar. */
   private latest(slot: Slot): number {
-    const end = this.frames.get(slot.timeframe)!.end;
+    const end = slot.frame.end;
     return this.values(slot, end, end + 1)[end]!;
   }
 
@@ -470,7 +539,7 @@ class Program {
   /** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
   private rank(rows: RankedRow[]): RankedRow[] {
     rows.sort((a, b) => this.order(a.keys, a.row.symbol, b.keys, b.row.symbol));
-    const limit = this.checked.limit;
+    const limit = this.query.limit;
     return limit === undefined ? rows : rows.slice(0, limit);
   }
 
@@ -521,7 +590,7 @@ class Program {
     const base = this.planned.baseTimeframe;
     const window = windowTimes(instruments, base, bars);
     const perBar: HistoryHit[][] = window.map(() => []);
-    const limit = this.checked.limit;
+    const limit = this.query.limit;
     const keys = new Array<number>(this.sort.length).fill(0);
     let noData = 0;
     let shortHistory = 0;
@@ -531,7 +600,7 @@ class Program {
         noData++;
         continue;
       }
-      const frame = this.frames.get(base)!;
+      const frame = this.frames[0]!;
       const time = frame.bars.time;
       const length = frame.length;
       // The instrument's bars inside the window are a suffix of its bars (times increase, and
@@ -587,12 +656,12 @@ class Program {
   private enoughAt(t: number): boolean {
     const sources = this.planned.plan.sources;
     if (t + 1 < sources[0]!.minLookback) return false;
-    const base = this.frames.get(sources[0]!.timeframe)!;
-    const close = base.bars.time[t]! + TIMEFRAME_MS[base.timeframe];
+    const base = this.frames[0]!;
+    const close = base.bars.time[t]! + base.duration;
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
-      const frame = this.frames.get(source.timeframe)!;
-      if (lastClosedIndex(frame.bars.time, frame.length, TIMEFRAME_MS[source.timeframe], close) + 1 < source.minLookback) return false;
+      const frame = this.frames[i]!;
+      if (lastClosedIndex(frame.bars.time, frame.length, frame.duration, close) + 1 < source.minLookback) return false;
     }
     return true;
   }
@@ -703,15 +772,15 @@ function isBlocked(node: IrNode): boolean {
   return node.op === "call" && !node.fn.recursive && node.fn.rangeIndependent !== true;
 }
 
-/** Validates the bars a source reads; returns the bar count. */
+/** Validates the bars a source reads (`series`: its raw columns); returns the bar count. */
 function checkBars(symbol: string, timeframe: Timeframe, bars: Bars, series: readonly RawSeries[]): number {
   const time = bars.time;
   if (!time || typeof time.length !== "number") {
     throw new XqlDataError(`Instrument '${symbol}', timeframe ${timeframe}: bars have no time column`);
   }
   const length = time.length;
-  for (const name of RAW_FIELDS) {
-    if (!series.includes(name)) continue;
+  for (let k = 0; k < series.length; k++) {
+    const name = series[k]!;
     const column = bars[name];
     if (!column || column.length !== length) {
       throw new XqlDataError(
