@@ -734,30 +734,48 @@ function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
 }
 
 /**
- * The last `bars` distinct base bar open times over the universe, oldest first. Each
- * instrument's times are read from its newest back, stopping below the oldest time that can
- * still be in the window, so a universe whose instruments share their times costs `bars`
- * look-ups per instrument, not a sort of every time.
+ * The last `bars` distinct base bar open times over the universe, oldest first. The window so
+ * far is kept as an ascending list; each instrument's newest `bars` times are merged into it
+ * from the newest back. Instruments usually share their times, so the common case is a
+ * sequential comparison that finds nothing new, with no hashing and no allocation.
  */
 function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
-  const seen = new Set<number>();
-  let threshold = -Infinity;
+  let merged: number[] = [];
   for (const instrument of instruments) {
     const time = instrument.bars[base]?.time;
     if (!time) continue;
-    for (let i = time.length - 1; i >= 0 && i >= time.length - bars; i--) {
-      const t = Number(time[i]);
-      if (t < threshold) break;
-      seen.add(t);
+    const n = time.length;
+    const k = Math.min(n, bars);
+    const m = merged.length;
+    if (k <= m) {
+      // Nothing new when the instrument's newest times are the window's newest.
+      let j = 1;
+      while (j <= k && Number(time[n - j]) === merged[m - j]) j++;
+      if (j > k) continue;
     }
-    if (seen.size > 2 * bars) {
-      const kept = [...seen].sort((a, b) => b - a).slice(0, bars);
-      threshold = kept[kept.length - 1]!;
-      seen.clear();
-      for (const t of kept) seen.add(t);
+    const out: number[] = [];
+    let i = m - 1;
+    let j = n - 1;
+    const lo = n - k;
+    // Merge from the newest back. Every step consumes at least one time, so times that are
+    // not increasing (rejected later by `checkBars`) cannot stall it.
+    while (out.length < bars && (i >= 0 || j >= lo)) {
+      if (j < lo) out.push(merged[i--]!);
+      else if (i < 0) out.push(Number(time[j--]));
+      else {
+        const a = merged[i]!;
+        const b = Number(time[j]);
+        if (a > b) out.push(merged[i--]!);
+        else {
+          out.push(b);
+          j--;
+          if (a === b) i--;
+        }
+      }
     }
+    merged = out.reverse();
   }
-  return [...seen].sort((a, b) => a - b).slice(-bars);
+  return merged;
 }
 
 /**
