@@ -205,9 +205,16 @@ class Checker {
     };
   }
 
-  private names(): string[] {
+  /**
+   * The names a did-you-mean may offer where `place` stands: a value takes the lets in scope,
+   * the series and functions callable bare; a call takes functions only. So `avgw` written as
+   * a value beside `let avgv = ...` suggests `avgv`, never the function `avg`.
+   */
+  private names(place: "value" | "call"): string[] {
+    if (place === "call") return [...FUNCTIONS.keys()];
     const visible = [...this.lets.values()].filter((l) => l.index < this.scopeLimit).map((l) => l.binding.name);
-    return [...visible, ...SERIES.keys(), ...FUNCTIONS.keys()];
+    const bare = [...FUNCTIONS.values()].filter((fn) => arity(fn).min === 0).map((fn) => fn.name);
+    return [...visible, ...SERIES.keys(), ...bare];
   }
 
   private expect(checked: Checked, type: ValueType, at: Span, what: string): IrNode | undefined {
@@ -337,7 +344,7 @@ class Checker {
     if ((KEYWORDS as readonly string[]).includes(lower)) {
       return this.error(span.start, `Unexpected '${name}'; keywords are lower case: did you mean '${lower}'?`);
     }
-    return this.error(span.start, withSuggestion(`Unknown identifier '${name}'`, name, this.names()));
+    return this.error(span.start, withSuggestion(`Unknown identifier '${name}'`, name, this.names("value")));
   }
 
   private call(e: Call): Checked {
@@ -345,7 +352,7 @@ class Checker {
     if (!fn) {
       if (SERIES.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a series, not a function`);
       if (this.lets.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a let binding, not a function`);
-      return this.error(e.calleeSpan.start, withSuggestion(`Unknown identifier '${e.callee}'`, e.callee, this.names()));
+      return this.error(e.calleeSpan.start, withSuggestion(`Unknown identifier '${e.callee}'`, e.callee, this.names("call")));
     }
     const { min, max } = arity(fn);
     const n = e.args.length;

@@ -27,7 +27,7 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
   { id: "unexpected-token", type: "syntax", stages: ["parse"], message: /^Unexpected '.+'$/ },
   { id: "nesting-too-deep", type: "syntax", stages: ["parse"], message: /^Expression nested too deeply: at most 64 levels of parentheses, brackets and prefix operators$/ },
   { id: "miscased-keyword", type: "syntax", stages: ["parse", "lower", "check"], message: new RegExp(`^Unexpected '${name}'; keywords are lower case: did you mean '[a-z]+'\\?$`) },
-  { id: "unknown-timeframe", type: "syntax", stages: ["lower"], message: new RegExp(`^Unknown timeframe '${name}'(, did you mean '[a-z0-9]+'\\?)?$`) },
+  { id: "unknown-timeframe", type: "syntax", stages: ["parse", "lower"], message: /^Unknown timeframe '\w+(::)?'(, did you mean '[a-z0-9]+(::)?'\?|;) Timeframes are m1 m5 m15 m30 h1 h4 d w$/ },
   { id: "number-too-large", type: "syntax", stages: ["lower"], message: /^Number '.+' is too large$/ },
   { id: "limit-range", type: "syntax", stages: ["lower"], message: /^Limit must be an integer from 1 to 10000, got .+$/ },
   { id: "history-offset", type: "syntax", stages: ["lower"], message: /^A history offset must be a non-negative integer literal, as in close\[1\]$/ },
