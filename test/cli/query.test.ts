@@ -124,7 +124,7 @@ describe.concurrent("xql explain", () => {
   it("prints the plan as a table or CSV", async () => {
     const table = await xql(["explain", "--format", "table"], VALID);
     expect(table.stdout).toMatch(/^market: FOREX\ntimeframe +series +minLookback\n/);
-    expect(table.stdout).toContain(explain(VALID).explanation as string);
+    expect(table.stdout).toContain((explain(VALID) as { explanation: string }).explanation);
     const csv = await xql(["explain", "--format", "csv"], VALID);
     expect(csv.stdout).toBe("timeframe,series,minLookback\nh1,close volume,20\nd,close,200\n");
   });

@@ -11,7 +11,6 @@ import { syntheticUniverse } from "../../data/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
 import type { Instrument, XqlOptions } from "../../types.js";
 import { DEFAULT_MARKETS } from "../../types.js";
-import { databasePath, marketsOf, openStore, seedOnFirstUse } from "../store.js";
 import { renderRunResult, reportQueryError } from "../report.js";
 import type { Format } from "../command.js";
 
@@ -81,6 +80,8 @@ export const runCommand: Command = {
         bars,
       });
     } else {
+      // Loaded only here: --synthetic runs without the database packages (better-sqlite3, pg).
+      const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
       const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
       try {
         compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), lookbackCeiling });
