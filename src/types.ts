@@ -43,7 +43,7 @@ export interface Position {
   offset: number;
 }
 
-/** The error body of the spec: syntax errors carry a position, plan errors never do. */
+/** The error body (docs/errors.md): syntax errors carry a position, plan errors never do. */
 export interface ErrorBody {
   /** `syntax` (the text is wrong at `position`) or `plan` (well-formed, but not plannable). */
   type: "syntax" | "plan";
