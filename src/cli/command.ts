@@ -22,17 +22,33 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
   /** Relative paths (`--db`, FILE) resolve against this directory. */
   readonly cwd: string;
-  /** Aborted (with the signal's name as reason) when a long-running command (`serve`) should stop. */
-  readonly stop: AbortSignal;
+  /**
+   * Calls `listener` once when a long-running command (`serve`) should stop, with the
+   * reason (`SIGTERM`, `SIGINT`). Only a command that asks is stopped this way: the others
+   * keep the default, so Ctrl-C ends them at once.
+   */
+  onStop(listener: (reason: string) => void): void;
 }
 
-/** The process's own streams, environment and directory; SIGTERM and SIGINT abort `stop`. */
+/** The process's own streams, environment and directory; SIGTERM and SIGINT stop `serve`. */
 export function processIo(): CliIo {
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => controller.abort(signal);
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), stop: controller.signal };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onStop(listener) {
+      let stopped = false;
+      const once = (signal: NodeJS.Signals): void => {
+        if (stopped) return;
+        stopped = true;
+        listener(signal);
+      };
+      process.once("SIGTERM", once);
+      process.once("SIGINT", once);
+    },
+  };
 }
 
 /** One `xql` sub-command. */

@@ -39,7 +39,12 @@ export async function xqlIn(args: readonly string[], options: InProcessOptions =
     })(),
     env: options.env ?? { HOME: "/nonexistent-home-for-xql-tests" },
     cwd: options.cwd ?? ROOT,
-    stop: options.stop ?? new AbortController().signal,
+    onStop(listener) {
+      const signal = options.stop;
+      if (!signal) return;
+      if (signal.aborted) listener(String(signal.reason));
+      else signal.addEventListener("abort", () => listener(String(signal.reason)), { once: true });
+    },
   };
   const code = await main(args, io);
   return { code, stdout, stderr };

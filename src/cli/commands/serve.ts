@@ -107,8 +107,7 @@ export const serveCommand: Command = {
           },
         );
       };
-      if (io.stop.aborted) stop(io.stop.reason as NodeJS.Signals);
-      else io.stop.addEventListener("abort", () => stop(io.stop.reason as NodeJS.Signals), { once: true });
+      io.onStop((reason) => stop(reason as NodeJS.Signals));
     });
   },
 };
