@@ -11,7 +11,7 @@ export interface Progress {
 const WIDTH = 30;
 
 /** A bar labelled `label`; a no-op when standard error is not a terminal (logs and pipes stay clean). */
-export function progressBar(label: string, stream: CliOutput = process.stderr): Progress {
+export function progressBar(label: string, stream: CliOutput = process.stderr, clock: () => number = Date.now): Progress {
   if (!stream.isTTY) return { update: () => {}, done: () => {} };
   let drawn = false;
   let last = 0;
@@ -24,7 +24,7 @@ export function progressBar(label: string, stream: CliOutput = process.stderr): 
   };
   return {
     update(done, total) {
-      const now = Date.now();
+      const now = clock();
       // Redraw at most ten times a second, and always at the end.
       if (done < total && now - last < 100) return;
       last = now;

@@ -19,7 +19,8 @@ function stream(isTTY: boolean): { stream: NodeJS.WriteStream; text: () => strin
 describe("progressBar", () => {
   it("draws on a terminal, ends the line, and always draws the last step", () => {
     const out = stream(true);
-    const bar = progressBar("Writing", out.stream);
+    // A clock that stands still: the second update falls within 100 ms of the first.
+    const bar = progressBar("Writing", out.stream, () => 1_000);
     bar.update(0, 200);
     bar.update(1, 200); // within 100 ms of the previous draw: skipped
     bar.update(200, 200);
