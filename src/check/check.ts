@@ -207,13 +207,15 @@ class Checker {
 
   /**
    * The names a did-you-mean may offer where `place` stands: a value takes the lets in scope,
-   * the series and functions callable bare; a call takes functions only. So `avgw` written as
-   * a value beside `let avgv = ...` suggests `avgv`, never the function `avg`.
+   * the series and the zero-parameter built-ins (written bare, like `obv`); a call takes the
+   * functions that take arguments. So `avgw` written as a value beside `let avgv = ...`
+   * suggests `avgv`, never the function `avg`, and `obvv()` does not suggest `obv()`.
    */
   private names(place: "value" | "call"): string[] {
-    if (place === "call") return [...FUNCTIONS.keys()];
+    const functions = [...FUNCTIONS.values()];
+    if (place === "call") return functions.filter((fn) => fn.params.length > 0).map((fn) => fn.name);
     const visible = [...this.lets.values()].filter((l) => l.index < this.scopeLimit).map((l) => l.binding.name);
-    const bare = [...FUNCTIONS.values()].filter((fn) => arity(fn).min === 0).map((fn) => fn.name);
+    const bare = functions.filter((fn) => fn.params.length === 0).map((fn) => fn.name);
     return [...visible, ...SERIES.keys(), ...bare];
   }
 
