@@ -63,6 +63,9 @@ describe("names", () => {
     // A let is no function: a call misspelt near one suggests nothing rather than the let.
     expect(checkError("let spread = high - low\nspred(2) > 0").message).toBe("Unknown identifier 'spred'");
     expect(checkError("let spread = high - low\nsma(closs, 2) > 0").message).toBe("Unknown identifier 'closs', did you mean 'close'?");
+    // Zero-parameter built-ins are written bare: offered for a value, never for a call.
+    expect(checkError("obvv > 0").message).toBe("Unknown identifier 'obvv', did you mean 'obv'?");
+    expect(checkError("obvv() > 0").message).toBe("Unknown identifier 'obvv'");
     expect(checkError("let a = sprea > 0\nlet spread = 1\na").message).toBe("Unknown identifier 'sprea'");
   });
 
