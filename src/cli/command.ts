@@ -106,6 +106,7 @@ export const OPTIONS = {
   },
   markets: { type: "string", value: "A,B", description: "known markets, comma-separated (default FOREX,CRYPTO and every market holding bars)" },
   synthetic: { type: "boolean", description: "run over the in-memory synthetic universe instead of the store" },
+  bars: { type: "string", value: "N", description: "base bars to evaluate the screen at (default 100, at most 1000)" },
   port: { type: "string", value: "N", description: "TCP port (default 8787; 0 picks a free one)" },
   host: { type: "string", value: "H", description: "interface to listen on (default 127.0.0.1; 0.0.0.0 for all)" },
   redis: {

@@ -28,6 +28,7 @@ const loaders: Record<string, () => Promise<Command>> = {
  */
 const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   run: ["better-sqlite3", "pg"],
+  history: ["better-sqlite3", "pg"],
   keys: ["better-sqlite3", "pg"],
   data: ["better-sqlite3", "pg"],
   serve: ["fastify", "better-sqlite3", "pg", "ioredis"],

@@ -103,4 +103,20 @@ describe("xql run in-process", () => {
     expect(ceiling.code).toBe(1);
     expect(JSON.parse(ceiling.stdout).error.message).toBe("Lookback of 50 bars on timeframe h1 exceeds the ceiling of 40 bars");
   });
+
+  it("history takes the same --ceiling and --warmup-ceiling, and shows a caret with --format table", async () => {
+    const query = 'market = "FOREX"\ntimeframe = h1\nrsi(14) < 50';
+    const ceiling = await xqlIn(["history", "--synthetic", "--bars", "5", "--ceiling", "10"], { input: query });
+    expect(ceiling.code).toBe(1);
+    expect(JSON.parse(ceiling.stdout).error.message).toBe("Lookback of 15 bars on timeframe h1 exceeds the ceiling of 10 bars");
+    const ok = await xqlIn(["history", "--synthetic", "--bars", "5", "--warmup-ceiling", "40"], { input: query });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).stats.bars).toBe(5);
+    const typo = await xqlIn(["history", "--warmup", "40"], { input: query });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown option '--warmup', did you mean '--warmup-ceiling'\?/);
+    const bad = await xqlIn(["history", "--synthetic", "--format", "table"], { input: 'market = "FOREX"\ntimeframe = daily\ntrue' });
+    expect(bad.stderr).toContain("Unknown timeframe 'daily', did you mean 'd'?");
+    expect(bad.stderr).toContain(" 2 | timeframe = daily\n   |             ^\n");
+  });
 });
