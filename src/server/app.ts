@@ -14,6 +14,7 @@ import type { BarStore, KeyStore, QuotaStore, Tier } from "../data/store.js";
 import { TIER_LIMITS } from "../data/store.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
+import { registerPlayground } from "./playground.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -54,6 +55,8 @@ export interface ServerOptions {
   cache?: BarCache | false;
   /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
   queryCacheSize?: number;
+  /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
+  playgroundDir?: string;
 }
 
 /** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
@@ -263,6 +266,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       return reply.code(503).send({ status: "unavailable", version: VERSION });
     }
   });
+
+  registerPlayground(app, { bars, authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
 
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
 
