@@ -11,7 +11,7 @@ import { builtinModules } from "node:module";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OUT = process.env.XQL_PLAYGROUND_OUT ?? join(ROOT, "dist", "playground");
@@ -51,15 +51,25 @@ const common = {
   metafile: true,
 };
 
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+/**
+ * Bundles `entry` as the browser's core: rejects when it reaches a Node built-in or code
+ * that must stay out of the browser, or exceeds the gzip budget. Resolves to its sizes.
+ */
+export async function bundleCore(entry = "src/playground/core.ts", budget = CORE_BUDGET) {
+  const core = await build({ ...common, entryPoints: [entry], write: false, outdir: "out", logLevel: "silent" });
+  checkInputs(core.metafile, "the core bundle");
+  const js = core.outputFiles.find((f) => f.path.endsWith(".js")).contents;
+  const gzipped = gzipSync(js, { level: 9 }).length;
+  if (gzipped > budget) throw new Error(`the core bundle is ${kb(gzipped)} gzipped, over the budget of ${kb(budget)}`);
+  return { minified: js.length, gzipped, inputs: Object.keys(core.metafile.inputs) };
+}
+
 async function main() {
   const started = Date.now();
-  const core = await build({ ...common, entryPoints: ["src/playground/core.ts"], write: false, outdir: "out" });
-  checkInputs(core.metafile, "the core bundle");
-  const coreJs = core.outputFiles.find((f) => f.path.endsWith(".js")).contents;
-  const coreGzip = gzipSync(coreJs, { level: 9 }).length;
-  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  console.log(`playground: core bundle ${kb(coreJs.length)} minified, ${kb(coreGzip)} gzipped (budget ${kb(CORE_BUDGET)})`);
-  if (coreGzip > CORE_BUDGET) throw new Error(`the core bundle is ${kb(coreGzip)} gzipped, over the budget of ${kb(CORE_BUDGET)}`);
+  const core = await bundleCore();
+  console.log(`playground: core bundle ${kb(core.minified)} minified, ${kb(core.gzipped)} gzipped (budget ${kb(CORE_BUDGET)})`);
 
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
@@ -91,7 +101,9 @@ async function main() {
   console.log(`playground: page ${kb(appSize)} (${kb(gzipSync(readFileSync(join(OUT, js))).length)} gzipped) into ${relative(ROOT, OUT) || OUT} in ${Date.now() - started} ms`);
 }
 
-main().catch((error) => {
-  console.error(`playground build failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    console.error(`playground build failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}

@@ -10,6 +10,13 @@ import { seedStore } from "../../src/data/seed.js";
 import { startServer, type Running } from "../server/helpers.js";
 import { ROOT, buildPlayground, launch } from "./browser.js";
 
+/* eslint-disable @typescript-eslint/no-explicit-any */
+// The callbacks given to page.evaluate run in Chromium, where these exist; this Node test
+// program has no DOM library (its fetch types would clash with Node's), so they are declared loosely.
+declare const document: any, window: any, sessionStorage: any, localStorage: any, Image: any;
+type HTMLCanvasElement = any;
+type HTMLDialogElement = any;
+
 const ARTIFACTS = join(ROOT, "test-artifacts");
 let server: Running;
 let browser: Browser;
@@ -39,7 +46,7 @@ afterAll(async () => {
 async function paintedPixels(p: Page): Promise<number> {
   return p.evaluate(() => {
     let painted = 0;
-    for (const canvas of document.querySelectorAll<HTMLCanvasElement>("#chart canvas")) {
+    for (const canvas of document.querySelectorAll("#chart canvas") as HTMLCanvasElement[]) {
       const ctx = canvas.getContext("2d");
       if (!ctx || canvas.width === 0 || canvas.height === 0) continue;
       const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
