@@ -98,7 +98,7 @@ export function startLanguageServer(connection: Connection): void {
     }));
     void connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
   };
-  documents.onDidOpen((event) => publish(event.document));
+  // Fires on open as well as on every change.
   documents.onDidChangeContent((event) => publish(event.document));
   documents.onDidClose((event) => void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] }));
 
