@@ -324,8 +324,7 @@ async function run(): Promise<void> {
     if (lastRun.results[0]) await showChart(lastRun.results[0].symbol);
     else clearChart("No match to chart");
   } catch (error) {
-    message.textContent = error instanceof Error ? error.message : String(error);
-    message.className = "error";
+    showFailure(error);
   }
 }
 $("run").addEventListener("click", () => void run());
@@ -354,10 +353,16 @@ function showResults(outcome: RunOutcome): void {
       td.textContent = v === null || v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toPrecision(6);
       td.className = "num";
     }
-    const choose = (): void => void showChart(r.symbol);
+    const choose = (): void => void showChart(r.symbol).catch(showFailure);
     tr.addEventListener("click", choose);
     tr.addEventListener("keydown", (e) => e.key === "Enter" && choose());
   }
+}
+
+function showFailure(error: unknown): void {
+  const message = $("run-status");
+  message.textContent = error instanceof Error ? error.message : String(error);
+  message.className = "error";
 }
 
 // ---- the chart ------------------------------------------------------------------------------
