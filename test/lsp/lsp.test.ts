@@ -256,3 +256,23 @@ describe("xql lsp over stdio", () => {
     expect(data.slice(15, 20)).toEqual([0, 8, 4, 3, 0]);
   });
 });
+
+describe("xql lsp on the command line", () => {
+  it("refuses an unknown option or an argument with its usage (exit 2)", async () => {
+    const { xql } = await import("../cli/run-cli.js");
+    const bogus = await xql(["lsp", "--bogus"]);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain("Unknown option '--bogus'");
+    expect(bogus.stderr).toContain("Usage: xql lsp [--stdio]");
+    const extra = await xql(["lsp", "file.xql"]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain("Unexpected argument 'file.xql'");
+  });
+
+  it("ends with exit code 0 when the client closes the pipe", async () => {
+    const { xql } = await import("../cli/run-cli.js");
+    const closed = await xql(["lsp"], { input: "" });
+    expect(closed.code).toBe(0);
+    expect(closed.stdout).toBe("");
+  });
+});
