@@ -14,6 +14,7 @@ export const abs: FunctionModule = {
   extraLookback: () => 0,
   lookbackDoc: "L(x)",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Absolute value.",
   example: "abs(change(close, 1)) > atr(14)",
@@ -21,13 +22,12 @@ export const abs: FunctionModule = {
   phrases: [
     {
       category: "Price change and candles",
-      phrase: "doji (tiny body)",
+      phrase: "tiny body (a tenth of the bar's range)",
       query: "abs(close - open) <= (high - low) * 0.1",
       aliases: [
-        "doji",
-        "indecision candle",
+        "small body candle",
       ],
-      notes: "The body is at most a tenth of the bar's range: buyers and sellers ended even.",
+      notes: "The body is at most a tenth of the bar's own range: buyers and sellers ended even (doji is TA-Lib's stricter test against the bars before).",
     },
   ],
 };
