@@ -232,7 +232,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
     let universe;
     try {
-      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache, ...fetchOptions });
+      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache, fetch: compiled.fetch, ...fetchOptions });
     } catch (error) {
       request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
       await giveBack();
