@@ -10,6 +10,8 @@ import { explainQuery } from "./plan/explain.js";
 import { planQuery, type Planned } from "./plan/plan.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_WARMUP_CEILING,
+  type FetchSource,
   DEFAULT_MARKETS,
   type ErrorBody,
   type Instrument,
@@ -38,6 +40,13 @@ export interface CompiledQuery {
   readonly plan: Plan;
   /** The mechanical rendering of the query (exactly the `explanation` of the explain body). */
   readonly explanation: string;
+  /**
+   * What to fetch per plan source, in plan order: `{ timeframe, series, bars }` with
+   * `bars = max(minLookback, warmup)`. The warm-up lets recursive indicators (EMA, RSI, ATR,
+   * MACD, ...) forget their seed to 1e-6: at least 300 bars, at most `warmupCeiling` (default
+   * 5000). Give `run` this many bars per source for values that match the whole history.
+   */
+  readonly fetch: readonly FetchSource[];
   /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
    * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
@@ -102,20 +111,24 @@ interface Compiled {
   readonly planned: Planned;
 }
 
-function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number } {
+function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number; warmupCeiling: number } {
   const markets = options?.markets ?? DEFAULT_MARKETS;
   const lookbackCeiling = options?.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING;
+  const warmupCeiling = options?.warmupCeiling ?? DEFAULT_WARMUP_CEILING;
   if (!Array.isArray(markets) || markets.some((m) => typeof m !== "string")) {
     throw new TypeError("options.markets must be an array of strings");
   }
   if (!Number.isInteger(lookbackCeiling) || lookbackCeiling < 1) {
     throw new TypeError("options.lookbackCeiling must be a positive integer");
   }
-  return { markets, lookbackCeiling };
+  if (!Number.isInteger(warmupCeiling) || warmupCeiling < 1) {
+    throw new TypeError("options.warmupCeiling must be a positive integer");
+  }
+  return { markets, lookbackCeiling, warmupCeiling };
 }
 
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
-  const { markets, lookbackCeiling } = resolveOptions(options);
+  const { markets, lookbackCeiling, warmupCeiling } = resolveOptions(options);
   if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
   let ast;
   try {
@@ -126,7 +139,7 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
     throw error;
   }
   const checked = check(ast, query, markets);
-  const planned = planQuery(checked, lookbackCeiling);
+  const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
   return { checked, planned };
 }
 
@@ -205,6 +218,7 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
   return Object.freeze({
     plan: planned.plan,
     explanation,
+    fetch: planned.fetch,
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
     history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
       const bars = options.bars ?? DEFAULT_HISTORY_BARS;

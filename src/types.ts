@@ -72,6 +72,20 @@ export interface PlanSource {
 }
 
 /** The data-requirements manifest of a query. */
+/**
+ * What to fetch for one source of a plan so that every value at the latest bar is defined and
+ * every recursive indicator has converged (decisions §1 "Evaluation"): the plan source's
+ * timeframe and series, and `bars = max(minLookback, warmup)`.
+ */
+export interface FetchSource {
+  /** The timeframe whose bars are read (as in the plan). */
+  timeframe: Timeframe;
+  /** Sorted names of the raw series needed (as in the plan). */
+  series: RawSeries[];
+  /** Bars to fetch: at least the plan's minLookback, and the source's warm-up. */
+  bars: number;
+}
+
 export interface Plan {
   /** The market queried, in its configured spelling (`"forex"` plans as `FOREX`). */
   market: string;
@@ -197,9 +211,21 @@ export interface XqlOptions {
   markets?: readonly string[];
   /** Largest minLookback a source may need. Default 300. */
   lookbackCeiling?: number;
+  /**
+   * Largest warm-up a source may ask for (`compile(q).fetch`): recursive indicators are fetched
+   * enough history to forget their seed, capped here. Default 5000. Not an error when exceeded:
+   * the warm-up is cut to the ceiling.
+   */
+  warmupCeiling?: number;
 }
 
 /** The markets a query may name when {@link XqlOptions.markets} is not given. */
 export const DEFAULT_MARKETS: readonly string[] = ["FOREX", "CRYPTO"];
 /** The largest `minLookback` a source may need when {@link XqlOptions.lookbackCeiling} is not given. */
 export const DEFAULT_LOOKBACK_CEILING = 300;
+
+/** The fewest bars of warm-up a source gets: the bars fetched before warm-up followed convergence. */
+export const MIN_WARMUP = 300;
+
+/** The largest warm-up a source may ask for when {@link XqlOptions.warmupCeiling} is not given. */
+export const DEFAULT_WARMUP_CEILING = 5000;

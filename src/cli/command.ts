@@ -5,7 +5,7 @@
  * that table. Each command lives in `src/cli/commands/` and is listed in `main.ts`.
  */
 import { parseArgs } from "node:util";
-import { closest } from "../check/suggest.js";
+import { closest } from "../suggest.js";
 
 /** A stream a command writes to: `process.stdout`, or a test's collector. */
 export interface CliOutput {

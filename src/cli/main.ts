@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { CliIo, Command } from "./command.js";
 import { CliError, UsageError, processIo, wantsHelp } from "./command.js";
-import { closest } from "../check/suggest.js";
+import { closest } from "../suggest.js";
 import { VERSION } from "../version.js";
 
 const loaders: Record<string, () => Promise<Command>> = {
@@ -20,6 +20,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   keys: async () => (await import("./commands/keys.js")).keysCommand,
   data: async () => (await import("./commands/data.js")).dataCommand,
+  lsp: async () => (await import("./commands/lsp.js")).lspCommand,
 };
 
 /**
@@ -33,6 +34,7 @@ const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   data: ["better-sqlite3", "pg"],
   serve: ["fastify", "better-sqlite3", "pg", "ioredis"],
   mcp: ["@modelcontextprotocol/sdk", "zod"],
+  lsp: ["vscode-languageserver", "vscode-languageserver-textdocument"],
 };
 
 function usage(commands: Command[]): string {

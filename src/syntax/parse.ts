@@ -8,7 +8,7 @@ import { syntaxError, XqlError, type Stage } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
 import { xqlParser } from "./parser.js";
 import * as T from "./tokens.js";
-import { unknownTimeframeMessage } from "../check/suggest.js";
+import { unknownTimeframeMessage } from "../suggest.js";
 import { TIMEFRAMES } from "../types.js";
 
 /** Deepest nesting of parentheses, brackets and prefix operators a query may use. */

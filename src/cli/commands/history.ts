@@ -113,7 +113,7 @@ function compileOrReport(
   query: string,
   file: string | undefined,
   format: Format,
-  options: { markets: readonly string[]; lookbackCeiling?: number },
+  options: { markets: readonly string[]; lookbackCeiling?: number; warmupCeiling?: number },
 ): CompiledQuery | undefined {
   try {
     return compile(query, options);
@@ -133,10 +133,12 @@ export const historyCommand: Command = {
     const format = formatOption("history", values.format);
     const bars = positiveInteger(values.bars, "bars", DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS);
     const lookbackCeiling = positiveOption("history", "ceiling", values.ceiling);
-    const warmup = positiveOption("history", "warmup-ceiling", values["warmup-ceiling"]) ?? DEFAULT_WARMUP;
+    const warmupCeiling = positiveOption("history", "warmup-ceiling", values["warmup-ceiling"]);
+    // The floor of 300 bars per source is cut too when the ceiling is lower.
+    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const file = positionals[0];
     const query = await readQueryArg(file, io);
-    const limits = lookbackCeiling === undefined ? {} : { lookbackCeiling };
+    const limits = { ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }), ...(warmupCeiling === undefined ? {} : { warmupCeiling }) };
 
     let universe: Instrument[];
     let compiled: CompiledQuery | undefined;
@@ -145,7 +147,8 @@ export const historyCommand: Command = {
       compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits });
       if (!compiled) return 1;
       const { plan } = compiled;
-      const count = Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup))) + bars;
+      const count =
+        Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup)), ...compiled.fetch.map((f) => f.bars)) + bars;
       universe = syntheticUniverse({
         market: plan.market,
         symbols: SYNTHETIC_SYMBOLS[plan.market] ?? 0,
@@ -160,7 +163,7 @@ export const historyCommand: Command = {
         compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
         if (!compiled) return 1;
         await seedOnFirstUse(store, io.stderr);
-        universe = await fetchUniverse(store, compiled.plan, { warmup, extraBaseBars: bars - 1 });
+        universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch, extraBaseBars: bars - 1 });
       } finally {
         await store.close();
       }

@@ -2,7 +2,7 @@
 import type { CliIo, Command } from "../command.js";
 import { UsageError, formatOption, optionsHelp, parseCommandLine, pick } from "../command.js";
 import { hashApiKey, issueApiKey, looksLikeApiKey } from "../../data/keys.js";
-import { closest } from "../../check/suggest.js";
+import { closest } from "../../suggest.js";
 import { TIERS, TIER_LIMITS, isTier } from "../../data/store.js";
 import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";

@@ -61,7 +61,10 @@ export const runCommand: Command = {
     const { values, positionals } = parseCommandLine("run", args, OPTIONS, 1);
     const format = formatOption("run", values.format);
     const lookbackCeiling = positiveInteger("run", "ceiling", values.ceiling);
-    const warmup = positiveInteger("run", "warmup-ceiling", values["warmup-ceiling"]) ?? DEFAULT_WARMUP;
+    const warmupCeiling = positiveInteger("run", "warmup-ceiling", values["warmup-ceiling"]);
+    // The floor of 300 bars per source is cut too when the ceiling is lower.
+    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
+    const limits = { ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }), ...(warmupCeiling === undefined ? {} : { warmupCeiling }) };
     const file = positionals[0];
     const query = await readQueryArg(file, io);
 
@@ -69,10 +72,10 @@ export const runCommand: Command = {
     let compiled: CompiledQuery | undefined;
     if (values.synthetic) {
       if (values.db !== undefined) throw new UsageError("xql run: --synthetic uses no database; drop --db");
-      compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, lookbackCeiling });
+      compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits });
       if (!compiled) return 1;
       const { plan } = compiled;
-      const bars = Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup))) + 1;
+      const bars = Math.max(...compiled.fetch.map((s) => fetchCount(s.bars, warmup))) + 1;
       universe = syntheticUniverse({
         market: plan.market,
         symbols: SYNTHETIC_SYMBOLS[plan.market] ?? 0,
@@ -84,10 +87,10 @@ export const runCommand: Command = {
       const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
       const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
       try {
-        compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), lookbackCeiling });
+        compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
         if (!compiled) return 1;
         await seedOnFirstUse(store, io.stderr);
-        universe = await fetchUniverse(store, compiled.plan, { warmup });
+        universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch });
       } finally {
         await store.close();
       }

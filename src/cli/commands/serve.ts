@@ -7,6 +7,20 @@ import { FallbackKeyStore } from "../../data/key-fallback.js";
 import { PostgresStore } from "../../data/postgres.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The built playground: `dist/playground` beside the bin's `dist/cli/`, or, running the
+ * sources (tsx), the checkout's `dist/playground` after `npm run build`.
+ */
+function playgroundDir(): string | undefined {
+  for (const candidate of ["../playground/", "../../../dist/playground/"]) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  return undefined;
+}
 
 const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("quiet") };
 
@@ -15,7 +29,8 @@ const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postg
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
-  GET /health         GET /openapi.json
+  GET /xql/bars       GET /health        GET /openapi.json
+  GET /               the playground (open http://127.0.0.1:8787/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
@@ -47,7 +62,9 @@ export const serveCommand: Command = {
     if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`xql serve: --port must be an integer from 0 to 65535, got '${portText}'`);
     const host = values.host ?? "127.0.0.1";
     const lookbackCeiling = positiveInteger("serve", "ceiling", values.ceiling);
-    const warmup = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]) ?? DEFAULT_WARMUP;
+    const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
+    // The floor of 300 bars per source is cut too when the ceiling is lower.
+    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
 
     const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
@@ -68,7 +85,9 @@ export const serveCommand: Command = {
       warmup,
       markets: await marketsOf(store),
       ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
+      ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
       logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
+      playgroundDir: playgroundDir(),
     });
     try {
       await app.listen({ port, host });
