@@ -60,7 +60,7 @@ if grep -q "EBADENGINE" "$work/light-install.log"; then
   echo "installing xql warns EBADENGINE on node $(node --version)" >&2
   exit 1
 fi
-for heavy in fastify better-sqlite3 pg ioredis @modelcontextprotocol/sdk zod; do
+for heavy in fastify better-sqlite3 pg ioredis @modelcontextprotocol/sdk zod vscode-languageserver; do
   [ ! -e "$light/node_modules/$heavy" ] || { echo "npm install xql installed $heavy: the library install must stay light" >&2; exit 1; }
 done
 if find "$light/node_modules" -name "*.node" -print -quit | grep -q .; then
