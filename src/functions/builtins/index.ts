@@ -26,6 +26,33 @@ import { change } from "./change.js";
 import { abs } from "./abs.js";
 import { min } from "./min.js";
 import { max } from "./max.js";
+import { stoch_k } from "./stoch_k.js";
+import { stoch_d } from "./stoch_d.js";
+import { stochrsi_k } from "./stochrsi_k.js";
+import { stochrsi_d } from "./stochrsi_d.js";
+import { willr } from "./willr.js";
+import { cci } from "./cci.js";
+import { mfi } from "./mfi.js";
+import { cmo } from "./cmo.js";
+import { trix } from "./trix.js";
+import { ppo } from "./ppo.js";
+import { ultosc } from "./ultosc.js";
+import { bop } from "./bop.js";
+import { adx } from "./adx.js";
+import { dx } from "./dx.js";
+import { plus_di } from "./plus_di.js";
+import { minus_di } from "./minus_di.js";
+import { aroon_up } from "./aroon_up.js";
+import { aroon_down } from "./aroon_down.js";
+import { aroon_osc } from "./aroon_osc.js";
+import { rising } from "./rising.js";
+import { falling } from "./falling.js";
+import { count } from "./count.js";
+import { bars_since } from "./bars_since.js";
+import { cross } from "./cross.js";
+import { log } from "./log.js";
+import { sqrt } from "./sqrt.js";
+import { sign } from "./sign.js";
 import { dema } from "./dema.js";
 import { tema } from "./tema.js";
 import { trima } from "./trima.js";
@@ -78,6 +105,28 @@ export const MODULES: readonly FunctionModule[] = [
   abs,
   min,
   max,
+  // Oscillators
+  stoch_k,
+  stoch_d,
+  stochrsi_k,
+  stochrsi_d,
+  willr,
+  cci,
+  mfi,
+  cmo,
+  trix,
+  ppo,
+  ultosc,
+  bop,
+  // Trend strength: Wilder's directional movement and Chande's Aroon
+  adx,
+  dx,
+  plus_di,
+  minus_di,
+  aroon_up,
+  aroon_down,
+  aroon_osc,
+  // Averages, trend, channels, volume and statistics
   dema,
   tema,
   trima,
@@ -107,4 +156,14 @@ export const MODULES: readonly FunctionModule[] = [
   zscore,
   correl,
   percent_rank,
+  // Events
+  rising,
+  falling,
+  count,
+  bars_since,
+  cross,
+  // Math
+  log,
+  sqrt,
+  sign,
 ];
