@@ -82,6 +82,22 @@ import { sum } from "./sum.js";
 import { zscore } from "./zscore.js";
 import { correl } from "./correl.js";
 import { percent_rank } from "./percent_rank.js";
+import { doji } from "./doji.js";
+import { hammer } from "./hammer.js";
+import { hanging_man } from "./hanging_man.js";
+import { inverted_hammer } from "./inverted_hammer.js";
+import { shooting_star } from "./shooting_star.js";
+import { bullish_engulfing } from "./bullish_engulfing.js";
+import { bearish_engulfing } from "./bearish_engulfing.js";
+import { bullish_harami } from "./bullish_harami.js";
+import { bearish_harami } from "./bearish_harami.js";
+import { piercing } from "./piercing.js";
+import { dark_cloud_cover } from "./dark_cloud_cover.js";
+import { morning_star } from "./morning_star.js";
+import { evening_star } from "./evening_star.js";
+import { three_white_soldiers } from "./three_white_soldiers.js";
+import { three_black_crows } from "./three_black_crows.js";
+import { marubozu } from "./marubozu.js";
 
 export const MODULES: readonly FunctionModule[] = [
   sma,
@@ -166,4 +182,21 @@ export const MODULES: readonly FunctionModule[] = [
   log,
   sqrt,
   sign,
+  // Candlestick patterns
+  doji,
+  hammer,
+  hanging_man,
+  inverted_hammer,
+  shooting_star,
+  bullish_engulfing,
+  bearish_engulfing,
+  bullish_harami,
+  bearish_harami,
+  piercing,
+  dark_cloud_cover,
+  morning_star,
+  evening_star,
+  three_white_soldiers,
+  three_black_crows,
+  marubozu,
 ];
