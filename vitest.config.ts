@@ -1,10 +1,36 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Three projects. `npm test` runs `unit` and `isolated`, the quick loop: the language,
+ * evaluator, stores, HTTP on loopback in-process, golden files, properties, the conformance
+ * corpus and the CLI through main(argv, io). `unit` shares one module graph per worker
+ * (`isolate: false`): importing the registry, the parser and Fastify once per worker instead
+ * of once per file cuts the loop's CPU time to about a third. A test file that replaces a
+ * module (`vi.mock`) goes in `ISOLATED_TESTS` and gets its own graph. `process` holds the
+ * tests that start real processes (the `xql` binary, `xql serve` with signals, the MCP bridge
+ * over stdio) or need PostgreSQL and Redis; `npm run check` (scripts/check.sh, what CI
+ * calls) runs all three.
+ */
+const PROCESS_TESTS = [
+  "test/cli/process.test.ts",
+  "test/cli/serve-run.test.ts",
+  "test/cli/data.test.ts",
+  "test/cli/history.test.ts",
+  "test/mcp/bridge.test.ts",
+  "test/package/version.test.ts",
+  "test/scale/**/*.test.ts",
+];
+const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...PROCESS_TESTS, ...ISOLATED_TESTS], isolate: false } },
+      { extends: true, test: { name: "isolated", include: ISOLATED_TESTS } },
+      { extends: true, test: { name: "process", include: PROCESS_TESTS } },
+    ],
   },
 });

@@ -51,3 +51,54 @@ export function withSuggestion(base: string, name: string, candidates: Iterable<
   const suggestion = closest(name, candidates);
   return suggestion === undefined ? base : `${base}, did you mean '${suggestion}'?`;
 }
+
+/** Units people write after a count (`15m`, `4h`, `1d`), as XQL names the timeframe's letter. */
+const COUNT_UNITS: Readonly<Record<string, "m" | "h" | "d" | "w">> = {
+  m: "m", min: "m", mins: "m", minute: "m", minutes: "m",
+  h: "h", hr: "h", hrs: "h", hour: "h", hours: "h",
+  d: "d", day: "d", days: "d",
+  w: "w", wk: "w", week: "w", weeks: "w",
+};
+
+/** Words for a timeframe, as chart tools and people spell them. */
+const TIMEFRAME_WORDS: Readonly<Record<string, string>> = {
+  daily: "d", day: "d", weekly: "w", week: "w", hourly: "h1", hour: "h1",
+};
+
+/**
+ * The timeframe meant by a common spelling of it: `1h` → `h1`, `15m` → `m15`, `4H` → `h4`,
+ * `1d`/`daily`/`D` → `d`, `1w`/`weekly` → `w`, `H1` → `h1`; else the closest by edit distance.
+ */
+export function intendedTimeframe(written: string, timeframes: readonly string[]): string | undefined {
+  const lower = written.toLowerCase();
+  if (timeframes.includes(lower)) return lower;
+  const word = TIMEFRAME_WORDS[lower];
+  if (word !== undefined && timeframes.includes(word)) return word;
+  // A bare count is minutes, as chart tools write intervals (`60`, `240`).
+  const counted = /^(\d+)\s*([a-z]*)$/.exec(lower.replace(/^(\d+)$/, "$1m"));
+  if (counted) {
+    const count = Number(counted[1]);
+    const unit = COUNT_UNITS[counted[2]!];
+    // A day or a week is written without its count (`d`, not `d1`); 60m is h1, 240m is h4.
+    const candidates =
+      unit === "d" || unit === "w" ? (count === 1 ? [unit] : [])
+      : unit === "m" && count % 60 === 0 ? [`h${count / 60}`, `m${count}`]
+      : unit !== undefined ? [`${unit}${count}`]
+      : [];
+    return candidates.find((c) => timeframes.includes(c));
+  }
+  const swapped = /^([a-z])(\d+)$/.exec(lower);
+  if (swapped && (swapped[1] === "d" || swapped[1] === "w") && swapped[2] === "1") return swapped[1];
+  return closest(written, timeframes);
+}
+
+/**
+ * `Unknown timeframe '1h', did you mean 'h1'? Timeframes are m1 m5 m15 m30 h1 h4 d w`: the
+ * message for any timeframe XQL does not know, in `timeframe =` and as a `tf::` prefix.
+ */
+export function unknownTimeframeMessage(written: string, timeframes: readonly string[], asPrefix = false): string {
+  const meant = intendedTimeframe(written, timeframes);
+  const shown = asPrefix ? `${written}::` : written;
+  const suggestion = meant === undefined ? "" : `, did you mean '${asPrefix ? `${meant}::` : meant}'?`;
+  return `Unknown timeframe '${shown}'${suggestion}${meant === undefined ? ";" : ""} Timeframes are ${timeframes.join(" ")}`;
+}

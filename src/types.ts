@@ -43,7 +43,7 @@ export interface Position {
   offset: number;
 }
 
-/** The error body of the spec: syntax errors carry a position, plan errors never do. */
+/** The error body (docs/errors.md): syntax errors carry a position, plan errors never do. */
 export interface ErrorBody {
   /** `syntax` (the text is wrong at `position`) or `plan` (well-formed, but not plannable). */
   type: "syntax" | "plan";
@@ -71,7 +71,6 @@ export interface PlanSource {
   minLookback: number;
 }
 
-/** The data-requirements manifest of a query. */
 /**
  * What to fetch for one source of a plan so that every value at the latest bar is defined and
  * every recursive indicator has converged (decisions §1 "Evaluation"): the plan source's
@@ -86,6 +85,7 @@ export interface FetchSource {
   bars: number;
 }
 
+/** The data-requirements manifest of a query. */
 export interface Plan {
   /** The market queried, in its configured spelling (`"forex"` plans as `FOREX`). */
   market: string;
@@ -195,14 +195,22 @@ export interface HistoryResult {
     /** Distinct symbols among the matches. */
     symbolsMatched: number;
     /** Forward returns at 1, 5 and 20 base bars. */
-    forward: { "1": ForwardStats; "5": ForwardStats; "20": ForwardStats };
+    forward: {
+      /** Returns one base bar after each match. */
+      "1": ForwardStats;
+      /** Returns five base bars after each match. */
+      "5": ForwardStats;
+      /** Returns twenty base bars after each match. */
+      "20": ForwardStats;
+    };
   };
   /** Over the window: instruments considered, matches before limit, skipped, latest bar. */
   meta: RunMeta;
 }
 
-/** The default and largest window of screen history over HTTP. */
+/** The window of screen history when none is given: the last 100 base bars. */
 export const DEFAULT_HISTORY_BARS = 100;
+/** The largest window `POST /xql/history` accepts (the library takes any positive integer). */
 export const MAX_HISTORY_BARS = 1000;
 
 /** Options shared by `validate`, `explain` and `compile`. */

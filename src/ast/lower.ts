@@ -5,7 +5,7 @@
  */
 import type { CstNode, IToken } from "chevrotain";
 import { syntaxError, XqlError } from "../errors.js";
-import { withSuggestion } from "../suggest.js";
+import { unknownTimeframeMessage } from "../suggest.js";
 import type * as C from "../syntax/cst.js";
 import { miscasedKeyword, miscasedKeywordError, parseText } from "../syntax/parse.js";
 import { isTimeframe, TIMEFRAMES, type Timeframe } from "../types.js";
@@ -38,10 +38,8 @@ class Lowerer {
     throw syntaxError(this.text, offset, message, "lower");
   }
 
-  private timeframe(name: string, at: number): Timeframe {
-    if (!isTimeframe(name)) {
-      this.fail(at, withSuggestion(`Unknown timeframe '${name}'`, name, TIMEFRAMES));
-    }
+  private timeframe(name: string, at: number, asPrefix = false): Timeframe {
+    if (!isTimeframe(name)) this.fail(at, unknownTimeframeMessage(name, TIMEFRAMES, asPrefix));
     return name;
   }
 
@@ -202,7 +200,7 @@ class Lowerer {
     const c = cst.children;
     const prefix = c.TimeframePrefix?.[0];
     if (prefix) {
-      const timeframe = this.timeframe(prefix.image.slice(0, -2), prefix.startOffset);
+      const timeframe = this.timeframe(prefix.image.slice(0, -2), prefix.startOffset, true);
       return {
         kind: "timeframe",
         timeframe,

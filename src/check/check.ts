@@ -207,9 +207,18 @@ class Checker {
     };
   }
 
-  private names(): string[] {
+  /**
+   * The names a did-you-mean may offer where `place` stands: a value takes the lets in scope,
+   * the series and the zero-parameter built-ins (written bare, like `obv`); a call takes the
+   * functions that take arguments. So `avgw` written as a value beside `let avgv = ...`
+   * suggests `avgv`, never the function `avg`, and `obvv()` does not suggest `obv()`.
+   */
+  private names(place: "value" | "call"): string[] {
+    const functions = [...FUNCTIONS.values()];
+    if (place === "call") return functions.filter((fn) => fn.params.length > 0).map((fn) => fn.name);
     const visible = [...this.lets.values()].filter((l) => l.index < this.scopeLimit).map((l) => l.binding.name);
-    return [...visible, ...SERIES.keys(), ...FUNCTIONS.keys()];
+    const bare = functions.filter((fn) => fn.params.length === 0).map((fn) => fn.name);
+    return [...visible, ...SERIES.keys(), ...bare];
   }
 
   private expect(checked: Checked, type: ValueType, at: Span, what: string): IrNode | undefined {
@@ -343,7 +352,7 @@ class Checker {
     if ((KEYWORDS as readonly string[]).includes(lower)) {
       return this.error(span.start, `Unexpected '${name}'; keywords are lower case: did you mean '${lower}'?`);
     }
-    return this.error(span.start, withSuggestion(`Unknown identifier '${name}'`, name, this.names()));
+    return this.error(span.start, withSuggestion(`Unknown identifier '${name}'`, name, this.names("value")));
   }
 
   private call(e: Call): Checked {
@@ -351,7 +360,7 @@ class Checker {
     if (!fn) {
       if (SERIES.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a series, not a function`);
       if (this.lets.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a let binding, not a function`);
-      return this.error(e.calleeSpan.start, withSuggestion(`Unknown identifier '${e.callee}'`, e.callee, this.names()));
+      return this.error(e.calleeSpan.start, withSuggestion(`Unknown identifier '${e.callee}'`, e.callee, this.names("call")));
     }
     if (fn.params.length === 0) {
       return this.error(

@@ -1,6 +1,14 @@
-/** The `xql` command line: dispatches to the commands in `./commands/`. */
-import type { Command } from "./command.js";
-import { UsageError, wantsHelp } from "./command.js";
+/**
+ * The `xql` command line: dispatches to the commands in `./commands/`. `main(argv, io)` runs
+ * in-process (the tests call it with their own streams); run as a program, this module calls
+ * it with the process's.
+ */
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import type { CliIo, Command } from "./command.js";
+import { CliError, UsageError, processIo, wantsHelp } from "./command.js";
+import { closest } from "../suggest.js";
 import { VERSION } from "../version.js";
 
 const loaders: Record<string, () => Promise<Command>> = {
@@ -12,6 +20,21 @@ const loaders: Record<string, () => Promise<Command>> = {
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   keys: async () => (await import("./commands/keys.js")).keysCommand,
   data: async () => (await import("./commands/data.js")).dataCommand,
+  lsp: async () => (await import("./commands/lsp.js")).lspCommand,
+};
+
+/**
+ * The packages `npm i xql` leaves out (optional peer dependencies, so a library user installs
+ * no native addon and no server framework) that a command needs. Commands not listed need none.
+ */
+const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  run: ["better-sqlite3", "pg"],
+  history: ["better-sqlite3", "pg"],
+  keys: ["better-sqlite3", "pg"],
+  data: ["better-sqlite3", "pg"],
+  serve: ["fastify", "better-sqlite3", "pg", "ioredis"],
+  mcp: ["@modelcontextprotocol/sdk", "zod"],
+  lsp: ["vscode-languageserver", "vscode-languageserver-textdocument"],
 };
 
 function usage(commands: Command[]): string {
@@ -29,45 +52,95 @@ function usage(commands: Command[]): string {
   ].join("\n");
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** The command's optional packages that cannot be found from here, with the ranges xql supports. */
+function missingPackages(name: string): string[] {
+  const require = createRequire(import.meta.url);
+  let peers: Record<string, string> = {};
+  try {
+    peers = (require("../../package.json") as { peerDependencies?: Record<string, string> }).peerDependencies ?? {};
+  } catch {
+    // Run from the sources without a package.json two levels up: ranges are left out.
+  }
+  return (OPTIONAL_PACKAGES[name] ?? [])
+    .filter((pkg) => {
+      try {
+        require.resolve(pkg);
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .map((pkg) => (peers[pkg] ? `${pkg}@${peers[pkg]}` : pkg));
+}
+
+/** Runs `xql ...argv`; resolves to the exit code. Never throws: every failure is a message. */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
   if (name === "--version" || name === "-v") {
-    process.stdout.write(`${VERSION}\n`);
+    io.stdout.write(`${VERSION}\n`);
     return 0;
   }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const commands = await Promise.all(Object.values(loaders).map((load) => load()));
-    process.stdout.write(usage(commands));
+    (name === undefined ? io.stderr : io.stdout).write(usage(commands));
     return name === undefined ? 2 : 0;
   }
   const load = loaders[name];
   if (!load) {
-    process.stderr.write(`Unknown command '${name}'. Run \`xql --help\` for the list.\n`);
+    const meant = closest(name, Object.keys(loaders));
+    io.stderr.write(`xql: unknown command '${name}'${meant ? `, did you mean '${meant}'?` : ""} Run \`xql --help\` for the list.\n`);
     return 2;
   }
-  const command = await load();
-  if (wantsHelp(rest)) {
-    process.stdout.write(command.help.endsWith("\n") ? command.help : `${command.help}\n`);
-    return 0;
-  }
+  let command: Command | undefined;
   try {
-    return await command.run(rest);
+    command = await load();
+    if (wantsHelp(rest)) {
+      io.stdout.write(command.help.endsWith("\n") ? command.help : `${command.help}\n`);
+      return 0;
+    }
+    return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n\n${command.help}\n`);
+      io.stderr.write(`${error.message}\nRun \`xql ${name} --help\` for its options.\n`);
       return 2;
     }
-    process.stderr.write(`xql ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof CliError) {
+      io.stderr.write(`xql ${name}: ${error.message}\n`);
+      return 1;
+    }
+    const code = (error as { code?: string }).code;
+    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" ? missingPackages(name) : [];
+    if (missing.length > 0) {
+      io.stderr.write(
+        `xql ${name}: needs ${missing.map((m) => m.replace(/@[^@]*$/, "")).join(", ")}, which \`npm install xql\` leaves out ` +
+          `so that the library installs light. Install ${missing.length === 1 ? "it" : "them"} beside xql: npm install ${missing.join(" ")}\n`,
+      );
+      return 1;
+    }
+    io.stderr.write(`xql ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+/** True when this module is the program node was started with (the `xql` bin, or `tsx src/cli/main.ts`). */
+function isEntryPoint(): boolean {
+  const started = process.argv[1];
+  if (started === undefined) return false;
+  try {
+    return realpathSync(started) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,5 +1,6 @@
 /** A one-line progress bar on standard error, drawn only when it is a terminal. */
 import type { ProgressListener } from "../data/store.js";
+import type { CliOutput } from "./command.js";
 
 export interface Progress {
   update: ProgressListener;
@@ -10,7 +11,7 @@ export interface Progress {
 const WIDTH = 30;
 
 /** A bar labelled `label`; a no-op when standard error is not a terminal (logs and pipes stay clean). */
-export function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function progressBar(label: string, stream: CliOutput = process.stderr, clock: () => number = Date.now): Progress {
   if (!stream.isTTY) return { update: () => {}, done: () => {} };
   let drawn = false;
   let last = 0;
@@ -23,7 +24,7 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
   };
   return {
     update(done, total) {
-      const now = Date.now();
+      const now = clock();
       // Redraw at most ten times a second, and always at the end.
       if (done < total && now - last < 100) return;
       last = now;

@@ -1,46 +1,76 @@
 /** Where the commands find the database (embedded SQLite file or PostgreSQL URL), and opening it (seeded on first use when asked). */
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { PostgresStore, isPostgresUrl } from "../data/postgres.js";
 import { SqliteStore } from "../data/sqlite.js";
 import { DEFAULT_MARKETS } from "../types.js";
+import { CliError, type CliOutput } from "./command.js";
 import { progressBar } from "./progress.js";
 
 /** The store a command opens: the embedded SQLite file or a shared PostgreSQL database. */
 export type CliStore = SqliteStore | PostgresStore;
 
 /**
- * The database: `--db FILE|postgres://…`, else `$XQL_DATABASE_URL` (a PostgreSQL URL),
- * else `$XQL_DB`, else `.xql/xql.db` under the current directory.
+ * The per-user database file: `$XDG_DATA_HOME/xql/xql.db`, else `~/.local/share/xql/xql.db`.
+ * One file for the user, whatever the current directory, so `xql run` in another directory
+ * finds the same bars and keys instead of seeding a second copy there.
  */
-export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  if (isPostgresUrl(flag)) return flag;
-  if (flag !== undefined && flag !== "") return resolve(flag);
-  if (isPostgresUrl(env.XQL_DATABASE_URL)) return env.XQL_DATABASE_URL;
-  if (env.XQL_DB) return resolve(env.XQL_DB);
-  return resolve(".xql", "xql.db");
+export function defaultDatabaseFile(env: NodeJS.ProcessEnv = process.env): string {
+  // The XDG base directory spec: a relative XDG_DATA_HOME is invalid and ignored.
+  const dataHome = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(env.HOME || homedir(), ".local", "share");
+  return join(dataHome, "xql", "xql.db");
 }
 
-/** Opens (creating and migrating) the store at `file`; a PostgreSQL URL connects and migrates on first use. */
-export function openStore(file: string): CliStore {
+/**
+ * The database: `--db FILE|postgres://…`, else `$XQL_DATABASE_URL` (a PostgreSQL URL),
+ * else `$XQL_DB`, else {@link defaultDatabaseFile}. Relative paths resolve against `cwd`.
+ */
+export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  if (isPostgresUrl(flag)) return flag;
+  if (flag !== undefined && flag !== "") return resolve(cwd, flag);
+  if (isPostgresUrl(env.XQL_DATABASE_URL)) return env.XQL_DATABASE_URL;
+  if (env.XQL_DB) return resolve(cwd, env.XQL_DB);
+  return defaultDatabaseFile(env);
+}
+
+/**
+ * Opens (creating and migrating) the store at `file`; a PostgreSQL URL connects and migrates
+ * on first use. With `stderr`, a SQLite file that did not exist yet is named there once, so
+ * nobody wonders where 100 MB of bars went.
+ */
+export function openStore(file: string, stderr?: CliOutput): CliStore {
   if (isPostgresUrl(file)) return new PostgresStore(file);
-  try {
-    return new SqliteStore(file);
-  } catch (error) {
-    throw new Error(`Cannot open the database ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new CliError(`the database ${file} is a directory; give --db a file name such as ${join(file, "xql.db")}`);
   }
+  const created = !existsSync(file);
+  let store: SqliteStore;
+  try {
+    store = new SqliteStore(file);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason =
+      code === "EACCES" || code === "EPERM" ? `permission denied in ${dirname(file)}`
+      : code === "ENOTDIR" || code === "EEXIST" ? `a part of ${dirname(file)} is a file, not a directory`
+      : error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot open the database ${file}: ${reason}`);
+  }
+  if (created) stderr?.write(`xql: created the database ${file}\n`);
+  return store;
 }
 
 /** Seeds the synthetic universe when the store holds no bars, telling the user on standard error. */
-export async function seedOnFirstUse(store: CliStore): Promise<void> {
+export async function seedOnFirstUse(store: CliStore, stderr: CliOutput = process.stderr): Promise<void> {
   if ((await store.barCount()) > 0) return;
-  process.stderr.write(`xql: ${store.file} holds no bars; seeding the synthetic FOREX and CRYPTO universe (once)\n`);
-  const progress = progressBar("Seeding");
+  stderr.write(`xql: ${store.file} holds no bars; seeding the synthetic FOREX and CRYPTO universe (once)\n`);
+  const progress = progressBar("Seeding", stderr);
   const started = Date.now();
   // Loaded here: only a first use needs the synthetic generator, not `keys` or `data import`.
   const { seedIfEmpty } = await import("../data/seed.js");
   const written = await seedIfEmpty(store, { onProgress: progress.update });
   progress.done();
-  process.stderr.write(`xql: seeded ${written.toLocaleString("en-US")} bars in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  stderr.write(`xql: seeded ${written.toLocaleString("en-US")} bars in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 /** The markets queries may name: the defaults plus every market holding bars (e.g. from an import). */

@@ -15,6 +15,7 @@ import type { BarStore, KeyStore, QuotaStore, Tier } from "../data/store.js";
 import { TIER_LIMITS } from "../data/store.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
+import { registerPlayground } from "./playground.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -49,12 +50,16 @@ export interface ServerOptions {
   markets?: readonly string[];
   /** Largest minLookback a source may need. Default 300. */
   lookbackCeiling?: number;
+  /** Largest warm-up a source may ask for (`XqlOptions.warmupCeiling`). Default 5000. */
+  warmupCeiling?: number;
   /** Structured logs: false (default), true (JSON lines at info), or Fastify logger options. */
   logger?: FastifyServerOptions["logger"];
   /** Fetch cache: a {@link BarCache} to share, or false to read the store on every run. Default: a new cache. */
   cache?: BarCache | false;
   /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
   queryCacheSize?: number;
+  /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
+  playgroundDir?: string;
 }
 
 /** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
@@ -124,6 +129,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const xqlOptions: XqlOptions = {
     markets: options.markets ?? DEFAULT_MARKETS,
     lookbackCeiling: options.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING,
+    ...(options.warmupCeiling === undefined ? {} : { warmupCeiling: options.warmupCeiling }),
   };
   const cache = options.cache === false ? undefined : (options.cache ?? new BarCache());
   const queries = new QueryCache(xqlOptions, options.queryCacheSize ?? 1024);
@@ -309,6 +315,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       return reply.code(503).send({ status: "unavailable", version: VERSION });
     }
   });
+
+  registerPlayground(app, { bars, authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
 
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
 

@@ -8,6 +8,8 @@ import { syntaxError, XqlError, type Stage } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
 import { xqlParser } from "./parser.js";
 import * as T from "./tokens.js";
+import { unknownTimeframeMessage } from "../suggest.js";
+import { TIMEFRAMES } from "../types.js";
 
 /** Deepest nesting of parentheses, brackets and prefix operators a query may use. */
 export const MAX_NESTING = 64;
@@ -103,6 +105,30 @@ export function miscasedKeywordError(text: string, token: IToken, stage: Stage):
   return syntaxError(text, token.startOffset, `Unexpected '${token.image}'; keywords are lower case: did you mean '${lower}'?`, stage);
 }
 
+/**
+ * A timeframe written with its count first, at or before `offset`: `timeframe = 1h` lexes as
+ * the number `1` and the name `h`, and `1d::close` as `1` and the prefix `d::`, so the parser
+ * would complain about a number. The message names the timeframe meant, at the number.
+ */
+function countedTimeframeError(text: string, tokens: readonly IToken[], offset: number, prefixOnly = false): XqlError | undefined {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.startOffset > offset) break;
+    if (token.tokenType !== T.NumberLiteral || !/^\d+$/.test(token.image)) continue;
+    const next = tokens[i + 1];
+    const glued = next !== undefined && next.startOffset === token.startOffset + token.image.length;
+    if (glued && next.tokenType === T.TimeframePrefix) {
+      const written = token.image + next.image.slice(0, -2);
+      return syntaxError(text, token.startOffset, unknownTimeframeMessage(written, TIMEFRAMES, true), "parse");
+    }
+    if (!prefixOnly && tokens[i - 1]?.tokenType === T.Equals && tokens[i - 2]?.tokenType === T.Timeframe) {
+      const written = glued && next.tokenType === T.Identifier ? token.image + next.image : token.image;
+      return syntaxError(text, token.startOffset, unknownTimeframeMessage(written, TIMEFRAMES), "parse");
+    }
+  }
+  return undefined;
+}
+
 /** Lexes and parses `text`; throws `XqlError` at the first problem. */
 export function parseText(text: string): ParsedText {
   const lexed = T.xqlLexer.tokenize(text);
@@ -128,10 +154,15 @@ export function parseText(text: string): ParsedText {
   if (parseError) {
     const token = parseError.token;
     const offset = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;
+    const counted = countedTimeframeError(text, lexed.tokens, offset);
+    if (counted) throw counted;
     const miscased = miscasedKeyword(lexed.tokens, offset);
     if (miscased) throw miscasedKeywordError(text, miscased, "parse");
     throw syntaxError(text, offset, parseError.message, "parse");
   }
+  // `1d::close` parses (as `1` then a second expression) yet is never meant that way.
+  const counted = countedTimeframeError(text, lexed.tokens, text.length, true);
+  if (counted) throw counted;
   return { text, tokens: lexed.tokens, cst };
 }
 

@@ -106,9 +106,21 @@ describe("structural errors", () => {
   });
 
   it("rejects unknown timeframes at their token, with a suggestion", () => {
-    expect(lowerError('market = "FOREX"\ntimeframe = h2\ntrue')).toMatchObject({ message: "Unknown timeframe 'h2', did you mean 'h1'?", offset: 29 });
-    expect(lowerError(`${HEADER}close > mo::close`)).toMatchObject({ message: "Unknown timeframe 'mo', did you mean 'm1'?", offset: HEADER.length + 8 });
-    expect(lowerError(`${HEADER}close > month::close`)).toMatchObject({ message: "Unknown timeframe 'month'" });
+    const list = "Timeframes are m1 m5 m15 m30 h1 h4 d w";
+    expect(lowerError('market = "FOREX"\ntimeframe = h2\ntrue')).toMatchObject({ message: `Unknown timeframe 'h2', did you mean 'h1'? ${list}`, offset: 29 });
+    expect(lowerError(`${HEADER}close > mo::close`)).toMatchObject({ message: `Unknown timeframe 'mo::', did you mean 'm1::'? ${list}`, offset: HEADER.length + 8 });
+    expect(lowerError(`${HEADER}close > month::close`)).toMatchObject({ message: `Unknown timeframe 'month::'; ${list}` });
+  });
+
+  it("names the timeframe meant by a common spelling, in the setting and as a prefix, at its token", () => {
+    const list = "Timeframes are m1 m5 m15 m30 h1 h4 d w";
+    const setting = (tf: string) => lowerError(`market = "FOREX"\ntimeframe = ${tf}\ntrue`);
+    for (const [written, meant] of [["1h", "h1"], ["15m", "m15"], ["4h", "h4"], ["4H", "h4"], ["1d", "d"], ["daily", "d"], ["D", "d"], ["1w", "w"], ["weekly", "w"], ["60", "h1"], ["H1", "h1"]]) {
+      expect(setting(written!)).toMatchObject({ message: `Unknown timeframe '${written}', did you mean '${meant}'? ${list}`, offset: 29 });
+    }
+    expect(lowerError(`${HEADER}close > 1d::sma(200)`)).toMatchObject({ message: `Unknown timeframe '1d::', did you mean 'd::'? ${list}`, offset: HEADER.length + 8 });
+    expect(lowerError(`${HEADER}close > daily::sma(200)`)).toMatchObject({ message: `Unknown timeframe 'daily::', did you mean 'd::'? ${list}`, offset: HEADER.length + 8 });
+    expect(lowerError(`${HEADER}close > 15m::close`)).toMatchObject({ message: `Unknown timeframe '15m::', did you mean 'm15::'? ${list}`, offset: HEADER.length + 8 });
   });
 
   it("checks limits, offsets, chained comparisons and huge numbers", () => {

@@ -54,6 +54,18 @@ describe("names", () => {
 
   it("suggests lets in scope, and only those", () => {
     expect(checkError("let spread = high - low\nspred > 0").message).toBe("Unknown identifier 'spred', did you mean 'spread'?");
+  });
+
+  it("offers only names that fit where the mistake stands: values for a value, functions for a call", () => {
+    // `avg` is one edit from `avgw` too, but a function cannot stand as a value.
+    expect(checkError("let avgv = avg(volume, 20)\nvolume > avgw").message).toBe("Unknown identifier 'avgw', did you mean 'avgv'?");
+    expect(checkError("avgw(close, 20) > 1").message).toBe("Unknown identifier 'avgw', did you mean 'avg'?");
+    // A let is no function: a call misspelt near one suggests nothing rather than the let.
+    expect(checkError("let spread = high - low\nspred(2) > 0").message).toBe("Unknown identifier 'spred'");
+    expect(checkError("let spread = high - low\nsma(closs, 2) > 0").message).toBe("Unknown identifier 'closs', did you mean 'close'?");
+    // Zero-parameter built-ins are written bare: offered for a value, never for a call.
+    expect(checkError("obvv > 0").message).toBe("Unknown identifier 'obvv', did you mean 'obv'?");
+    expect(checkError("obvv() > 0").message).toBe("Unknown identifier 'obvv'");
     expect(checkError("let a = sprea > 0\nlet spread = 1\na").message).toBe("Unknown identifier 'sprea'");
   });
 

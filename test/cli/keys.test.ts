@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { SqliteStore } from "../../src/data/sqlite.js";
 import { hashApiKey } from "../../src/data/keys.js";
 import { tempDir } from "../data/helpers.js";
-import { xql } from "./run-cli.js";
+import { xqlIn } from "./in-process.js";
+
+/** `xql ...args` in this process; `env` adds to a clean environment whose HOME is `home`. */
+const xql = (args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) =>
+  xqlIn(args, { cwd: options.cwd, env: { HOME: join(tmpHome, "home"), ...options.env } });
+let tmpHome = "";
 
 const KEY = /^xql_[0-9A-Za-z]{32}$/;
 
@@ -15,6 +20,7 @@ describe("xql keys", () => {
   beforeAll(() => {
     ({ dir, cleanup } = tempDir());
     db = join(dir, "keys.db");
+    tmpHome = dir;
   });
   afterAll(() => cleanup());
 
@@ -80,12 +86,45 @@ describe("xql keys", () => {
     expect(result.stderr).toMatch(/no such key/);
   });
 
-  it("uses $XQL_DB, else .xql/xql.db under the current directory", async () => {
+  it("uses $XQL_DB, else one per-user file under $XDG_DATA_HOME or ~/.local/share, from any directory", async () => {
     const viaEnv = join(dir, "env.db");
-    expect((await xql(["keys", "create", "--tier", "free"], { env: { XQL_DB: viaEnv } })).code).toBe(0);
+    const env = await xql(["keys", "create", "--tier", "free"], { env: { XQL_DB: viaEnv } });
+    expect(env.code).toBe(0);
     expect(existsSync(viaEnv)).toBe(true);
-    expect((await xql(["keys", "create", "--tier", "free"], { cwd: dir })).code).toBe(0);
-    expect(existsSync(join(dir, ".xql", "xql.db"))).toBe(true);
+    expect(env.stderr).toBe(`xql: created the database ${viaEnv}\n`);
+
+    const home = join(dir, "home", ".local", "share", "xql", "xql.db");
+    const first = await xql(["keys", "create", "--tier", "free"], { cwd: dir });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe(`xql: created the database ${home}\n`);
+    // Another directory opens the same file, and says nothing: it was not created now.
+    const again = await xql(["keys", "list", "--format", "json"], { cwd: join(dir, "home") });
+    expect(again.stderr).toBe("");
+    expect(JSON.parse(again.stdout)).toHaveLength(1);
+    expect(existsSync(join(dir, ".xql"))).toBe(false);
+
+    const xdg = join(dir, "xdg");
+    const viaXdg = await xql(["keys", "create", "--tier", "free"], { env: { XDG_DATA_HOME: xdg } });
+    expect(viaXdg.stderr).toBe(`xql: created the database ${join(xdg, "xql", "xql.db")}\n`);
+  });
+
+  it("lists keys as CSV", async () => {
+    const csvDb = join(dir, "csv.db");
+    await xql(["keys", "create", "--tier", "plus", "--label", "a, b", "--db", csvDb]);
+    const { code, stdout } = await xql(["keys", "list", "--format", "csv", "--db", csvDb]);
+    expect(code).toBe(0);
+    const [header, row] = stdout.trimEnd().split("\n");
+    expect(header).toBe("prefix,account,tier,label,created,revoked");
+    expect(row).toMatch(/^xql_\w{4}…,acct_\w{16},plus,"a, b",\d{4}-\d\d-\d\dT[\d:.]+Z,$/);
+  });
+
+  it("rejects an unknown option or action with a did-you-mean, exit 2", async () => {
+    const option = await xql(["keys", "list", "--fromat", "json", "--db", db]);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toMatch(/^xql keys list: unknown option '--fromat', did you mean '--format'\?/);
+    const action = await xql(["keys", "revok", "--db", db]);
+    expect(action.code).toBe(2);
+    expect(action.stderr).toMatch(/unknown action 'revok', did you mean 'revoke'\?/);
   });
 
   it("prints help", async () => {

@@ -19,7 +19,8 @@ function stream(isTTY: boolean): { stream: NodeJS.WriteStream; text: () => strin
 describe("progressBar", () => {
   it("draws on a terminal, ends the line, and always draws the last step", () => {
     const out = stream(true);
-    const bar = progressBar("Writing", out.stream);
+    // A clock that stands still: the second update falls within 100 ms of the first.
+    const bar = progressBar("Writing", out.stream, () => 1_000);
     bar.update(0, 200);
     bar.update(1, 200); // within 100 ms of the previous draw: skipped
     bar.update(200, 200);
@@ -56,9 +57,13 @@ describe("tables", () => {
 });
 
 describe("databasePath", () => {
-  it("takes --db, else $XQL_DB, else .xql/xql.db under the current directory", () => {
+  it("takes --db, else $XQL_DB, else one per-user file: $XDG_DATA_HOME/xql/xql.db, else ~/.local/share/xql/xql.db", () => {
     expect(databasePath("/a/b.db", { XQL_DB: "/c.db" })).toBe("/a/b.db");
+    expect(databasePath("b.db", {}, "/work")).toBe("/work/b.db");
     expect(databasePath(undefined, { XQL_DB: "/c.db" })).toBe("/c.db");
-    expect(databasePath(undefined, {})).toBe(`${process.cwd()}/.xql/xql.db`);
+    expect(databasePath(undefined, { HOME: "/home/ann" }, "/anywhere")).toBe("/home/ann/.local/share/xql/xql.db");
+    expect(databasePath(undefined, { HOME: "/home/ann", XDG_DATA_HOME: "/data" })).toBe("/data/xql/xql.db");
+    // A relative XDG_DATA_HOME is invalid under the XDG spec and ignored.
+    expect(databasePath(undefined, { HOME: "/home/ann", XDG_DATA_HOME: "data" })).toBe("/home/ann/.local/share/xql/xql.db");
   });
 });

@@ -2,10 +2,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { explain, validate } from "../../src/api.js";
-import { ROOT, xql as run } from "./run-cli.js";
+import { xqlIn } from "./in-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "xql-query-cli-"));
 const VALID = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close, rsi(14)]\nsort = rsi(14) asc\nlimit = 20\nlet avgv = avg(volume, 20)\nrsi(14) < 30 and volume > avgv * 2 and close > d::sma(200)';
@@ -17,23 +16,8 @@ function file(name: string, text: string): string {
   return path;
 }
 
-/** `npx tsx src/cli/main.ts ...args`, exactly as a user would run it from a checkout (slow: npx). */
-function npxXql(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: ROOT, input: input ?? "", encoding: "utf8" });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** The same command line through node and tsx's loader directly, for the other cases. */
-const xql = (args: string[], input?: string) => run(args, { input: input ?? "" });
-
-describe("through npx tsx", () => {
-  it("validates a file and a query on standard input", () => {
-    const ok = npxXql(["validate", file("npx.xql", VALID)]);
-    expect(ok).toMatchObject({ code: 0, stdout: '{"valid":true}\n' });
-    const bad = npxXql(["validate", "-"], INVALID);
-    expect(bad).toMatchObject({ code: 1, stdout: `${JSON.stringify(validate(INVALID))}\n` });
-  });
-});
+/** The command line in this process, through main(argv, io). */
+const xql = (args: string[], input?: string) => xqlIn(args, { input: input ?? "" });
 
 describe.concurrent("xql validate", () => {
   it("prints {\"valid\":true} and exits 0 for a valid file", async () => {
@@ -69,6 +53,43 @@ describe.concurrent("xql validate", () => {
     expect(r.stdout).toBe("");
   });
 
+  it("rejects an unknown option with a did-you-mean over its own options, exit 2", async () => {
+    const r = await xql(["validate", "--formt", "table"], VALID);
+    expect(r).toMatchObject({ code: 2, stdout: "" });
+    expect(r.stderr).toMatch(/^xql validate: unknown option '--formt', did you mean '--format'\? \(options: --format --ceiling --markets\)\n/);
+    const flag = await xql(["validate", "--bogus"], VALID);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/unknown option '--bogus'/);
+    expect((await xql(["validate", "--format"], VALID)).stderr).toMatch(/--format needs a value/);
+    expect((await xql(["validate", "--format", "yaml"], VALID)).stderr).toMatch(/unknown format 'yaml'/);
+    expect((await xql(["validate", "a.xql", "b.xql"])).stderr).toMatch(/at most one FILE; unexpected 'b.xql'/);
+  });
+
+  it("shows the source line and a caret under the mistake with --format table, or on a terminal", async () => {
+    const query = 'market = "FOREX"\ntimeframe = h1\nlet avgv = avg(volume, 20)\n\tvolume > avgw';
+    const table = await xqlIn(["validate", "--format", "table"], { input: query });
+    expect(table.code).toBe(1);
+    expect(table.stdout).toBe("");
+    expect(table.stderr).toBe(
+      "syntax error at <stdin>:4:11: Unknown identifier 'avgw', did you mean 'avgv'?\n 4 | \tvolume > avgw\n   | \t         ^\n",
+    );
+    // JSON stays on standard output for scripts; a terminal on standard error also gets the caret.
+    const tty = await xqlIn(["validate", file("caret.xql", query)], { tty: true });
+    expect(JSON.parse(tty.stdout)).toEqual(validate(query));
+    expect(tty.stderr).toContain(`syntax error at ${join(dir, "caret.xql")}:4:11:`);
+    const pipe = await xqlIn(["validate", "-"], { input: query });
+    expect(pipe.stderr).toBe("");
+    const plan = await xqlIn(["validate", "--format", "table", "--ceiling", "10"], { input: VALID });
+    expect(plan.stderr).toBe("plan error in <stdin>: Lookback of 20 bars on timeframe h1 exceeds the ceiling of 10 bars\n");
+  });
+
+  it("names a missing file or a directory in one line, exit 1", async () => {
+    const missing = await xql(["validate", join(dir, "nope.xql")]);
+    expect(missing).toEqual({ code: 1, stdout: "", stderr: `xql validate: no such file: ${join(dir, "nope.xql")}\n` });
+    const directory = await xql(["validate", dir]);
+    expect(directory.stderr).toBe(`xql validate: ${dir} is a directory, not a file\n`);
+  });
+
   it("has --help with examples", async () => {
     const r = await xql(["validate", "--help"]);
     expect(r.code).toBe(0);
@@ -98,5 +119,13 @@ describe.concurrent("xql explain", () => {
     const r = await xql(["explain", "--help"]);
     expect(r.stdout).toContain("Usage: xql explain [FILE|-]");
     expect(r.stdout).toContain("--markets A,B");
+  });
+
+  it("prints the plan as a table or CSV", async () => {
+    const table = await xql(["explain", "--format", "table"], VALID);
+    expect(table.stdout).toMatch(/^market: FOREX\ntimeframe +series +minLookback\n/);
+    expect(table.stdout).toContain((explain(VALID) as { explanation: string }).explanation);
+    const csv = await xql(["explain", "--format", "csv"], VALID);
+    expect(csv.stdout).toBe("timeframe,series,minLookback\nh1,close volume,20\nd,close,200\n");
   });
 });

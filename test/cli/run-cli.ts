@@ -1,5 +1,7 @@
 /** Runs the real `xql` command line (TypeScript sources through tsx) as a child process. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -17,7 +19,8 @@ export interface CliResult {
 export function spawnXql(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
   return spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, XQL_DB: "", ...options.env },
+    // A command that names no --db would open the per-user file: keep it in a scratch directory.
+    env: { ...process.env, XQL_DB: "", XDG_DATA_HOME: join(tmpdir(), `xql-test-data-${process.pid}`), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
 }

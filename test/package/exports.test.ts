@@ -14,6 +14,8 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   bin: Record<string, string>;
   files: string[];
   peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  dependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
@@ -81,6 +83,15 @@ describe("package surface", () => {
   it("has fast-check as an optional peer dependency", () => {
     expect(pkg.peerDependencies?.["fast-check"]).toBeDefined();
     expect(pkg.peerDependenciesMeta?.["fast-check"]?.optional).toBe(true);
+  });
+
+  it("installs light: chevrotain is the one dependency; the server, store and MCP packages are optional peers, installed here for development", () => {
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(["chevrotain"]);
+    for (const name of SERVER_ONLY) {
+      expect(pkg.peerDependencies?.[name], name).toBeDefined();
+      expect(pkg.peerDependenciesMeta?.[name]?.optional, name).toBe(true);
+      expect(pkg.devDependencies?.[name], name).toBe(pkg.peerDependencies?.[name]);
+    }
   });
 
   it("the core reaches no server, database or MCP package", () => {

@@ -33,7 +33,7 @@ Options:
   --market M      market name (stored in upper case), e.g. FOREX, CRYPTO
   --timeframe TF  one of ${TIMEFRAMES.join(" ")}
   --bars N        bars per symbol and timeframe for seed (default ${SEED_BARS})
-  --db FILE|URL   database file (default: $XQL_DB, else .xql/xql.db), or a
+  --db FILE|URL   database file (default: $XQL_DB, else ~/.local/share/xql/xql.db), or a
                   PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
 `;
 

@@ -3,19 +3,20 @@
  * universe): when did the screen match over the last N base bars, and what followed. JSON output
  * is exactly the body of `POST /xql/history`.
  */
-import { parseArgs } from "node:util";
-import type { Command } from "../command.js";
-import { UsageError, readQueryArg } from "../command.js";
+import type { CliIo, Command, Format } from "../command.js";
+import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger as positiveOption, readQueryArg } from "../command.js";
+import { reportQueryError } from "../report.js";
 import { compile, type CompiledQuery } from "../../api.js";
 import { XqlError } from "../../errors.js";
 import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
 import { syntheticUniverse } from "../../data/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
 import { DEFAULT_HISTORY_BARS, DEFAULT_MARKETS, MAX_HISTORY_BARS, type HistoryResult, type Instrument } from "../../types.js";
-import { databasePath, marketsOf, openStore, seedOnFirstUse } from "../store.js";
 import { formatNumber, renderTable } from "../table.js";
 
-const help = `Usage: xql history [FILE|-] [--bars N] [--format json|table|csv] [--db FILE|URL] [--warmup N]
+const OPTIONS = { ...pick("bars", "format", "db", "synthetic"), ...QUERY_LIMIT_OPTIONS };
+
+const help = `Usage: xql history [FILE|-] [--bars N] [--format json|table|csv] [--db FILE|URL] [--ceiling N] [--warmup-ceiling N]
        xql history [FILE|-] --synthetic [--bars N] [--format json|table|csv]
 
 Screen history: evaluates the query (from FILE, or standard input for - or no FILE) at each
@@ -27,15 +28,10 @@ trading backtest (no costs, no position sizing).
 Output: --format json (default) prints the body of POST /xql/history
 ({"matches", "stats", "meta"}); --format table prints matches per day and the forward
 statistics; --format csv prints one line per match (time, symbol, columns).
-A query error prints the 400 body {"valid": false, "error": {...}} and exits 1.
+A query error prints the 400 body {"valid": false, "error": {...}} and exits 1 (with table
+or csv, or on a terminal, the source line with a caret under the mistake on standard error).
 
-Options:
-  --bars N      base bars to evaluate at (default ${DEFAULT_HISTORY_BARS}, at most ${MAX_HISTORY_BARS})
-  --format F    json (default), table or csv
-  --synthetic   use the in-memory synthetic universe instead of the store
-  --warmup N    bars of history per source before the window (default ${DEFAULT_WARMUP})
-  --db FILE|URL database file (default: $XQL_DB, else .xql/xql.db), or a
-                PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
+${optionsHelp(OPTIONS)}
 
 Example:
   xql history examples/oversold.xql --bars 300 --format table
@@ -112,12 +108,18 @@ export function historyCsv(h: HistoryResult): string {
   return `${lines.join("\n")}\n`;
 }
 
-function compileOrReport(query: string, markets: readonly string[]): CompiledQuery | undefined {
+function compileOrReport(
+  io: CliIo,
+  query: string,
+  file: string | undefined,
+  format: Format,
+  options: { markets: readonly string[]; lookbackCeiling?: number; warmupCeiling?: number },
+): CompiledQuery | undefined {
   try {
-    return compile(query, { markets });
+    return compile(query, options);
   } catch (error) {
     if (!(error instanceof XqlError)) throw error;
-    process.stdout.write(`${JSON.stringify(error.toResult())}\n`);
+    reportQueryError(io, error.toResult(), query, file, format);
     return undefined;
   }
 }
@@ -126,37 +128,23 @@ export const historyCommand: Command = {
   name: "history",
   summary: "When did a screen match over the last N bars, and what followed",
   help,
-  async run(args) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        strict: true,
-        options: {
-          bars: { type: "string" },
-          format: { type: "string" },
-          synthetic: { type: "boolean" },
-          warmup: { type: "string" },
-          db: { type: "string" },
-        },
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
-    const { values, positionals } = parsed;
-    if (positionals.length > 1) throw new UsageError("history takes at most one FILE");
-    const format = values.format ?? "json";
-    if (format !== "json" && format !== "table" && format !== "csv") throw new UsageError(`Unknown format '${format}': use json, table or csv`);
+  async run(args, io) {
+    const { values, positionals } = parseCommandLine("history", args, OPTIONS, 1);
+    const format = formatOption("history", values.format);
     const bars = positiveInteger(values.bars, "bars", DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS);
-    const warmup = positiveInteger(values.warmup, "warmup", DEFAULT_WARMUP);
-    const query = await readQueryArg(positionals[0]);
+    const lookbackCeiling = positiveOption("history", "ceiling", values.ceiling);
+    const warmupCeiling = positiveOption("history", "warmup-ceiling", values["warmup-ceiling"]);
+    // The floor of 300 bars per source is cut too when the ceiling is lower.
+    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
+    const file = positionals[0];
+    const query = await readQueryArg(file, io);
+    const limits = { ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }), ...(warmupCeiling === undefined ? {} : { warmupCeiling }) };
 
     let universe: Instrument[];
     let compiled: CompiledQuery | undefined;
     if (values.synthetic) {
-      if (values.db !== undefined) throw new UsageError("--synthetic uses no database; drop --db");
-      compiled = compileOrReport(query, DEFAULT_MARKETS);
+      if (values.db !== undefined) throw new UsageError("xql history: --synthetic uses no database; drop --db");
+      compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits });
       if (!compiled) return 1;
       const { plan } = compiled;
       const count =
@@ -168,18 +156,20 @@ export const historyCommand: Command = {
         bars: count,
       });
     } else {
-      const store = openStore(databasePath(values.db));
+      // Loaded only here: --synthetic runs without the database packages (better-sqlite3, pg).
+      const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
+      const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
       try {
-        compiled = compileOrReport(query, await marketsOf(store));
+        compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
         if (!compiled) return 1;
-        await seedOnFirstUse(store);
+        await seedOnFirstUse(store, io.stderr);
         universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch, extraBaseBars: bars - 1 });
       } finally {
-        store.close();
+        await store.close();
       }
     }
     const result = compiled.history(universe, { bars });
-    process.stdout.write(format === "json" ? `${JSON.stringify(result)}\n` : format === "csv" ? historyCsv(result) : historyTable(result));
+    io.stdout.write(format === "json" ? `${JSON.stringify(result)}\n` : format === "csv" ? historyCsv(result) : historyTable(result));
     return 0;
   },
 };

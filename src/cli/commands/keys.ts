@@ -1,15 +1,22 @@
 /** `xql keys create|list|revoke`: API keys in the embedded store. Whole keys are shown once, at creation. */
-import type { Command } from "../command.js";
-import { UsageError, parseFlags } from "../command.js";
+import type { CliIo, Command } from "../command.js";
+import { UsageError, formatOption, optionsHelp, parseCommandLine, pick } from "../command.js";
 import { hashApiKey, issueApiKey, looksLikeApiKey } from "../../data/keys.js";
+import { closest } from "../../suggest.js";
 import { TIERS, TIER_LIMITS, isTier } from "../../data/store.js";
 import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
+import { renderCsv } from "../report.js";
+
+const ACTIONS = ["create", "list", "revoke"];
+const CREATE_OPTIONS = pick("tier", "account", "label", "db");
+const LIST_OPTIONS = pick("format", "db");
+const REVOKE_OPTIONS = pick("db");
 
 const help = `Usage:
   xql keys create --tier free|essential|plus [--label L] [--db FILE|URL]
   xql keys create --account ID [--label L] [--db FILE|URL]
-  xql keys list [--format table|json] [--db FILE|URL]
+  xql keys list [--format table|json|csv] [--db FILE|URL]
   xql keys revoke KEY [--db FILE|URL]
 
 Manage API keys. Every key belongs to an account; the account has the tier, and the daily
@@ -23,30 +30,25 @@ run quota (free ${TIER_LIMITS.free}, essential ${TIER_LIMITS.essential}, plus ${
            and revoked times.
   revoke   Revokes a key at once; its account's usage stays as it is.
 
-Options:
-  --tier T       free, essential or plus (a new account)
-  --account ID   add the key to this existing account
-  --label L      a note to tell keys apart
-  --format F     list output: table (default) or json
-  --db FILE|URL  database file (default: $XQL_DB, else .xql/xql.db), or a
-                 PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
+${optionsHelp({ ...CREATE_OPTIONS, format: { type: "string", value: "table|json|csv", description: "list output: table (default), json or csv" } })}
 `;
 
-async function create(flags: Map<string, string>): Promise<number> {
-  const tier = flags.get("tier");
-  const accountId = flags.get("account");
+async function create(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandLine("keys create", args, CREATE_OPTIONS);
+  const tier = values.tier;
+  const accountId = values.account;
   if (tier === undefined && accountId === undefined) throw new UsageError("keys create needs --tier (or --account ID)");
   if (tier !== undefined && !isTier(tier)) throw new UsageError(`Unknown tier '${tier}': use one of ${TIERS.join(", ")}`);
-  const store = openStore(databasePath(flags.get("db")));
+  const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const issued = await issueApiKey(store, {
       tier: tier as (typeof TIERS)[number] | undefined,
       accountId,
-      label: flags.get("label") ?? null,
+      label: values.label ?? null,
       now: Date.now(),
     });
     const { record } = issued;
-    process.stdout.write(
+    io.stdout.write(
       [
         `account: ${record.accountId}${issued.newAccount ? " (new)" : ""}`,
         `tier:    ${record.tier} (${TIER_LIMITS[record.tier]} runs per UTC day)`,
@@ -59,14 +61,14 @@ async function create(flags: Map<string, string>): Promise<number> {
     );
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-async function list(flags: Map<string, string>): Promise<number> {
-  const format = flags.get("format") ?? "table";
-  if (format !== "table" && format !== "json") throw new UsageError(`Unknown format '${format}': use table or json`);
-  const store = openStore(databasePath(flags.get("db")));
+async function list(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandLine("keys list", args, LIST_OPTIONS);
+  const format = formatOption("keys list", values.format, "table");
+  const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const keys = await store.listKeys();
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -79,11 +81,16 @@ async function list(flags: Map<string, string>): Promise<number> {
         created: iso(k.createdAt),
         revoked: iso(k.revokedAt),
       }));
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return 0;
+    }
+    if (format === "csv") {
+      const header = ["prefix", "account", "tier", "label", "created", "revoked"];
+      io.stdout.write(renderCsv(header, keys.map((k) => [`${k.prefix}…`, k.accountId, k.tier, k.label, iso(k.createdAt), iso(k.revokedAt)])));
       return 0;
     }
     if (keys.length === 0) {
-      process.stdout.write("No keys yet. Create one with: xql keys create --tier free\n");
+      io.stdout.write("No keys yet. Create one with: xql keys create --tier free\n");
       return 0;
     }
     const rows = keys.map((k) => [
@@ -94,37 +101,38 @@ async function list(flags: Map<string, string>): Promise<number> {
       iso(k.createdAt)!.slice(0, 19).replace("T", " "),
       k.revokedAt === null ? "" : iso(k.revokedAt)!.slice(0, 19).replace("T", " "),
     ]);
-    process.stdout.write(renderTable(["key", "account", "tier", "label", "created (UTC)", "revoked (UTC)"], rows));
+    io.stdout.write(renderTable(["key", "account", "tier", "label", "created (UTC)", "revoked (UTC)"], rows));
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-async function revoke(positionals: string[], flags: Map<string, string>): Promise<number> {
+async function revoke(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandLine("keys revoke", args, REVOKE_OPTIONS, 1);
   const key = positionals[0];
   if (key === undefined || positionals.length > 1) throw new UsageError("keys revoke needs exactly one KEY");
   if (!looksLikeApiKey(key)) {
-    process.stderr.write("xql keys revoke: that is not an API key (xql_ followed by 32 letters and digits)\n");
+    io.stderr.write("xql keys revoke: that is not an API key (xql_ followed by 32 letters and digits)\n");
     return 1;
   }
-  const store = openStore(databasePath(flags.get("db")));
+  const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const hash = hashApiKey(key);
     const found = await store.findKeyByHash(hash);
     if (!found) {
-      process.stderr.write("xql keys revoke: no such key\n");
+      io.stderr.write("xql keys revoke: no such key\n");
       return 1;
     }
     if (found.revokedAt !== null) {
-      process.stdout.write(`Key ${found.prefix}… was already revoked at ${new Date(found.revokedAt).toISOString()}\n`);
+      io.stdout.write(`Key ${found.prefix}… was already revoked at ${new Date(found.revokedAt).toISOString()}\n`);
       return 0;
     }
     await store.revokeKey(hash, Date.now());
-    process.stdout.write(`Revoked key ${found.prefix}… of account ${found.accountId}\n`);
+    io.stdout.write(`Revoked key ${found.prefix}… of account ${found.accountId}\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -132,19 +140,20 @@ export const keysCommand: Command = {
   name: "keys",
   summary: "Create, list and revoke API keys in the embedded store",
   help,
-  async run(args) {
+  async run(args, io) {
     const [action, ...rest] = args;
-    const { flags, positionals } = parseFlags(rest);
     switch (action) {
       case "create":
-        if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'`);
-        return create(flags);
+        return create(rest, io);
       case "list":
-        return list(flags);
+        return list(rest, io);
       case "revoke":
-        return revoke(positionals, flags);
-      default:
-        throw new UsageError(action === undefined ? "keys needs an action: create, list or revoke" : `Unknown action '${action}'`);
+        return revoke(rest, io);
+      default: {
+        if (action === undefined) throw new UsageError("xql keys needs an action: create, list or revoke");
+        const meant = closest(action, ACTIONS);
+        throw new UsageError(`xql keys: unknown action '${action}'${meant ? `, did you mean '${meant}'?` : ""} Use create, list or revoke.`);
+      }
     }
   },
 };

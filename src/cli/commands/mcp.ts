@@ -2,7 +2,7 @@
 import { XqlClient } from "../../client/index.js";
 import { DEFAULT_BASE_URL, serveStdio } from "../../mcp/index.js";
 import type { Command } from "../command.js";
-import { UsageError } from "../command.js";
+import { parseCommandLine } from "../command.js";
 
 const help = `Usage: xql mcp
 
@@ -32,16 +32,16 @@ export const mcpCommand: Command = {
   name: "mcp",
   summary: "Serve the XQL tools to an AI assistant over MCP (stdio)",
   help,
-  async run(args) {
-    if (args.length > 0) throw new UsageError(`xql mcp takes no arguments (got '${args[0]}')`);
-    const apiKey = process.env["XQL_API_KEY"]?.trim() ?? "";
+  async run(args, io) {
+    parseCommandLine("mcp", args, {});
+    const apiKey = io.env["XQL_API_KEY"]?.trim() ?? "";
     if (apiKey === "") {
-      process.stderr.write(
+      io.stderr.write(
         "xql mcp: XQL_API_KEY is not set. Put your XQL API key in the \"env\" of this server in your MCP client's configuration (create one with `xql keys create --tier free`).\n",
       );
       return 1;
     }
-    const baseUrl = process.env["XQL_BASE_URL"]?.trim() || DEFAULT_BASE_URL;
+    const baseUrl = io.env["XQL_BASE_URL"]?.trim() || DEFAULT_BASE_URL;
     let client: XqlClient;
     try {
       client = new XqlClient({ baseUrl, apiKey });
@@ -49,7 +49,7 @@ export const mcpCommand: Command = {
       // The client checks the URL first, then the key: name the variable the message is about.
       const reason = error instanceof Error ? error.message : String(error);
       const variable = /base URL/.test(reason) ? "XQL_BASE_URL" : "XQL_API_KEY";
-      process.stderr.write(`xql mcp: ${reason}; check ${variable} in the "env" of this server in your MCP client's configuration\n`);
+      io.stderr.write(`xql mcp: ${reason}; check ${variable} in the "env" of this server in your MCP client's configuration\n`);
       return 1;
     }
     await serveStdio(client);

@@ -2,40 +2,39 @@
  * `xql run [FILE|-]`: runs a query over the embedded store (seeded on first use), or over an
  * in-memory synthetic universe with `--synthetic`. JSON output is exactly the HTTP body.
  */
-import type { Command } from "../command.js";
-import { UsageError, parseFlags, readQueryArg } from "../command.js";
+import type { CliIo, Command } from "../command.js";
+import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger, readQueryArg } from "../command.js";
 import { compile, type CompiledQuery } from "../../api.js";
 import { XqlError } from "../../errors.js";
 import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
 import { syntheticUniverse } from "../../data/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
-import type { Instrument, RunResult, XqlOptions } from "../../types.js";
+import type { Instrument, XqlOptions } from "../../types.js";
 import { DEFAULT_MARKETS } from "../../types.js";
-import { databasePath, marketsOf, openStore, seedOnFirstUse } from "../store.js";
-import { formatNumber, renderTable } from "../table.js";
+import { renderRunResult, reportQueryError } from "../report.js";
+import type { Format } from "../command.js";
 
-const help = `Usage: xql run [FILE|-] [--format json|table] [--db FILE|URL] [--warmup N]
-       xql run [FILE|-] --synthetic [--format json|table]
+const OPTIONS = { ...pick("format", "db", "synthetic"), ...QUERY_LIMIT_OPTIONS };
+
+const help = `Usage: xql run [FILE|-] [--format json|table|csv] [--db FILE|URL] [--ceiling N] [--warmup-ceiling N]
+       xql run [FILE|-] --synthetic [--format json|table|csv]
 
 Runs a query (from FILE, or standard input for - or no FILE) and prints the matches.
 
 By default the bars come from the embedded store, exactly as the service reads them:
-the latest max(minLookback, warmup) bars of every symbol of the query's market. An empty
+the latest max(minLookback, warm-up) bars of every symbol of the query's market. An empty
 store is seeded with the synthetic FOREX and CRYPTO universe first (once).
 
 With --synthetic no database is used: the query runs over the deterministic in-memory
 synthetic universe of its market.
 
 Output: --format json (default) prints {"results": [...]}, the body of POST /xql/run;
---format table prints a table for people. A query error prints the 400 body
-{"valid": false, "error": {...}} on standard output and exits 1.
+table prints a table for people; csv prints symbol and the columns, one row per match.
+A query error prints the 400 body {"valid": false, "error": {...}} on standard output
+(with json) and the source line with a caret under the mistake on standard error (with
+table or csv, or when standard error is a terminal); the exit code is 1.
 
-Options:
-  --format F    json (default) or table
-  --synthetic   run over the in-memory synthetic universe instead of the store
-  --warmup N    bars of history per source (default ${DEFAULT_WARMUP})
-  --db FILE|URL database file (default: $XQL_DB, else .xql/xql.db), or a
-                PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
+${optionsHelp(OPTIONS)}
 
 Example:
   xql run examples/oversold.xql --format table
@@ -43,25 +42,13 @@ Example:
 
 const SYNTHETIC_SYMBOLS: Record<string, number> = { FOREX: FOREX_SYMBOLS.length, CRYPTO: CRYPTO_SYMBOLS.length };
 
-function printResult(result: RunResult, format: string): void {
-  if (format === "json") {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return;
-  }
-  const names = [...new Set(result.results.flatMap((row) => Object.keys(row.columns)))];
-  const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null))]);
-  process.stdout.write(renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]));
-  const n = result.results.length;
-  process.stdout.write(`${n} match${n === 1 ? "" : "es"}\n`);
-}
-
-/** Compiles, or prints the 400 body and tells the caller to exit 1. */
-function compileOrReport(query: string, options: XqlOptions): CompiledQuery | undefined {
+/** Compiles, or reports the error and tells the caller to exit 1. */
+function compileOrReport(io: CliIo, query: string, file: string | undefined, format: Format, options: XqlOptions): CompiledQuery | undefined {
   try {
     return compile(query, options);
   } catch (error) {
     if (!(error instanceof XqlError)) throw error;
-    process.stdout.write(`${JSON.stringify(error.toResult())}\n`);
+    reportQueryError(io, error.toResult(), query, file, format);
     return undefined;
   }
 }
@@ -70,24 +57,25 @@ export const runCommand: Command = {
   name: "run",
   summary: "Run a query over the embedded store (or --synthetic data) and print the matches",
   help,
-  async run(args) {
-    const { flags, positionals } = parseFlags(args, ["synthetic"]);
-    if (positionals.length > 1) throw new UsageError("run takes at most one FILE");
-    const format = flags.get("format") ?? "json";
-    if (format !== "json" && format !== "table") throw new UsageError(`Unknown format '${format}': use json or table`);
-    const warmupText = flags.get("warmup");
-    const warmup = warmupText === undefined ? DEFAULT_WARMUP : Number(warmupText);
-    if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError("--warmup must be a positive integer");
-    const query = await readQueryArg(positionals[0]);
+  async run(args, io) {
+    const { values, positionals } = parseCommandLine("run", args, OPTIONS, 1);
+    const format = formatOption("run", values.format);
+    const lookbackCeiling = positiveInteger("run", "ceiling", values.ceiling);
+    const warmupCeiling = positiveInteger("run", "warmup-ceiling", values["warmup-ceiling"]);
+    // The floor of 300 bars per source is cut too when the ceiling is lower.
+    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
+    const limits = { ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }), ...(warmupCeiling === undefined ? {} : { warmupCeiling }) };
+    const file = positionals[0];
+    const query = await readQueryArg(file, io);
 
     let universe: Instrument[];
     let compiled: CompiledQuery | undefined;
-    if (flags.has("synthetic")) {
-      if (flags.has("db")) throw new UsageError("--synthetic uses no database; drop --db");
-      compiled = compileOrReport(query, { markets: DEFAULT_MARKETS });
+    if (values.synthetic) {
+      if (values.db !== undefined) throw new UsageError("xql run: --synthetic uses no database; drop --db");
+      compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits });
       if (!compiled) return 1;
       const { plan } = compiled;
-      const bars = Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup))) + 1;
+      const bars = Math.max(...compiled.fetch.map((s) => fetchCount(s.bars, warmup))) + 1;
       universe = syntheticUniverse({
         market: plan.market,
         symbols: SYNTHETIC_SYMBOLS[plan.market] ?? 0,
@@ -95,17 +83,19 @@ export const runCommand: Command = {
         bars,
       });
     } else {
-      const store = openStore(databasePath(flags.get("db")));
+      // Loaded only here: --synthetic runs without the database packages (better-sqlite3, pg).
+      const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
+      const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
       try {
-        compiled = compileOrReport(query, { markets: await marketsOf(store) });
+        compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
         if (!compiled) return 1;
-        await seedOnFirstUse(store);
+        await seedOnFirstUse(store, io.stderr);
         universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch });
       } finally {
-        store.close();
+        await store.close();
       }
     }
-    printResult(compiled.run(universe), format);
+    io.stdout.write(renderRunResult(compiled.run(universe), format));
     return 0;
   },
 };

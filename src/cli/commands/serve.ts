@@ -1,53 +1,76 @@
 /** `xql serve`: the HTTP service on the embedded store, seeded on first start. */
 import type { Command } from "../command.js";
-import { UsageError, parseFlags } from "../command.js";
+import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger } from "../command.js";
 import { DEFAULT_WARMUP } from "../../data/fetch.js";
 import { createServer } from "../../server/index.js";
 import { FallbackKeyStore } from "../../data/key-fallback.js";
 import { PostgresStore } from "../../data/postgres.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…] [--warmup N] [--quiet]
+/**
+ * The built playground: `dist/playground` beside the bin's `dist/cli/`, or, running the
+ * sources (tsx), the checkout's `dist/playground` after `npm run build`.
+ */
+function playgroundDir(): string | undefined {
+  for (const candidate of ["../playground/", "../../../dist/playground/"]) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  return undefined;
+}
+
+const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("quiet") };
+
+const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…]
+                 [--ceiling N] [--warmup-ceiling N] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
-  GET /health         GET /openapi.json
+  GET /xql/bars       GET /health        GET /openapi.json
+  GET /               the playground (open http://127.0.0.1:8787/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
 Logs are JSON lines on standard output (never a key). SIGTERM or SIGINT stops taking new
 requests, lets running ones finish, closes the database and exits 0.
 
-Options:
-  --port N      TCP port (default 8787; 0 picks a free one)
-  --host H      interface to listen on (default 127.0.0.1; 0.0.0.0 for all)
-  --db FILE     database file (default: $XQL_DB, else .xql/xql.db), or a PostgreSQL URL
-                (default: $XQL_DATABASE_URL) shared by several replicas; see docs/deployment.md
-  --redis URL   Redis for the daily quota counters, shared by replicas (default: $XQL_REDIS_URL;
-                without it the database keeps them)
-  --warmup N    bars of history fetched per source (default ${DEFAULT_WARMUP})
-  --quiet       no request logs
+${optionsHelp(OPTIONS)}
+
+The database is shared by several replicas when it is a PostgreSQL URL; see docs/deployment.md.
 `;
+
+/** `EADDRINUSE` and friends in one line that says what to do. */
+function listenProblem(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: string }).code;
+  if (code === "EADDRINUSE") return new CliError(`port ${port} on ${host} is in use (another xql serve?); stop that process or pick another with --port`);
+  if (code === "EACCES") return new CliError(`no permission to listen on port ${port}; ports below 1024 need privileges, pick another with --port`);
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return new CliError(`cannot listen on ${host}: no such interface on this machine; try --host 127.0.0.1`);
+  return error;
+}
 
 export const serveCommand: Command = {
   name: "serve",
   summary: "Start the HTTP service on the embedded store (seeded on first start)",
   help,
-  async run(args) {
-    const { flags, positionals } = parseFlags(args, ["quiet"]);
-    if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'`);
-    const port = Number(flags.get("port") ?? "8787");
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port must be an integer from 0 to 65535");
-    const host = flags.get("host") ?? "127.0.0.1";
-    const warmup = Number(flags.get("warmup") ?? DEFAULT_WARMUP);
-    if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError("--warmup must be a positive integer");
+  async run(args, io) {
+    const { values } = parseCommandLine("serve", args, OPTIONS);
+    const portText = values.port ?? "8787";
+    const port = Number(portText);
+    if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`xql serve: --port must be an integer from 0 to 65535, got '${portText}'`);
+    const host = values.host ?? "127.0.0.1";
+    const lookbackCeiling = positiveInteger("serve", "ceiling", values.ceiling);
+    const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
+    // The floor of 300 bars per source is cut too when the ceiling is lower.
+    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
 
-    const store = openStore(databasePath(flags.get("db")));
-    const redis = redisUrl(flags.get("redis"));
+    const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+    const redis = redisUrl(values.redis, io.env);
     let quota: RedisQuotaStore | undefined;
     try {
-      await seedOnFirstUse(store);
+      await seedOnFirstUse(store, io.stderr);
       if (redis !== undefined) quota = await RedisQuotaStore.open(redis);
     } catch (error) {
       await store.close();
@@ -55,22 +78,32 @@ export const serveCommand: Command = {
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
     const keys = store instanceof PostgresStore ? new FallbackKeyStore(store) : undefined;
-    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
+    const app = createServer({
+      store,
+      keys,
+      quota,
+      warmup,
+      markets: await marketsOf(store),
+      ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
+      ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
+      logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
+      playgroundDir: playgroundDir(),
+    });
     try {
       await app.listen({ port, host });
     } catch (error) {
       quota?.close();
       await store.close();
-      throw error;
+      throw listenProblem(error, host, port);
     }
     const address = app.server.address();
     const bound = address !== null && typeof address === "object" ? address.port : port;
     const shownHost = host.includes(":") ? `[${host}]` : host;
     if ((await store.listKeys()).every((k) => k.revokedAt !== null)) {
-      process.stderr.write("xql serve: no API keys yet; create one with `xql keys create --tier free`\n");
+      io.stderr.write("xql serve: no API keys yet; create one with `xql keys create --tier free`\n");
     }
     // The "listening" line comes last: scripts (and the tests) wait for it.
-    process.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file}${quota ? `, quota in ${quota.url}` : ""})\n`);
+    io.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file}${quota ? `, quota in ${quota.url}` : ""})\n`);
 
     return new Promise<number>((resolve) => {
       let stopping = false;
@@ -82,19 +115,18 @@ export const serveCommand: Command = {
           async () => {
             quota?.close();
             await store.close();
-            process.stderr.write(`xql serve: stopped (${signal})\n`);
+            io.stderr.write(`xql serve: stopped (${signal})\n`);
             resolve(0);
           },
           async (error: unknown) => {
             quota?.close();
             await store.close();
-            process.stderr.write(`xql serve: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+            io.stderr.write(`xql serve: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
             resolve(1);
           },
         );
       };
-      process.once("SIGTERM", stop);
-      process.once("SIGINT", stop);
+      io.onStop((reason) => stop(reason as NodeJS.Signals));
     });
   },
 };

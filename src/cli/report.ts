@@ -1,0 +1,63 @@
+/**
+ * How commands print what they found: a query error as JSON on standard output (the HTTP 400
+ * body, for scripts) and, for people, as the source line with a caret under the position;
+ * result rows as JSON, an aligned table or CSV.
+ */
+import type { ErrorBody, InvalidResult, RunResult } from "../types.js";
+import type { CliIo, Format } from "./command.js";
+import { formatNumber, renderTable } from "./table.js";
+
+/**
+ * `syntax error at q.xql:3:10: Unknown identifier 'avgw', did you mean 'avgv'?` followed by
+ * the line and a caret under the column. Tabs before the column are kept, so the caret lines
+ * up in a terminal whatever its tab width.
+ */
+export function describeQueryError(error: ErrorBody, query: string, source: string): string {
+  const position = error.position;
+  if (position === undefined) return `${error.type} error in ${source}: ${error.message}\n`;
+  const lines = query.split(/\r\n|\n|\r/);
+  const line = lines[position.line - 1] ?? "";
+  const gutter = String(position.line);
+  const before = line.slice(0, position.column - 1).replace(/[^\t]/g, " ");
+  return [
+    `${error.type} error at ${source}:${position.line}:${position.column}: ${error.message}`,
+    ` ${gutter} | ${line}`,
+    ` ${" ".repeat(gutter.length)} | ${before}^`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Reports a query error. JSON (the default on a pipe) prints the 400 body on standard output,
+ * exactly as the service answers; `--format table` or `csv`, or a terminal on standard error,
+ * also (or only, for table and csv) shows the source line with a caret on standard error.
+ */
+export function reportQueryError(io: CliIo, result: InvalidResult, query: string, file: string | undefined, format: Format): void {
+  if (format === "json") io.stdout.write(`${JSON.stringify(result)}\n`);
+  if (format !== "json" || io.stderr.isTTY) {
+    io.stderr.write(describeQueryError(result.error, query, file === undefined || file === "-" ? "<stdin>" : file));
+  }
+}
+
+/** A CSV field: quoted when it holds a comma, a quote or a line break (column keys like `sma(close, 20)` do). */
+export function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Rows as CSV with a header line; `null` cells are empty. */
+export function renderCsv(header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
+  const cell = (value: string | number | null): string => (value === null ? "" : csvField(String(value)));
+  return [header, ...rows].map((row) => row.map(cell).join(",")).join("\n") + "\n";
+}
+
+/** The body of a run in the chosen format. JSON is exactly the HTTP body. */
+export function renderRunResult(result: RunResult, format: Format): string {
+  if (format === "json") return `${JSON.stringify(result)}\n`;
+  const names = [...new Set(result.results.flatMap((row) => Object.keys(row.columns)))];
+  if (format === "csv") {
+    return renderCsv(["symbol", ...names], result.results.map((row) => [row.symbol, ...names.map((name) => row.columns[name] ?? null)]));
+  }
+  const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null))]);
+  const n = result.results.length;
+  return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${n} match${n === 1 ? "" : "es"}\n`;
+}
