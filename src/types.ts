@@ -126,6 +126,11 @@ export interface XqlOptions {
   markets?: readonly string[];
   /** Largest minLookback a source may need. Default 300. */
   lookbackCeiling?: number;
+  /**
+   * Largest static cost of a query, in bar-steps per instrument (the cost guard; see
+   * docs/deployment.md "Limits and guards"). Default 100,000.
+   */
+  costBudget?: number;
 }
 
 /** The markets a query may name when {@link XqlOptions.markets} is not given. */

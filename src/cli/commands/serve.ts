@@ -28,7 +28,39 @@ Options:
                 without it the database keeps them)
   --warmup N    bars of history fetched per source (default ${DEFAULT_WARMUP})
   --quiet       no request logs
+
+Limits (environment; see docs/deployment.md, "Limits and guards"):
+  XQL_COST_BUDGET          largest static cost of a query (default 100000)
+  XQL_MAX_RUNS_IN_FLIGHT   runs one account evaluates at once (default 4)
+  XQL_MAX_RUNS_QUEUED      runs one account may have waiting (default 100; beyond: 429)
+  XQL_HEADERS_TIMEOUT_MS   time to send the request headers (default 10000)
+  XQL_REQUEST_TIMEOUT_MS   time to send the whole request (default 30000)
 `;
+
+/** The service's limits from the environment (unset: the defaults of createServer). */
+export function limitsFromEnv(env: NodeJS.ProcessEnv): {
+  costBudget?: number;
+  maxRunsInFlight?: number;
+  maxRunsQueued?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+} {
+  const read = (name: string, min: number): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === "") return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new UsageError(`${name} must be an integer of at least ${min} (found '${text}')`);
+    return value;
+  };
+  const limits = {
+    costBudget: read("XQL_COST_BUDGET", 1),
+    maxRunsInFlight: read("XQL_MAX_RUNS_IN_FLIGHT", 1),
+    maxRunsQueued: read("XQL_MAX_RUNS_QUEUED", 0),
+    headersTimeoutMs: read("XQL_HEADERS_TIMEOUT_MS", 0),
+    requestTimeoutMs: read("XQL_REQUEST_TIMEOUT_MS", 0),
+  };
+  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+}
 
 export const serveCommand: Command = {
   name: "serve",
@@ -42,6 +74,7 @@ export const serveCommand: Command = {
     const host = flags.get("host") ?? "127.0.0.1";
     const warmup = Number(flags.get("warmup") ?? DEFAULT_WARMUP);
     if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError("--warmup must be a positive integer");
+    const limits = limitsFromEnv(process.env);
 
     const store = openStore(databasePath(flags.get("db")));
     const redis = redisUrl(flags.get("redis"));
@@ -55,7 +88,7 @@ export const serveCommand: Command = {
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
     const keys = store instanceof PostgresStore ? new FallbackKeyStore(store) : undefined;
-    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
+    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet"), ...limits });
     try {
       await app.listen({ port, host });
     } catch (error) {
