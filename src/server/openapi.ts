@@ -41,6 +41,11 @@ const queryBody = {
   },
 } as const;
 
+const keyStoreFailed = {
+  description: "The key store failed while checking the API key",
+  content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
+} as const;
+
 const timedOut = {
   description: "The request (headers or body) took longer than the server's timeout to arrive",
   content: { "application/json": { schema: errorBody } },
@@ -73,6 +78,7 @@ export function openApiDocument(): Record<string, unknown> {
             "401": unauthorized,
             "408": timedOut,
             "413": tooLarge,
+            "500": keyStoreFailed,
           },
         },
       },
@@ -87,6 +93,7 @@ export function openApiDocument(): Record<string, unknown> {
             "401": unauthorized,
             "408": timedOut,
             "413": tooLarge,
+            "500": keyStoreFailed,
           },
         },
       },

@@ -156,15 +156,17 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     let healthy = true;
     await Promise.all(
       ctx.dependencies.map(async ({ roles, store }) => {
-        let state = "ok";
+        for (const role of roles) checks[role] = "ok";
         try {
           await store.health?.();
         } catch (error) {
           healthy = false;
-          state = error instanceof HealthError ? error.reason : "unavailable";
           request.log.warn({ err: describeError(error), dependency: roles.join(",") }, "health check failed");
+          // A store serving several roles says which part failed: its database (bars, keys) or its quota counters.
+          const part = error instanceof HealthError ? error.dependency : undefined;
+          const failed = roles.filter((role) => (part === "quota" ? role === "quota" : part === "database" ? role !== "quota" : true));
+          for (const role of failed.length > 0 ? failed : roles) checks[role] = error instanceof HealthError ? error.reason : "unavailable";
         }
-        for (const role of roles) checks[role] = state;
       }),
     );
     const ordered = Object.fromEntries(["bars", "keys", "quota"].filter((r) => r in checks).map((r) => [r, checks[r]!]));
