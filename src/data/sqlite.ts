@@ -214,7 +214,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       migrate(this.db);
     }
     this.identity = identityOf(file);
-    attachQuota(this.db, quotaFileOf(file), options.readonly ?? false);
     const db = this.db;
     this.stmt = {
       symbolsAt: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
@@ -253,7 +252,28 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
       listKeys: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
         FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
-      ensureQuota: db.prepare("INSERT INTO quota.quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
+      probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
+      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
+      seriesOf: db.prepare("SELECT market, timeframe FROM series WHERE symbol = ? ORDER BY market, timeframe").raw(true),
+    };
+  }
+
+  private quotaStatements: ReturnType<SqliteStore["prepareQuota"]> | undefined;
+
+  /**
+   * The quota file's statements, attaching it on first use. Only a connection that meters
+   * runs attaches it: `BEGIN IMMEDIATE` takes the write lock of every attached file, so an
+   * import (which never touches quota) must not hold the quota file for its whole transaction.
+   */
+  private get q(): ReturnType<SqliteStore["prepareQuota"]> {
+    return (this.quotaStatements ??= this.prepareQuota());
+  }
+
+  private prepareQuota() {
+    attachQuota(this.db, quotaFileOf(this.file), this.readonly);
+    const db = this.db;
+    return {
+      ensure: db.prepare("INSERT INTO quota.quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
       // One statement, so it is atomic across connections and processes.
       reserve: db
         .prepare("UPDATE quota.quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
@@ -262,13 +282,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         .prepare("UPDATE quota.quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
         .pluck(),
       used: db.prepare("SELECT used FROM quota.quota_usage WHERE account_id = ? AND day = ?").pluck(),
-      quotaHealth: db.prepare("SELECT EXISTS (SELECT 1 FROM quota.quota_usage)").pluck(),
-      heartbeat: db.prepare(
-        "INSERT INTO quota.heartbeat (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
-      ),
-      probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
-      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
-      seriesOf: db.prepare("SELECT market, timeframe FROM series WHERE symbol = ? ORDER BY market, timeframe").raw(true),
+      health: db.prepare("SELECT EXISTS (SELECT 1 FROM quota.quota_usage)").pluck(),
+      heartbeat: db.prepare("INSERT INTO quota.heartbeat (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
     };
   }
 
@@ -428,24 +443,25 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async health(): Promise<void> {
     try {
       this.stmt.health.get();
-      this.stmt.quotaHealth.get();
+      this.q.health.get();
     } catch (error) {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
     if (this.readonly) throw new HealthError("database", "opened read-only");
     try {
-      await this.withoutWaiting(() => this.stmt.heartbeat.run(Date.now()));
+      await this.withoutWaiting(() => this.q.heartbeat.run(Date.now()));
     } catch (error) {
       if (error instanceof StoreBusyError) throw new HealthError("quota", "busy", { cause: error });
       throw new HealthError("quota", "cannot be written", { cause: error });
     }
     try {
       this.db.pragma("busy_timeout = 0");
+      // Deferred: the write takes the bars file's lock only, never the quota file's.
       this.db.transaction(() => {
         this.stmt.probeWrite.run();
         throw ROLLBACK;
-      }).immediate();
+      })();
     } catch (error) {
       if (error !== ROLLBACK && !isBusy(error)) throw new HealthError("database", "cannot be written", { cause: error });
     } finally {
@@ -525,23 +541,25 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   // ---- QuotaStore ----
 
   async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
+    const q = this.q;
     const used = await this.withoutWaiting(() => {
-      this.stmt.ensureQuota.run(accountId, day);
-      return this.stmt.reserve.get(accountId, day, limit) as number | undefined;
+      q.ensure.run(accountId, day);
+      return q.reserve.get(accountId, day, limit) as number | undefined;
     });
     if (used !== undefined) return { admitted: true, used, remaining: Math.max(0, limit - used) };
-    const current = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
+    const current = (q.used.get(accountId, day) as number | undefined) ?? 0;
     return { admitted: false, used: current, remaining: Math.max(0, limit - current) };
   }
 
   async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const released = await this.withoutWaiting(() => this.stmt.release.get(accountId, day) as number | undefined);
-    const used = released ?? ((this.stmt.used.get(accountId, day) as number | undefined) ?? 0);
+    const q = this.q;
+    const released = await this.withoutWaiting(() => q.release.get(accountId, day) as number | undefined);
+    const used = released ?? ((q.used.get(accountId, day) as number | undefined) ?? 0);
     return { used, remaining: Math.max(0, limit - used) };
   }
 
   async usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const used = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
+    const used = (this.q.used.get(accountId, day) as number | undefined) ?? 0;
     return { used, remaining: Math.max(0, limit - used) };
   }
 }
