@@ -200,10 +200,10 @@ export class BarsCsvParser {
     for (let f = 0; f < 4; f++) {
       const price = values[f]!;
       if (price < MIN_PRICE || price > MAX_PRICE) {
-        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${fields[f + 2]} is out of range: prices are between ${MIN_PRICE} and ${MAX_PRICE}`);
+        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${fields[f + 2]} is out of range: prices are between 1e-12 and 1e12`);
       }
     }
-    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${fields[6]} is out of range: at most ${MAX_VOLUME}`);
+    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${fields[6]} is out of range: at most 1e18`);
     if (high < Math.max(open, close, low)) {
       throw new CsvImportError(lineNumber, `high ${high} is below open, close or low`);
     }
