@@ -88,6 +88,27 @@ describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid 
   }, 60_000);
 });
 
+describe.skipIf(!HAVE_SERVICES)("Redis reservations by id", () => {
+  it("count a reservation once, give it back once, and make a reservation that arrives after its release count nothing", async () => {
+    const quota = await RedisQuotaStore.open(REDIS_URL!, { prefix: freshPrefix() });
+    try {
+      const day = "2026-11-20";
+      expect(await quota.reserve("a", day, 30, "r1")).toEqual({ admitted: true, used: 1, remaining: 29 });
+      // The same reservation sent again (a resent command) is not counted twice.
+      expect(await quota.reserve("a", day, 30, "r1")).toMatchObject({ admitted: true, used: 1 });
+      expect(await quota.release("a", day, 30, "r1")).toEqual({ used: 0, remaining: 30 });
+      expect(await quota.release("a", day, 30, "r1")).toEqual({ used: 0, remaining: 30 });
+      // Released before it arrived (its reply was lost and Redis ran the release first): a no-op.
+      expect(await quota.reserve("a", day, 30, "r2")).toMatchObject({ used: 1 });
+      expect(await quota.release("a", day, 30, "r3")).toEqual({ used: 1, remaining: 29 });
+      expect(await quota.reserve("a", day, 30, "r3")).toEqual({ admitted: false, used: 1, remaining: 29 });
+      expect(await quota.usage("a", day, 30)).toEqual({ used: 1, remaining: 29 });
+    } finally {
+      quota.close();
+    }
+  });
+});
+
 /** The real Redis quota store, which pauses its Redis server (SIGSTOP) right after the next usage read. */
 class PausingQuota extends RedisQuotaStore {
   pauseNext = false;
