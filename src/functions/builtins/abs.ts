@@ -1,0 +1,33 @@
+import type { FunctionModule, Kernel } from "../module.js";
+
+/** Elementwise absolute value; NaN stays NaN. */
+const kernel: Kernel = (inputs, _consts, out, from, to) => {
+  const x = inputs[0]!;
+  for (let i = from; i < to; i++) out[i] = Math.abs(x[i]!);
+};
+
+export const abs: FunctionModule = {
+  name: "abs",
+  params: [{ name: "x", kind: "series" }],
+  result: "number",
+  implicit: [],
+  extraLookback: () => 0,
+  lookbackDoc: "L(x)",
+  recursive: false,
+  kernel,
+  doc: "Absolute value.",
+  example: "abs(change(close, 1)) > atr(14)",
+  reference: "Math.abs",
+  phrases: [
+    {
+      category: "Price change and candles",
+      phrase: "doji (tiny body)",
+      query: "abs(close - open) <= (high - low) * 0.1",
+      aliases: [
+        "doji",
+        "indecision candle",
+      ],
+      notes: "The body is at most a tenth of the bar's range: buyers and sellers ended even.",
+    },
+  ],
+};
