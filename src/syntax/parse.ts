@@ -114,7 +114,10 @@ export function parseText(text: string): ParsedText {
     const { offset, message } = lexerMessage(text, lexError.offset);
     throw syntaxError(text, offset, message, "lex");
   }
-  // The cost guard's first limit: parsing costs some µs per token, lexing far less, so an
+  // The offset-only lexer records start offsets; the parser's node locations need the ends too.
+  for (const token of lexed.tokens) token.endOffset = token.startOffset + token.image.length - 1;
+  checkNesting(text, lexed.tokens);
+  // The cost guard's first limit (after the nesting check, whose error comes earlier in the text): parsing costs some µs per token, lexing far less, so an
   // over-long query is refused here, for the price of lexing it.
   if (lexed.tokens.length > MAX_QUERY_TOKENS) {
     throw syntaxError(
@@ -124,9 +127,6 @@ export function parseText(text: string): ParsedText {
       "lex",
     );
   }
-  // The offset-only lexer records start offsets; the parser's node locations need the ends too.
-  for (const token of lexed.tokens) token.endOffset = token.startOffset + token.image.length - 1;
-  checkNesting(text, lexed.tokens);
   xqlParser.input = lexed.tokens;
   let cst: QueryCstNode;
   try {
