@@ -107,7 +107,7 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
   const checked = check(ast, query, markets);
   checkColumns(checked);
   const planned = planQuery(checked, lookbackCeiling);
-  checkCost(planned, costBudget);
+  checkCost(checked, planned, costBudget);
   return { checked, planned };
 }
 

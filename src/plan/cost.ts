@@ -11,14 +11,17 @@
  * - cost ({@link DEFAULT_COST_BUDGET}, `XqlOptions.costBudget`): the bar-steps the evaluator
  *   makes per instrument, a plan error.
  *
- * The cost: every distinct computation (the IR is hash-consed, so `rsi(14)` used three times
- * counts once) is evaluated over the bars fetched for its timeframe, max(minLookback, 300),
- * once per timeframe it is needed on; the cost is the sum of those bar counts over the
- * query's (node, timeframe) pairs. It is what one instrument costs to evaluate; the service
- * multiplies it by the market's instruments, which the budget's default takes into account
- * (docs/deployment.md, "Limits and guards", has the measured time per unit).
+ * The cost: what one instrument costs to evaluate, in bar-steps. Every distinct computation
+ * counts once per timeframe it is needed on (the IR is hash-consed, so `rsi(14)` used three
+ * times counts once). A function call runs its kernel over every bar fetched for its
+ * timeframe, max(minLookback, 300); anything else (comparisons, arithmetic, `and`/`or`,
+ * offsets, literals, series) is computed only at the bars the plan needs it at, the latest
+ * plus its offset. The service multiplies the cost by the market's instruments, which the
+ * budget's default takes into account (docs/deployment.md, "Limits and guards", has the
+ * measured time per unit).
  */
 import type { CheckedQuery } from "../check/check.js";
+import { children, type IrNode } from "../check/ir.js";
 import { planError, syntaxError } from "../errors.js";
 import type { Planned } from "./plan.js";
 import type { Timeframe } from "../types.js";
@@ -32,13 +35,25 @@ export const DEFAULT_COST_BUDGET = 100_000;
 const MIN_FETCH_BARS = 300;
 
 /** The static cost of a planned query: bar-steps per instrument (see the module comment). */
-export function queryCost(planned: Planned): number {
+export function queryCost(checked: CheckedQuery, planned: Planned): number {
+  const calls = new Set<number>();
+  const seen = new Set<number>();
+  const stack: IrNode[] = [checked.condition.ir, ...checked.columns.map((c) => c.ir), ...checked.sort.map((s) => s.ir)];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node.id)) continue;
+    seen.add(node.id);
+    if (node.op === "call") calls.add(node.id);
+    stack.push(...children(node));
+  }
   const bars = new Map<string, number>();
   for (const source of planned.plan.sources) bars.set(source.timeframe, Math.max(source.minLookback, MIN_FETCH_BARS));
   let cost = 0;
-  for (const key of planned.needs.keys()) {
-    const timeframe = key.slice(key.indexOf("@") + 1) as Timeframe;
-    cost += bars.get(timeframe) ?? MIN_FETCH_BARS;
+  for (const [key, offset] of planned.needs) {
+    const at = key.indexOf("@");
+    const id = Number(key.slice(0, at));
+    const timeframe = key.slice(at + 1) as Timeframe;
+    cost += calls.has(id) ? (bars.get(timeframe) ?? MIN_FETCH_BARS) : offset + 1;
   }
   return cost;
 }
@@ -57,8 +72,8 @@ export function checkColumns(checked: CheckedQuery): void {
 }
 
 /** Refuses a query whose {@link queryCost} exceeds the budget: a plan error naming both figures. */
-export function checkCost(planned: Planned, budget: number): void {
-  const cost = queryCost(planned);
+export function checkCost(checked: CheckedQuery, planned: Planned, budget: number): void {
+  const cost = queryCost(checked, planned);
   if (cost > budget) {
     throw planError(
       `Query too costly to run: its cost is ${cost.toLocaleString("en-US")} bar-steps per instrument, above the budget of ${budget.toLocaleString("en-US")}; use fewer distinct expressions, shorter lengths or fewer timeframes`,
