@@ -102,8 +102,11 @@ describe("cost guard", () => {
       `cost guard: normal requests under attack p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms (${refusals} costly queries refused meanwhile)`,
     );
     expect(refusals).toBeGreaterThan(10);
-    // Generous for a shared test machine; before the guard each refusal held the thread 0.5-3 s.
-    expect(p99).toBeLessThan(750);
+    // Generous for a shared test machine (measured p50 71-116 ms, p99 266-594 ms at load 19 on 2
+    // cores); before the guard each refusal held the thread 0.5-3 s, so a normal request waited
+    // about that long at the median too.
+    expect(p50).toBeLessThan(250);
+    expect(p99).toBeLessThan(1500);
   }, 60_000);
 });
 
