@@ -14,7 +14,7 @@ import { issueApiKey } from "../../src/data/keys.js";
 import { FallbackKeyStore } from "../../src/data/key-fallback.js";
 import type { QuotaUsage } from "../../src/data/store.js";
 import { createServer } from "../../src/server/index.js";
-import { tempDir } from "../data/helpers.js";
+import { rampBars, tempDir } from "../data/helpers.js";
 import { NOW, TestClock } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
 import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, eventually, freshDatabase, freshPrefix, seedSmall } from "./helpers.js";
@@ -59,6 +59,18 @@ describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid 
   afterAll(async () => {
     await store?.close();
     await db?.drop();
+  });
+
+  it("PostgreSQL deleteBars removes a symbol's bars from a time on, keeps the catalog and bumps the data version", async () => {
+    const h1 = Date.UTC(2026, 10, 20, 12);
+    await store.upsertBars([{ market: "TEST", timeframe: "h1", symbols: [{ symbol: "DELX", bars: rampBars("h1", 10, h1, 5) }] }]);
+    const version = await store.dataVersion();
+    expect(await store.deleteBars({ symbol: "DELX", from: h1 - 3 * 3_600_000 })).toBe(4);
+    expect((await store.series("TEST"))[0]).toMatchObject({ symbol: "DELX", bars: 6, lastTime: h1 - 4 * 3_600_000 });
+    expect(await store.dataVersion()).toBe(version + 1);
+    expect(await store.deleteBars({ symbol: "DELX", market: "OTHER" })).toBe(0);
+    expect(await store.deleteBars({ symbol: "DELX", timeframe: "h1" })).toBe(6);
+    expect(await store.series("TEST")).toEqual([]);
   });
 
   it("Redis quota: 30 valid + 270 invalid concurrent runs admit exactly the 30", async () => {
