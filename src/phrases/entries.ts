@@ -276,27 +276,6 @@ export const COMPOSITE_PHRASES: readonly PhraseEntry[] = [
     aliases: ["weekly gainers", "up 10% this week"],
     notes: "Price more than 10% above the close of the last completed week.",
   },
-  {
-    category: "Price change and candles",
-    phrase: "hammer candle",
-    query: "min(open, close) - low >= abs(close - open) * 2 and high - max(open, close) <= abs(close - open) * 0.5",
-    aliases: ["hammer", "long lower wick", "pin bar"],
-    notes: "A lower wick at least twice the body and an upper wick at most half of it: sellers pushed down and buyers took it back.",
-  },
-  {
-    category: "Price change and candles",
-    phrase: "bullish engulfing candle",
-    query: "close > open and close[1] < open[1] and close >= open[1] and open <= close[1]",
-    aliases: ["bullish engulfing"],
-    notes: "An up bar whose body covers the body of the previous down bar.",
-  },
-  {
-    category: "Price change and candles",
-    phrase: "bearish engulfing candle",
-    query: "close < open and close[1] > open[1] and close <= open[1] and open >= close[1]",
-    aliases: ["bearish engulfing"],
-    notes: "A down bar whose body covers the body of the previous up bar.",
-  },
 
   // ---- Across timeframes ----
   {

@@ -78,7 +78,9 @@ describe("zero-parameter built-ins", () => {
 
   it.each(ZERO.map((f) => [f.name, f] as const))("%s: the bare name is a call", (name, fn) => {
     expect(validate(HEADER + fn.example)).toEqual({ valid: true });
-    expect(validate(`${HEADER}columns = [${name}]\n${name} == ${name}`)).toEqual({ valid: true });
+    // A boolean built-in (a candlestick pattern) is a condition itself; a number one is compared.
+    const condition = fn.result === "boolean" ? `${name} or not ${name}` : `${name} == ${name}`;
+    expect(validate(`${HEADER}columns = [${name}]\n${condition}`)).toEqual({ valid: true });
   });
 
   it.each(ZERO.map((f) => [f.name, f] as const))("%s: parentheses are an error at the name", (name, fn) => {

@@ -98,15 +98,19 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
 
     it("a NaN bar leaves earlier values alone, is undefined (false) itself, and windows past it unchanged", () => {
       const at = 100;
-      const holed = inputs.map((x) => {
+      // A condition input is never undefined (an undefined comparison is false): its hole is a 0.
+      const conditions = spec.params.filter((p) => p.kind === "series" || p.kind === "condition").map((p) => p.kind === "condition");
+      const holed = inputs.map((x, k) => {
         const y = x.slice();
-        y[at] = NaN;
+        y[at] = conditions[k] ? 0 : NaN;
         return y;
       });
+      const onlyConditions = inputs.every((_, k) => conditions[k] === true);
       const out = run(spec.kernel, holed, consts);
       const extra = spec.extraLookback(consts);
       for (let i = 0; i < at; i++) expect(Object.is(out[i], full[i]), `bar ${i}`).toBe(true);
-      expect(out[at], `bar ${at}`).toBe(spec.result === "boolean" ? 0 : NaN);
+      // With only condition inputs the hole is an ordinary false bar (count, bars_since).
+      if (!onlyConditions) expect(out[at], `bar ${at}`).toBe(spec.result === "boolean" ? 0 : NaN);
       if (spec.result === "boolean") for (let i = at; i <= at + extra && i < N; i++) expect(out[i], `bar ${i}`).toBe(0);
       if (!spec.recursive) for (let i = at + extra + 1; i < N; i++) if (!close12(out[i]!, full[i]!)) expect.fail(`bar ${i}: ${out[i]} != ${full[i]}`);
       for (const v of out) if (spec.result === "boolean") expect(v === 0 || v === 1).toBe(true);

@@ -21,13 +21,12 @@ export const abs: FunctionModule = {
   phrases: [
     {
       category: "Price change and candles",
-      phrase: "doji (tiny body)",
+      phrase: "tiny body (a tenth of the bar's range)",
       query: "abs(close - open) <= (high - low) * 0.1",
       aliases: [
-        "doji",
-        "indecision candle",
+        "small body candle",
       ],
-      notes: "The body is at most a tenth of the bar's range: buyers and sellers ended even.",
+      notes: "The body is at most a tenth of the bar's own range: buyers and sellers ended even (doji is TA-Lib's stricter test against the bars before).",
     },
   ],
 };
