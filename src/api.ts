@@ -17,7 +17,11 @@ import {
   type Plan,
   type RunResult,
   type XqlOptions,
+  type HistoryOptions,
+  type HistoryResult,
+  DEFAULT_HISTORY_BARS,
 } from "./types.js";
+import { historyResult } from "./eval/history.js";
 
 /**
  * A query that passed every check: its plan, its explanation, and `run` over injected bars.
@@ -45,6 +49,26 @@ export interface CompiledQuery {
    * from the time column's. The message names the instrument, the timeframe and the index.
    */
   run(universe: Iterable<Instrument>): RunResult;
+  /**
+   * Screen history (decisions §5): the screen evaluated at each of the last `bars` distinct base
+   * bar times of the universe as if that bar were the latest, in one pass per instrument. The
+   * matches and column values at a bar t are bit-identical to `run` over the same bars truncated
+   * after t (every timeframe cut at t's close), restricted to the instruments that have a base
+   * bar at t. Sorting and limit apply per bar, as in run; within a bar matches are listed by
+   * symbol. `stats.forward` gives the close-to-close returns 1, 5 and 20 base bars after each
+   * match (only matches with that many later bars count).
+   *
+   * @param options - `bars`: the window, default 100 (any positive integer here; the HTTP
+   * service allows at most 1,000).
+   * @throws RangeError when `bars` is not a positive integer; {@link XqlDataError} as `run`.
+   * @example
+   * ```ts
+   * const q = compile('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30');
+   * const { matches, stats } = q.history(syntheticUniverse({ market: "FOREX", symbols: 20, timeframes: ["h1"], bars: 600 }), { bars: 300 });
+   * stats.forward["5"].hitRate; // share of matches followed by a higher close 5 bars later
+   * ```
+   */
+  history(universe: Iterable<Instrument>, options?: HistoryOptions): HistoryResult;
 }
 
 /** What {@link validate} returns: exactly the body of the HTTP service's `POST /validate`. */
@@ -186,6 +210,13 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
   return Object.freeze({
     plan: planned.plan,
     explanation,
-    run: (universe: Iterable<Instrument>): RunResult => runner(universe),
+    run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
+    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
+      const bars = options.bars ?? DEFAULT_HISTORY_BARS;
+      if (!Number.isInteger(bars) || bars < 1) {
+        throw new RangeError(`history: bars must be a positive integer, got ${String(options.bars)}`);
+      }
+      return historyResult(runner.history(universe, bars));
+    },
   });
 }

@@ -26,7 +26,15 @@ export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from
 export type { SyntheticOptions } from "./data/synthetic.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
-export { TIMEFRAMES, TIMEFRAME_MS, RAW_SERIES, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING } from "./types.js";
+export {
+  TIMEFRAMES,
+  TIMEFRAME_MS,
+  RAW_SERIES,
+  DEFAULT_MARKETS,
+  DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_HISTORY_BARS,
+  MAX_HISTORY_BARS,
+} from "./types.js";
 export type {
   Timeframe,
   RawSeries,
@@ -39,6 +47,11 @@ export type {
   Instrument,
   ResultRow,
   RunResult,
+  RunMeta,
+  HistoryOptions,
+  HistoryMatch,
+  HistoryResult,
+  ForwardStats,
   XqlOptions,
 } from "./types.js";
 export { VERSION } from "./version.js";

@@ -120,6 +120,77 @@ export interface RunResult {
   results: ResultRow[];
 }
 
+/**
+ * Why a screen found what it found (decisions §2): how many instruments were considered, how
+ * many matched before `limit`, how many were skipped for lack of data, and the time evaluated.
+ */
+export interface RunMeta {
+  /** Every instrument of the universe considered, skipped ones included. */
+  instruments: number;
+  /** Matches before `limit`. */
+  matched: number;
+  /** Instruments not evaluated. */
+  skipped: {
+    /** With bars on every source the plan needs, but fewer than a source's minLookback. */
+    shortHistory: number;
+    /** Without bars on a source the plan needs. */
+    noData: number;
+  };
+  /** ISO 8601 open time of the latest base bar evaluated; null when none was. */
+  asOf: string | null;
+}
+
+/** Options of `compile(q).history`. */
+export interface HistoryOptions {
+  /** How many of the universe's latest distinct base bar times to evaluate at (default 100). */
+  bars?: number;
+}
+
+/** One match of screen history: the base bar's open time (ms), the symbol and its columns then. */
+export interface HistoryMatch {
+  /** Open time of the base bar, UTC ms since epoch, as in bars. */
+  time: number;
+  /** The instrument's symbol. */
+  symbol: string;
+  /** Column values at that bar, exactly as `run` over bars truncated after it would give them. */
+  columns: Record<string, number | null>;
+}
+
+/** Statistics of the close-to-close returns (percent) from match bars to k base bars later. */
+export interface ForwardStats {
+  /** Matches with k later bars (only those count). */
+  n: number;
+  /** Mean return in percent; null when n = 0. */
+  mean: number | null;
+  /** Median return in percent (the mean of the middle two for an even n); null when n = 0. */
+  median: number | null;
+  /** Share 0..1 of returns above 0; null when n = 0. */
+  hitRate: number | null;
+}
+
+/** The body of a successful screen history (decisions §5). */
+export interface HistoryResult {
+  /** Every match, by bar time, then by symbol. */
+  matches: HistoryMatch[];
+  /** Totals and forward returns. */
+  stats: {
+    /** Bars in the window (at most the bars asked for). */
+    bars: number;
+    /** Matches listed (after the query's limit at each bar). */
+    matches: number;
+    /** Distinct symbols among the matches. */
+    symbolsMatched: number;
+    /** Forward returns at 1, 5 and 20 base bars. */
+    forward: { "1": ForwardStats; "5": ForwardStats; "20": ForwardStats };
+  };
+  /** Over the window: instruments considered, matches before limit, skipped, latest bar. */
+  meta: RunMeta;
+}
+
+/** The default and largest window of screen history over HTTP. */
+export const DEFAULT_HISTORY_BARS = 100;
+export const MAX_HISTORY_BARS = 1000;
+
 /** Options shared by `validate`, `explain` and `compile`. */
 export interface XqlOptions {
   /** Known markets (matched case-insensitively; the plan reports this spelling). Default `["FOREX", "CRYPTO"]`. */

@@ -182,10 +182,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   installErrorHandlers(app, {
     bodyLimit,
-    // Run answers carry the rate-limit headers for a known key, whatever went wrong.
+    // Run and history answers carry the rate-limit headers for a known key, whatever went wrong.
     async beforeError(request, reply) {
       const caller = auth.maybeCallerOf(request);
-      if (!caller || request.routeOptions.url !== "/xql/run") return;
+      if (!caller || (request.routeOptions.url !== "/xql/run" && request.routeOptions.url !== "/xql/history")) return;
       try {
         const now = clock.now();
         const usage = await quota.usage(caller.accountId, utcDay(now), caller.limit);

@@ -1,12 +1,15 @@
 /**
- * The routes. Run keeps the contract's order (decisions §2): quota read first (an exhausted
+ * The routes. Run and history keep the contract's order (decisions §2): quota read first (an exhausted
  * account gets 429 before its body is read), then parse and plan (a 400 that never held a
  * reservation), then the atomic reservation, then the fetch (a 500 gives it back), and only a
  * 200 keeps it.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { CompiledQuery } from "../api.js";
 import { XqlError } from "../errors.js";
+import type { Instrument } from "../types.js";
+import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
 import { VERSION } from "../version.js";
 import type { BarCache } from "../data/fetch.js";
 import { fetchUniverse } from "../data/fetch.js";
@@ -15,7 +18,7 @@ import { HealthError } from "../data/store.js";
 import type { Authenticator } from "./auth.js";
 import { bodyProblemResult, queryBodyOf, withTransportHint } from "./body.js";
 import type { Clock } from "./app.js";
-import { INTERNAL, RATE_LIMITED, TOO_MANY_RUNS, describeError, fromStore, sendStoreFailure } from "./errors.js";
+import { INTERNAL, RATE_LIMITED, TOO_MANY_RUNS, describeError, fromStore, pathOf, sendStoreFailure } from "./errors.js";
 import type { QueryCache } from "./query-cache.js";
 import { InFlightRuns, nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
@@ -67,7 +70,18 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
   }
 
-  app.post("/xql/run", { onRequest: [auth.authenticate, quotaFirst] }, async (request, reply) => {
+  /**
+   * A metered query route (run and history), after quota first: parse and plan (a 400 that
+   * never held a reservation), a slot among the account's runs in flight, the atomic
+   * reservation, the fetch (a 500 or 503 gives the reservation back), then `execute`; only a
+   * 200 consumes.
+   */
+  async function metered(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    fetchOptions: { extraBaseBars?: number },
+    execute: (compiled: CompiledQuery, universe: Instrument[]) => { body: object; log: Record<string, unknown> },
+  ): Promise<FastifyReply> {
     const caller = auth.callerOf(request);
     const now = clock.now();
     const day = utcDay(now);
@@ -111,7 +125,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       }
       let universe;
       try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache });
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, ...fetchOptions });
       } catch (error) {
         request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
         await giveBack();
@@ -119,7 +133,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       }
       let result;
       try {
-        result = compiled.run(universe);
+        result = execute(compiled, universe);
       } catch (error) {
         request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
         await giveBack();
@@ -127,13 +141,42 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       }
       setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
       request.log.info(
-        { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, results: result.results.length },
-        "run",
+        { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, ...result.log },
+        pathOf(request.url).slice("/xql/".length),
       );
-      return reply.code(200).send(result);
+      return reply.code(200).send(result.body);
     } finally {
       ctx.inFlight.release(caller.accountId);
     }
+  }
+
+  app.post("/xql/run", { onRequest: [auth.authenticate, quotaFirst] }, async (request, reply) =>
+    metered(request, reply, {}, (compiled, universe) => {
+      const result = compiled.run(universe);
+      return { body: result, log: { results: result.results.length } };
+    }),
+  );
+
+  const historyBars = new WeakMap<FastifyRequest, number>();
+  // `?bars=N` (default 100, at most 1,000) is checked with the key, before quota or body: a bad
+  // window is the caller's mistake in the URL, not a query error, and costs nothing.
+  async function historyWindow(request: FastifyRequest): Promise<void> {
+    if (!auth.maybeCallerOf(request)) return; // refused by authenticate
+    const raw = (request.query as { bars?: unknown }).bars;
+    const bars = raw === undefined ? DEFAULT_HISTORY_BARS : typeof raw === "string" && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+    if (!(bars >= 1 && bars <= MAX_HISTORY_BARS)) {
+      // Through the error handler, which adds the rate-limit headers like any run answer.
+      throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), { statusCode: 400 });
+    }
+    historyBars.set(request, bars);
+  }
+
+  app.post("/xql/history", { onRequest: [auth.authenticate, historyWindow, quotaFirst] }, async (request, reply) => {
+    const bars = historyBars.get(request)!;
+    return metered(request, reply, { extraBaseBars: bars - 1 }, (compiled, universe) => {
+      const result = compiled.history(universe, { bars });
+      return { body: result, log: { bars, matches: result.stats.matches } };
+    });
   });
 
   app.get("/usage", { onRequest: auth.authenticate }, async (request, reply) => {

@@ -1,6 +1,6 @@
 /**
  * Real responses checked against the service's own `/openapi.json`: a small JSON-schema
- * validator (the subset the document uses: $ref, type, const, enum, required, properties,
+ * validator (the subset the document uses: $ref, type, oneOf, const, enum, required, properties,
  * additionalProperties, items, minimum) and the lookup of the schema by path, method and
  * status. The test helpers run every response of the HTTP suites through it.
  */
@@ -37,6 +37,10 @@ export function validateSchema(value: unknown, schema: Schema, at = "$"): string
     const actual = typeOf(value);
     const ok = types.some((t) => t === actual || (t === "number" && actual === "integer"));
     if (!ok) return [`${at}: expected ${types.join("|")}, found ${actual}`];
+  }
+  if (Array.isArray(s.oneOf)) {
+    const matching = (s.oneOf as Schema[]).filter((branch) => validateSchema(value, branch, at).length === 0).length;
+    if (matching !== 1) problems.push(`${at}: matches ${matching} of the oneOf branches, not exactly 1`);
   }
   if ("const" in s && value !== s.const) problems.push(`${at}: expected ${JSON.stringify(s.const)}, found ${JSON.stringify(value)}`);
   if (Array.isArray(s.enum) && !s.enum.includes(value)) problems.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
