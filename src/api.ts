@@ -11,6 +11,8 @@ import { DEFAULT_COST_BUDGET, checkColumns, checkCost } from "./plan/cost.js";
 import { planQuery, type Planned } from "./plan/plan.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_WARMUP_CEILING,
+  type FetchSource,
   DEFAULT_MARKETS,
   type ErrorBody,
   type Instrument,
@@ -39,6 +41,13 @@ export interface CompiledQuery {
   readonly plan: Plan;
   /** The mechanical rendering of the query (exactly the `explanation` of the explain body). */
   readonly explanation: string;
+  /**
+   * What to fetch per plan source, in plan order: `{ timeframe, series, bars }` with
+   * `bars = max(minLookback, warmup)`. The warm-up lets recursive indicators (EMA, RSI, ATR,
+   * MACD, ...) forget their seed to 1e-6: at least 300 bars, at most `warmupCeiling` (default
+   * 5000). Give `run` this many bars per source for values that match the whole history.
+   */
+  readonly fetch: readonly FetchSource[];
   /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
    * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
@@ -103,9 +112,15 @@ interface Compiled {
   readonly planned: Planned;
 }
 
-function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number; costBudget: number } {
+function resolveOptions(options: XqlOptions | undefined): {
+  markets: readonly string[];
+  lookbackCeiling: number;
+  warmupCeiling: number;
+  costBudget: number;
+} {
   const markets = options?.markets ?? DEFAULT_MARKETS;
   const lookbackCeiling = options?.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING;
+  const warmupCeiling = options?.warmupCeiling ?? DEFAULT_WARMUP_CEILING;
   const costBudget = options?.costBudget ?? DEFAULT_COST_BUDGET;
   if (!(costBudget > 0)) throw new TypeError("options.costBudget must be a positive number");
   if (!Array.isArray(markets) || markets.some((m) => typeof m !== "string")) {
@@ -114,11 +129,14 @@ function resolveOptions(options: XqlOptions | undefined): { markets: readonly st
   if (!Number.isInteger(lookbackCeiling) || lookbackCeiling < 1) {
     throw new TypeError("options.lookbackCeiling must be a positive integer");
   }
-  return { markets, lookbackCeiling, costBudget };
+  if (!Number.isInteger(warmupCeiling) || warmupCeiling < 1) {
+    throw new TypeError("options.warmupCeiling must be a positive integer");
+  }
+  return { markets, lookbackCeiling, warmupCeiling, costBudget };
 }
 
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
-  const { markets, lookbackCeiling, costBudget } = resolveOptions(options);
+  const { markets, lookbackCeiling, warmupCeiling, costBudget } = resolveOptions(options);
   if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
   let ast;
   try {
@@ -130,7 +148,7 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
   }
   const checked = check(ast, query, markets);
   checkColumns(checked);
-  const planned = planQuery(checked, lookbackCeiling);
+  const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
   checkCost(checked, planned, costBudget);
   return { checked, planned };
 }
@@ -210,6 +228,7 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
   return Object.freeze({
     plan: planned.plan,
     explanation,
+    fetch: planned.fetch,
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
     history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
       const bars = options.bars ?? DEFAULT_HISTORY_BARS;

@@ -71,6 +71,20 @@ export interface PlanSource {
   minLookback: number;
 }
 
+/**
+ * What to fetch for one source of a plan so that every value at the latest bar is defined and
+ * every recursive indicator has converged (decisions §1 "Evaluation"): the plan source's
+ * timeframe and series, and `bars = max(minLookback, warmup)`.
+ */
+export interface FetchSource {
+  /** The timeframe whose bars are read (as in the plan). */
+  timeframe: Timeframe;
+  /** Sorted names of the raw series needed (as in the plan). */
+  series: RawSeries[];
+  /** Bars to fetch: at least the plan's minLookback, and the source's warm-up. */
+  bars: number;
+}
+
 /** The data-requirements manifest of a query. */
 export interface Plan {
   /** The market queried, in its configured spelling (`"forex"` plans as `FOREX`). */
@@ -181,14 +195,22 @@ export interface HistoryResult {
     /** Distinct symbols among the matches. */
     symbolsMatched: number;
     /** Forward returns at 1, 5 and 20 base bars. */
-    forward: { "1": ForwardStats; "5": ForwardStats; "20": ForwardStats };
+    forward: {
+      /** Returns one base bar after each match. */
+      "1": ForwardStats;
+      /** Returns five base bars after each match. */
+      "5": ForwardStats;
+      /** Returns twenty base bars after each match. */
+      "20": ForwardStats;
+    };
   };
   /** Over the window: instruments considered, matches before limit, skipped, latest bar. */
   meta: RunMeta;
 }
 
-/** The default and largest window of screen history over HTTP. */
+/** The window of screen history when none is given: the last 100 base bars. */
 export const DEFAULT_HISTORY_BARS = 100;
+/** The largest window `POST /xql/history` accepts (the library takes any positive integer). */
 export const MAX_HISTORY_BARS = 1000;
 
 /** Options shared by `validate`, `explain` and `compile`. */
@@ -197,6 +219,12 @@ export interface XqlOptions {
   markets?: readonly string[];
   /** Largest minLookback a source may need. Default 300. */
   lookbackCeiling?: number;
+  /**
+   * Largest warm-up a source may ask for (`compile(q).fetch`): recursive indicators are fetched
+   * enough history to forget their seed, capped here. Default 5000. Not an error when exceeded:
+   * the warm-up is cut to the ceiling.
+   */
+  warmupCeiling?: number;
   /**
    * Largest static cost of a query, in bar-steps per instrument (the cost guard; see
    * docs/deployment.md "Limits and guards"). Default 100,000.
@@ -208,3 +236,9 @@ export interface XqlOptions {
 export const DEFAULT_MARKETS: readonly string[] = ["FOREX", "CRYPTO"];
 /** The largest `minLookback` a source may need when {@link XqlOptions.lookbackCeiling} is not given. */
 export const DEFAULT_LOOKBACK_CEILING = 300;
+
+/** The fewest bars of warm-up a source gets: the bars fetched before warm-up followed convergence. */
+export const MIN_WARMUP = 300;
+
+/** The largest warm-up a source may ask for when {@link XqlOptions.warmupCeiling} is not given. */
+export const DEFAULT_WARMUP_CEILING = 5000;

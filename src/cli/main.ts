@@ -12,6 +12,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   keys: async () => (await import("./commands/keys.js")).keysCommand,
   data: async () => (await import("./commands/data.js")).dataCommand,
+  lsp: async () => (await import("./commands/lsp.js")).lspCommand,
 };
 
 function usage(commands: Command[]): string {

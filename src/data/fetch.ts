@@ -1,9 +1,10 @@
 /**
- * Fetching by plan: for each plan source, the latest max(minLookback, warmup) bars of every
+ * Fetching by plan: for each plan source, the latest max(minLookback, warmup, the compiled
+ * query's fetch bars) bars of every
  * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
-import type { Bars, Instrument, Plan, Timeframe } from "../types.js";
+import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
 
@@ -26,6 +27,11 @@ export interface FetchOptions {
    * less one): every source gets the bars that cover them, ceil(extra · dur(base) / dur(tf)).
    */
   extraBaseBars?: number;
+  /**
+   * The compiled query's `fetch` (`compile(q).fetch`): bars per source that let its recursive
+   * indicators converge. A source reads at least this many bars (and at least `warmup`).
+   */
+  fetch?: readonly FetchSource[];
 }
 
 /**
@@ -94,7 +100,7 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
     baseTimeframe: base.timeframe,
     series: source.series,
     count:
-      fetchCount(source.minLookback, warmup) +
+      Math.max(fetchCount(source.minLookback, warmup), options.fetch?.find((f) => f.timeframe === source.timeframe)?.bars ?? 0) +
       (extra > 0 ? Math.ceil((extra * TIMEFRAME_MS[base.timeframe]) / TIMEFRAME_MS[source.timeframe]) : 0),
   }));
   const reads = await Promise.all(

@@ -12,6 +12,7 @@ import type { CheckedQuery } from "../check/check.js";
 import type { CompareOperator, IrNode } from "../check/ir.js";
 import type { Kernel, KernelContext } from "../functions/kernel.js";
 import type { SeriesSpec } from "../functions/registry.js";
+import { assertNever } from "../errors.js";
 import { needKey, type Planned } from "../plan/plan.js";
 import {
   TIMEFRAME_MS,
@@ -333,6 +334,8 @@ class Program {
         }
         return;
       }
+      default:
+        assertNever(node, "IR op");
     }
   }
 
@@ -405,6 +408,8 @@ class Program {
         case "/":
           for (let i = from; i < to; i++) out[i] = left[i]! / right[i]!;
           break;
+        default:
+          assertNever(op, "arithmetic operator");
       }
       left = out;
     }

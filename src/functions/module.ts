@@ -4,7 +4,7 @@
  * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
  * registry is built from the list in `builtins/index.ts`.
  */
-import type { PhraseCategory } from "../phrases/index.js";
+import type { PhraseCategory } from "../phrases/categories.js";
 import type { RawSeries } from "../types.js";
 
 /** The type of an XQL value: a number series or a boolean series. */

@@ -16,6 +16,7 @@ import { installBodyParsers } from "./body.js";
 import { installErrorHandlers, pathOf } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
+import { registerPlayground } from "./playground.js";
 import { DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED, InFlightRuns, setRateLimitHeaders, utcDay } from "./quota.js";
 import { registerRoutes } from "./routes.js";
 
@@ -69,6 +70,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** ms between Node's checks for requests past those timeouts. Default 1000. */
   connectionsCheckMs?: number;
+  /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
+  playgroundDir?: string;
 }
 
 /** 10 s: the longest a client may take to send its request headers. */
@@ -179,6 +182,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     inFlight: new InFlightRuns(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED),
     openApi: JSON.stringify(openApiDocument()),
   });
+
+  registerPlayground(app, { bars, authenticate: auth.authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
 
   installErrorHandlers(app, {
     bodyLimit,

@@ -1,5 +1,6 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
+import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 
 const errorBody = {
   type: "object",
@@ -67,6 +68,7 @@ export function openApiDocument(): Record<string, unknown> {
     },
     security: [{ bearer: [] }],
     paths: {
+      ...PLAYGROUND_OPENAPI_PATHS,
       "/xql/validate": {
         post: {
           operationId: "validate",

@@ -125,7 +125,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       }
       let universe;
       try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, ...fetchOptions });
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, fetch: compiled.fetch, ...fetchOptions });
       } catch (error) {
         request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
         await giveBack();

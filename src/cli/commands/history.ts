@@ -159,7 +159,8 @@ export const historyCommand: Command = {
       compiled = compileOrReport(query, DEFAULT_MARKETS);
       if (!compiled) return 1;
       const { plan } = compiled;
-      const count = Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup))) + bars;
+      const count =
+        Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup)), ...compiled.fetch.map((f) => f.bars)) + bars;
       universe = syntheticUniverse({
         market: plan.market,
         symbols: SYNTHETIC_SYMBOLS[plan.market] ?? 0,
@@ -172,7 +173,7 @@ export const historyCommand: Command = {
         compiled = compileOrReport(query, await marketsOf(store));
         if (!compiled) return 1;
         await seedOnFirstUse(store);
-        universe = await fetchUniverse(store, compiled.plan, { warmup, extraBaseBars: bars - 1 });
+        universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch, extraBaseBars: bars - 1 });
       } finally {
         store.close();
       }

@@ -7,12 +7,27 @@ import { FallbackKeyStore } from "../../data/key-fallback.js";
 import { PostgresStore } from "../../data/postgres.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The built playground: `dist/playground` beside the bin's `dist/cli/`, or, running the
+ * sources (tsx), the checkout's `dist/playground` after `npm run build`.
+ */
+function playgroundDir(): string | undefined {
+  for (const candidate of ["../playground/", "../../../dist/playground/"]) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  return undefined;
+}
 
 const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…] [--warmup N] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
-  GET /health         GET /openapi.json
+  GET /xql/bars       GET /health        GET /openapi.json
+  GET /               the playground (open http://127.0.0.1:8787/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
@@ -88,7 +103,16 @@ export const serveCommand: Command = {
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
     const keys = store instanceof PostgresStore ? new FallbackKeyStore(store) : undefined;
-    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet"), ...limits });
+    const app = createServer({
+      store,
+      keys,
+      quota,
+      warmup,
+      markets: await marketsOf(store),
+      logger: !flags.has("quiet"),
+      playgroundDir: playgroundDir(),
+      ...limits,
+    });
     try {
       await app.listen({ port, host });
     } catch (error) {
