@@ -66,7 +66,8 @@ export function checkColumns(checked: CheckedQuery): void {
       checked.text,
       beyond.expression.span.start,
       `Too many columns: at most ${MAX_COLUMNS} per query (this is column ${MAX_COLUMNS + 1} of ${checked.columns.length})`,
-      "check",
+      // Raised once the query is checked, on the way to the plan.
+      "plan",
     );
   }
 }
