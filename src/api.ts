@@ -7,6 +7,7 @@ import { check, type CheckedQuery } from "./check/check.js";
 import { XqlError, syntaxError } from "./errors.js";
 import { createRunner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
+import { DEFAULT_COST_BUDGET, checkColumns, checkCost } from "./plan/cost.js";
 import { planQuery, type Planned } from "./plan/plan.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
@@ -111,10 +112,17 @@ interface Compiled {
   readonly planned: Planned;
 }
 
-function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number; warmupCeiling: number } {
+function resolveOptions(options: XqlOptions | undefined): {
+  markets: readonly string[];
+  lookbackCeiling: number;
+  warmupCeiling: number;
+  costBudget: number;
+} {
   const markets = options?.markets ?? DEFAULT_MARKETS;
   const lookbackCeiling = options?.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING;
   const warmupCeiling = options?.warmupCeiling ?? DEFAULT_WARMUP_CEILING;
+  const costBudget = options?.costBudget ?? DEFAULT_COST_BUDGET;
+  if (!(costBudget > 0)) throw new TypeError("options.costBudget must be a positive number");
   if (!Array.isArray(markets) || markets.some((m) => typeof m !== "string")) {
     throw new TypeError("options.markets must be an array of strings");
   }
@@ -124,11 +132,11 @@ function resolveOptions(options: XqlOptions | undefined): { markets: readonly st
   if (!Number.isInteger(warmupCeiling) || warmupCeiling < 1) {
     throw new TypeError("options.warmupCeiling must be a positive integer");
   }
-  return { markets, lookbackCeiling, warmupCeiling };
+  return { markets, lookbackCeiling, warmupCeiling, costBudget };
 }
 
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
-  const { markets, lookbackCeiling, warmupCeiling } = resolveOptions(options);
+  const { markets, lookbackCeiling, warmupCeiling, costBudget } = resolveOptions(options);
   if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
   let ast;
   try {
@@ -139,7 +147,9 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
     throw error;
   }
   const checked = check(ast, query, markets);
+  checkColumns(checked);
   const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
+  checkCost(checked, planned, costBudget);
   return { checked, planned };
 }
 

@@ -130,6 +130,7 @@ const CATALOGUE = [
   { code: "unexpected-token-expected", type: "syntax", stages: ["parse"], group: "grammar", template: "`Unexpected '<token>', expected <what>`; `<what>` is a token (`'='`, `']'`), `a name`, `a number` or `a string such as \"FOREX\"`", example: "`timeframe h1`, `market = FOREX`, `let and = 1`", pattern: /^Unexpected '.+', expected (?!an expression$).+$/ },
   { code: "unexpected-token", type: "syntax", stages: ["parse"], group: "grammar", template: "`Unexpected '<token>'` (a token that cannot start a statement)", example: "`close > 1)`, `close > 1;;`", pattern: /^Unexpected '.+'$/ },
   { code: "nesting-too-deep", type: "syntax", stages: ["parse"], group: "grammar", template: "`Expression nested too deeply: at most 64 levels of parentheses, brackets and prefix operators` (at the token that goes past 64)", example: "70 `(`; `close[0][0]…` 70 times; `not not …`", pattern: /^Expression nested too deeply: at most 64 levels of parentheses, brackets and prefix operators$/ },
+  { code: "query-too-long", type: "syntax", stages: ["lex"], group: "grammar", template: "`Query too long: at most 4000 tokens (names, numbers, operators), this one has <n>` (at the first token beyond the limit; the cost guard, checked right after lexing)", example: "64 KiB of `close > sma(2) or …`", pattern: /^Query too long: at most \d+ tokens \(names, numbers, operators\), this one has \d+$/ },
   { code: "missing-condition", type: "syntax", stages: ["lower"], group: "structural", template: "`Missing condition: a query ends with a boolean condition, such as rsi(14) < 30` (at the end of input)", example: "`` (empty), settings only", pattern: /^Missing condition: a query ends with a boolean condition, such as rsi\(14\) < 30$/ },
   { code: "second-condition", type: "syntax", stages: ["lower"], group: "structural", template: "`A query has exactly one condition; combine conditions with 'and' or 'or'` (at the second)", example: "`close > 1` then `close < 2`", pattern: /^A query has exactly one condition; combine conditions with 'and' or 'or'$/ },
   { code: "condition-not-last", type: "syntax", stages: ["lower"], group: "structural", template: "`The condition must be the last statement; write settings and lets before it`", example: "`true` then `limit = 1`", pattern: /^The condition must be the last statement; write settings and lets before it$/ },
@@ -156,10 +157,12 @@ const CATALOGUE = [
   { code: "let-shadows-builtin", type: "syntax", stages: ["check"], group: "check", template: "`'<name>' is a built-in function and cannot be redefined by let` (or `series`)", example: "`let rsi = 50`, `let volume = 1`", pattern: new RegExp(`^'${NAME}' is a built-in (function|series) and cannot be redefined by let$`) },
   { code: "duplicate-setting", type: "syntax", stages: ["check"], group: "check", template: "`Duplicate setting '<market\\|timeframe\\|columns\\|sort\\|limit>'`", example: "`limit = 1` twice", pattern: /^Duplicate setting '(market|timeframe|columns|sort|limit)'$/ },
   { code: "duplicate-column", type: "syntax", stages: ["check"], group: "check", template: "`Duplicate column '<text>'` (same text as written; `rsi(14)` and `rsi( 14 )` are different columns)", example: "`columns = [close, close]`", pattern: /^Duplicate column '.+'$/ },
+  { code: "too-many-columns", type: "syntax", stages: ["plan"], group: "check", template: "`Too many columns: at most 50 per query (this is column 51 of <n>)` (at the 51st column; the cost guard)", example: "`columns = [sma(2), …, sma(52)]`", pattern: /^Too many columns: at most \d+ per query \(this is column \d+ of \d+\)$/ },
   { code: "unknown-market", type: "syntax", stages: ["check"], group: "check", template: "`Unknown market '<as written>'`, then `, did you mean '<MARKET>'?` when close, then `; known markets: <configured list>` when any are configured", example: '`market = "CRYPT"`, `market = "NYSE"`', pattern: /^Unknown market '.*'(, did you mean '.+'\?)?(; known markets: .+)?$/ },
   { code: "missing-market", type: "plan", stages: ["plan"], group: "plan", template: "`Missing required setting 'market', e.g. market = \"FOREX\"`", example: "`timeframe = h1` / `true`", pattern: /^Missing required setting 'market', e\.g\. market = "FOREX"$/ },
   { code: "missing-timeframe", type: "plan", stages: ["plan"], group: "plan", template: "`Missing required setting 'timeframe', e.g. timeframe = h1`", example: '`market = "FOREX"` / `true`', pattern: /^Missing required setting 'timeframe', e\.g\. timeframe = h1$/ },
   { code: "lookback-ceiling", type: "plan", stages: ["plan"], group: "plan", template: "`Lookback of <n> bars on timeframe <tf> exceeds the ceiling of <ceiling> bars` (the first source in plan order that exceeds it)", example: "`close > d::sma(400)` → `Lookback of 400 bars on timeframe d exceeds the ceiling of 300 bars`", pattern: /^Lookback of \d+ bars on timeframe \w+ exceeds the ceiling of \d+ bars$/ },
+  { code: "cost-budget", type: "plan", stages: ["plan"], group: "plan", template: "`Query too costly to run: its cost is <n> bar-steps per instrument, above the budget of <budget>; use fewer distinct expressions, shorter lengths or fewer timeframes` (the cost guard; budget 100,000 by default, `costBudget` option, `XQL_COST_BUDGET` for `xql serve`; docs/deployment.md \"Limits and guards\")", example: "400 distinct `ema(n)` comparisons", pattern: /^Query too costly to run: its cost is [\d,]+ bar-steps per instrument, above the budget of [\d,]+; use fewer distinct expressions, shorter lengths or fewer timeframes$/ },
   { code: "query-not-string", type: "syntax", stages: ["parse"], group: "outside", template: "`The query must be a string` (at 1:1): `validate`/`explain` called with a non-string from JavaScript", example: "`validate(42)`", pattern: /^The query must be a string$/ },
   { code: "query-too-complex", type: "syntax", stages: ["parse"], group: "outside", template: "`Query too complex` / `Query too complex to parse` / `Query too deeply nested to parse` (at 1:1): a last line of defence should the JavaScript stack run out anyway; the nesting guard and the loop-based stages make it unreachable for any query the tests and fuzzers have found", example: "none known", pattern: /^Query too (complex( to parse)?|deeply nested to parse)$/ },
 ] as const satisfies readonly ErrorEntry[];
@@ -184,6 +187,7 @@ export type ErrorCode =
   | "unexpected-token-expected"
   | "unexpected-token"
   | "nesting-too-deep"
+  | "query-too-long"
   | "missing-condition"
   | "second-condition"
   | "condition-not-last"
@@ -210,10 +214,12 @@ export type ErrorCode =
   | "let-shadows-builtin"
   | "duplicate-setting"
   | "duplicate-column"
+  | "too-many-columns"
   | "unknown-market"
   | "missing-market"
   | "missing-timeframe"
   | "lookback-ceiling"
+  | "cost-budget"
   | "query-not-string"
   | "query-too-complex"
   | "unclassified";

@@ -225,6 +225,11 @@ export interface XqlOptions {
    * the warm-up is cut to the ceiling.
    */
   warmupCeiling?: number;
+  /**
+   * Largest static cost of a query, in bar-steps per instrument (the cost guard; see
+   * docs/deployment.md "Limits and guards"). Default 100,000.
+   */
+  costBudget?: number;
 }
 
 /** The markets a query may name when {@link XqlOptions.markets} is not given. */

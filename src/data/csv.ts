@@ -36,6 +36,15 @@ const SYMBOL = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,31}$/;
 const INTEGER = /^-?\d+$/;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+/** How far past the current time a bar may open: 2 days (a feed in another time zone, a clock a little ahead). */
+export const MAX_FUTURE_MS = 2 * 86_400_000;
+/** Smallest price accepted: positive, and well above the denormal range. */
+export const MIN_PRICE = 1e-12;
+/** Largest price accepted. */
+export const MAX_PRICE = 1e12;
+/** Largest volume accepted. */
+export const MAX_VOLUME = 1e18;
+
 /** 1970-01-05, the first Monday after the epoch: weekly bars open on Mondays. */
 const FIRST_MONDAY = 4 * TIMEFRAME_MS.d;
 
@@ -129,7 +138,11 @@ export class BarsCsvParser {
   private seenContent = false;
   rows = 0;
 
-  constructor(options: { market: string; timeframe: string }) {
+  /** The latest open time accepted: now + {@link MAX_FUTURE_MS}. */
+  readonly latestTime: number;
+
+  constructor(options: { market: string; timeframe: string; now?: number }) {
+    this.latestTime = (options.now ?? Date.now()) + MAX_FUTURE_MS;
     this.market = normalizeMarket(options.market);
     if (!isTimeframe(options.timeframe)) {
       throw new Error(`Unknown timeframe '${options.timeframe}': use one of m1 m5 m15 m30 h1 h4 d w`);
@@ -161,6 +174,14 @@ export class BarsCsvParser {
     }
     const time = parseTime(timeText);
     if (typeof time === "string") throw new CsvImportError(lineNumber, time);
+    // Bounded before any date is printed: a time past year 275760 has no ISO form at all.
+    if (time < 0) throw new CsvImportError(lineNumber, `time '${timeText}' is before 1970-01-01T00:00:00.000Z`);
+    if (time > this.latestTime) {
+      throw new CsvImportError(
+        lineNumber,
+        `time '${timeText}' is in the future: bars may open at most 2 days after now (${new Date(this.latestTime).toISOString()})`,
+      );
+    }
     if (!isAlignedOpen(this.timeframe, time)) {
       const rule = this.timeframe === "w" ? "a Monday 00:00 UTC" : `a multiple of ${this.timeframe} since the epoch`;
       throw new CsvImportError(
@@ -176,6 +197,13 @@ export class BarsCsvParser {
       values.push(value);
     }
     const [open, high, low, close, volume] = values as [number, number, number, number, number];
+    for (let f = 0; f < 4; f++) {
+      const price = values[f]!;
+      if (price < MIN_PRICE || price > MAX_PRICE) {
+        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${fields[f + 2]} is out of range: prices are between 1e-12 and 1e12`);
+      }
+    }
+    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${fields[6]} is out of range: at most 1e18`);
     if (high < Math.max(open, close, low)) {
       throw new CsvImportError(lineNumber, `high ${high} is below open, close or low`);
     }
@@ -233,7 +261,7 @@ export class BarsCsvParser {
 }
 
 /** Parses CSV text already in memory (what the tests and small inputs use). */
-export function parseBarsCsv(text: string, options: { market: string; timeframe: string }): BarBatch {
+export function parseBarsCsv(text: string, options: { market: string; timeframe: string; now?: number }): BarBatch {
   const parser = new BarsCsvParser(options);
   text.split(/\r\n|\n|\r/).forEach((line, i) => parser.push(line, i + 1));
   return parser.finish();
@@ -253,7 +281,7 @@ export interface ImportProgress {
 export async function importBarsCsv(
   store: BarStore,
   file: string,
-  options: { market: string; timeframe: string } & ImportProgress,
+  options: { market: string; timeframe: string; now?: number } & ImportProgress,
 ): Promise<{ bars: number; symbols: number; market: string; timeframe: Timeframe }> {
   const parser = new BarsCsvParser(options);
   const size = (await stat(file)).size;

@@ -20,6 +20,7 @@ import type {
   Account,
   BarBatch,
   BarStore,
+  DeleteBarsRequest,
   KeyRecord,
   KeyStore,
   LatestBarsRequest,
@@ -31,7 +32,7 @@ import type {
   SymbolBars,
   Tier,
 } from "./store.js";
-import { HEALTH_SQL, isTier } from "./store.js";
+import { HEALTH_SQL, HealthError, isTier } from "./store.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -123,9 +124,17 @@ export interface PostgresStoreOptions {
   queryTimeoutMillis?: number;
   /** Rows per INSERT when writing bars. Default 20000. */
   writeChunkRows?: number;
+  /**
+   * Client-side limit on each quota statement and the health probe, ms: they are on every
+   * run's path, so a stalled server costs a run at most this long before it answers 500. Default 1000.
+   */
+  requestTimeoutMillis?: number;
   /** Told about errors of idle pooled connections (a restart of the server, say). */
   onError?: (error: Error) => void;
 }
+
+/** Thrown inside a transaction to roll it back on purpose (the health probe's write). */
+const ROLLBACK = Symbol("rollback");
 
 // bigint columns (times, counts) come back as JS numbers: ms times fit in 2^53.
 const types = {
@@ -161,12 +170,14 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   readonly file: string;
   readonly pool: pg.Pool;
   private readonly writeChunkRows: number;
+  private readonly requestTimeoutMillis: number;
   private migrated: Promise<void> | undefined;
   private closed = false;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.file = redactUrl(url);
     this.writeChunkRows = options.writeChunkRows ?? 20_000;
+    this.requestTimeoutMillis = options.requestTimeoutMillis ?? 1000;
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
@@ -247,6 +258,12 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>(text, values);
+  }
+
+  /** A statement on the request path (quota): bounded by `requestTimeoutMillis`. */
+  private async quick<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.ready();
+    return this.pool.query<R>({ text, values, query_timeout: this.requestTimeoutMillis } as pg.QueryConfig);
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -418,8 +435,58 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return rows[0]!.value;
   }
 
+  /**
+   * Reads every table a request needs, then writes in a transaction it rolls back (a server
+   * in read-only mode, a standby or a full disk refusing writes fails here), each bounded by
+   * `requestTimeoutMillis`. Rejects with a {@link HealthError} naming the database.
+   */
   async health(): Promise<void> {
-    await this.query(HEALTH_SQL);
+    try {
+      await this.quick(HEALTH_SQL);
+    } catch (error) {
+      throw new HealthError("database", "cannot be read", { cause: error });
+    }
+    try {
+      await this.transaction(async (client) => {
+        await client.query({
+          text: "UPDATE meta SET value = value WHERE key = 'data_version'",
+          query_timeout: this.requestTimeoutMillis,
+        } as pg.QueryConfig);
+        throw ROLLBACK;
+      });
+    } catch (error) {
+      if (error !== ROLLBACK) throw new HealthError("database", "cannot be written", { cause: error });
+    }
+  }
+
+  /**
+   * Deletes a symbol's bars (every market and timeframe unless narrowed; from `from` on when
+   * given) with the series catalog and the data version, in one transaction.
+   */
+  async deleteBars(request: DeleteBarsRequest): Promise<number> {
+    await this.ready();
+    return this.transaction(async (client) => {
+      const { rowCount } = await client.query(
+        `DELETE FROM bars WHERE symbol = $1 AND ($2::text IS NULL OR market = $2) AND ($3::text IS NULL OR timeframe = $3)
+           AND time >= $4`,
+        [request.symbol, request.market ?? null, request.timeframe ?? null, request.from ?? Number.MIN_SAFE_INTEGER],
+      );
+      const deleted = rowCount ?? 0;
+      if (deleted === 0) return 0;
+      await client.query(
+        `DELETE FROM series WHERE symbol = $1 AND ($2::text IS NULL OR market = $2) AND ($3::text IS NULL OR timeframe = $3)`,
+        [request.symbol, request.market ?? null, request.timeframe ?? null],
+      );
+      await client.query(
+        `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
+         SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+         WHERE symbol = $1 AND ($2::text IS NULL OR market = $2) AND ($3::text IS NULL OR timeframe = $3)
+         GROUP BY market, timeframe, symbol`,
+        [request.symbol, request.market ?? null, request.timeframe ?? null],
+      );
+      await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
+      return deleted;
+    });
   }
 
   // ---- KeyStore ----
@@ -484,7 +551,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
     if (limit > 0) {
       // One statement: the row lock makes concurrent reservations across replicas queue.
-      const { rows } = await this.query<{ used: number }>(
+      const { rows } = await this.quick<{ used: number }>(
         `INSERT INTO quota_usage (account_id, day, used) VALUES ($1, $2, 1)
          ON CONFLICT (account_id, day) DO UPDATE SET used = quota_usage.used + 1
          WHERE quota_usage.used < $3
@@ -499,7 +566,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const { rows } = await this.query<{ used: number }>(
+    const { rows } = await this.quick<{ used: number }>(
       "UPDATE quota_usage SET used = used - 1 WHERE account_id = $1 AND day = $2 AND used > 0 RETURNING used",
       [accountId, day],
     );
@@ -513,7 +580,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   private async usedOn(accountId: string, day: string): Promise<number> {
-    const { rows } = await this.query<{ used: number }>("SELECT used FROM quota_usage WHERE account_id = $1 AND day = $2", [
+    const { rows } = await this.quick<{ used: number }>("SELECT used FROM quota_usage WHERE account_id = $1 AND day = $2", [
       accountId,
       day,
     ]);

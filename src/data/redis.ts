@@ -14,24 +14,51 @@
  * - Fail fast: no offline queue and no retried commands, so while Redis is down every call
  *   rejects at once (the server answers run with 500, consuming nothing) instead of
  *   queueing; the client keeps reconnecting in the background and calls work again as soon
- *   as Redis is back.
+ *   as Redis is back. Each command gives up after `commandTimeout` (1 s).
+ * - Reconciliation: a Redis that stalls (paused, swapping) still executes, when it wakes, the
+ *   commands whose replies the client stopped waiting for. So each reservation carries an id:
+ *   reserving writes a pending marker `…:r:{id}` beside the counter (TTL 10 minutes), and a
+ *   release of that id removes the marker and decrements only when the marker was there;
+ *   when it was not (the reservation has not arrived yet), the release leaves a tombstone
+ *   that makes the late reservation a no-op. Both scripts are idempotent, and a release sent
+ *   after a timed-out reservation on the same connection is executed after it. So a run that
+ *   answered 500 is never charged, whenever Redis runs its commands. A 200 leaves the marker
+ *   to expire: the call stays counted.
  */
+import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { RedisOptions } from "ioredis";
 import type { QuotaStore, QuotaUsage, Reservation } from "./store.js";
+import { HealthError } from "./store.js";
 
 const DAY_MS = 86_400_000;
 /** Kept past the end of the key's UTC day, ms. */
 export const QUOTA_EXPIRY_MARGIN_MS = 3_600_000;
 
-/** KEYS[1] counter; ARGV[1] limit, ARGV[2] expiry (ms epoch). Returns {admitted 0|1, used}. */
+/** Seconds a reservation's marker or a release's tombstone is kept: far beyond any run. */
+export const RESERVATION_TTL_S = 600;
+
+/**
+ * KEYS[1] counter, KEYS[2] the reservation's marker (empty id: none); ARGV[1] limit, ARGV[2]
+ * expiry (ms epoch). Returns {admitted 0|1, used}. A marker already present means this
+ * reservation was counted (a resent command): admitted again without counting; a tombstone
+ * means it was already released: refused without counting.
+ */
 const RESERVE = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local limit = tonumber(ARGV[1])
+local marker = redis.call('GET', KEYS[2])
+if marker == 'reserved' then
+  return {1, used}
+end
+if marker == 'released' then
+  return {0, used}
+end
 if used >= limit then
   return {0, used}
 end
 used = redis.call('INCR', KEYS[1])
+redis.call('SET', KEYS[2], 'reserved', 'EX', ${RESERVATION_TTL_S})
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local at = tonumber(ARGV[2])
@@ -40,8 +67,27 @@ redis.call('PEXPIREAT', KEYS[1], at)
 return {1, used}
 `;
 
-/** KEYS[1] counter. Returns the count after giving one back (never below zero). */
+/**
+ * KEYS[1] counter, KEYS[2] the reservation's marker. Returns the count after giving the
+ * reservation back (never below zero): only a marker still `reserved` is given back, once;
+ * without one, a tombstone stops the reservation from counting should it arrive later.
+ */
 const RELEASE = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local marker = redis.call('GET', KEYS[2])
+if marker == 'reserved' then
+  if used > 0 then
+    used = redis.call('DECR', KEYS[1])
+  end
+end
+if marker ~= 'released' then
+  redis.call('SET', KEYS[2], 'released', 'EX', ${RESERVATION_TTL_S})
+end
+return used
+`;
+
+/** KEYS[1] counter. The release of a call made without a reservation id. */
+const RELEASE_ANONYMOUS = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if used > 0 then
   used = redis.call('DECR', KEYS[1])
@@ -50,8 +96,9 @@ return used
 `;
 
 interface QuotaCommands {
-  xqlReserve(key: string, limit: number, expireAt: number): Promise<[number, number]>;
-  xqlRelease(key: string): Promise<number>;
+  xqlReserve(key: string, marker: string, limit: number, expireAt: number): Promise<[number, number]>;
+  xqlRelease(key: string, marker: string): Promise<number>;
+  xqlReleaseAnonymous(key: string): Promise<number>;
 }
 
 export interface RedisQuotaStoreOptions {
@@ -59,7 +106,7 @@ export interface RedisQuotaStoreOptions {
   prefix?: string;
   /** How long to wait for a connection, ms. Default 2000. */
   connectTimeout?: number;
-  /** Limit on each command, ms. Default 2000. */
+  /** Limit on each command, ms: a stalled Redis costs a run at most this long. Default 1000. */
   commandTimeout?: number;
   /** Told about connection errors (Redis down, reconnecting). */
   onError?: (error: Error) => void;
@@ -107,15 +154,16 @@ export class RedisQuotaStore implements QuotaStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: options.connectTimeout ?? 2000,
-      commandTimeout: options.commandTimeout ?? 2000,
+      commandTimeout: options.commandTimeout ?? 1000,
       lazyConnect: true,
       // Keep trying in the background, at most every second.
       retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
     };
     this.redis = new Redis(url, redisOptions);
     this.redis.on("error", (error: Error) => options.onError?.(error));
-    this.redis.defineCommand("xqlReserve", { numberOfKeys: 1, lua: RESERVE });
-    this.redis.defineCommand("xqlRelease", { numberOfKeys: 1, lua: RELEASE });
+    this.redis.defineCommand("xqlReserve", { numberOfKeys: 2, lua: RESERVE });
+    this.redis.defineCommand("xqlRelease", { numberOfKeys: 2, lua: RELEASE });
+    this.redis.defineCommand("xqlReleaseAnonymous", { numberOfKeys: 1, lua: RELEASE_ANONYMOUS });
     this.commands = this.redis as unknown as QuotaCommands;
   }
 
@@ -132,13 +180,19 @@ export class RedisQuotaStore implements QuotaStore {
     return store;
   }
 
-  async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    const [admitted, used] = await this.commands.xqlReserve(quotaKey(this.prefix, accountId, day), limit, quotaExpiry(day));
+  async reserve(accountId: string, day: string, limit: number, reservationId?: string): Promise<Reservation> {
+    const key = quotaKey(this.prefix, accountId, day);
+    const marker = reservationId === undefined ? `${key}:r:${randomUUID()}` : `${key}:r:${reservationId}`;
+    const [admitted, used] = await this.commands.xqlReserve(key, marker, limit, quotaExpiry(day));
     return { admitted: admitted === 1, used, remaining: Math.max(0, limit - used) };
   }
 
-  async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const used = await this.commands.xqlRelease(quotaKey(this.prefix, accountId, day));
+  async release(accountId: string, day: string, limit: number, reservationId?: string): Promise<QuotaUsage> {
+    const key = quotaKey(this.prefix, accountId, day);
+    const used =
+      reservationId === undefined
+        ? await this.commands.xqlReleaseAnonymous(key)
+        : await this.commands.xqlRelease(key, `${key}:r:${reservationId}`);
     return { used, remaining: Math.max(0, limit - used) };
   }
 
@@ -150,7 +204,11 @@ export class RedisQuotaStore implements QuotaStore {
 
   /** Resolves when Redis answers a PING. */
   async health(): Promise<void> {
-    await this.redis.ping();
+    try {
+      await this.redis.ping();
+    } catch (error) {
+      throw new HealthError("quota", "Redis does not answer", { cause: error });
+    }
   }
 
   /** Closes the connection at once; later calls reject. */

@@ -3,7 +3,7 @@
  * (better-sqlite3, WAL). It implements {@link BarStore}, {@link KeyStore} and
  * {@link QuotaStore}, so `xql serve` needs nothing but a file.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
@@ -15,6 +15,7 @@ import type {
   KeyRecord,
   KeyStore,
   LatestBarsRequest,
+  DeleteBarsRequest,
   ProgressListener,
   QuotaStore,
   QuotaUsage,
@@ -23,7 +24,7 @@ import type {
   SymbolBars,
   Tier,
 } from "./store.js";
-import { HEALTH_SQL, isTier } from "./store.js";
+import { HEALTH_SQL, HealthError, StoreBusyError, isTier } from "./store.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -130,8 +131,40 @@ function migrate(db: Database.Database): void {
 export interface SqliteStoreOptions {
   /** Open without writing: no migrations, no writes. */
   readonly?: boolean;
-  /** How long a writer waits for another connection's lock, in ms. Default 5000. */
+  /** How long a bulk writer (import, seed, keys) waits for another connection's lock, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * How long a quota write or the health probe (the service's request path) waits for the
+   * quota file's lock, in ms, polling without blocking the event loop. Default 1000.
+   */
+  requestBusyMs?: number;
+}
+
+/**
+ * The file that holds the quota counters beside a database file: `xql.db` → `xql.db-quota`.
+ * Quota writes are the only writes of a run, so they live in a file of their own: a run never
+ * waits for the lock that `xql data import` or `data seed` holds on the bars for a whole
+ * (atomic) import, and the import never waits for runs. In memory, an in-memory database.
+ */
+export function quotaFileOf(file: string): string {
+  return file === ":memory:" || file === "" ? ":memory:" : `${file}-quota`;
+}
+
+/** SQLite said another connection holds the lock (SQLITE_BUSY, SQLITE_LOCKED and their extended codes). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/** The database file's identity (device and inode), or undefined when it is gone. */
+function identityOf(file: string): string | undefined {
+  if (file === ":memory:" || file === "") return "memory";
+  try {
+    const info = statSync(file);
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return undefined;
+  }
 }
 
 type SqlRow = unknown[];
@@ -160,18 +193,27 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
    */
   private readonly keyCache = new Map<string, KeyRecord>();
   private keyCacheVersion = -1;
+  private readonly busyTimeoutMs: number;
+  private readonly requestBusyMs: number;
+  /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
+  private readonly identity: string | undefined;
+  private readonly readonly: boolean;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     this.file = file;
+    this.readonly = options.readonly ?? false;
     if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.requestBusyMs = options.requestBusyMs ?? 1000;
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     if (!options.readonly) {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
       migrate(this.db);
     }
+    this.identity = identityOf(file);
     const db = this.db;
     this.stmt = {
       symbolsAt: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
@@ -210,16 +252,65 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
       listKeys: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
         FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
-      ensureQuota: db.prepare("INSERT INTO quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
+      probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
+      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
+      seriesOf: db.prepare("SELECT market, timeframe FROM series WHERE symbol = ? ORDER BY market, timeframe").raw(true),
+    };
+  }
+
+  private quotaStatements: ReturnType<SqliteStore["prepareQuota"]> | undefined;
+
+  /**
+   * The quota file's statements, attaching it on first use. Only a connection that meters
+   * runs attaches it: `BEGIN IMMEDIATE` takes the write lock of every attached file, so an
+   * import (which never touches quota) must not hold the quota file for its whole transaction.
+   */
+  private get q(): ReturnType<SqliteStore["prepareQuota"]> {
+    return (this.quotaStatements ??= this.prepareQuota());
+  }
+
+  private prepareQuota() {
+    attachQuota(this.db, quotaFileOf(this.file), this.readonly);
+    const db = this.db;
+    return {
+      ensure: db.prepare("INSERT INTO quota.quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
       // One statement, so it is atomic across connections and processes.
       reserve: db
-        .prepare("UPDATE quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
+        .prepare("UPDATE quota.quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
         .pluck(),
       release: db
-        .prepare("UPDATE quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
+        .prepare("UPDATE quota.quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
         .pluck(),
-      used: db.prepare("SELECT used FROM quota_usage WHERE account_id = ? AND day = ?").pluck(),
+      used: db.prepare("SELECT used FROM quota.quota_usage WHERE account_id = ? AND day = ?").pluck(),
+      health: db.prepare("SELECT EXISTS (SELECT 1 FROM quota.quota_usage)").pluck(),
+      heartbeat: db.prepare("INSERT INTO quota.heartbeat (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
     };
+  }
+
+  /**
+   * Runs a quick write on the service's request path without blocking the event loop on a lock:
+   * with the connection's busy timeout at 0 the write fails at once when another connection
+   * holds the quota file, and it is tried again after a short sleep, for at most
+   * `requestBusyMs`; then it rejects with a {@link StoreBusyError} (the service answers 503).
+   */
+  private async withoutWaiting<T>(write: () => T): Promise<T> {
+    const deadline = Date.now() + this.requestBusyMs;
+    let pause = 2;
+    for (;;) {
+      this.db.pragma("busy_timeout = 0");
+      try {
+        return write();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) {
+          if (isBusy(error)) throw new StoreBusyError("The database is busy with another writer", { cause: error });
+          throw error;
+        }
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 50);
+    }
   }
 
   /** Closes the connection; later calls reject. */
@@ -341,8 +432,62 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.stmt.dataVersion.get() as number;
   }
 
+  /**
+   * Reads every table a request needs, checks that the file is still the one opened (a deleted
+   * or replaced file goes on answering through the open handle while nothing it writes can be
+   * found again), writes the quota file (a one-row heartbeat, committed: the only write a run
+   * makes) and takes the bars file's write lock in a transaction it rolls back. A lock held by
+   * another writer (an import) counts as writable. Rejects with a {@link HealthError} naming
+   * what failed.
+   */
   async health(): Promise<void> {
-    this.stmt.health.get();
+    try {
+      this.stmt.health.get();
+      this.q.health.get();
+    } catch (error) {
+      throw new HealthError("database", "cannot be read", { cause: error });
+    }
+    if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
+    if (this.readonly) throw new HealthError("database", "opened read-only");
+    try {
+      await this.withoutWaiting(() => this.q.heartbeat.run(Date.now()));
+    } catch (error) {
+      if (error instanceof StoreBusyError) throw new HealthError("quota", "busy", { cause: error });
+      throw new HealthError("quota", "cannot be written", { cause: error });
+    }
+    try {
+      this.db.pragma("busy_timeout = 0");
+      // Deferred: the write takes the bars file's lock only, never the quota file's.
+      this.db.transaction(() => {
+        this.stmt.probeWrite.run();
+        throw ROLLBACK;
+      })();
+    } catch (error) {
+      if (error !== ROLLBACK && !isBusy(error)) throw new HealthError("database", "cannot be written", { cause: error });
+    } finally {
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    }
+  }
+
+  /**
+   * Deletes a symbol's bars (in every market and timeframe unless narrowed), those opening at
+   * or after `from` when given; in one transaction with the series catalog and the data version.
+   */
+  async deleteBars(request: DeleteBarsRequest): Promise<number> {
+    const from = request.from ?? Number.MIN_SAFE_INTEGER;
+    const remove = this.db.transaction((): number => {
+      let deleted = 0;
+      for (const [market, timeframe] of this.stmt.seriesOf.all(request.symbol) as [string, Timeframe][]) {
+        if (request.market !== undefined && request.market !== market) continue;
+        if (request.timeframe !== undefined && request.timeframe !== timeframe) continue;
+        deleted += this.stmt.deleteRange.run(market, timeframe, request.symbol, from).changes;
+        this.stmt.deleteSeries.run(market, timeframe, request.symbol);
+        this.stmt.refreshSeries.run(market, timeframe, request.symbol);
+      }
+      if (deleted > 0) this.stmt.bumpVersion.run();
+      return deleted;
+    });
+    return remove.immediate();
   }
 
   // ---- KeyStore ----
@@ -396,23 +541,67 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   // ---- QuotaStore ----
 
   async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    this.stmt.ensureQuota.run(accountId, day);
-    const used = this.stmt.reserve.get(accountId, day, limit) as number | undefined;
+    const q = this.q;
+    const used = await this.withoutWaiting(() => {
+      q.ensure.run(accountId, day);
+      return q.reserve.get(accountId, day, limit) as number | undefined;
+    });
     if (used !== undefined) return { admitted: true, used, remaining: Math.max(0, limit - used) };
-    const current = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
+    const current = (q.used.get(accountId, day) as number | undefined) ?? 0;
     return { admitted: false, used: current, remaining: Math.max(0, limit - current) };
   }
 
   async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const used = (this.stmt.release.get(accountId, day) as number | undefined) ??
-      ((this.stmt.used.get(accountId, day) as number | undefined) ?? 0);
+    const q = this.q;
+    const released = await this.withoutWaiting(() => q.release.get(accountId, day) as number | undefined);
+    const used = released ?? ((q.used.get(accountId, day) as number | undefined) ?? 0);
     return { used, remaining: Math.max(0, limit - used) };
   }
 
   async usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const used = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
+    const used = (this.q.used.get(accountId, day) as number | undefined) ?? 0;
     return { used, remaining: Math.max(0, limit - used) };
   }
+}
+
+/** Thrown inside a transaction to roll it back on purpose (the health probe's write). */
+const ROLLBACK = Symbol("rollback");
+
+/**
+ * Attaches the quota file as schema `quota` (WAL, like the main file) and creates its tables.
+ * Counters kept in the main file by an older version are carried over once, when the quota
+ * file is new.
+ */
+function attachQuota(db: Database.Database, file: string, readonly: boolean): void {
+  if (readonly) {
+    // Attached files open read-only like the main one; without a quota file, no run was counted.
+    try {
+      db.prepare("ATTACH DATABASE ? AS quota").run(file);
+      db.prepare("SELECT 1 FROM quota.quota_usage LIMIT 1").get();
+      return;
+    } catch {
+      if (db.prepare("SELECT count(*) FROM pragma_database_list WHERE name = 'quota'").pluck().get()) db.exec("DETACH DATABASE quota");
+      db.prepare("ATTACH DATABASE ? AS quota").run(":memory:");
+      db.exec("CREATE TABLE quota.quota_usage (account_id TEXT, day TEXT, used INTEGER, PRIMARY KEY (account_id, day)); CREATE TABLE quota.heartbeat (id INTEGER PRIMARY KEY, at INTEGER)");
+      return;
+    }
+  }
+  db.prepare("ATTACH DATABASE ? AS quota").run(file);
+  if (file !== ":memory:") db.pragma("quota.journal_mode = WAL");
+  db.pragma("quota.synchronous = NORMAL");
+  db.transaction(() => {
+    const fresh = (db.prepare("SELECT count(*) FROM quota.sqlite_master WHERE name = 'quota_usage'").pluck().get() as number) === 0;
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS quota.quota_usage (
+        account_id TEXT    NOT NULL,
+        day        TEXT    NOT NULL,
+        used       INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
+        PRIMARY KEY (account_id, day)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS quota.heartbeat (id INTEGER PRIMARY KEY, at INTEGER NOT NULL);
+    `);
+    if (fresh) db.exec("INSERT OR IGNORE INTO quota.quota_usage SELECT account_id, day, used FROM main.quota_usage");
+  }).immediate();
 }
 
 interface KeyRow {

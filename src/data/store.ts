@@ -86,6 +86,43 @@ export interface SeriesInfo {
   lastTime: number;
 }
 
+/** Which bars {@link BarStore.deleteBars} removes: one symbol, optionally narrowed. */
+export interface DeleteBarsRequest {
+  /** The symbol whose bars go. */
+  symbol: string;
+  /** Only in this market (stored spelling); default every market holding the symbol. */
+  market?: string;
+  /** Only at this timeframe; default every timeframe. */
+  timeframe?: Timeframe;
+  /** Only bars opening at or after this time (ms since epoch); default all of them. */
+  from?: number;
+}
+
+/**
+ * A store could not take a request-path write in time because another writer holds the lock
+ * (an import): the service answers 503 with `Retry-After` instead of waiting.
+ */
+export class StoreBusyError extends Error {
+  override readonly name = "StoreBusyError";
+}
+
+/**
+ * What `/health` reports for a failed dependency: which one, and a message safe to show anyone
+ * (never a host, a path or a credential; the cause goes to the log only).
+ */
+export class HealthError extends Error {
+  override readonly name = "HealthError";
+  constructor(
+    /** `database` (bars and keys), `quota`, or the store's own word. */
+    readonly dependency: string,
+    /** What is wrong, e.g. `cannot be written`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency}: ${reason}`, options);
+  }
+}
+
 /** Called while a long write proceeds: bars written so far of the total. */
 export type ProgressListener = (done: number, total: number) => void;
 
@@ -99,6 +136,8 @@ export interface BarStore {
   latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
   /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
   upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number>;
+  /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
+  deleteBars(request: DeleteBarsRequest): Promise<number>;
   /** Markets that hold bars, in their stored spelling. */
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
@@ -109,7 +148,8 @@ export interface BarStore {
   dataVersion(): Promise<number>;
   /**
    * Resolves when the store answers a read of every table a request needs (bars, series,
-   * meta, accounts, keys, quota counters); rejects when it does not.
+   * meta, accounts, keys, quota counters) and can be written; rejects when it cannot,
+   * preferably with a {@link HealthError} that names what failed.
    */
   health(): Promise<void>;
 }
@@ -177,10 +217,17 @@ export interface QuotaStore {
   /**
    * Atomically takes one call from the account's allowance for `day` when fewer than
    * `limit` are used: of N concurrent reservations with k remaining, exactly k are admitted.
+   * `reservationId` (unique per call) lets a networked store make the reservation idempotent
+   * and reconcile it with a later {@link QuotaStore.release} of the same id even when the
+   * reply to the reservation was lost.
    */
-  reserve(accountId: string, day: string, limit: number): Promise<Reservation>;
-  /** Gives one reserved call back (a 400 or 500 consumes nothing); never below zero. */
-  release(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
+  reserve(accountId: string, day: string, limit: number, reservationId?: string): Promise<Reservation>;
+  /**
+   * Gives one reserved call back (a 500 consumes nothing); never below zero. With the
+   * `reservationId` of the reservation, it gives back exactly that one, once, whether or not
+   * the reservation itself has reached the store yet.
+   */
+  release(accountId: string, day: string, limit: number, reservationId?: string): Promise<QuotaUsage>;
   /** The account's usage on `day` (the UTC date, `YYYY-MM-DD`) against `limit`, changing nothing. */
   usage(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
 }

@@ -1,22 +1,24 @@
 /**
- * The Fastify application: authentication, quota and routes. No language logic lives here:
- * queries go to the core (`validate`, `explain`, `compile`), bars come from a {@link BarStore}.
+ * The Fastify application, composed from its parts: `auth.ts` (keys, before the body),
+ * `quota.ts` (days, headers, runs in flight), `body.ts` (text and JSON bodies, hints),
+ * `routes.ts` (the endpoints, in the contract's order) and `errors.ts` (fixed bodies, the
+ * error and not-found handlers). No language logic lives here: queries go to the core
+ * (`validate`, `explain`, `compile`), bars come from a {@link BarStore}.
  */
 import Fastify from "fastify";
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
-import { XqlError } from "../errors.js";
-import type { CompiledQuery } from "../api.js";
-import type { Instrument, XqlOptions } from "../types.js";
-import { DEFAULT_HISTORY_BARS, DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, MAX_HISTORY_BARS } from "../types.js";
-import { VERSION } from "../version.js";
-import { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";
-import { hashApiKey, looksLikeApiKey } from "../data/keys.js";
-import type { BarStore, KeyStore, QuotaStore, Tier } from "../data/store.js";
-import { TIER_LIMITS } from "../data/store.js";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import type { XqlOptions } from "../types.js";
+import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
+import { BarCache, DEFAULT_WARMUP } from "../data/fetch.js";
+import type { BarStore, KeyStore, QuotaStore } from "../data/store.js";
+import { createAuthenticator } from "./auth.js";
+import { installBodyParsers } from "./body.js";
+import { installErrorHandlers, pathOf } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
 import { registerPlayground } from "./playground.js";
-import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
+import { DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED, InFlightRuns, setRateLimitHeaders, utcDay } from "./quota.js";
+import { registerRoutes } from "./routes.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -58,55 +60,46 @@ export interface ServerOptions {
   cache?: BarCache | false;
   /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
   queryCacheSize?: number;
+  /** Largest static cost of a query (see docs/deployment.md, "Limits and guards"). Default {@link DEFAULT_COST_BUDGET}. */
+  costBudget?: number;
+  /** Runs one account evaluates at once; more wait. Default 4. */
+  maxRunsInFlight?: number;
+  /** Runs one account may have waiting; more answer 429. Default 100. */
+  maxRunsQueued?: number;
+  /** ms a client may take to send its headers; 0 turns the limit off. Default 10 000. */
+  headersTimeoutMs?: number;
+  /** ms a client may take to send a whole request; 0 turns the limit off. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** ms between Node's checks for requests past those timeouts. Default 1000. */
+  connectionsCheckMs?: number;
   /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
   playgroundDir?: string;
 }
 
-/** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
-const ROUTE_METHODS = ["GET", "HEAD", "POST"] as const;
+/** 10 s: the longest a client may take to send its request headers. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** 30 s: the longest a client may take to send a whole request (headers and body). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** 1 s: how often Node looks for requests past those timeouts (its default, 30 s, would let them run on). */
+export const DEFAULT_CONNECTIONS_CHECK_MS = 1_000;
 
-/** A request URL without its query string. */
-function pathOf(url: string): string {
-  const query = url.indexOf("?");
-  return query < 0 ? url : url.slice(0, query);
-}
+/** Any API key written anywhere in a URL (path or query), for the log serializer. */
+const KEY_IN_URL = /xql_[A-Za-z0-9]+/g;
 
-const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
-const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;
-const STORE_UNAVAILABLE = { error: "Data store unavailable" } as const;
-const INTERNAL = { error: "Internal server error" } as const;
-
-/** A store call failed: the answer is 500 `Data store unavailable`, never the cause. */
-class StoreUnavailable extends Error {
-  override readonly name = "StoreUnavailable";
-}
-
-async function fromStore<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (cause) {
-    throw new StoreUnavailable("Data store call failed", { cause });
-  }
-}
-
-interface Caller {
-  accountId: string;
-  tier: Tier;
-  limit: number;
-}
-
-/** Log-safe view of a failure: the message and code, no stack, and never a header. */
-function describeError(error: unknown): Record<string, unknown> {
-  const cause = error instanceof StoreUnavailable ? error.cause : error;
-  if (cause instanceof Error) return { name: cause.name, message: cause.message, code: (cause as { code?: unknown }).code };
-  return { message: String(cause) };
+/**
+ * A URL as logged: the path with any `xql_…` key replaced, and no query string (a client that
+ * puts `?api_key=xql_...` in the URL by mistake must not see it logged).
+ */
+export function loggedUrl(url: string): string {
+  const path = pathOf(url).replace(KEY_IN_URL, "xql_[redacted]");
+  return url.includes("?") ? `${path}?[redacted]` : path;
 }
 
 /**
  * The XQL HTTP service. Returns the Fastify instance unstarted: call `listen`, or mount it,
  * or drive it with `inject`.
  *
- * @throws TypeError when no bar, key or quota store is given.
+ * @throws TypeError when no bar, key or quota store is given, or a timeout is not a non-negative integer.
  *
  * @example
  * ```ts
@@ -123,27 +116,23 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const keys = options.keys ?? options.store;
   const quota = options.quota ?? options.store;
   if (!bars || !keys || !quota) throw new TypeError("createServer needs a bar, key and quota store (or one `store` serving all three)");
-  const clock = options.clock ?? systemClock;
-  const warmup = options.warmup ?? DEFAULT_WARMUP;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const headersTimeout = timeoutOption(options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS, "headersTimeoutMs");
+  const requestTimeout = timeoutOption(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs");
+  const connectionsCheckingInterval = timeoutOption(options.connectionsCheckMs, DEFAULT_CONNECTIONS_CHECK_MS, "connectionsCheckMs");
   const xqlOptions: XqlOptions = {
     markets: options.markets ?? DEFAULT_MARKETS,
     lookbackCeiling: options.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING,
     ...(options.warmupCeiling === undefined ? {} : { warmupCeiling: options.warmupCeiling }),
+    ...(options.costBudget === undefined ? {} : { costBudget: options.costBudget }),
   };
-  const cache = options.cache === false ? undefined : (options.cache ?? new BarCache());
-  const queries = new QueryCache(xqlOptions, options.queryCacheSize ?? 1024);
-  const openApi = JSON.stringify(openApiDocument());
 
-  // Keys never reach a log line: requests are logged without headers and without their query
-  // string (a client that puts `?api_key=xql_...` in the URL by mistake must not see it logged),
-  // and the Authorization header is redacted should another serializer include it.
+  // Keys never reach a log line: requests are logged without headers, without their query
+  // string, and with any key written in the path replaced; the Authorization header is
+  // redacted should another serializer include it.
   const redact = { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" };
   const serializers = {
-    req: (request: { method: string; url: string; ip?: string }) => {
-      const path = pathOf(request.url);
-      return { method: request.method, url: path === request.url ? path : `${path}?[redacted]`, remoteAddress: request.ip };
-    },
+    req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, url: loggedUrl(request.url), remoteAddress: request.ip }),
   };
   const logger =
     options.logger === true
@@ -151,14 +140,23 @@ export function createServer(options: ServerOptions): FastifyInstance {
       : typeof options.logger === "object" && options.logger !== null
         ? { redact, serializers, ...options.logger }
         : (options.logger ?? false);
-  const app = Fastify({ logger, bodyLimit, return503OnClosing: true });
+  // Slow clients are cut off: Node closes a connection whose headers take longer than
+  // headersTimeout or whose whole request takes longer than requestTimeout, but only when it
+  // next checks (connectionsCheckingInterval, 30 s by default, hence 1 s here), and
+  // headersTimeout must not exceed requestTimeout (Node's default, 60 s, would).
+  const app = Fastify({
+    logger,
+    bodyLimit,
+    return503OnClosing: true,
+    requestTimeout,
+    http: {
+      headersTimeout: requestTimeout === 0 ? headersTimeout : Math.min(headersTimeout, requestTimeout),
+      requestTimeout,
+      connectionsCheckingInterval,
+    },
+  });
 
-  const callers = new WeakMap<FastifyRequest, Caller>();
-  const historyBars = new WeakMap<FastifyRequest, number>();
-
-  // Every body is text, whatever its Content-Type says; the limit answers 413.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => done(null, body));
+  installBodyParsers(app, bodyLimit);
 
   // `Expect: 100-continue`: Node would answer 100 at once, inviting the body before the key is
   // checked. Instead the request goes through the hooks, and 100 is sent only once the key has
@@ -169,191 +167,48 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return payload;
   });
 
-  /** Runs in onRequest: before any byte of the body is read or any query is parsed. */
-  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? "");
-    const key = match?.[1];
-    // A string that cannot be a key is refused without a store lookup.
-    const record = key !== undefined && looksLikeApiKey(key) ? await fromStore(() => keys!.findKeyByHash(hashApiKey(key))) : undefined;
-    if (!record || record.revokedAt !== null) {
-      await reply.code(401).header("WWW-Authenticate", "Bearer").send(UNAUTHORIZED);
-      return;
-    }
-    callers.set(request, { accountId: record.accountId, tier: record.tier, limit: TIER_LIMITS[record.tier] });
+  const auth = createAuthenticator(keys);
+  const clock = options.clock ?? systemClock;
+  const roles = new Map<unknown, string[]>();
+  for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
+    roles.set(store, [...(roles.get(store) ?? []), role]);
   }
-
-  function callerOf(request: FastifyRequest): Caller {
-    const caller = callers.get(request);
-    if (!caller) throw new Error("Route reached without authentication");
-    return caller;
-  }
-
-  const queryText = (request: FastifyRequest): string => (typeof request.body === "string" ? request.body : "");
-
-  app.post("/xql/validate", { onRequest: authenticate }, async (request, reply) => {
-    const result = queries.validate(queryText(request));
-    return reply.code(result.valid ? 200 : 400).send(result);
+  registerRoutes(app, {
+    bars,
+    quota,
+    dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),
+    auth,
+    queries: new QueryCache(xqlOptions, options.queryCacheSize ?? 1024),
+    clock,
+    warmup: options.warmup ?? DEFAULT_WARMUP,
+    cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
+    inFlight: new InFlightRuns(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED),
+    openApi: JSON.stringify(openApiDocument()),
   });
 
-  app.post("/xql/explain", { onRequest: authenticate }, async (request, reply) => {
-    const result = queries.explain(queryText(request));
-    return reply.code("plan" in result ? 200 : 400).send(result);
-  });
+  registerPlayground(app, { bars, authenticate: auth.authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
 
-  /**
-   * A metered query route (run and history): quota first, then parse and plan (400 gives the
-   * reservation back), then fetch (500 gives it back), then `execute`; only a 200 consumes.
-   */
-  async function metered(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    fetchOptions: { extraBaseBars?: number },
-    execute: (compiled: CompiledQuery, universe: Instrument[]) => { body: object; log: Record<string, unknown> },
-  ): Promise<FastifyReply> {
-    const caller = callerOf(request);
-    const now = clock.now();
-    const day = utcDay(now);
-    // Quota first: an exhausted account learns so before anything else is done.
-    const reservation = await fromStore(() => quota!.reserve(caller.accountId, day, caller.limit));
-    if (!reservation.admitted) {
-      setRateLimitHeaders(reply, caller.limit, 0, now);
-      return reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
-    }
-    // Anything but a 200 gives the reservation back.
-    const giveBack = async (): Promise<void> => {
-      try {
-        const after = await quota!.release(caller.accountId, day, caller.limit);
-        setRateLimitHeaders(reply, caller.limit, after.remaining, now);
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "quota release failed");
-      }
-    };
-    const compiled = queries.compile(queryText(request));
-    if (compiled instanceof XqlError) {
-      await giveBack();
-      return reply.code(400).send(compiled.toResult());
-    }
-    let universe;
-    try {
-      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache, fetch: compiled.fetch, ...fetchOptions });
-    } catch (error) {
-      request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
-      await giveBack();
-      return reply.code(500).send(STORE_UNAVAILABLE);
-    }
-    let result;
-    try {
-      result = execute(compiled, universe);
-    } catch (error) {
-      request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
-      await giveBack();
-      return reply.code(500).send(INTERNAL);
-    }
-    setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
-    request.log.info(
-      { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, ...result.log },
-      pathOf(request.url).slice("/xql/".length),
-    );
-    return reply.code(200).send(result.body);
-  }
-
-  app.post("/xql/run", { onRequest: authenticate }, async (request, reply) =>
-    metered(request, reply, {}, (compiled, universe) => {
-      const result = compiled.run(universe);
-      return { body: result, log: { results: result.results.length } };
-    }),
-  );
-
-  // `?bars=N` (default 100, at most 1,000) is checked with the key, before quota or body: a bad
-  // window is the caller's mistake in the URL, not a query error, and costs nothing.
-  app.post<{ Querystring: { bars?: string } }>(
-    "/xql/history",
-    {
-      onRequest: async (request, reply) => {
-        await authenticate(request, reply);
-        if (reply.sent) return;
-        const raw = (request.query as { bars?: unknown }).bars;
-        const bars = raw === undefined ? DEFAULT_HISTORY_BARS : typeof raw === "string" && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-        if (!(bars >= 1 && bars <= MAX_HISTORY_BARS)) {
-          // Through the error handler, which adds the rate-limit headers like any run answer.
-          throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), {
-            statusCode: 400,
-          });
-        }
-        historyBars.set(request, bars);
-      },
-    },
-    async (request, reply) => {
-      const bars = historyBars.get(request)!;
-      return metered(request, reply, { extraBaseBars: bars - 1 }, (compiled, universe) => {
-        const result = compiled.history(universe, { bars });
-        return { body: result, log: { bars, matches: result.stats.matches } };
-      });
-    },
-  );
-
-  app.get("/usage", { onRequest: authenticate }, async (request, reply) => {
-    const caller = callerOf(request);
-    const now = clock.now();
-    const usage = await fromStore(() => quota!.usage(caller.accountId, utcDay(now), caller.limit));
-    setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
-    return reply.send({
-      tier: caller.tier,
-      limit: caller.limit,
-      used: usage.used,
-      remaining: usage.remaining,
-      resetAt: new Date(nextUtcMidnight(now)).toISOString(),
-    });
-  });
-
-  app.get("/health", async (request, reply) => {
-    try {
-      await Promise.all([...new Set<unknown>([bars, keys, quota])].map((s) => (s as Partial<BarStore>).health?.()));
-      return reply.send({ status: "ok", version: VERSION });
-    } catch (error) {
-      request.log.warn({ err: describeError(error) }, "health check failed");
-      return reply.code(503).send({ status: "unavailable", version: VERSION });
-    }
-  });
-
-  registerPlayground(app, { bars, authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
-
-  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
-
-  // A known path with another method is a 405 naming the methods its routes take, not a 404.
-  app.setNotFoundHandler(async (request, reply) => {
-    const url = pathOf(request.url);
-    const methods = ROUTE_METHODS.filter((method) => app.hasRoute({ method, url })).join(", ");
-    if (methods !== "") return reply.code(405).header("Allow", methods).send({ error: `Method not allowed; use ${methods}` });
-    return reply.code(404).send({ error: "Not found" });
-  });
-
-  app.setErrorHandler(async (error: unknown, request, reply) => {
-    const status = (error as { statusCode?: unknown }).statusCode;
-    const caller = callers.get(request);
-    // Run answers carry the rate-limit headers for a known key, whatever went wrong.
-    if (caller && (request.routeOptions.url === "/xql/run" || request.routeOptions.url === "/xql/history")) {
+  installErrorHandlers(app, {
+    bodyLimit,
+    // Run and history answers carry the rate-limit headers for a known key, whatever went wrong.
+    async beforeError(request, reply) {
+      const caller = auth.maybeCallerOf(request);
+      if (!caller || (request.routeOptions.url !== "/xql/run" && request.routeOptions.url !== "/xql/history")) return;
       try {
         const now = clock.now();
-        const usage = await quota!.usage(caller.accountId, utcDay(now), caller.limit);
+        const usage = await quota.usage(caller.accountId, utcDay(now), caller.limit);
         setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
       } catch {
         // The quota store is down as well; the answer goes out without the headers.
       }
-    }
-    if (error instanceof StoreUnavailable) {
-      request.log.error({ err: describeError(error) }, "data store unavailable");
-      return reply.code(500).send(STORE_UNAVAILABLE);
-    }
-    if (status === 413) {
-      return reply.code(413).send({ error: `Request body exceeds the limit of ${bodyLimit} bytes` });
-    }
-    if (typeof status === "number" && status >= 400 && status < 500) {
-      return reply.code(status).send({ error: (error as Error).message || "Bad request" });
-    }
-    request.log.error({ err: describeError(error) }, "unexpected failure");
-    return reply.code(500).send(INTERNAL);
+    },
   });
 
   return app;
+}
+
+function timeoutOption(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw new TypeError(`createServer: ${name} must be a non-negative integer (ms)`);
+  return value;
 }

@@ -28,13 +28,28 @@ const rateLimitHeaders = {
 
 const queryBody = {
   required: true,
-  description: "The XQL query as raw text (any Content-Type; read as UTF-8; at most the body limit, 64 KiB by default).",
+  description:
+    'The XQL query as raw text (any Content-Type but application/json; read as UTF-8), or with Content-Type application/json the object {"query": "<text>"} (anything else is a 400 saying so). At most the body limit, 64 KiB by default. Queries above the cost guard (4,000 tokens, 50 columns, a static cost budget) are refused with a 400.',
   content: {
     "text/plain": {
       schema: { type: "string" },
       example: 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, rsi(14)]\nsort = rsi(14) asc\nlimit = 20\nrsi(14) < 30',
     },
+    "application/json": {
+      schema: { type: "object", required: ["query"], properties: { query: { type: "string" } }, additionalProperties: false },
+      example: { query: 'market = "CRYPTO"\ntimeframe = h1\nrsi(14) < 30' },
+    },
   },
+} as const;
+
+const keyStoreFailed = {
+  description: "The key store failed while checking the API key",
+  content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
+} as const;
+
+const timedOut = {
+  description: "The request (headers or body) took longer than the server's timeout to arrive",
+  content: { "application/json": { schema: errorBody } },
 } as const;
 
 const invalid = { description: "Syntax or plan error", content: { "application/json": { schema: { $ref: "#/components/schemas/Invalid" } } } };
@@ -63,7 +78,9 @@ export function openApiDocument(): Record<string, unknown> {
             "200": { description: "Valid", content: { "application/json": { schema: { $ref: "#/components/schemas/Valid" } } } },
             "400": invalid,
             "401": unauthorized,
+            "408": timedOut,
             "413": tooLarge,
+            "500": keyStoreFailed,
           },
         },
       },
@@ -76,7 +93,9 @@ export function openApiDocument(): Record<string, unknown> {
             "200": { description: "Plan and explanation", content: { "application/json": { schema: { $ref: "#/components/schemas/Explain" } } } },
             "400": invalid,
             "401": unauthorized,
+            "408": timedOut,
             "413": tooLarge,
+            "500": keyStoreFailed,
           },
         },
       },
@@ -84,7 +103,8 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           operationId: "run",
           summary: "Fetch the data a query needs and return the matching instruments (metered)",
-          description: "Only a 200 consumes quota: a 400 or 500 gives the reservation back.",
+          description:
+            "The quota is read first (exhausted: 429 before the body is read); a 400 never holds a reservation; the reservation is atomic; a 500 or 503 gives it back; only a 200 consumes quota. One account evaluates at most 4 runs at once, queues 100 more, and is refused beyond that with a 429 that costs no quota.",
           requestBody: queryBody,
           responses: {
             "200": {
@@ -94,9 +114,11 @@ export function openApiDocument(): Record<string, unknown> {
             },
             "400": { ...invalid, headers: rateLimitHeaders },
             "401": unauthorized,
+            "408": timedOut,
             "413": tooLarge,
             "429": {
-              description: "Daily quota exhausted until the next UTC midnight",
+              description:
+                "Daily quota exhausted until the next UTC midnight ({\"error\": \"Daily API rate limit exceeded\"}), or too many runs of the account in flight ({\"error\": \"Too many concurrent runs for this account\"}, Retry-After 1, no quota taken)",
               headers: {
                 ...rateLimitHeaders,
                 "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
@@ -107,6 +129,11 @@ export function openApiDocument(): Record<string, unknown> {
               description: "The data store failed",
               headers: rateLimitHeaders,
               content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
+            },
+            "503": {
+              description: "The data store is busy with another writer (an import) for longer than a run waits; nothing is consumed",
+              headers: { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } },
+              content: { "application/json": { schema: errorBody, example: { error: "Data store busy, retry shortly" } } },
             },
           },
         },
@@ -141,9 +168,11 @@ export function openApiDocument(): Record<string, unknown> {
               },
             },
             "401": unauthorized,
+            "408": timedOut,
             "413": tooLarge,
             "429": {
-              description: "Daily quota exhausted until the next UTC midnight",
+              description:
+                "Daily quota exhausted until the next UTC midnight, or too many runs of the account in flight (as for run)",
               headers: {
                 ...rateLimitHeaders,
                 "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
@@ -154,6 +183,11 @@ export function openApiDocument(): Record<string, unknown> {
               description: "The data store failed",
               headers: rateLimitHeaders,
               content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
+            },
+            "503": {
+              description: "The data store is busy with another writer for longer than a run waits; nothing is consumed",
+              headers: { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } },
+              content: { "application/json": { schema: errorBody, example: { error: "Data store busy, retry shortly" } } },
             },
           },
         },
@@ -169,17 +203,21 @@ export function openApiDocument(): Record<string, unknown> {
               content: { "application/json": { schema: { $ref: "#/components/schemas/Usage" } } },
             },
             "401": unauthorized,
+            "500": { description: "The quota store failed", content: { "application/json": { schema: errorBody } } },
           },
         },
       },
       "/health": {
         get: {
           operationId: "health",
-          summary: "Liveness and data store check (no authentication)",
+          summary: "Checks every store: reads the tables a request needs and writes (no authentication)",
           security: [],
           responses: {
             "200": { description: "Up", content: { "application/json": { schema: { $ref: "#/components/schemas/Health" } } } },
-            "503": { description: "The data store does not answer", content: { "application/json": { schema: { $ref: "#/components/schemas/Health" } } } },
+            "503": {
+              description: "A store cannot be read or written; `checks` names which",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Health" } } },
+            },
           },
         },
       },
@@ -375,8 +413,18 @@ export function openApiDocument(): Record<string, unknown> {
         },
         Health: {
           type: "object",
-          required: ["status", "version"],
-          properties: { status: { enum: ["ok", "unavailable"] }, version: { type: "string" } },
+          required: ["status", "version", "checks"],
+          properties: {
+            status: { enum: ["ok", "unavailable"] },
+            version: { type: "string" },
+            checks: {
+              type: "object",
+              description:
+                "Per role of the stores (bars, keys, quota): `ok`, or what failed (`cannot be read`, `cannot be written`, `the database file was deleted or replaced`, `busy`, `Redis does not answer`, `unavailable`)",
+              properties: { bars: { type: "string" }, keys: { type: "string" }, quota: { type: "string" } },
+              additionalProperties: false,
+            },
+          },
           additionalProperties: false,
         },
       },

@@ -11,6 +11,9 @@ import * as T from "./tokens.js";
 import { unknownTimeframeMessage } from "../suggest.js";
 import { TIMEFRAMES } from "../types.js";
 
+/** Most tokens a query may have (a realistic screen has 20-400): the cost guard's first limit. */
+export const MAX_QUERY_TOKENS = 4000;
+
 /** Deepest nesting of parentheses, brackets and prefix operators a query may use. */
 export const MAX_NESTING = 64;
 
@@ -140,6 +143,16 @@ export function parseText(text: string): ParsedText {
   // The offset-only lexer records start offsets; the parser's node locations need the ends too.
   for (const token of lexed.tokens) token.endOffset = token.startOffset + token.image.length - 1;
   checkNesting(text, lexed.tokens);
+  // The cost guard's first limit (after the nesting check, whose error comes earlier in the text): parsing costs some µs per token, lexing far less, so an
+  // over-long query is refused here, for the price of lexing it.
+  if (lexed.tokens.length > MAX_QUERY_TOKENS) {
+    throw syntaxError(
+      text,
+      lexed.tokens[MAX_QUERY_TOKENS]!.startOffset,
+      `Query too long: at most ${MAX_QUERY_TOKENS} tokens (names, numbers, operators), this one has ${lexed.tokens.length}`,
+      "lex",
+    );
+  }
   xqlParser.input = lexed.tokens;
   let cst: QueryCstNode;
   try {

@@ -142,14 +142,14 @@ describe("robustness", () => {
     expect(expectErrorShape(text, validate(text)).message).toMatch(/^Expression nested too deeply/);
   });
 
-  it("validates 60 KB of 'or' chain", () => {
-    const terms: string[] = [];
-    for (let i = 0, length = HEADER.length; length < 60_000; i++) {
-      terms.push(`close > ${i}`);
-      length += terms.at(-1)!.length + 4;
-    }
-    const text = HEADER + terms.join(" or ");
-    expect(text.length).toBeGreaterThanOrEqual(60_000);
+  it("refuses 60 KB of 'or' chain after lexing (the cost guard's token limit) and validates the longest chain allowed", () => {
+    const chain = (count: number): string => HEADER + Array.from({ length: count }, (_, i) => `close > ${i}`).join(" or ");
+    const long = chain(4_000);
+    expect(long.length).toBeGreaterThanOrEqual(60_000);
+    const refused = expectErrorShape(long, validate(long));
+    expect(refused.message).toMatch(/^Query too long: at most 4000 tokens \(names, numbers, operators\), this one has 16005$/);
+    // 4 tokens per term (3 for the last) and 6 for the settings: 998 terms stay within the limit.
+    const text = chain(998);
     expect(validate(text)).toEqual({ valid: true });
     const result = explain(text);
     expect(result).toMatchObject({ plan: { sources: [{ timeframe: "h1", series: ["close"], minLookback: 1 }] } });
@@ -159,15 +159,16 @@ describe("robustness", () => {
     expect(printed).toBe(text);
   });
 
-  it("validates 60 KB of arithmetic chain", () => {
+  it("validates an arithmetic chain up to the token limit", () => {
     const terms: string[] = [];
-    for (let i = 0, length = 0; length < 60_000; i++) {
+    for (let i = 0, tokens = 9; tokens < 3_990; i++) {
       terms.push(i % 3 === 0 ? "close" : i % 3 === 1 ? `${i} * volume` : `sma(${(i % 50) + 1})`);
-      length += terms.at(-1)!.length + 3;
+      tokens += i % 3 === 0 ? 2 : i % 3 === 1 ? 4 : 5;
     }
     const text = `${HEADER}${terms.join(" + ")} > 0`;
-    expect(text.length).toBeGreaterThanOrEqual(60_000);
     expect(validate(text)).toEqual({ valid: true });
+    // 50 distinct sma kernels over 300 bars, and some 1,300 products at the latest bar only.
+    expect(validate(text, { costBudget: 15_000 })).toMatchObject({ valid: false, error: { type: "plan", message: expect.stringMatching(/^Query too costly to run: its cost is 16,862 bar-steps/) } });
     expect(explain(text)).toMatchObject({ plan: { sources: [{ timeframe: "h1", series: ["close", "volume"], minLookback: 50 }] } });
   });
 

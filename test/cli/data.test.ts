@@ -33,6 +33,40 @@ describe("xql data", () => {
     expect(status.stdout).toMatch(/STOCKS\s+h1\s+1\s+50/);
   });
 
+  it("deletes a symbol's bars, all of them or from a time on, and status stays readable", async () => {
+    const db = join(dir, "delete.db");
+    const file = join(dir, "delete.csv");
+    const rows = ["ACME", "BETA"].flatMap((symbol) =>
+      Array.from({ length: 10 }, (_, i) => `${symbol},${new Date(T0 + i * 3_600_000).toISOString()},10,11,9,10.5,1000`),
+    );
+    writeFileSync(file, rows.join("\n"));
+    expect((await xql(["data", "import", file, "--market", "stocks", "--timeframe", "h1", "--db", db])).code).toBe(0);
+    const partial = await xql(["data", "delete", "--symbol", "ACME", "--from", new Date(T0 + 6 * 3_600_000).toISOString(), "--db", db]);
+    expect(partial.code).toBe(0);
+    expect(partial.stdout).toContain("Deleted 4 bars of ACME (from 2026-01-05T16:00:00.000Z)");
+    let store = new SqliteStore(db);
+    const acme = (await store.series("STOCKS")).find((s) => s.symbol === "ACME")!;
+    expect(acme).toMatchObject({ bars: 6, lastTime: T0 + 5 * 3_600_000 });
+    store.close();
+    const whole = await xql(["data", "delete", "--symbol", "BETA", "--market", "stocks", "--db", db]);
+    expect(whole.stdout).toContain("Deleted 10 bars of BETA (market STOCKS)");
+    store = new SqliteStore(db);
+    expect((await store.series()).map((s) => s.symbol)).toEqual(["ACME"]);
+    store.close();
+    expect((await xql(["data", "delete", "--db", db])).code).toBe(2);
+    expect((await xql(["data", "delete", "--symbol", "ACME", "--from", "soon", "--db", db])).stderr).toContain("--from: time 'soon'");
+    expect((await xql(["data", "status", "--db", db])).stdout).toMatch(/STOCKS\s+h1\s+1\s+6/);
+  });
+
+  it("rejects a far-future time by line number, writing nothing", async () => {
+    const db = join(dir, "future.db");
+    const file = join(dir, "future.csv");
+    writeFileSync(file, [`ACME,${T0},10,11,9,10.5,1000`, `ACME,8640000000000000,10,11,9,10.5,1000`].join("\n"));
+    const result = await xql(["data", "import", file, "--market", "STOCKS", "--timeframe", "h1", "--db", db]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/line 2: time '8640000000000000' is in the future: bars may open at most 2 days after now .*; nothing was written/);
+  });
+
   it("reports a bad row by line number, writes nothing and exits 1", async () => {
     const db = join(dir, "bad.db");
     const file = join(dir, "bad.csv");

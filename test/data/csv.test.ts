@@ -100,6 +100,38 @@ describe("parseBarsCsv", () => {
   });
 });
 
+describe("import bounds", () => {
+  const NOW = Date.UTC(2026, 10, 20, 13, 25);
+  const bounded = (row: string, timeframe = "h1") =>
+    parseBarsCsv([H, `GBPUSD,${T0},1,1,1,1,1`, row].join("\n"), { market: "forex", timeframe, now: NOW });
+
+  it.each([
+    // Year 275,760: the last instant a Date can hold; it used to become the symbol's latest bar forever.
+    [`EURUSD,8640000000000000,1,1,1,1,1`, /^line 3: time '8640000000000000' is in the future: bars may open at most 2 days after now \(2026-11-22T13:25:00.000Z\)$/],
+    // Past what a Date can hold and off the grid: it used to fail with a bare "Invalid time value".
+    [`EURUSD,9007199254740991,1,1,1,1,1`, /^line 3: time '9007199254740991' is in the future/],
+    [`EURUSD,${NOW + 3 * 86_400_000},1,1,1,1,1`, /is in the future/],
+    [`EURUSD,+275760-09-13T00:00:00Z,1,1,1,1,1`, /neither milliseconds since the epoch nor ISO 8601/],
+    [`EURUSD,-3600000,1,1,1,1,1`, /^line 3: time '-3600000' is before 1970-01-01T00:00:00.000Z$/],
+    [`EURUSD,${T0},0,1,0,1,1`, /^line 3: open 0 is out of range: prices are between 1e-12 and 1e12$/],
+    [`EURUSD,${T0},-1,1,-2,1,1`, /open -1 is out of range/],
+    [`EURUSD,${T0},1e-320,1,1e-320,1,1`, /open 1e-320 is out of range/],
+    [`EURUSD,${T0},1,2e12,1,1,1`, /high 2e12 is out of range/],
+    [`EURUSD,${T0},1,1,1,1,1e19`, /^line 3: volume 1e19 is out of range: at most 1e18$/],
+  ])("rejects %s by line", (row, message) => {
+    const e = errorOf(() => bounded(row));
+    expect(e.line).toBe(3);
+    expect(e.message).toMatch(message);
+  });
+
+  it("accepts bars up to 2 days ahead on the grid, and any time after 1970", () => {
+    const ahead = Math.floor((NOW + 2 * 86_400_000) / 3_600_000) * 3_600_000;
+    const batch = bounded(`EURUSD,${ahead},1e-12,1e12,1e-12,1,1e18`);
+    expect(batch.symbols.find((s) => s.symbol === "EURUSD")!.bars.time[0]).toBe(ahead);
+    expect(bounded(`EURUSD,0,1,1,1,1,1`).symbols).toHaveLength(2);
+  });
+});
+
 describe("importBarsCsv", () => {
   let dir: string;
   let cleanup: () => void;

@@ -223,3 +223,33 @@ describe("SqliteStore", () => {
     await expect(store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 1 })).rejects.toThrow();
   });
 });
+
+describe("SqliteStore quota file", () => {
+  it("keeps the counters in <file>-quota, carrying over those an older version kept in the main file", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, "old.db");
+      // A database as the previous version left it: counters in the main file's quota_usage.
+      new SqliteStore(file).close();
+      const raw = new Database(file);
+      raw.prepare("INSERT INTO quota_usage (account_id, day, used) VALUES ('acct_a', '2026-11-20', 7)").run();
+      raw.close();
+      const store = new SqliteStore(file);
+      try {
+        expect(await store.usage("acct_a", "2026-11-20", 30)).toEqual({ used: 7, remaining: 23 });
+        expect(await store.reserve("acct_a", "2026-11-20", 30)).toEqual({ admitted: true, used: 8, remaining: 22 });
+      } finally {
+        store.close();
+      }
+      const quota = new Database(`${file}-quota`, { readonly: true });
+      expect(quota.prepare("SELECT used FROM quota_usage WHERE account_id = 'acct_a'").pluck().get()).toBe(8);
+      quota.close();
+      // Carried over once: the main file's old row does not come back on the next open.
+      const again = new SqliteStore(file);
+      expect(await again.usage("acct_a", "2026-11-20", 30)).toMatchObject({ used: 8 });
+      again.close();
+    } finally {
+      cleanup();
+    }
+  });
+});

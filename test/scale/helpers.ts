@@ -16,6 +16,7 @@ import { RedisQuotaStore } from "../../src/data/redis.js";
 import { issueApiKey } from "../../src/data/keys.js";
 import type { Tier } from "../../src/data/store.js";
 import { NOW, TestClock } from "../server/helpers.js";
+import { checkedFetch } from "../server/openapi-check.js";
 
 export const DATABASE_URL = process.env.XQL_TEST_DATABASE_URL || undefined;
 export const REDIS_URL = process.env.XQL_TEST_REDIS_URL || undefined;
@@ -115,8 +116,8 @@ export async function startReplica(
       const issued = await issueApiKey(store, { tier: accountId ? undefined : tier, accountId, now: clock.now() });
       return { key: issued.key, accountId: issued.record.accountId };
     },
-    post: (path, body, key) => fetch(url + path, { method: "POST", body, headers: auth(key) }),
-    get: (path, key) => fetch(url + path, { headers: auth(key) }),
+    post: (path, body, key) => checkedFetch(url + path, { method: "POST", body, headers: auth(key) }),
+    get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
     async stop() {
       await app.close();
       quota.close();

@@ -6,6 +6,7 @@ import { SqliteStore } from "../../src/data/sqlite.js";
 import { issueApiKey } from "../../src/data/keys.js";
 import type { BarStore, Tier } from "../../src/data/store.js";
 import { barOpen, rampBars, tempDir } from "../data/helpers.js";
+import { checkedFetch } from "./openapi-check.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */
 export const NOW = Date.UTC(2026, 10, 20, 13, 25);
@@ -84,8 +85,8 @@ export async function startServer(
       return { key: issued.key, accountId: issued.record.accountId };
     },
     post: (path, body, key, headers = {}) =>
-      fetch(url + path, { method: "POST", body, headers: { ...auth(key), ...headers } }),
-    get: (path, key) => fetch(url + path, { headers: auth(key) }),
+      checkedFetch(url + path, { method: "POST", body, headers: { ...auth(key), ...headers } }),
+    get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
     async stop() {
       await app.close();
       store.close();

@@ -1,9 +1,9 @@
 /** `xql data seed|import|status`: fill and inspect the embedded store's bars. */
 import type { Command } from "../command.js";
 import { UsageError, parseFlags } from "../command.js";
-import { CsvImportError, importBarsCsv } from "../../data/csv.js";
+import { CsvImportError, importBarsCsv, normalizeMarket, parseTime } from "../../data/csv.js";
 import { SEED_BARS, seedStore } from "../../data/seed.js";
-import { TIMEFRAMES } from "../../types.js";
+import { TIMEFRAMES, isTimeframe } from "../../types.js";
 import { progressBar } from "../progress.js";
 import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
@@ -12,6 +12,7 @@ const help = `Usage:
   xql data seed [--bars N] [--db FILE|URL]
   xql data import FILE.csv --market M --timeframe TF [--db FILE|URL]
   xql data status [--db FILE|URL]
+  xql data delete --symbol S [--from TIME] [--market M] [--timeframe TF] [--db FILE|URL]
 
 Fill the embedded store with bars. \`xql serve\` and \`xql run\` seed an empty store by
 themselves; these commands refresh or add data.
@@ -25,7 +26,12 @@ themselves; these commands refresh or add data.
            low <= min(open, close), volume >= 0, time on a bar boundary of the timeframe);
            the first bad row is reported with its line number and nothing is written. Rows
            are upserts: importing a file twice leaves the same bars.
+           Times must lie between 1970 and 2 days from now; prices between 1e-12 and
+           1e12, volume at most 1e18.
   status   What the store holds, per market and timeframe.
+  delete   Removes a symbol's bars: all of them, or those opening at or after --from
+           (ms since the epoch or ISO 8601), in every market and timeframe unless
+           --market or --timeframe narrow it. Prints how many bars went.
 
 A progress bar is drawn on standard error when it is a terminal.
 
@@ -33,6 +39,8 @@ Options:
   --market M      market name (stored in upper case), e.g. FOREX, CRYPTO
   --timeframe TF  one of ${TIMEFRAMES.join(" ")}
   --bars N        bars per symbol and timeframe for seed (default ${SEED_BARS})
+  --symbol S      the symbol whose bars delete removes
+  --from TIME     delete only bars opening at or after TIME
   --db FILE|URL   database file (default: $XQL_DB, else ~/.local/share/xql/xql.db), or a
                   PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
 `;
@@ -119,7 +127,7 @@ async function status(flags: Map<string, string>): Promise<number> {
     const order = (tf: string): number => (TIMEFRAMES as readonly string[]).indexOf(tf);
     const rows = [...groups.values()]
       .sort((a, b) => a.market.localeCompare(b.market) || order(a.timeframe) - order(b.timeframe))
-      .map((g) => [g.market, g.timeframe, String(g.symbols), g.bars.toLocaleString("en-US"), new Date(g.last).toISOString().slice(0, 16).replace("T", " ")]);
+      .map((g) => [g.market, g.timeframe, String(g.symbols), g.bars.toLocaleString("en-US"), displayTime(g.last)]);
     process.stdout.write(`${store.file} (data version ${await store.dataVersion()})\n`);
     process.stdout.write(renderTable(["market", "timeframe", "symbols", "bars", "latest bar (UTC)"], rows, [false, false, true, true, false]));
     return 0;
@@ -128,9 +136,47 @@ async function status(flags: Map<string, string>): Promise<number> {
   }
 }
 
+async function deleteBars(positionals: string[], flags: Map<string, string>): Promise<number> {
+  if (positionals.length > 0) throw new UsageError(`data delete takes no file (found '${positionals[0]}')`);
+  const symbol = flags.get("symbol");
+  if (symbol === undefined || symbol === "") throw new UsageError("data delete needs --symbol S");
+  const fromText = flags.get("from");
+  let from: number | undefined;
+  if (fromText !== undefined) {
+    const parsed = parseTime(fromText);
+    if (typeof parsed === "string") throw new UsageError(`--from: ${parsed}`);
+    from = parsed;
+  }
+  const timeframe = flags.get("timeframe");
+  if (timeframe !== undefined && !isTimeframe(timeframe)) {
+    throw new UsageError(`Unknown timeframe '${timeframe}': use one of ${TIMEFRAMES.join(" ")}`);
+  }
+  const marketText = flags.get("market");
+  const market = marketText === undefined ? undefined : normalizeMarket(marketText);
+  const store = openStore(databasePath(flags.get("db")));
+  try {
+    const deleted = await store.deleteBars({ symbol, market, timeframe, from });
+    const scope = [market && `market ${market}`, timeframe && `timeframe ${timeframe}`, from !== undefined && `from ${fromText}`]
+      .filter(Boolean)
+      .join(", ");
+    process.stdout.write(
+      `Deleted ${deleted.toLocaleString("en-US")} bar${deleted === 1 ? "" : "s"} of ${symbol}${scope ? ` (${scope})` : ""} from ${store.file}\n`,
+    );
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** An ISO minute for the status table; a time no Date can show (stored before bounds existed) as its number. */
+function displayTime(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} (ms)` : date.toISOString().slice(0, 16).replace("T", " ");
+}
+
 export const dataCommand: Command = {
   name: "data",
-  summary: "Seed, import (CSV) and inspect the embedded store's bars",
+  summary: "Seed, import (CSV), inspect and delete the embedded store's bars",
   help,
   async run(args) {
     const [action, ...rest] = args;
@@ -142,8 +188,10 @@ export const dataCommand: Command = {
         return importCsv(positionals, flags);
       case "status":
         return status(flags);
+      case "delete":
+        return deleteBars(positionals, flags);
       default:
-        throw new UsageError(action === undefined ? "data needs an action: seed, import or status" : `Unknown action '${action}'`);
+        throw new UsageError(action === undefined ? "data needs an action: seed, import, status or delete" : `Unknown action '${action}'`);
     }
   },
 };

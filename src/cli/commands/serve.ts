@@ -40,7 +40,39 @@ requests, lets running ones finish, closes the database and exits 0.
 ${optionsHelp(OPTIONS)}
 
 The database is shared by several replicas when it is a PostgreSQL URL; see docs/deployment.md.
+
+Limits (environment; see docs/deployment.md, "Limits and guards"):
+  XQL_COST_BUDGET          largest static cost of a query (default 100000)
+  XQL_MAX_RUNS_IN_FLIGHT   runs one account evaluates at once (default 4)
+  XQL_MAX_RUNS_QUEUED      runs one account may have waiting (default 100; beyond: 429)
+  XQL_HEADERS_TIMEOUT_MS   time to send the request headers (default 10000)
+  XQL_REQUEST_TIMEOUT_MS   time to send the whole request (default 30000)
 `;
+
+/** The service's limits from the environment (unset: the defaults of createServer). */
+export function limitsFromEnv(env: NodeJS.ProcessEnv): {
+  costBudget?: number;
+  maxRunsInFlight?: number;
+  maxRunsQueued?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+} {
+  const read = (name: string, min: number): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === "") return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new UsageError(`${name} must be an integer of at least ${min} (found '${text}')`);
+    return value;
+  };
+  const limits = {
+    costBudget: read("XQL_COST_BUDGET", 1),
+    maxRunsInFlight: read("XQL_MAX_RUNS_IN_FLIGHT", 1),
+    maxRunsQueued: read("XQL_MAX_RUNS_QUEUED", 0),
+    headersTimeoutMs: read("XQL_HEADERS_TIMEOUT_MS", 0),
+    requestTimeoutMs: read("XQL_REQUEST_TIMEOUT_MS", 0),
+  };
+  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+}
 
 /** `EADDRINUSE` and friends in one line that says what to do. */
 function listenProblem(error: unknown, host: string, port: number): unknown {
@@ -65,6 +97,7 @@ export const serveCommand: Command = {
     const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
+    const limits = limitsFromEnv(io.env);
 
     const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
@@ -88,6 +121,7 @@ export const serveCommand: Command = {
       ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
       logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
       playgroundDir: playgroundDir(),
+      ...limits,
     });
     try {
       await app.listen({ port, host });

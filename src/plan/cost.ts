@@ -1,0 +1,83 @@
+/**
+ * The cost guard: a static price for every query, computed from the checked IR and the plan
+ * before any bar is read, so the service refuses a query that would hold its only thread
+ * (evaluation is synchronous) before doing that work. Three limits, each a 400 like any
+ * other query error:
+ * - tokens ({@link MAX_QUERY_TOKENS}): checked right after lexing, so a 64 KiB query of
+ *   `close > 1 and ...` is refused for the price of lexing it, never parsed (parsing costs
+ *   some µs per token);
+ * - columns ({@link MAX_COLUMNS}): each column is a key in every result row, so thousands of
+ *   them make a response of tens of MB; a syntax error at the first column over the limit;
+ * - cost ({@link DEFAULT_COST_BUDGET}, `XqlOptions.costBudget`): the bar-steps the evaluator
+ *   makes per instrument, a plan error.
+ *
+ * The cost: what one instrument costs to evaluate, in bar-steps. Every distinct computation
+ * counts once per timeframe it is needed on (the IR is hash-consed, so `rsi(14)` used three
+ * times counts once). A function call runs its kernel over every bar fetched for its
+ * timeframe, max(minLookback, 300); anything else (comparisons, arithmetic, `and`/`or`,
+ * offsets, literals, series) is computed only at the bars the plan needs it at, the latest
+ * plus its offset. The service multiplies the cost by the market's instruments, which the
+ * budget's default takes into account (docs/deployment.md, "Limits and guards", has the
+ * measured time per unit).
+ */
+import type { CheckedQuery } from "../check/check.js";
+import { children, type IrNode } from "../check/ir.js";
+import { planError, syntaxError } from "../errors.js";
+import type { Planned } from "./plan.js";
+import type { Timeframe } from "../types.js";
+
+export { MAX_QUERY_TOKENS } from "../syntax/parse.js";
+/** Most columns a query may return. */
+export const MAX_COLUMNS = 50;
+/** Default budget of {@link queryCost}: bar-steps per instrument. */
+export const DEFAULT_COST_BUDGET = 100_000;
+/** The bars the service fetches per source at least (its default warmup). */
+const MIN_FETCH_BARS = 300;
+
+/** The static cost of a planned query: bar-steps per instrument (see the module comment). */
+export function queryCost(checked: CheckedQuery, planned: Planned): number {
+  const calls = new Set<number>();
+  const seen = new Set<number>();
+  const stack: IrNode[] = [checked.condition.ir, ...checked.columns.map((c) => c.ir), ...checked.sort.map((s) => s.ir)];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node.id)) continue;
+    seen.add(node.id);
+    if (node.op === "call") calls.add(node.id);
+    stack.push(...children(node));
+  }
+  const bars = new Map<string, number>();
+  for (const source of planned.plan.sources) bars.set(source.timeframe, Math.max(source.minLookback, MIN_FETCH_BARS));
+  let cost = 0;
+  for (const [key, offset] of planned.needs) {
+    const at = key.indexOf("@");
+    const id = Number(key.slice(0, at));
+    const timeframe = key.slice(at + 1) as Timeframe;
+    cost += calls.has(id) ? (bars.get(timeframe) ?? MIN_FETCH_BARS) : offset + 1;
+  }
+  return cost;
+}
+
+/** Refuses a query with more than {@link MAX_COLUMNS} columns: a syntax error at the first one beyond. */
+export function checkColumns(checked: CheckedQuery): void {
+  const beyond = checked.columns[MAX_COLUMNS];
+  if (beyond) {
+    throw syntaxError(
+      checked.text,
+      beyond.expression.span.start,
+      `Too many columns: at most ${MAX_COLUMNS} per query (this is column ${MAX_COLUMNS + 1} of ${checked.columns.length})`,
+      // Raised once the query is checked, on the way to the plan.
+      "plan",
+    );
+  }
+}
+
+/** Refuses a query whose {@link queryCost} exceeds the budget: a plan error naming both figures. */
+export function checkCost(checked: CheckedQuery, planned: Planned, budget: number): void {
+  const cost = queryCost(checked, planned);
+  if (cost > budget) {
+    throw planError(
+      `Query too costly to run: its cost is ${cost.toLocaleString("en-US")} bar-steps per instrument, above the budget of ${budget.toLocaleString("en-US")}; use fewer distinct expressions, shorter lengths or fewer timeframes`,
+    );
+  }
+}

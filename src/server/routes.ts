@@ -1,0 +1,221 @@
+/**
+ * The routes. Run and history keep the contract's order (decisions §2): quota read first (an exhausted
+ * account gets 429 before its body is read), then parse and plan (a 400 that never held a
+ * reservation), then the atomic reservation, then the fetch (a 500 gives it back), and only a
+ * 200 keeps it.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { CompiledQuery } from "../api.js";
+import { XqlError } from "../errors.js";
+import type { Instrument } from "../types.js";
+import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
+import { VERSION } from "../version.js";
+import type { BarCache } from "../data/fetch.js";
+import { fetchUniverse } from "../data/fetch.js";
+import type { BarStore, QuotaStore, QuotaUsage } from "../data/store.js";
+import { HealthError } from "../data/store.js";
+import type { Authenticator } from "./auth.js";
+import { bodyProblemResult, queryBodyOf, withTransportHint } from "./body.js";
+import type { Clock } from "./app.js";
+import { INTERNAL, RATE_LIMITED, TOO_MANY_RUNS, describeError, fromStore, pathOf, sendStoreFailure } from "./errors.js";
+import type { QueryCache } from "./query-cache.js";
+import { InFlightRuns, nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
+
+export interface RouteContext {
+  bars: BarStore;
+  quota: QuotaStore;
+  /** Every distinct store with its roles, for `/health`. */
+  dependencies: readonly { roles: readonly string[]; store: { health?: () => Promise<void> } }[];
+  auth: Authenticator;
+  queries: QueryCache;
+  clock: Clock;
+  warmup: number;
+  cache: BarCache | undefined;
+  inFlight: InFlightRuns;
+  openApi: string;
+}
+
+export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { auth, queries, quota, clock } = ctx;
+  /** The usage read before the body, per run request: its headers for a 400. */
+  const usageBefore = new WeakMap<FastifyRequest, QuotaUsage>();
+
+  app.post("/xql/validate", { onRequest: auth.authenticate }, async (request, reply) => {
+    const body = queryBodyOf(request);
+    if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
+    const result = queries.validate(body);
+    if (result.valid) return reply.code(200).send(result);
+    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
+  });
+
+  app.post("/xql/explain", { onRequest: auth.authenticate }, async (request, reply) => {
+    const body = queryBodyOf(request);
+    if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
+    const result = queries.explain(body);
+    if ("plan" in result) return reply.code(200).send(result);
+    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
+  });
+
+  /** Runs in onRequest after authentication: an exhausted account hears 429 before uploading its query. */
+  async function quotaFirst(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const caller = auth.maybeCallerOf(request);
+    if (!caller) return; // refused by authenticate
+    const now = clock.now();
+    const usage = await fromStore(() => quota.usage(caller.accountId, utcDay(now), caller.limit));
+    usageBefore.set(request, usage);
+    setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
+    if (usage.remaining <= 0) {
+      await reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
+    }
+  }
+
+  /**
+   * A metered query route (run and history), after quota first: parse and plan (a 400 that
+   * never held a reservation), a slot among the account's runs in flight, the atomic
+   * reservation, the fetch (a 500 or 503 gives the reservation back), then `execute`; only a
+   * 200 consumes.
+   */
+  async function metered(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    fetchOptions: { extraBaseBars?: number },
+    execute: (compiled: CompiledQuery, universe: Instrument[]) => { body: object; log: Record<string, unknown> },
+  ): Promise<FastifyReply> {
+    const caller = auth.callerOf(request);
+    const now = clock.now();
+    const day = utcDay(now);
+    const before = usageBefore.get(request);
+    if (before) setRateLimitHeaders(reply, caller.limit, before.remaining, now);
+
+    // Parse and plan before any reservation: an invalid query never holds quota.
+    const body = queryBodyOf(request);
+    if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
+    const compiled = queries.compile(body);
+    if (compiled instanceof XqlError) {
+      return reply.code(400).send({ valid: false, error: withTransportHint(body, compiled.body) });
+    }
+
+    if (!(await ctx.inFlight.acquire(caller.accountId))) {
+      return reply.code(429).header("Retry-After", "1").send(TOO_MANY_RUNS);
+    }
+    try {
+      const reservationId = randomUUID();
+      // Gives this reservation back (a 500); with its id, a Redis that timed out settles it once it wakes.
+      const giveBack = async (): Promise<void> => {
+        try {
+          const after = await quota.release(caller.accountId, day, caller.limit, reservationId);
+          setRateLimitHeaders(reply, caller.limit, after.remaining, now);
+        } catch (error) {
+          request.log.error({ err: describeError(error), account: caller.accountId }, "quota release failed");
+        }
+      };
+      let reservation;
+      try {
+        reservation = await quota.reserve(caller.accountId, day, caller.limit, reservationId);
+      } catch (error) {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "quota reservation failed");
+        // The reservation may still land (a stalled Redis runs it when it wakes): cancel it by id.
+        await giveBack();
+        return sendStoreFailure(reply, error);
+      }
+      if (!reservation.admitted) {
+        setRateLimitHeaders(reply, caller.limit, 0, now);
+        return reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
+      }
+      let universe;
+      try {
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, fetch: compiled.fetch, ...fetchOptions });
+      } catch (error) {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
+        await giveBack();
+        return sendStoreFailure(reply, error);
+      }
+      let result;
+      try {
+        result = execute(compiled, universe);
+      } catch (error) {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
+        await giveBack();
+        return reply.code(500).send(INTERNAL);
+      }
+      setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
+      request.log.info(
+        { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, ...result.log },
+        pathOf(request.url).slice("/xql/".length),
+      );
+      return reply.code(200).send(result.body);
+    } finally {
+      ctx.inFlight.release(caller.accountId);
+    }
+  }
+
+  app.post("/xql/run", { onRequest: [auth.authenticate, quotaFirst] }, async (request, reply) =>
+    metered(request, reply, {}, (compiled, universe) => {
+      const result = compiled.run(universe);
+      return { body: result, log: { results: result.results.length } };
+    }),
+  );
+
+  const historyBars = new WeakMap<FastifyRequest, number>();
+  // `?bars=N` (default 100, at most 1,000) is checked with the key, before quota or body: a bad
+  // window is the caller's mistake in the URL, not a query error, and costs nothing.
+  async function historyWindow(request: FastifyRequest): Promise<void> {
+    if (!auth.maybeCallerOf(request)) return; // refused by authenticate
+    const raw = (request.query as { bars?: unknown }).bars;
+    const bars = raw === undefined ? DEFAULT_HISTORY_BARS : typeof raw === "string" && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+    if (!(bars >= 1 && bars <= MAX_HISTORY_BARS)) {
+      // Through the error handler, which adds the rate-limit headers like any run answer.
+      throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), { statusCode: 400 });
+    }
+    historyBars.set(request, bars);
+  }
+
+  app.post("/xql/history", { onRequest: [auth.authenticate, historyWindow, quotaFirst] }, async (request, reply) => {
+    const bars = historyBars.get(request)!;
+    return metered(request, reply, { extraBaseBars: bars - 1 }, (compiled, universe) => {
+      const result = compiled.history(universe, { bars });
+      return { body: result, log: { bars, matches: result.stats.matches } };
+    });
+  });
+
+  app.get("/usage", { onRequest: auth.authenticate }, async (request, reply) => {
+    const caller = auth.callerOf(request);
+    const now = clock.now();
+    const usage = await fromStore(() => quota.usage(caller.accountId, utcDay(now), caller.limit));
+    setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
+    return reply.send({
+      tier: caller.tier,
+      limit: caller.limit,
+      used: usage.used,
+      remaining: usage.remaining,
+      resetAt: new Date(nextUtcMidnight(now)).toISOString(),
+    });
+  });
+
+  // Each dependency is checked (read and write); the body names the ones that failed.
+  app.get("/health", async (request, reply) => {
+    const checks: Record<string, string> = {};
+    let healthy = true;
+    await Promise.all(
+      ctx.dependencies.map(async ({ roles, store }) => {
+        for (const role of roles) checks[role] = "ok";
+        try {
+          await store.health?.();
+        } catch (error) {
+          healthy = false;
+          request.log.warn({ err: describeError(error), dependency: roles.join(",") }, "health check failed");
+          // A store serving several roles says which part failed: its database (bars, keys) or its quota counters.
+          const part = error instanceof HealthError ? error.dependency : undefined;
+          const failed = roles.filter((role) => (part === "quota" ? role === "quota" : part === "database" ? role !== "quota" : true));
+          for (const role of failed.length > 0 ? failed : roles) checks[role] = error instanceof HealthError ? error.reason : "unavailable";
+        }
+      }),
+    );
+    const ordered = Object.fromEntries(["bars", "keys", "quota"].filter((r) => r in checks).map((r) => [r, checks[r]!]));
+    if (healthy) return reply.send({ status: "ok", version: VERSION, checks: ordered });
+    return reply.code(503).send({ status: "unavailable", version: VERSION, checks: ordered });
+  });
+
+  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(ctx.openApi));
+}

@@ -1,0 +1,93 @@
+/**
+ * A run during an import: `xql data import` in a child process writes a large CSV into the same
+ * SQLite file the server reads. The import holds the bars file's write lock for its whole
+ * (atomic) transaction; runs read from WAL snapshots and write only the quota file, so they
+ * answer from the last committed data at once: no 500, no multi-second wait.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { spawnXql } from "../cli/run-cli.js";
+import { startServer, type Running } from "./helpers.js";
+
+const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
+
+let server: Running | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+/** 40 symbols × 8,000 m1 bars ending an hour ago: 320,000 rows. */
+function bigCsv(file: string): void {
+  const end = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+  const lines = ["symbol,time,open,high,low,close,volume"];
+  for (let s = 0; s < 40; s++) {
+    for (let i = 0; i < 8000; i++) {
+      const price = 100 + s + (i % 50) / 10;
+      lines.push(`IMP${s},${end - (7999 - i) * 60_000},${price},${price + 1},${price - 1},${price},${1000 + i}`);
+    }
+  }
+  writeFileSync(file, lines.join("\n"));
+}
+
+/** True while another connection holds the database's write lock (the import's transaction). */
+function writeLocked(probe: Database.Database): boolean {
+  try {
+    probe.exec("BEGIN IMMEDIATE");
+    probe.exec("ROLLBACK");
+    return false;
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return true;
+    throw error;
+  }
+}
+
+describe("a run during an import", () => {
+  it("answers 200 at once from the last committed data while `xql data import` holds the write lock", async () => {
+    server = await startServer();
+    const { key } = await server.key("plus");
+    const csv = join(server.dir, "big.csv");
+    bigCsv(csv);
+    const probe = new Database(server.file);
+    probe.pragma("busy_timeout = 0");
+    const child = spawnXql(["data", "import", csv, "--market", "IMPORT", "--timeframe", "m1", "--db", server.file]);
+    let stderr = "";
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.stdout!.resume();
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    let running = true;
+    void exited.then(() => (running = false));
+    const during: { status: number; ms: number }[] = [];
+    const other: { status: number; ms: number }[] = [];
+    try {
+      while (running) {
+        const locked = writeLocked(probe);
+        const started = performance.now();
+        const response = await server.post("/xql/run", QUERY, key);
+        await response.arrayBuffer();
+        (locked ? during : other).push({ status: response.status, ms: performance.now() - started });
+        const health = await server.get("/health");
+        expect(health.status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await exited, stderr).toBe(0);
+    } finally {
+      probe.close();
+      child.kill();
+    }
+    const all = [...during, ...other];
+    const slowest = Math.max(...all.map((r) => r.ms));
+    const duringMs = during.map((r) => r.ms).sort((a, b) => a - b);
+    console.log(
+      `run during an import: ${during.length} runs while the import held the write lock (median ${duringMs[Math.floor(duringMs.length / 2)]?.toFixed(1)} ms, slowest ${duringMs.at(-1)?.toFixed(1)} ms), ${other.length} otherwise; slowest of all ${slowest.toFixed(1)} ms`,
+    );
+    expect(all.every((r) => r.status === 200)).toBe(true);
+    expect(during.length).toBeGreaterThanOrEqual(3);
+    expect(slowest).toBeLessThan(1500);
+    // The import landed whole, and runs see it now.
+    const store = server.store;
+    expect((await store.series("IMPORT")).length).toBe(40);
+  }, 120_000);
+});
