@@ -39,6 +39,8 @@ export type {
   Instrument,
   ResultRow,
   RunResult,
+  RunMeta,
+  RunSkipped,
   XqlOptions,
 } from "./types.js";
 export { VERSION } from "./version.js";

@@ -123,6 +123,8 @@ class Program {
   private readonly slots = new Map<string, Slot>();
   private readonly frames = new Map<Timeframe, Frame>();
   private epoch = 0;
+  /** Open time of the latest base bar of the instrument last loaded. */
+  private latestBaseTime = -Infinity;
   readonly condition: Slot;
   readonly columns: { text: string; slot: Slot }[];
   readonly sort: { slot: Slot; descending: boolean }[];
@@ -182,29 +184,38 @@ class Program {
    * Prepares the frames of one instrument. Returns false when it lacks a timeframe or the bars
    * a source needs (it then does not match and is not reported).
    */
-  private load(instrument: Instrument): boolean {
+  private load(instrument: Instrument): LoadOutcome {
     this.epoch++;
     this.frames.clear();
     const sources = this.planned.plan.sources;
+    // No data first: an instrument lacking any bar on a needed source is noData, whatever
+    // the other sources hold (decisions §2 meta), and is never shortHistory.
+    const lengths: number[] = [];
+    for (const source of sources) {
+      const bars = instrument.bars[source.timeframe];
+      if (!bars) return "noData";
+      const length = checkBars(instrument.symbol, source.timeframe, bars, source.series);
+      if (length === 0) return "noData";
+      lengths.push(length);
+    }
     const base = sources[0]!;
-    const baseBars = instrument.bars[base.timeframe];
-    if (!baseBars) return false;
-    const baseLength = checkBars(instrument.symbol, base.timeframe, baseBars, base.series);
-    if (baseLength < base.minLookback) return false;
+    const baseBars = instrument.bars[base.timeframe]!;
+    const baseLength = lengths[0]!;
+    if (baseLength < base.minLookback) return "shortHistory";
     const baseEnd = baseLength - 1;
     this.frames.set(base.timeframe, { timeframe: base.timeframe, bars: baseBars, length: baseLength, end: baseEnd });
     const baseClose = baseBars.time[baseEnd]! + TIMEFRAME_MS[base.timeframe];
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
-      const bars = instrument.bars[source.timeframe];
-      if (!bars) return false;
-      const length = checkBars(instrument.symbol, source.timeframe, bars, source.series);
+      const bars = instrument.bars[source.timeframe]!;
+      const length = lengths[i]!;
       const end = lastClosedIndex(bars.time, length, TIMEFRAME_MS[source.timeframe], baseClose);
       // minLookback counts aligned bars: those closed by the latest base bar's close.
-      if (end + 1 < source.minLookback) return false;
+      if (end + 1 < source.minLookback) return "shortHistory";
       this.frames.set(source.timeframe, { timeframe: source.timeframe, bars, length, end });
     }
-    return true;
+    this.latestBaseTime = baseBars.time[baseEnd]!;
+    return "ok";
   }
 
   /** Values of `slot` valid at least on [from, to) of its timeframe. */
@@ -445,8 +456,19 @@ class Program {
 
   run(universe: Iterable<Instrument>): RunResult {
     const rows: { row: ResultRow; keys: number[] }[] = [];
+    let instruments = 0;
+    let shortHistory = 0;
+    let noData = 0;
+    let asOf = -Infinity;
     for (const instrument of universe) {
-      if (!this.load(instrument)) continue;
+      instruments++;
+      const outcome = this.load(instrument);
+      if (outcome !== "ok") {
+        if (outcome === "noData") noData++;
+        else shortHistory++;
+        continue;
+      }
+      if (this.latestBaseTime > asOf) asOf = this.latestBaseTime;
       if (this.latest(this.condition) !== 1) continue;
       const columns: Record<string, number | null> = {};
       for (const c of this.columns) {
@@ -475,8 +497,25 @@ class Program {
     });
     const limit = this.checked.limit;
     const kept = limit === undefined ? rows : rows.slice(0, limit);
-    return { results: kept.map((r) => r.row) };
+    return {
+      results: kept.map((r) => r.row),
+      meta: {
+        instruments,
+        matched: rows.length,
+        skipped: { shortHistory, noData },
+        asOf: asOf === -Infinity ? null : isoTime(asOf),
+      },
+    };
   }
+}
+
+/** Why {@link Program.load} did or did not prepare an instrument. */
+type LoadOutcome = "ok" | "noData" | "shortHistory";
+
+/** ISO 8601 of a bar time; a time outside Date's range still reads as a number rather than throwing. */
+function isoTime(ms: number): string | null {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
 /** Validates the bars a source reads; returns the bar count. */
