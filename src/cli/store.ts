@@ -1,12 +1,12 @@
 /** Where the commands find the database (embedded SQLite file or PostgreSQL URL), and opening it (seeded on first use when asked). */
 import { resolve } from "node:path";
-import { PostgresStore, isPostgresUrl } from "../data/postgres.js";
-import { SqliteStore } from "../data/sqlite.js";
+import { openStore as openByUrl, type Store } from "../data/open.js";
+import { isPostgresUrl } from "../data/postgres.js";
 import { DEFAULT_MARKETS } from "../types.js";
 import { progressBar } from "./progress.js";
 
 /** The store a command opens: the embedded SQLite file or a shared PostgreSQL database. */
-export type CliStore = SqliteStore | PostgresStore;
+export type CliStore = Store;
 
 /**
  * The database: `--db FILE|postgres://…`, else `$XQL_DATABASE_URL` (a PostgreSQL URL),
@@ -20,14 +20,9 @@ export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = 
   return resolve(".xql", "xql.db");
 }
 
-/** Opens (creating and migrating) the store at `file`; a PostgreSQL URL connects and migrates on first use. */
-export function openStore(file: string): CliStore {
-  if (isPostgresUrl(file)) return new PostgresStore(file);
-  try {
-    return new SqliteStore(file);
-  } catch (error) {
-    throw new Error(`Cannot open the database ${file}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+/** Opens (creating and migrating) the store at `file` or PostgreSQL URL, by {@link openByUrl}. */
+export function openStore(file: string): Promise<CliStore> {
+  return openByUrl(file);
 }
 
 /** Seeds the synthetic universe when the store holds no bars, telling the user on standard error. */

@@ -32,6 +32,7 @@ import type {
   Tier,
 } from "./store.js";
 import { HEALTH_SQL, isTier } from "./store.js";
+import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -103,6 +104,11 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
+    sql: `ALTER TABLE series ADD COLUMN derived integer NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
@@ -159,6 +165,8 @@ export function isPostgresUrl(text: string | undefined): text is string {
 export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   /** Where the store lives, without a password: for messages. */
   readonly file: string;
+  /** The backend, for callers that hold a store opened by URL. */
+  readonly backend = "postgres" as const;
   readonly pool: pg.Pool;
   private readonly writeChunkRows: number;
   private migrated: Promise<void> | undefined;
@@ -319,19 +327,28 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     const written = await this.transaction(async (client) => {
       let done = 0;
       let reported = 0;
+      const touched = await this.touchedSymbols(client, batches);
       for (const { market, timeframe, symbols, replace } of batches) {
         if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
         const names = symbols.map((s) => s.symbol);
-        if (replace && names.length > 0) {
+        // An import at a timeframe served derived so far replaces the derived bars whole.
+        const wasDerived: string[] = [];
+        for (const { symbol, bars } of symbols) {
+          const state = touched.get(`${market}\u0000${symbol}`)!;
+          if (!replace && state.before.get(timeframe)?.derived === true && !state.written.has(timeframe)) wasDerived.push(symbol);
+          recordSpan(state.written, timeframe, bars.time, replace === true);
+        }
+        const cleared = replace ? names : wasDerived;
+        if (cleared.length > 0) {
           await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
             market,
             timeframe,
-            names,
+            cleared,
           ]);
           await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
             market,
             timeframe,
-            names,
+            cleared,
           ]);
         }
         const chunk = new Chunk();
@@ -362,21 +379,95 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
         await flush();
         if (names.length > 0) {
           await client.query(
-            `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
-             SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+            `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+             SELECT market, timeframe, symbol, count(*), min(time), max(time), 0 FROM bars
              WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
              GROUP BY market, timeframe, symbol
              ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
-               bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`,
+               bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time, derived = 0`,
             [market, timeframe, names],
           );
         }
       }
+      await this.derive(client, touched);
       await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
       return done;
     });
     onProgress?.(written, total);
     return written;
+  }
+
+  /** What each symbol a write names held before it (one read per market). */
+  private async touchedSymbols(client: pg.PoolClient, batches: readonly BarBatch[]): Promise<Map<string, Touched>> {
+    const byMarket = new Map<string, Set<string>>();
+    for (const { market, symbols } of batches) {
+      let names = byMarket.get(market);
+      if (!names) byMarket.set(market, (names = new Set()));
+      for (const { symbol } of symbols) names.add(symbol);
+    }
+    const touched = new Map<string, Touched>();
+    for (const [market, names] of byMarket) {
+      for (const symbol of names) touched.set(`${market}\u0000${symbol}`, { market, symbol, before: new Map(), written: new Map() });
+      const { rows } = await client.query<{ symbol: string; timeframe: Timeframe; derived: number }>(
+        "SELECT symbol, timeframe, derived FROM series WHERE market = $1 AND symbol = ANY($2::text[])",
+        [market, [...names]],
+      );
+      for (const r of rows) {
+        (touched.get(`${market}\u0000${r.symbol}`)!.before as Map<Timeframe, { derived: boolean }>).set(r.timeframe, { derived: r.derived === 1 });
+      }
+    }
+    return touched;
+  }
+
+  /** Rebuilds the derived periods a write touched, set-based: one DELETE and one INSERT … SELECT per (market, fine, coarse). */
+  private async derive(client: pg.PoolClient, touched: ReadonlyMap<string, Touched>): Promise<void> {
+    const groups = new Map<string, { market: string; fine: Timeframe; coarse: Timeframe; symbols: string[]; from: number[]; to: number[] }>();
+    for (const { market, symbol, before, written } of touched.values()) {
+      const after = new Map(before);
+      for (const tf of written.keys()) after.set(tf, { derived: false });
+      for (const job of planDerivation(before, after, written)) {
+        const key = `${market}\u0000${job.fine}\u0000${job.coarse}`;
+        let group = groups.get(key);
+        if (!group) groups.set(key, (group = { market, fine: job.fine, coarse: job.coarse, symbols: [], from: [], to: [] }));
+        group.symbols.push(symbol);
+        group.from.push(job.full ? -FULL_SPAN : job.from);
+        group.to.push(job.full ? FULL_SPAN : job.to);
+      }
+    }
+    for (const { market, fine, coarse, symbols, from, to } of groups.values()) {
+      const spans = "unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, lo, hi)";
+      await client.query(
+        `DELETE FROM bars b USING ${spans}
+         WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi`,
+        [market, coarse, symbols, from, to],
+      );
+      await client.query(
+        `INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
+         SELECT $1, $2, b.symbol, ${periodStartSql("b.time", coarse)} AS period,
+           (array_agg(b.open ORDER BY b.time))[1], max(b.high), min(b.low),
+           (array_agg(b.close ORDER BY b.time DESC))[1], sum(b.volume)
+         FROM bars b JOIN ${spans} ON b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi
+         WHERE b.market = $1 AND b.timeframe = $6
+         GROUP BY b.symbol, period`,
+        [market, coarse, symbols, from, to, fine],
+      );
+      await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [market, coarse, symbols]);
+      await client.query(
+        `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+         SELECT market, timeframe, symbol, count(*), min(time), max(time), 1 FROM bars
+         WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
+         GROUP BY market, timeframe, symbol`,
+        [market, coarse, symbols],
+      );
+    }
+  }
+
+  async symbols(market: string): Promise<string[]> {
+    const { rows } = await this.query<{ symbol: string }>(
+      `SELECT DISTINCT symbol FROM series WHERE market = $1 ORDER BY symbol COLLATE "C"`,
+      [market],
+    );
+    return rows.map((r) => r.symbol);
   }
 
   async markets(): Promise<string[]> {
@@ -390,11 +481,11 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     const { rows } =
       market === undefined
         ? await this.query<SeriesRow>(
-            `SELECT market, timeframe, symbol, bars, first_time, last_time FROM series
+            `SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series
              ORDER BY market COLLATE "C", timeframe COLLATE "C", symbol COLLATE "C"`,
           )
         : await this.query<SeriesRow>(
-            `SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = $1
+            `SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series WHERE market = $1
              ORDER BY timeframe COLLATE "C", symbol COLLATE "C"`,
             [market],
           );
@@ -405,6 +496,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       bars: r.bars,
       firstTime: r.first_time,
       lastTime: r.last_time,
+      derived: r.derived === 1,
     }));
   }
 
@@ -528,6 +620,7 @@ interface SeriesRow {
   bars: number;
   first_time: number;
   last_time: number;
+  derived: number;
 }
 
 interface KeyRow {

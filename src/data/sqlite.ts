@@ -24,6 +24,7 @@ import type {
   Tier,
 } from "./store.js";
 import { HEALTH_SQL, isTier } from "./store.js";
+import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type Touched } from "./derive.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -97,6 +98,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
+    sql: `ALTER TABLE series ADD COLUMN derived INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** The schema version this code writes. */
@@ -147,6 +153,8 @@ const KEY_CACHE_LIMIT = 4096;
 export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** The database file as given (`:memory:` for an in-memory database). */
   readonly file: string;
+  /** The backend, for callers that hold a store opened by URL. */
+  readonly backend = "sqlite" as const;
   private readonly db: Database.Database;
   private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
   private readonly stmt;
@@ -180,22 +188,30 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
           open = excluded.open, high = excluded.high, low = excluded.low,
           close = excluded.close, volume = excluded.volume`),
-      refreshSeries: db.prepare(`INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
-        SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+      refreshSeries: db.prepare(`INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+        SELECT market, timeframe, symbol, count(*), min(time), max(time), ? FROM bars
         WHERE market = ? AND timeframe = ? AND symbol = ?
         GROUP BY market, timeframe, symbol
         ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
-          bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`),
+          bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time,
+          derived = excluded.derived`),
+      symbolState: db.prepare("SELECT timeframe, derived FROM series WHERE market = ? AND symbol = ?").raw(true),
+      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ?"),
+      readRange: db
+        .prepare(`SELECT time, open, high, low, close, volume FROM bars
+          WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ? ORDER BY time`)
+        .raw(true),
+      marketSymbols: db.prepare("SELECT DISTINCT symbol FROM series WHERE market = ? ORDER BY symbol").pluck(),
       deleteSymbol: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ?"),
       deleteSeries: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version'"),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
       markets: db.prepare("SELECT DISTINCT market FROM series ORDER BY market").pluck(),
       allSeries: db.prepare(
-        "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series ORDER BY market, timeframe, symbol",
+        "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series ORDER BY market, timeframe, symbol",
       ),
       marketSeries: db.prepare(
-        "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = ? ORDER BY timeframe, symbol",
+        "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series WHERE market = ? ORDER BY timeframe, symbol",
       ),
       barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series").pluck(),
       health: db.prepare(HEALTH_SQL),
@@ -222,8 +238,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     };
   }
 
-  /** Closes the connection; later calls reject. */
-  close(): void {
+  /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
@@ -283,18 +299,31 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       let done = 0;
       let reported = 0;
       const { upsertBar, refreshSeries } = this.stmt;
+      const touched = new Map<string, Touched>();
       for (const { market, timeframe, symbols, replace } of batches) {
         if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
         for (const { symbol, bars } of symbols) {
-          if (replace) {
+          const key = `${market}\u0000${symbol}`;
+          let state = touched.get(key);
+          if (!state) {
+            const before = new Map<Timeframe, { derived: boolean }>();
+            for (const [tf, derived] of this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]) {
+              before.set(tf, { derived: derived === 1 });
+            }
+            state = { market, symbol, before, written: new Map() };
+            touched.set(key, state);
+          }
+          const { time, open, high, low, close, volume } = bars;
+          // An import at a timeframe served derived so far replaces the derived bars whole.
+          if (replace || (state.before.get(timeframe)?.derived === true && !state.written.has(timeframe))) {
             this.stmt.deleteSymbol.run(market, timeframe, symbol);
             this.stmt.deleteSeries.run(market, timeframe, symbol);
           }
-          const { time, open, high, low, close, volume } = bars;
           for (let i = 0; i < time.length; i++) {
             upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);
           }
-          if (time.length > 0) refreshSeries.run(market, timeframe, symbol);
+          if (time.length > 0) refreshSeries.run(0, market, timeframe, symbol);
+          recordSpan(state.written, timeframe, time, replace === true);
           done += time.length;
           if (onProgress && done - reported >= 10_000) {
             reported = done;
@@ -302,12 +331,37 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           }
         }
       }
+      for (const state of touched.values()) this.derive(state);
       this.stmt.bumpVersion.run();
       return done;
     });
     const written = write.immediate();
     onProgress?.(written, total);
     return written;
+  }
+
+  /** Rebuilds the derived timeframes a write touched for one symbol (inside the write's transaction). */
+  private derive({ market, symbol, before, written }: Touched): void {
+    const after = new Map(before);
+    for (const tf of written.keys()) after.set(tf, { derived: false });
+    for (const job of planDerivation(before, after, written)) {
+      const from = job.full ? -FULL_SPAN : job.from;
+      const to = job.full ? FULL_SPAN : job.to;
+      this.stmt.deleteRange.run(market, job.coarse, symbol, from, to);
+      const rows = this.stmt.readRange.all(market, job.fine, symbol, from, to) as number[][];
+      const fine = rowsToBars(rows);
+      const coarse = aggregateBars(fine, job.coarse);
+      for (let i = 0; i < coarse.time.length; i++) {
+        this.stmt.upsertBar.run(market, job.coarse, symbol, coarse.time[i], coarse.open[i], coarse.high[i], coarse.low[i], coarse.close[i], coarse.volume[i]);
+      }
+      this.stmt.deleteSeries.run(market, job.coarse, symbol);
+      this.stmt.refreshSeries.run(1, market, job.coarse, symbol);
+    }
+  }
+
+  /** Every symbol of the market holding bars at any timeframe, sorted. */
+  async symbols(market: string): Promise<string[]> {
+    return this.stmt.marketSymbols.all(market) as string[];
   }
 
   async markets(): Promise<string[]> {
@@ -322,6 +376,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       bars: number;
       first_time: number;
       last_time: number;
+      derived: number;
     }[];
     return rows.map((r) => ({
       market: r.market,
@@ -330,6 +385,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       bars: r.bars,
       firstTime: r.first_time,
       lastTime: r.last_time,
+      derived: r.derived === 1,
     }));
   }
 
@@ -413,6 +469,22 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     const used = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
     return { used, remaining: Math.max(0, limit - used) };
   }
+}
+
+/** Oldest-first rows `[time, open, high, low, close, volume]` to columns. */
+function rowsToBars(rows: number[][]): Bars {
+  const n = rows.length;
+  const out = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    out.time[i] = r[0]!;
+    out.open[i] = r[1]!;
+    out.high[i] = r[2]!;
+    out.low[i] = r[3]!;
+    out.close[i] = r[4]!;
+    out.volume[i] = r[5]!;
+  }
+  return out;
 }
 
 interface KeyRow {

@@ -84,6 +84,8 @@ export interface SeriesInfo {
   firstTime: number;
   /** Open time of the latest stored bar: UTC, ms since epoch. */
   lastTime: number;
+  /** True when the bars are derived from a finer imported timeframe, false when imported. */
+  derived: boolean;
 }
 
 /** Called while a long write proceeds: bars written so far of the total. */
@@ -99,6 +101,8 @@ export interface BarStore {
   latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
   /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
   upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number>;
+  /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */
+  symbols(market: string): Promise<string[]>;
   /** Markets that hold bars, in their stored spelling. */
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
@@ -107,6 +111,8 @@ export interface BarStore {
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
+  /** Ends the connection (pool); later calls reject. Every caller awaits it. */
+  close(): Promise<void>;
   /**
    * Resolves when the store answers a read of every table a request needs (bars, series,
    * meta, accounts, keys, quota counters); rejects when it does not.

@@ -104,9 +104,9 @@ function describeError(error: unknown): Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { createServer, SqliteStore } from "xql/server";
+ * import { createServer, openStore } from "xql/server";
  *
- * const store = new SqliteStore("./xql.db"); // creates and migrates the file
+ * const store = await openStore("./xql.db"); // creates and migrates the file (or postgres://…)
  * const app = createServer({ store, logger: true });
  * await app.listen({ host: "127.0.0.1", port: 8787 });
  * // POST /xql/validate, /xql/explain, /xql/run and GET /usage, /health, /openapi.json

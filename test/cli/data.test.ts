@@ -28,7 +28,7 @@ describe("xql data", () => {
     }
     const store = new SqliteStore(db);
     expect(await store.barCount()).toBe(50);
-    store.close();
+    await store.close();
     const status = await xql(["data", "status", "--db", db]);
     expect(status.stdout).toMatch(/STOCKS\s+h1\s+1\s+50/);
   });
@@ -42,7 +42,7 @@ describe("xql data", () => {
     expect(result.stderr).toContain("line 2: high 9 is below open, close or low; nothing was written");
     const store = new SqliteStore(db);
     expect(await store.barCount()).toBe(0);
-    store.close();
+    await store.close();
   });
 
   it("refuses an import without --market or --timeframe (usage, exit 2)", async () => {
@@ -58,7 +58,7 @@ describe("xql data", () => {
     expect(result.stdout).toMatch(/Seeded [\d,]+ bars/);
     const store = new SqliteStore(db);
     const series = await store.series();
-    store.close();
+    await store.close();
     for (const market of ["FOREX", "CRYPTO"]) {
       for (const timeframe of TIMEFRAMES) {
         const held = series.filter((s) => s.market === market && s.timeframe === timeframe);

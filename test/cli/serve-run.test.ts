@@ -42,7 +42,7 @@ describe("xql serve and xql run over one database", () => {
         expect(stderr).toMatch(/no API keys yet/);
         const store = new SqliteStore(db);
         const series = await store.series("CRYPTO");
-        store.close();
+        await store.close();
         expect(new Set(series.map((s) => s.symbol)).size).toBeGreaterThanOrEqual(200);
         expect(series.every((s) => s.bars >= 300)).toBe(true);
         // The seed ends at the current time: every timeframe's last bar holds "now".

@@ -108,8 +108,8 @@ describe("importBarsCsv", () => {
     ({ dir, cleanup } = tempDir());
     store = new SqliteStore(join(dir, "xql.db"));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     cleanup();
   });
 

@@ -87,7 +87,7 @@ describe("fetchUniverse", () => {
   it("rejects when the store is gone, even with everything cached", async () => {
     const cache = new BarCache();
     await fetchUniverse(store, plan, { cache });
-    store.close();
+    await store.close();
     await expect(fetchUniverse(store, plan, { cache })).rejects.toThrow();
   });
 

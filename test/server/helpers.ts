@@ -88,7 +88,7 @@ export async function startServer(
     get: (path, key) => fetch(url + path, { headers: auth(key) }),
     async stop() {
       await app.close();
-      store.close();
+      await store.close();
       temp?.cleanup();
     },
   };

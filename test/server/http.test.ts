@@ -240,7 +240,7 @@ describe("POST /xql/run", () => {
     const bars = new SqliteStore(first.file);
     server = await startServer({ dir: first.dir, file: first.file, bars });
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
-    bars.close();
+    await bars.close();
     const failed = await server.post("/xql/run", QUERY, key);
     expect(failed.status).toBe(500);
     const text = await failed.text();
@@ -255,13 +255,13 @@ describe("POST /xql/run", () => {
     const health = await server.get("/health");
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: "unavailable" });
-    first.store.close();
+    await first.store.close();
   });
 
   it("answers 500 Data store unavailable on every endpoint when the key store itself is down", async () => {
     server = await startServer();
     const { key } = await server.key("free");
-    server.store.close();
+    await server.store.close();
     for (const response of [await server.post("/xql/validate", QUERY, key), await server.post("/xql/run", QUERY, key), await server.get("/usage", key)]) {
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ error: "Data store unavailable" });
@@ -295,10 +295,10 @@ describe("POST /xql/run", () => {
     server = await startServer({ dir: first.dir, file: first.file, bars });
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
-    bars.close();
+    await bars.close();
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(500);
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(500);
-    first.store.close();
+    await first.store.close();
   });
 
   it("keeps quota state across a restart on the same file", async () => {
@@ -306,7 +306,7 @@ describe("POST /xql/run", () => {
     const { key } = await first.key("free");
     for (let i = 0; i < 3; i++) expect((await first.post("/xql/run", QUERY, key)).status).toBe(200);
     await first.app.close();
-    first.store.close();
+    await first.store.close();
     server = await startServer({ dir: first.dir, file: first.file });
     expect(await (await server.get("/usage", key)).json()).toMatchObject({ used: 3, remaining: 27 });
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);

@@ -46,7 +46,7 @@ function positiveInteger(text: string | undefined, name: string, fallback: numbe
 
 async function seed(flags: Map<string, string>): Promise<number> {
   const bars = positiveInteger(flags.get("bars"), "bars", SEED_BARS);
-  const store = openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(flags.get("db")));
   try {
     const progress = progressBar("Seeding");
     const started = Date.now();
@@ -57,7 +57,7 @@ async function seed(flags: Map<string, string>): Promise<number> {
     );
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -68,7 +68,7 @@ async function importCsv(positionals: string[], flags: Map<string, string>): Pro
   const timeframe = flags.get("timeframe");
   if (market === undefined) throw new UsageError("data import needs --market M");
   if (timeframe === undefined) throw new UsageError("data import needs --timeframe TF");
-  const store = openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(flags.get("db")));
   const reading = progressBar("Checking");
   const writing = progressBar("Writing ");
   try {
@@ -95,12 +95,12 @@ async function importCsv(positionals: string[], flags: Map<string, string>): Pro
     }
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 async function status(flags: Map<string, string>): Promise<number> {
-  const store = openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(flags.get("db")));
   try {
     const series = await store.series();
     if (series.length === 0) {
@@ -124,7 +124,7 @@ async function status(flags: Map<string, string>): Promise<number> {
     process.stdout.write(renderTable(["market", "timeframe", "symbols", "bars", "latest bar (UTC)"], rows, [false, false, true, true, false]));
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -37,7 +37,7 @@ async function create(flags: Map<string, string>): Promise<number> {
   const accountId = flags.get("account");
   if (tier === undefined && accountId === undefined) throw new UsageError("keys create needs --tier (or --account ID)");
   if (tier !== undefined && !isTier(tier)) throw new UsageError(`Unknown tier '${tier}': use one of ${TIERS.join(", ")}`);
-  const store = openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(flags.get("db")));
   try {
     const issued = await issueApiKey(store, {
       tier: tier as (typeof TIERS)[number] | undefined,
@@ -59,14 +59,14 @@ async function create(flags: Map<string, string>): Promise<number> {
     );
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 async function list(flags: Map<string, string>): Promise<number> {
   const format = flags.get("format") ?? "table";
   if (format !== "table" && format !== "json") throw new UsageError(`Unknown format '${format}': use table or json`);
-  const store = openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(flags.get("db")));
   try {
     const keys = await store.listKeys();
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -97,7 +97,7 @@ async function list(flags: Map<string, string>): Promise<number> {
     process.stdout.write(renderTable(["key", "account", "tier", "label", "created (UTC)", "revoked (UTC)"], rows));
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -108,7 +108,7 @@ async function revoke(positionals: string[], flags: Map<string, string>): Promis
     process.stderr.write("xql keys revoke: that is not an API key (xql_ followed by 32 letters and digits)\n");
     return 1;
   }
-  const store = openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(flags.get("db")));
   try {
     const hash = hashApiKey(key);
     const found = await store.findKeyByHash(hash);
@@ -124,7 +124,7 @@ async function revoke(positionals: string[], flags: Map<string, string>): Promis
     process.stdout.write(`Revoked key ${found.prefix}… of account ${found.accountId}\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -95,14 +95,14 @@ export const runCommand: Command = {
         bars,
       });
     } else {
-      const store = openStore(databasePath(flags.get("db")));
+      const store = await openStore(databasePath(flags.get("db")));
       try {
         compiled = compileOrReport(query, { markets: await marketsOf(store) });
         if (!compiled) return 1;
         await seedOnFirstUse(store);
         universe = await fetchUniverse(store, compiled.plan, { warmup });
       } finally {
-        store.close();
+        await store.close();
       }
     }
     printResult(compiled.run(universe), format);

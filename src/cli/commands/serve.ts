@@ -4,7 +4,6 @@ import { UsageError, parseFlags } from "../command.js";
 import { DEFAULT_WARMUP } from "../../data/fetch.js";
 import { createServer } from "../../server/index.js";
 import { FallbackKeyStore } from "../../data/key-fallback.js";
-import { PostgresStore } from "../../data/postgres.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 
@@ -43,7 +42,7 @@ export const serveCommand: Command = {
     const warmup = Number(flags.get("warmup") ?? DEFAULT_WARMUP);
     if (!Number.isInteger(warmup) || warmup < 1) throw new UsageError("--warmup must be a positive integer");
 
-    const store = openStore(databasePath(flags.get("db")));
+    const store = await openStore(databasePath(flags.get("db")));
     const redis = redisUrl(flags.get("redis"));
     let quota: RedisQuotaStore | undefined;
     try {
@@ -54,7 +53,7 @@ export const serveCommand: Command = {
       throw error;
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
-    const keys = store instanceof PostgresStore ? new FallbackKeyStore(store) : undefined;
+    const keys = store.backend === "postgres" ? new FallbackKeyStore(store) : undefined;
     const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
     try {
       await app.listen({ port, host });
