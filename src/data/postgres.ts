@@ -464,7 +464,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
 
   async symbols(market: string): Promise<string[]> {
     const { rows } = await this.query<{ symbol: string }>(
-      `SELECT DISTINCT symbol FROM series WHERE market = $1 ORDER BY symbol COLLATE "C"`,
+      `SELECT symbol FROM series WHERE market = $1 GROUP BY symbol ORDER BY symbol COLLATE "C"`,
       [market],
     );
     return rows.map((r) => r.symbol);
@@ -501,7 +501,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   async barCount(): Promise<number> {
-    const { rows } = await this.query<{ n: number }>("SELECT coalesce(sum(bars), 0)::bigint AS n FROM series");
+    const { rows } = await this.query<{ n: number }>("SELECT coalesce(sum(bars), 0)::bigint AS n FROM series WHERE derived = 0");
     return rows[0]!.n;
   }
 

@@ -213,7 +213,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       marketSeries: db.prepare(
         "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series WHERE market = ? ORDER BY timeframe, symbol",
       ),
-      barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series").pluck(),
+      barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series WHERE derived = 0").pluck(),
       health: db.prepare(HEALTH_SQL),
       commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
       insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),

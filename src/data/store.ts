@@ -107,7 +107,7 @@ export interface BarStore {
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
   series(market?: string): Promise<SeriesInfo[]>;
-  /** Total bars stored; 0 for an empty store (the signal to seed). */
+  /** Total bars imported (derived bars not counted); 0 for an empty store (the signal to seed). */
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;

@@ -62,17 +62,18 @@ describe.skipIf(!HAVE_SERVICES)("two replicas sharing PostgreSQL and Redis", () 
   it("see each other's writes of bars: the data version moves and cached reads are dropped", async () => {
     const { key } = await a.key("essential");
     const before = await (await b.post("/xql/run", QUERY, key)).json();
-    expect(before).toEqual({ results: [{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }] });
+    expect((before as { results: unknown }).results).toEqual([{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }]);
     await a.store.upsertBars([
       { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "GBPUSD", bars: rampBars("h1", 400, barOpen("h1", NOW), 200) }] },
     ]);
     const after = await (await b.post("/xql/run", QUERY, key)).json();
-    expect(after).toEqual({
+    expect(after).toMatchObject({
       results: [
         { symbol: "GBPUSD", columns: { close: 599 } },
         { symbol: "EURUSD", columns: { close: 499 } },
         { symbol: "USDJPY", columns: { close: 449 } },
       ],
+      meta: { instruments: 3, matched: 3 },
     });
   });
 });
