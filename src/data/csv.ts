@@ -7,7 +7,7 @@
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { detectFormat, hintsFromFileName, type DetectedFormat, type FormatOptions, type ImportFormat } from "./formats.js";
 import type { Bars, Timeframe } from "../types.js";
@@ -319,33 +319,27 @@ export interface ImportResult {
 async function openInput(file: string, stdin: Readable | undefined): Promise<{ stream: Readable; size: number; raw: Readable }> {
   if (file === "-") {
     const raw = stdin ?? process.stdin;
-    // Peek: gzip on stdin is told by its first two bytes.
-    const first = await new Promise<Buffer | null>((resolve, reject) => {
-      const onReadable = (): void => {
-        const chunk = raw.read() as Buffer | null;
-        cleanup();
-        resolve(chunk);
-      };
-      const onEnd = (): void => {
-        cleanup();
-        resolve(null);
-      };
-      const onError = (error: Error): void => {
-        cleanup();
-        reject(error);
-      };
-      const cleanup = (): void => {
-        raw.off("readable", onReadable);
-        raw.off("end", onEnd);
-        raw.off("error", onError);
-      };
-      raw.once("readable", onReadable);
-      raw.once("end", onEnd);
-      raw.once("error", onError);
-    });
-    if (first) raw.unshift(first);
-    const gz = first !== null && first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
-    return { stream: gz ? raw.pipe(createGunzip()) : raw, size: 0, raw };
+    // gzip on stdin is told by its first two bytes; the rest streams through.
+    async function* bytes(): AsyncGenerator<Buffer> {
+      const iterator = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+      const first = await iterator.next();
+      if (first.done) return;
+      const head = Buffer.from(first.value as Buffer);
+      async function* all(): AsyncGenerator<Buffer> {
+        yield head;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          yield Buffer.from(next.value as Buffer);
+        }
+      }
+      if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+        for await (const chunk of Readable.from(all()).pipe(createGunzip())) yield chunk as Buffer;
+      } else {
+        yield* all();
+      }
+    }
+    return { stream: Readable.from(bytes()), size: 0, raw };
   }
   const size = (await stat(file)).size;
   const handle = await open(file, "r");
@@ -374,9 +368,12 @@ export async function importBars(store: BarStore, file: string, options: ImportO
   let bytes = 0;
   let lineNumber = 0;
   let reported = 0;
-  raw.on("data", (chunk: Buffer | string) => {
-    bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
-  });
+  // Bytes are counted on files only: a listener on stdin would take its data before the reader.
+  if (file !== "-") {
+    raw.on("data", (chunk: Buffer | string) => {
+      bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
+    });
+  }
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const gunzipError = new Promise<never>((_, reject) => stream.once("error", reject));
   gunzipError.catch(() => {});
