@@ -14,6 +14,7 @@ import type { BarStore, KeyStore, QuotaStore, Tier } from "../data/store.js";
 import { TIER_LIMITS } from "../data/store.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
+import { ResultsCache } from "./results-cache.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -54,6 +55,10 @@ export interface ServerOptions {
   cache?: BarCache | false;
   /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
   queryCacheSize?: number;
+  /** Run results kept per (query text, data version); 0 turns it off. Default 256. */
+  resultsCacheSize?: number;
+  /** How long a cached run result is served, in ms. Default 5,000. */
+  resultsCacheTtlMs?: number;
 }
 
 /** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
@@ -126,6 +131,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   };
   const cache = options.cache === false ? undefined : (options.cache ?? new BarCache());
   const queries = new QueryCache(xqlOptions, options.queryCacheSize ?? 1024);
+  const runs = new ResultsCache(options.resultsCacheSize ?? 256, options.resultsCacheTtlMs ?? 5_000);
   const openApi = JSON.stringify(openApiDocument());
 
   // Keys never reach a log line: requests are logged without headers and without their query
@@ -216,6 +222,20 @@ export function createServer(options: ServerOptions): FastifyInstance {
       await giveBack();
       return reply.code(400).send(compiled.toResult());
     }
+    const text = queryText(request);
+    let version: number;
+    try {
+      version = await bars!.dataVersion();
+    } catch (error) {
+      request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
+      await giveBack();
+      return reply.code(500).send(STORE_UNAVAILABLE);
+    }
+    const cached = runs.get(text, version, now);
+    if (cached) {
+      setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
+      return reply.code(200).send(cached);
+    }
     let universe;
     try {
       universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache });
@@ -232,6 +252,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       await giveBack();
       return reply.code(500).send(INTERNAL);
     }
+    // Keyed by the version read before the fetch: a write in between makes the entry stale, never wrong-new.
+    runs.set(text, version, now, result);
     setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
     request.log.info(
       { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, results: result.results.length },
