@@ -24,7 +24,8 @@ import type {
   Tier,
 } from "./store.js";
 import { HEALTH_SQL, isTier } from "./store.js";
-import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type Touched } from "./derive.js";
+import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type DeriveJob, type Touched } from "./derive.js";
+import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, type ReadBlock } from "./blocks.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -103,6 +104,28 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
     sql: `ALTER TABLE series ADD COLUMN derived INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 3,
+    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
+    sql: `
+      CREATE TABLE bar_blocks (
+        market    TEXT    NOT NULL,
+        timeframe TEXT    NOT NULL,
+        symbol    TEXT    NOT NULL,
+        block     INTEGER NOT NULL,
+        n         INTEGER NOT NULL,
+        time      BLOB    NOT NULL,
+        open      BLOB    NOT NULL,
+        high      BLOB    NOT NULL,
+        low       BLOB    NOT NULL,
+        close     BLOB    NOT NULL,
+        volume    BLOB    NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, block)
+      ) WITHOUT ROWID;
+      -- 0 until the blocks of bars written before this migration are built (on the next open).
+      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
@@ -157,6 +180,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   readonly backend = "sqlite" as const;
   private readonly db: Database.Database;
   private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
+  private blockReads: Map<string, { base: Database.Statement; cut: Database.Statement; one: Database.Statement }>;
   private readonly stmt;
   /**
    * Keys found by hash, kept while no other connection (another replica, `xql keys revoke` in
@@ -180,6 +204,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       this.db.pragma("foreign_keys = ON");
       migrate(this.db);
     }
+    this.blockReads = new Map();
     const db = this.db;
     this.stmt = {
       symbolsAt: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
@@ -202,6 +227,12 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ? ORDER BY time`)
         .raw(true),
       marketSymbols: db.prepare("SELECT DISTINCT symbol FROM series WHERE market = ? ORDER BY symbol").pluck(),
+      deleteBlocks: db.prepare("DELETE FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block >= ? AND block <= ?"),
+      insertBlock: db.prepare(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      blocksBuilt: db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck(),
+      markBlocksBuilt: db.prepare("UPDATE meta SET value = 1 WHERE key = 'blocks_built'"),
+      everySeries: db.prepare("SELECT market, timeframe, symbol FROM series").raw(true),
       deleteSymbol: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ?"),
       deleteSeries: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version'"),
@@ -236,6 +267,32 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         .pluck(),
       used: db.prepare("SELECT used FROM quota_usage WHERE account_id = ? AND day = ?").pluck(),
     };
+    if (!options.readonly && this.stmt.blocksBuilt.get() === 0) {
+      // Bars written before migration 3 get their blocks once, in one transaction.
+      this.db
+        .transaction(() => {
+          for (const [market, timeframe, symbol] of this.stmt.everySeries.all() as [string, Timeframe, string][]) {
+            this.rebuildBlocks(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
+          }
+          this.stmt.markBlocksBuilt.run();
+        })
+        .immediate();
+    }
+  }
+
+  /** Rewrites the blocks of one series that hold open times in [from, to] from its rows (inside a write's transaction). */
+  private rebuildBlocks(market: string, timeframe: Timeframe, symbol: string, from: number, to: number): void {
+    const full = from <= -FULL_SPAN || to >= FULL_SPAN;
+    const b0 = full ? -FULL_SPAN : blockOf(from, timeframe);
+    const b1 = full ? FULL_SPAN : blockOf(to, timeframe);
+    this.stmt.deleteBlocks.run(market, timeframe, symbol, b0, b1);
+    const lo = full ? -FULL_SPAN : blockStart(b0, timeframe);
+    const hi = full ? FULL_SPAN : blockStart(b1 + 1, timeframe);
+    const rows = this.stmt.readRange.all(market, timeframe, symbol, lo, hi) as number[][];
+    for (const packed of packBlocks(rowsToBars(rows), timeframe)) {
+      const c = packed.columns;
+      this.stmt.insertBlock.run(market, timeframe, symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+    }
   }
 
   /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
@@ -252,28 +309,71 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
     const { market, timeframe, baseTimeframe, count } = request;
-    const series = RAW_SERIES.filter((name) => request.series.includes(name));
-    const statements = this.readStatementsFor(series);
+    const series = orderedSeries(request.series);
+    const statements = this.blockStatementsFor(series);
+    const span = BLOCK_BARS * TIMEFRAME_MS[timeframe];
+    // Blocks per symbol read in the one query: enough when blocks are at least half full;
+    // a symbol with sparser blocks is read again on its own, without the bound.
+    const k = Math.ceil((2 * (count + 1)) / BLOCK_BARS) + 1;
+    const base = timeframe === baseTimeframe;
     const read = this.db.transaction((): SymbolBars[] => {
+      const rows = (base
+        ? statements.base.all({ span, k, market, timeframe })
+        : statements.cut.all({ baseDur: TIMEFRAME_MS[baseTimeframe], baseTimeframe, span, k, market, timeframe })) as unknown[][];
       const out: SymbolBars[] = [];
-      if (timeframe === baseTimeframe) {
-        for (const [symbol] of this.stmt.symbolsAt.all(market, timeframe) as [string, number][]) {
-          const rows = statements.base.all(market, timeframe, symbol, count) as SqlRow[];
-          out.push({ symbol, bars: columns(rows, series) });
+      let i = 0;
+      while (i < rows.length) {
+        const symbol = rows[i]![0] as string;
+        const firstTime = rows[i]![1] as number;
+        const cut = base ? Infinity : (rows[i]![2] as number);
+        const blocks: ReadBlock[] = [];
+        for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(readBlock(rows[i]!, 4));
+        const want = base ? count : count + 1;
+        let bars = assembleLatest(blocks, series, want, cut, nanColumn);
+        const oldestRead = rows[i - 1]![3] as number;
+        if (bars.time.length < want && oldestRead > blockOf(firstTime, timeframe)) {
+          const all = (statements.one.all({ market, timeframe, symbol }) as unknown[][]).map((r) => readBlock(r, 0));
+          bars = assembleLatest(all, series, want, cut, nanColumn);
         }
-        return out;
-      }
-      // Cut each symbol at the close of its latest base bar; one in-progress bar may come along.
-      const baseDuration = TIMEFRAME_MS[baseTimeframe];
-      const held = new Set((this.stmt.symbolsAt.all(market, timeframe) as [string, number][]).map(([s]) => s));
-      for (const [symbol, baseLast] of this.stmt.symbolsAt.all(market, baseTimeframe) as [string, number][]) {
-        if (!held.has(symbol)) continue;
-        const rows = statements.cut.all(market, timeframe, symbol, baseLast + baseDuration, count + 1) as SqlRow[];
-        out.push({ symbol, bars: columns(rows, series) });
+        out.push({ symbol, bars });
       }
       return out;
     });
     return read();
+  }
+
+  private blockStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement; one: Database.Statement } {
+    const key = series.join(",");
+    let statements = this.blockReads.get(key);
+    if (!statements) {
+      // Column names come from RAW_SERIES only, never from a request string.
+      const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
+      statements = {
+        base: this.db
+          .prepare(`SELECT s.symbol, s.first_time, NULL, b.block, ${list} FROM series s
+            JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+              AND b.block > s.last_time / @span - @k
+            WHERE s.market = @market AND s.timeframe = @timeframe
+            ORDER BY s.symbol, b.block DESC`)
+          .raw(true),
+        // Cut at the close of the symbol's latest base bar: blocks up to the one holding the cut.
+        cut: this.db
+          .prepare(`SELECT s.symbol, s.first_time, base.last_time + @baseDur, b.block, ${list} FROM series s
+            JOIN series base ON base.market = s.market AND base.timeframe = @baseTimeframe AND base.symbol = s.symbol
+            JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+              AND b.block <= (base.last_time + @baseDur - 1) / @span
+              AND b.block > (base.last_time + @baseDur - 1) / @span - @k
+            WHERE s.market = @market AND s.timeframe = @timeframe
+            ORDER BY s.symbol, b.block DESC`)
+          .raw(true),
+        one: this.db
+          .prepare(`SELECT ${list} FROM bar_blocks b
+            WHERE b.market = @market AND b.timeframe = @timeframe AND b.symbol = @symbol ORDER BY b.block DESC`)
+          .raw(true),
+      };
+      this.blockReads.set(key, statements);
+    }
+    return statements;
   }
 
   private readStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement } {
@@ -315,7 +415,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           }
           const { time, open, high, low, close, volume } = bars;
           // An import at a timeframe served derived so far replaces the derived bars whole.
-          if (replace || (state.before.get(timeframe)?.derived === true && !state.written.has(timeframe))) {
+          const clear = replace === true || (state.before.get(timeframe)?.derived === true && !state.written.has(timeframe));
+          if (clear) {
             this.stmt.deleteSymbol.run(market, timeframe, symbol);
             this.stmt.deleteSeries.run(market, timeframe, symbol);
           }
@@ -323,7 +424,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
             upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);
           }
           if (time.length > 0) refreshSeries.run(0, market, timeframe, symbol);
-          recordSpan(state.written, timeframe, time, replace === true);
+          recordSpan(state.written, timeframe, time, clear);
           done += time.length;
           if (onProgress && done - reported >= 10_000) {
             reported = done;
@@ -331,7 +432,16 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           }
         }
       }
-      for (const state of touched.values()) this.derive(state);
+      for (const state of touched.values()) {
+        const jobs = this.derive(state);
+        // Blocks follow the rows: every span written or derived is packed again.
+        for (const [tf, span] of state.written) {
+          this.rebuildBlocks(state.market, tf, state.symbol, span.full ? -FULL_SPAN : span.from, span.full ? FULL_SPAN : span.to);
+        }
+        for (const job of jobs) {
+          this.rebuildBlocks(state.market, job.coarse, state.symbol, job.full ? -FULL_SPAN : job.from, job.full ? FULL_SPAN : job.to - 1);
+        }
+      }
       this.stmt.bumpVersion.run();
       return done;
     });
@@ -341,10 +451,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /** Rebuilds the derived timeframes a write touched for one symbol (inside the write's transaction). */
-  private derive({ market, symbol, before, written }: Touched): void {
+  private derive({ market, symbol, before, written }: Touched): DeriveJob[] {
     const after = new Map(before);
     for (const tf of written.keys()) after.set(tf, { derived: false });
-    for (const job of planDerivation(before, after, written)) {
+    const jobs = planDerivation(before, after, written);
+    for (const job of jobs) {
       const from = job.full ? -FULL_SPAN : job.from;
       const to = job.full ? FULL_SPAN : job.to;
       this.stmt.deleteRange.run(market, job.coarse, symbol, from, to);
@@ -357,6 +468,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       this.stmt.deleteSeries.run(market, job.coarse, symbol);
       this.stmt.refreshSeries.run(1, market, job.coarse, symbol);
     }
+    return jobs;
   }
 
   /** Every symbol of the market holding bars at any timeframe, sorted. */
@@ -469,6 +581,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     const used = (this.stmt.used.get(accountId, day) as number | undefined) ?? 0;
     return { used, remaining: Math.max(0, limit - used) };
   }
+}
+
+/** A block row `[..., n, time, ...series]` from `offset` to a {@link ReadBlock}. */
+function readBlock(row: unknown[], offset: number): ReadBlock {
+  return { n: row[offset] as number, time: row[offset + 1] as Uint8Array, columns: row.slice(offset + 2) as Uint8Array[] };
 }
 
 /** Oldest-first rows `[time, open, high, low, close, volume]` to columns. */
