@@ -186,6 +186,31 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       }
     });
 
+    it("reads the latest bars from packed blocks, dense or sparse, cut at the base close, only the named series", async () => {
+      const store = await open();
+      try {
+        // Dense: 2,000 h1 bars; sparse: one bar every 20 hours (blocks 5% full), over the same years.
+        const dense: Row[] = Array.from({ length: 2000 }, (_, i) => ({ time: FROM + i * H, open: i, high: i + 2, low: i - 1, close: i + 1, volume: i }));
+        const sparse: Row[] = Array.from({ length: 2000 }, (_, i) => ({ time: FROM - 40_000 * H + i * 20 * H, open: i, high: i + 2, low: i - 1, close: i + 1, volume: i }));
+        await store.upsertBars([
+          { market: "X", timeframe: "h1", symbols: [{ symbol: "DENSE", bars: toBars(dense) }, { symbol: "SPARSE", bars: toBars(sparse) }] },
+        ]);
+        const got = await store.latestBars({ market: "X", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 300 });
+        expect(got.map((g) => g.symbol)).toEqual(["DENSE", "SPARSE"]);
+        expect(Array.from(got[0]!.bars.time)).toEqual(dense.slice(-300).map((r) => r.time));
+        expect(Array.from(got[0]!.bars.close)).toEqual(dense.slice(-300).map((r) => r.close));
+        expect(Array.from(got[1]!.bars.time)).toEqual(sparse.slice(-300).map((r) => r.time));
+        expect(Number.isNaN(got[0]!.bars.open[0])).toBe(true);
+        // The derived d of DENSE cut at its latest h1 close: the days opened before it, one in progress.
+        const daily = await store.latestBars({ market: "X", timeframe: "d", baseTimeframe: "h1", series: ["close"], count: 10 });
+        const expected = expectedAggregate(dense, "d").slice(-11);
+        expect(Array.from(daily[0]!.bars.time)).toEqual(expected.map((r) => r.time));
+        expect(Array.from(daily[0]!.bars.close)).toEqual(expected.map((r) => r.close));
+      } finally {
+        await store.close();
+      }
+    });
+
     it("keys and quota", async () => {
       const store = await open();
       try {
