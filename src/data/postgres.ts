@@ -402,28 +402,29 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
          WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block >= r.b0 AND b.block <= r.b1`,
         [market, timeframe, symbols, b0, b1],
       );
-      const chunk: { symbol: string[]; block: number[]; n: number[]; cols: Buffer[][] } = { symbol: [], block: [], n: [], cols: [[], [], [], [], [], []] };
+      // Multi-row VALUES with one parameter per block column: node-pg sends a Buffer as a
+      // binary parameter, where a bytea[] would go as hex text twice the size.
+      let pending: unknown[] = [];
+      let rowsPending = 0;
       const flush = async (): Promise<void> => {
-        if (chunk.symbol.length === 0) return;
+        if (rowsPending === 0) return;
+        const tuples: string[] = [];
+        for (let r = 0; r < rowsPending; r++) {
+          const p = 3 + r * 9;
+          tuples.push(`($1, $2, $${p}, $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8})`);
+        }
         await client.query(
-          `INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
-           SELECT $1, $2, u.* FROM unnest($3::text[], $4::bigint[], $5::int[], $6::bytea[], $7::bytea[], $8::bytea[],
-             $9::bytea[], $10::bytea[], $11::bytea[]) AS u`,
-          [market, timeframe, chunk.symbol, chunk.block, chunk.n, ...chunk.cols],
+          `INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES ${tuples.join(", ")}`,
+          [market, timeframe, ...pending],
         );
-        chunk.symbol = [];
-        chunk.block = [];
-        chunk.n = [];
-        chunk.cols = [[], [], [], [], [], []];
+        pending = [];
+        rowsPending = 0;
       };
       const add = async (symbol: string, blocks: readonly PackedBlock[]): Promise<void> => {
         for (const packed of blocks) {
-          chunk.symbol.push(symbol);
-          chunk.block.push(packed.block);
-          chunk.n.push(packed.n);
           const c = packed.columns;
-          [c.time, c.open, c.high, c.low, c.close, c.volume].forEach((b, j) => chunk.cols[j]!.push(b));
-          if (chunk.symbol.length >= 2000) await flush();
+          pending.push(symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+          if (++rowsPending >= 500) await flush();
         }
       };
       const fromRows = group.filter((g) => !g.packed);
