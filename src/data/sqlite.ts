@@ -350,8 +350,9 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
       statements = {
         base: this.db
+          // CROSS JOIN fixes the loop order: series outside, a primary-key range of blocks inside.
           .prepare(`SELECT s.symbol, s.first_time, NULL, b.block, ${list} FROM series s
-            JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+            CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
               AND b.block > s.last_time / @span - @k
             WHERE s.market = @market AND s.timeframe = @timeframe
             ORDER BY s.symbol, b.block DESC`)
@@ -359,8 +360,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         // Cut at the close of the symbol's latest base bar: blocks up to the one holding the cut.
         cut: this.db
           .prepare(`SELECT s.symbol, s.first_time, base.last_time + @baseDur, b.block, ${list} FROM series s
-            JOIN series base ON base.market = s.market AND base.timeframe = @baseTimeframe AND base.symbol = s.symbol
-            JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+            CROSS JOIN series base ON base.market = s.market AND base.timeframe = @baseTimeframe AND base.symbol = s.symbol
+            CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
               AND b.block <= (base.last_time + @baseDur - 1) / @span
               AND b.block > (base.last_time + @baseDur - 1) / @span - @k
             WHERE s.market = @market AND s.timeframe = @timeframe
