@@ -5,8 +5,8 @@
  * PostgreSQL and migrates before resolving. `close()` is async on both; every caller awaits it.
  */
 import { fileURLToPath } from "node:url";
-import { PostgresStore, type PostgresStoreOptions } from "./postgres.js";
-import { SqliteStore, type SqliteStoreOptions } from "./sqlite.js";
+import type { PostgresStoreOptions } from "./postgres.js";
+import type { SqliteStoreOptions } from "./sqlite.js";
 import type { BarStore, KeyStore, QuotaStore } from "./store.js";
 
 /** A store of bars, keys and quota counters, whatever the backend. */
@@ -38,12 +38,15 @@ export interface OpenStoreOptions {
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   if (/^postgres(ql)?:\/\//i.test(url)) {
     try {
+      // Loaded on demand: an embedder on SQLite never loads the PostgreSQL driver, and back.
+      const { PostgresStore } = await import("./postgres.js");
       return await PostgresStore.open(url, options.postgres);
     } catch (error) {
       throw new Error(`Cannot open the database ${redacted(url)}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   const file = url.startsWith("file:") ? fileURLToPath(url) : url;
+  const { SqliteStore } = await import("./sqlite.js");
   try {
     return new SqliteStore(file, options.sqlite);
   } catch (error) {
