@@ -97,10 +97,13 @@ export function assembleLatest(
   let total = 0;
   for (const block of blocks) {
     if (total >= count) break;
-    const times = new Float64Array(block.n);
-    unpackInto(block.time, times, 0, 0, block.n);
     let to = block.n;
-    if (cut !== Infinity) while (to > 0 && times[to - 1]! >= cut) to--;
+    if (cut !== Infinity) {
+      // Only a cut needs the times here (the newest blocks; older ones end before it).
+      const times = new Float64Array(block.n);
+      unpackInto(block.time, times, 0, 0, block.n);
+      while (to > 0 && times[to - 1]! >= cut) to--;
+    }
     if (to === 0) continue;
     const from = Math.max(0, to - (count - total));
     taken.push({ block, from, to });
