@@ -286,3 +286,264 @@ console.log(`technicalindicators (careful) / XQL: ${(med[1]! / med[0]!).toFixed(
 console.log(
   `\nmemory: rss ${mb(memStart.rss)} at start, ${mb(memUniverse.rss)} with the universe (heap ${mb(memUniverse.heapUsed)}, typed arrays ${mb(memUniverse.arrayBuffers)}), ${mb(memEnd.rss)} at the end; peak rss ${mb(process.resourceUsage().maxRSS * 1024)}`,
 );
+
+// ==== Screen 2: ten of the v2 functions ======================================================
+//
+// A trend-and-pullback screen over the same universe using stoch_k, adx, cci, mfi, obv, vwap,
+// supertrend, kama, hma and bb_percent, beside hand-written loops that compute the same values
+// at the last bar only (recursive ones, adx, supertrend's ATR and kama, over the whole series).
+// Both must select the same symbols and the same 20 rows in the same order.
+
+const QUERY2 = `market = "CRYPTO"
+timeframe = h1
+columns = [close, adx(14), mfi(14)]
+sort = adx(14) desc
+limit = 20
+adx(14) > 20 and close > supertrend(10, 3) and kama(10) > hma(20) and (stoch_k(14, 3) < 40 or cci(20) < -50 or mfi(14) < 40) and (obv > obv[10] or close > vwap or bb_percent(20, 2) < 0.2)`;
+
+interface AdxRow {
+  symbol: string;
+  adx: number;
+}
+
+/** The second query's sort and limit: adx descending, ties by symbol; the first 20. */
+function byAdx(rows: AdxRow[]): { top: AdxRow[]; matched: string[] } {
+  const matched = rows.map((r) => r.symbol);
+  rows.sort((a, b) => b.adx - a.adx || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+  return { top: rows.slice(0, 20), matched };
+}
+
+const compiled2 = compile(QUERY2);
+const unlimited2 = compile(QUERY2.replace("limit = 20\n", ""));
+function viaXql2(universe: Instrument[]): { top: AdxRow[]; matched: string[] } {
+  const top = compiled2.run(universe).results.map((r) => ({ symbol: r.symbol, adx: r.columns["adx(14)"] ?? NaN }));
+  return { top, matched: [] };
+}
+
+/** Wilder's true range. */
+function trueRange(h: number, l: number, pc: number): number {
+  return Math.max(h - l, Math.abs(h - pc), Math.abs(l - pc));
+}
+
+/** ADX(n) at the last bar: Wilder's running sums of ±DM and TR, DX, its mean then RMA. */
+function adxLast(high: Float64Array, low: Float64Array, close: Float64Array, n: number): number {
+  let sp = 0;
+  let sm = 0;
+  let st = 0;
+  let adx = 0;
+  let seed = 0;
+  for (let i = 1; i < close.length; i++) {
+    const up = high[i]! - high[i - 1]!;
+    const down = low[i - 1]! - low[i]!;
+    const pdm = up > down && up > 0 ? up : 0;
+    const mdm = down > up && down > 0 ? down : 0;
+    const tr = trueRange(high[i]!, low[i]!, close[i - 1]!);
+    if (i < n) {
+      sp += pdm;
+      sm += mdm;
+      st += tr;
+      continue;
+    }
+    sp = sp - sp / n + pdm;
+    sm = sm - sm / n + mdm;
+    st = st - st / n + tr;
+    const pdi = (100 * sp) / st;
+    const mdi = (100 * sm) / st;
+    const dx = (100 * Math.abs(mdi - pdi)) / (mdi + pdi);
+    if (i < 2 * n - 1) seed += dx;
+    else if (i === 2 * n - 1) adx = (seed + dx) / n;
+    else adx = (adx * (n - 1) + dx) / n;
+  }
+  return adx;
+}
+
+/** SuperTrend(n, mult) at the last bar: Wilder ATR bands around hl2, ratcheted, flipping on a close through. */
+function supertrendLast(high: Float64Array, low: Float64Array, close: Float64Array, n: number, mult: number): number {
+  let atr = 0;
+  for (let j = 1; j <= n; j++) atr += trueRange(high[j]!, low[j]!, close[j - 1]!);
+  atr /= n;
+  let upperBefore = 0;
+  let lowerBefore = 0;
+  let lineBefore = NaN;
+  for (let i = n; i < close.length; i++) {
+    if (i > n) atr += (trueRange(high[i]!, low[i]!, close[i - 1]!) - atr) / n;
+    const mid = (high[i]! + low[i]!) / 2;
+    let upper = mid + mult * atr;
+    let lower = mid - mult * atr;
+    const cb = close[i - 1]!;
+    if (!(lower > lowerBefore || cb < lowerBefore)) lower = lowerBefore;
+    if (!(upper < upperBefore || cb > upperBefore)) upper = upperBefore;
+    const up = i === n ? false : lineBefore === upperBefore ? close[i]! > upper : !(close[i]! < lower);
+    lineBefore = up ? lower : upper;
+    upperBefore = upper;
+    lowerBefore = lower;
+  }
+  return lineBefore;
+}
+
+/** KAMA(n) at the last bar (fast 2, slow 30), seeded with the value one bar before the first. */
+function kamaLast(x: Float64Array, n: number): number {
+  const fast = 2 / 3;
+  const slow = 2 / 31;
+  let kama = x[n - 1]!;
+  for (let i = n; i < x.length; i++) {
+    let noise = 0;
+    for (let j = i - n + 1; j <= i; j++) noise += Math.abs(x[j]! - x[j - 1]!);
+    const er = noise === 0 ? 1 : Math.abs(x[i]! - x[i - n]!) / noise;
+    const sc = (er * (fast - slow) + slow) ** 2;
+    kama += sc * (x[i]! - kama);
+  }
+  return kama;
+}
+
+/** Linearly weighted mean of the n values ending at i (weight n on i). */
+function wmaAt(x: ArrayLike<number>, i: number, n: number): number {
+  let s = 0;
+  for (let j = 0; j < n; j++) s += (n - j) * x[i - j]!;
+  return s / ((n * (n + 1)) / 2);
+}
+
+const hullInner = new Float64Array(16);
+/** HMA(n) at the last bar: wma(2·wma(⌊n/2⌋) − wma(n), ⌊√n⌋). */
+function hmaLast(x: Float64Array, n: number): number {
+  const m = Math.floor(Math.sqrt(n));
+  const last = x.length - 1;
+  for (let k = 0; k < m; k++) {
+    const i = last - (m - 1) + k;
+    hullInner[k] = 2 * wmaAt(x, i, Math.max(1, Math.floor(n / 2))) - wmaAt(x, i, n);
+  }
+  return wmaAt(hullInner, m - 1, m);
+}
+
+/** Slow %K(k, smooth) at the last bar: the mean of the last `smooth` raw stochastics. */
+function stochKLast(high: Float64Array, low: Float64Array, close: Float64Array, k: number, smooth: number): number {
+  let sum = 0;
+  for (let i = close.length - smooth; i < close.length; i++) {
+    let hh = -Infinity;
+    let ll = Infinity;
+    for (let j = i - k + 1; j <= i; j++) {
+      if (high[j]! > hh) hh = high[j]!;
+      if (low[j]! < ll) ll = low[j]!;
+    }
+    sum += (100 * (close[i]! - ll)) / (hh - ll);
+  }
+  return sum / smooth;
+}
+
+const typical = new Float64Array(64);
+/** CCI(n) at the last bar. */
+function cciLast(high: Float64Array, low: Float64Array, close: Float64Array, n: number): number {
+  const first = close.length - n;
+  let sum = 0;
+  for (let j = 0; j < n; j++) sum += typical[j] = (high[first + j]! + low[first + j]! + close[first + j]!) / 3;
+  const mean = sum / n;
+  let dev = 0;
+  for (let j = 0; j < n; j++) dev += Math.abs(typical[j]! - mean);
+  return (typical[n - 1]! - mean) / (0.015 * (dev / n));
+}
+
+/** MFI(n) at the last bar: positive and negative money flow by the sign of the hlc3 change. */
+function mfiLast(high: Float64Array, low: Float64Array, close: Float64Array, volume: Float64Array, n: number): number {
+  const last = close.length - 1;
+  let pos = 0;
+  let neg = 0;
+  let before = (high[last - n]! + low[last - n]! + close[last - n]!) / 3;
+  for (let i = last - n + 1; i <= last; i++) {
+    const tp = (high[i]! + low[i]! + close[i]!) / 3;
+    if (tp > before) pos += tp * volume[i]!;
+    else if (tp < before) neg += tp * volume[i]!;
+    before = tp;
+  }
+  return (100 * pos) / (pos + neg);
+}
+
+/** obv − obv[k]: the volume of the last k bars, signed by the direction of each close. */
+function obvChange(close: Float64Array, volume: Float64Array, k: number): number {
+  let s = 0;
+  for (let i = close.length - k; i < close.length; i++) s += close[i]! > close[i - 1]! ? volume[i]! : close[i]! < close[i - 1]! ? -volume[i]! : 0;
+  return s;
+}
+
+/** Session VWAP at the last bar: Σ(hlc3·volume)/Σvolume since 00:00 UTC of the last bar's day. */
+function vwapLast(time: ArrayLike<number>, high: Float64Array, low: Float64Array, close: Float64Array, volume: Float64Array): number {
+  const last = close.length - 1;
+  const day = Math.floor(time[last]! / 86_400_000);
+  let pv = 0;
+  let v = 0;
+  for (let i = last; i >= 0 && Math.floor(time[i]! / 86_400_000) === day; i--) {
+    pv += ((high[i]! + low[i]! + close[i]!) / 3) * volume[i]!;
+    v += volume[i]!;
+  }
+  return pv / v;
+}
+
+/** Bollinger %b(n, k) at the last bar, σ the population deviation (two passes). */
+function bbPercentLast(x: Float64Array, n: number, k: number): number {
+  const mean = meanLast(x, n);
+  let ss = 0;
+  for (let i = x.length - n; i < x.length; i++) ss += (x[i]! - mean) ** 2;
+  const sd = Math.sqrt(ss / n);
+  return (x[x.length - 1]! - (mean - k * sd)) / (2 * k * sd);
+}
+
+function viaHandLoops2(universe: Instrument[]): { top: AdxRow[]; matched: string[] } {
+  const rows: AdxRow[] = [];
+  for (const inst of universe) {
+    const b = inst.bars.h1!;
+    const close = b.close as Float64Array;
+    const high = b.high as Float64Array;
+    const low = b.low as Float64Array;
+    const volume = b.volume as Float64Array;
+    if (close.length < 28) continue; // the query's minLookback: adx(14) needs 28 bars
+    const c = close[close.length - 1]!;
+    const adx = adxLast(high, low, close, 14);
+    if (!(adx > 20)) continue;
+    if (!(c > supertrendLast(high, low, close, 10, 3))) continue;
+    if (!(kamaLast(close, 10) > hmaLast(close, 20))) continue;
+    if (!(stochKLast(high, low, close, 14, 3) < 40 || cciLast(high, low, close, 20) < -50 || mfiLast(high, low, close, volume, 14) < 40)) continue;
+    if (!(obvChange(close, volume, 10) > 0 || c > vwapLast(b.time, high, low, close, volume) || bbPercentLast(close, 20, 2) < 0.2)) continue;
+    rows.push({ symbol: inst.symbol, adx });
+  }
+  return byAdx(rows);
+}
+
+const ways2 = [
+  { name: "XQL compiled run", fn: viaXql2 },
+  { name: "hand-written loops", fn: viaHandLoops2 },
+] as const;
+const answers2 = ways2.map((w) => w.fn(universe));
+const xqlMatched2 = unlimited2.run(universe).results.map((r) => r.symbol);
+const names2 = (rows: AdxRow[]) => rows.map((r) => r.symbol).join(" ");
+const checks2 = [
+  ["hand-written loops: same matching set", JSON.stringify([...answers2[1]!.matched].sort()) === JSON.stringify([...xqlMatched2].sort())],
+  ["hand-written loops: same 20 rows, same order", names2(answers2[1]!.top) === names2(answers2[0]!.top)],
+  [
+    "hand-written loops: same adx(14) column to 1e-9",
+    answers2[1]!.top.every((r, i) => Math.abs(r.adx - answers2[0]!.top[i]!.adx) <= 1e-9 * Math.abs(r.adx)),
+  ],
+] as const;
+for (let i = 0; i < WARMUP; i++) for (const w of ways2) w.fn(universe);
+const times2: number[][] = ways2.map(() => []);
+for (let r = 0; r < RUNS; r++) {
+  for (let k = 0; k < ways2.length; k++) {
+    gc?.();
+    const start = performance.now();
+    ways2[k]!.fn(universe);
+    times2[k]!.push(performance.now() - start);
+  }
+}
+const med2 = times2.map(median);
+console.log(`\n---- Screen 2: ten v2 functions (same universe) ----\n\nquery:\n${QUERY2}\n`);
+console.log(`${xqlMatched2.length} instruments match before the limit; top 20: ${names2(answers2[0]!.top)}`);
+for (const [what, ok] of checks2) console.log(`  ${ok ? "yes" : "NO "}  ${what}`);
+if (!checks2.every(([, ok]) => ok)) {
+  ways2.forEach((w, k) => console.log(`  ${w.name}: ${names2(answers2[k]!.top)}`));
+  process.exitCode = 1;
+}
+console.log("\n| way | median ms | min ms | max ms |");
+console.log("|---|---:|---:|---:|");
+ways2.forEach((w, k) => {
+  const t = times2[k]!;
+  console.log(`| ${w.name} | ${med2[k]!.toFixed(1)} | ${Math.min(...t).toFixed(1)} | ${Math.max(...t).toFixed(1)} |`);
+});
+console.log(`\nXQL / hand loops (screen 2): ${(med2[0]! / med2[1]!).toFixed(2)}× (target ≤ 1.5×)`);

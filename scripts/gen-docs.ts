@@ -1,5 +1,5 @@
 /**
- * Writes docs/functions.md from the function registry (src/functions/registry.ts), the single
+ * Writes docs/functions.md from the function modules (src/functions/builtins/, via the registry), the single
  * source of truth for every built-in. test/golden/docs.test.ts fails when the file is stale.
  *
  *   npx tsx scripts/gen-docs.ts      (npm run gen:docs)
@@ -17,6 +17,8 @@ const KIND: Readonly<Record<Param["kind"], string>> = {
 
 /** `sma([src = close,] n) → number`: the optional leading source in brackets with its default. */
 export function signatureOf(fn: FunctionSpec): string {
+  // A zero-parameter built-in is written as a bare name.
+  if (fn.params.length === 0) return `${fn.name} → ${fn.result}`;
   const params = fn.params.map((p, i) => (i === 0 && p.default !== undefined ? `[${p.name} = ${p.default},]` : p.name));
   let text = "";
   params.forEach((p, i) => {
@@ -25,6 +27,15 @@ export function signatureOf(fn: FunctionSpec): string {
     if (i < params.length - 1) text += " ";
   });
   return `${fn.name}(${text}) → ${fn.result}`;
+}
+
+/** The warm-up at the example lengths of the docs (14; MACD 12, 26, 9), for the reader's scale. */
+function warmupText(fn: FunctionSpec): string {
+  const lengths = fn.params.filter((p) => p.kind === "length").length === 3 ? [12, 26, 9] : [14, 14, 14, 14];
+  let nth = 0;
+  const consts = fn.params.flatMap((p) => (p.kind === "length" ? [lengths[nth++]!] : p.kind === "number" ? [p.samples?.[0] ?? 2] : []));
+  const shown = fn.params.filter((p) => p.kind === "length" || p.kind === "number").map((p, i) => `${p.name} = ${consts[i]}`);
+  return `its seed is forgotten to 1e-6 after ${fn.warmup!(consts, 3_600_000)} bars beyond the lookback (${shown.join(", ")}), which the service fetches (see language.md, "Warm-up")`;
 }
 
 function functionSection(fn: FunctionSpec): string {
@@ -42,8 +53,11 @@ function functionSection(fn: FunctionSpec): string {
     "",
     `- Arguments: ${min === max ? min : `${min} or ${max}`}.`,
     `- Lookback: \`${fn.lookbackDoc}\` bars${fn.implicit.length > 0 ? `; reads ${fn.implicit.map((s) => `\`${s}\``).join(", ")} from the bars` : ""}.`,
-    fn.recursive ? "- Recursive: warms up on all the history given (the service fetches up to the warmup, 300 bars by default)." : "- Windowed: reads only its lookback.",
+    fn.recursive
+      ? `- Recursive: warms up on all the history given${fn.warmup ? `; ${warmupText(fn)}` : ""}.`
+      : "- Windowed: reads only its lookback.",
     `- Example: \`${fn.example}\``,
+    ...(fn.reference ? [`- Reference: ${fn.reference}.`] : []),
     "",
   ];
   return lines.join("\n");
@@ -53,7 +67,7 @@ function functionSection(fn: FunctionSpec): string {
 export function functionsMarkdown(): string {
   const functions = [...FUNCTIONS.values()];
   return [
-    "<!-- Generated from src/functions/registry.ts by scripts/gen-docs.ts (npm run gen:docs): do not edit. -->",
+    "<!-- Generated from the function modules (src/functions/builtins/) by scripts/gen-docs.ts (npm run gen:docs): do not edit. -->",
     "# XQL functions and series",
     "",
     "Every built-in of XQL, read from the function registry, the single source of truth that",

@@ -332,6 +332,8 @@ class Checker {
     const series = SERIES.get(name);
     if (series) return { type: "number", ir: this.ir.make({ op: "series", type: "number", series }) };
     const fn = FUNCTIONS.get(name);
+    // A zero-parameter built-in (`obv`) is written as a bare name: the name is the call.
+    if (fn && fn.params.length === 0) return this.callOf(fn, [], []);
     if (fn) return this.error(span.start, `'${name}' is a function; call it with arguments, as in ${fn.example}`);
     const lower = name.toLowerCase();
     if ((KEYWORDS as readonly string[]).includes(lower)) {
@@ -346,6 +348,12 @@ class Checker {
       if (SERIES.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a series, not a function`);
       if (this.lets.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a let binding, not a function`);
       return this.error(e.calleeSpan.start, withSuggestion(`Unknown identifier '${e.callee}'`, e.callee, this.names()));
+    }
+    if (fn.params.length === 0) {
+      return this.error(
+        e.calleeSpan.start,
+        `'${fn.name}' takes no arguments and is written without parentheses, as in ${fn.example}`,
+      );
     }
     const { min, max } = arity(fn);
     const n = e.args.length;
@@ -405,6 +413,10 @@ class Checker {
       }
     });
     if (failed) return undefined;
+    return this.callOf(fn, args, consts);
+  }
+
+  private callOf(fn: FunctionSpec, args: IrNode[], consts: number[]): Checked {
     return { type: fn.result, ir: this.ir.make({ op: "call", type: fn.result, fn, args, consts }) };
   }
 }

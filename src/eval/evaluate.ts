@@ -75,6 +75,8 @@ class Slot {
 
   /** Values in bar-index space of `timeframe`; valid on [lo, hi) for instrument `epoch`. */
   buffer = new Float64Array(0);
+  /** For a derived series: its raw columns, reused across instruments. */
+  columns: Float64Array[] | undefined;
   /** For raw series given as Float64Array: the caller's array, read without a copy. */
   view: Float64Array | undefined;
   epoch = -1;
@@ -335,46 +337,21 @@ class Program {
     return s.buffer;
   }
 
+  /** A series: a raw column read in place, or a derived one combined from its raw columns. */
   private series(slot: Slot, spec: SeriesSpec, frame: Frame, from: number, to: number): void {
     const out = slot.buffer;
-    switch (spec.name) {
-      case "open":
-      case "high":
-      case "low":
-      case "close":
-      case "volume": {
-        const column = frame.bars[spec.name];
-        if (column instanceof Float64Array && column.length === frame.length) {
-          slot.view = column;
-          return;
-        }
-        for (let i = from; i < to; i++) out[i] = Number(column[i]);
+    if (spec.combine === undefined) {
+      const column = frame.bars[spec.raw[0]!];
+      if (column instanceof Float64Array && column.length === frame.length) {
+        slot.view = column;
         return;
       }
-      case "hl2": {
-        const h = this.raw(frame, "high", from, to);
-        const l = this.raw(frame, "low", from, to);
-        for (let i = from; i < to; i++) out[i] = (h[i]! + l[i]!) / 2;
-        return;
-      }
-      case "hlc3": {
-        const h = this.raw(frame, "high", from, to);
-        const l = this.raw(frame, "low", from, to);
-        const c = this.raw(frame, "close", from, to);
-        for (let i = from; i < to; i++) out[i] = (h[i]! + l[i]! + c[i]!) / 3;
-        return;
-      }
-      case "ohlc4": {
-        const o = this.raw(frame, "open", from, to);
-        const h = this.raw(frame, "high", from, to);
-        const l = this.raw(frame, "low", from, to);
-        const c = this.raw(frame, "close", from, to);
-        for (let i = from; i < to; i++) out[i] = (o[i]! + h[i]! + l[i]! + c[i]!) / 4;
-        return;
-      }
-      default:
-        throw new Error(`series '${spec.name}' has no evaluator`);
+      for (let i = from; i < to; i++) out[i] = Number(column[i]);
+      return;
     }
+    const columns = slot.columns ??= spec.raw.map(() => new Float64Array(0));
+    for (let j = 0; j < spec.raw.length; j++) columns[j] = this.raw(frame, spec.raw[j]!, from, to);
+    spec.combine(columns, out, from, to);
   }
 
   /** `a + b - c ...`: fold the left spine bottom-up so long chains cost no call depth. */

@@ -4,6 +4,7 @@
  * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
  * registry is built from the list in `builtins/index.ts`.
  */
+import type { PhraseCategory } from "../phrases/index.js";
 import type { RawSeries } from "../types.js";
 
 /** The type of an XQL value: a number series or a boolean series. */
@@ -23,6 +24,16 @@ export interface Param {
   readonly kind: ParamKind;
   /** A leading series parameter with a default may be left out: `sma(20)` is `sma(close, 20)`. */
   readonly default?: RawSeries;
+  /**
+   * For `length` parameters: the largest value random-query generators (`xql/testing`) pick
+   * (default 30). A signal length that adds to another chain may ask for less.
+   */
+  readonly max?: number;
+  /**
+   * For `number` parameters: the literals random-query generators pick from (default
+   * 0.5, 1, 1.5, 2, 2.5, 3, each sometimes negated). A step such as SAR's 0.02 gives its own.
+   */
+  readonly samples?: readonly number[];
 }
 
 /** A bar column a kernel may read implicitly: the OHLCV series, or the bar open time (ms). */
@@ -69,6 +80,10 @@ export interface Phrase {
   /** A condition fragment, with any `let` lines it needs, valid after market and timeframe settings. */
   readonly query: string;
   readonly notes?: string;
+  /** Other ways of saying the phrase; the phrase filter matches them too. */
+  readonly aliases?: readonly string[];
+  /** The group of `docs/phrases.md` it is listed under; default "Indicators". */
+  readonly category?: PhraseCategory;
 }
 
 /** Everything about one built-in function. */
@@ -120,4 +135,13 @@ export function standaloneContext(timeframeMs = 3_600_000): KernelContext {
       return b;
     },
   };
+}
+
+/**
+ * Bars after which an EMA-type recursion with smoothing `alpha` has forgotten its seed to 1e-6
+ * relative: ⌈ln(1e-6) / ln(1 − alpha)⌉ (0 when alpha ≥ 1: nothing is remembered).
+ */
+export function convergenceBars(alpha: number): number {
+  if (!(alpha < 1)) return 0;
+  return Math.ceil(Math.log(1e-6) / Math.log(1 - alpha));
 }

@@ -17,7 +17,7 @@ const QUERY_SHAPE = `XQL query shape (plain text, one statement per line, the co
 Operators: and or not, < <= > >= == !=, + - * /, parentheses. x[n] is the value n bars ago.
 A prefix reads another timeframe's last completed bar: d::sma(200), h4::rsi(14), w::highest(high, 52); it applies to the next term only (d::close * 2 is (d::close) * 2).
 Series: ${[...SERIES.keys()].join(" ")}.
-Functions: ${[...FUNCTIONS.values()].map((f) => `${f.name}(${f.params.map((p) => (p.default ? `[${p.name}]` : p.name)).join(", ")})`).join(" ")}. A bracketed first argument is optional (close, or high/low for highest/lowest); lengths are positive integer literals; each timeframe may look back at most 300 bars.
+Functions: ${[...FUNCTIONS.values()].map((f) => (f.params.length === 0 ? f.name : `${f.name}(${f.params.map((p) => (p.default ? `[${p.name}]` : p.name)).join(", ")})`)).join(" ")}. A bracketed first argument is optional (close, or high/low for highest/lowest); a name without parentheses takes no arguments and is written bare; lengths are positive integer literals; each timeframe may look back at most 300 bars.
 Use xql_nl_reference to turn phrases such as "oversold" or "golden cross" into conditions.`;
 
 const QUERY_ERRORS = `Errors (the result has isError: true and carries the service's body):

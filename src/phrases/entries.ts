@@ -1,5 +1,8 @@
 /**
- * The phrase reference: how screener vocabulary is written in XQL. Each `query` is a condition
+ * The composite part of the phrase reference: entries that combine several built-ins (or none).
+ * An entry about one function lives in that function's module (`src/functions/builtins/`),
+ * and `PHRASES` (./index.ts) merges both by category. The phrase reference: how screener
+ * vocabulary is written in XQL. Each `query` is a condition
  * fragment, preceded by any `let` lines it needs, that validates when written after a `market`
  * and a `timeframe` setting. Unprefixed expressions read the query's own timeframe; `d::`,
  * `h4::` and `w::` read completed daily, 4-hour and weekly bars.
@@ -9,37 +12,8 @@
  */
 import type { PhraseEntry } from "./index.js";
 
-export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
+export const COMPOSITE_PHRASES: readonly PhraseEntry[] = [
   // ---- Momentum (RSI, rate of change) ----
-  {
-    category: "Momentum",
-    phrase: "oversold",
-    query: "rsi(14) < 30",
-    aliases: ["rsi below 30", "rsi oversold"],
-    notes:
-      "14-period Wilder RSI below 30 on the query's timeframe. Lower the threshold (25, 20) for deeper readings; prefix with d:: or h4:: to read another timeframe.",
-  },
-  {
-    category: "Momentum",
-    phrase: "overbought",
-    query: "rsi(14) > 70",
-    aliases: ["rsi above 70", "rsi overbought"],
-    notes: "14-period Wilder RSI above 70 on the query's timeframe.",
-  },
-  {
-    category: "Momentum",
-    phrase: "deeply oversold",
-    query: "rsi(14) < 20",
-    aliases: ["extremely oversold", "rsi below 20"],
-    notes: "A stricter oversold reading: RSI below 20.",
-  },
-  {
-    category: "Momentum",
-    phrase: "deeply overbought",
-    query: "rsi(14) > 80",
-    aliases: ["extremely overbought", "rsi above 80"],
-    notes: "A stricter overbought reading: RSI above 80.",
-  },
   {
     category: "Momentum",
     phrase: "leaving oversold (RSI crosses back above 30)",
@@ -54,72 +28,7 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
     aliases: ["rsi crosses below 70", "exits overbought"],
     notes: "True on the bar where RSI closes below 70 after being at or above 70 on the bar before.",
   },
-  {
-    category: "Momentum",
-    phrase: "bullish momentum (RSI above 50)",
-    query: "rsi(14) > 50",
-    aliases: ["positive momentum", "rsi above 50"],
-    notes: "RSI above its midpoint: recent gains outweigh recent losses.",
-  },
-  {
-    category: "Momentum",
-    phrase: "bearish momentum (RSI below 50)",
-    query: "rsi(14) < 50",
-    aliases: ["negative momentum", "rsi below 50"],
-    notes: "RSI below its midpoint: recent losses outweigh recent gains.",
-  },
-  {
-    category: "Momentum",
-    phrase: "oversold on the daily chart",
-    query: "d::rsi(14) < 30",
-    aliases: ["daily oversold", "daily rsi below 30"],
-    notes: "Daily RSI of the last completed day below 30, whatever the query's timeframe.",
-  },
-  {
-    category: "Momentum",
-    phrase: "overbought on the 4-hour chart",
-    query: "h4::rsi(14) > 70",
-    aliases: ["4h overbought", "h4 rsi above 70"],
-    notes: "RSI of the last completed 4-hour bar above 70. Use it on m1 to h1 queries (on a d or w query a finer timeframe reads the last 4-hour bar inside the base bar).",
-  },
-  {
-    category: "Momentum",
-    phrase: "strong rate of change (up more than 5% over 10 bars)",
-    query: "roc(10) > 5",
-    aliases: ["momentum", "fast movers", "big gainers"],
-    notes: "Percent change of the close over the last 10 bars of the query's timeframe is above 5.",
-  },
-
   // ---- Moving averages ----
-  {
-    category: "Moving averages",
-    phrase: "above the 200-day moving average",
-    query: "close > d::sma(200)",
-    aliases: ["above the 200 day average", "above the 200 dma", "above 200 sma", "long term uptrend"],
-    notes:
-      "Price above the simple average of the last 200 completed daily closes. On a daily query, `close > sma(200)` is the usual form (its average includes the day in progress).",
-  },
-  {
-    category: "Moving averages",
-    phrase: "below the 200-day moving average",
-    query: "close < d::sma(200)",
-    aliases: ["below the 200 day average", "below the 200 dma", "below 200 sma", "long term downtrend"],
-    notes: "Price below the simple average of the last 200 completed daily closes.",
-  },
-  {
-    category: "Moving averages",
-    phrase: "above the 50-day moving average",
-    query: "close > d::sma(50)",
-    aliases: ["above the 50 day average", "above the 50 dma", "above 50 sma"],
-    notes: "Price above the simple average of the last 50 completed daily closes.",
-  },
-  {
-    category: "Moving averages",
-    phrase: "below the 50-day moving average",
-    query: "close < d::sma(50)",
-    aliases: ["below the 50 day average", "below the 50 dma", "below 50 sma"],
-    notes: "Price below the simple average of the last 50 completed daily closes.",
-  },
   {
     category: "Moving averages",
     phrase: "golden cross",
@@ -134,13 +43,6 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
     query: "d::crossunder(sma(50), sma(200))",
     aliases: ["50 day crosses below 200 day", "bearish cross"],
     notes: "The daily 50-day SMA crossed below the 200-day SMA on the last completed day.",
-  },
-  {
-    category: "Moving averages",
-    phrase: "50-day average above the 200-day average (golden cross in effect)",
-    query: "d::sma(50) > d::sma(200)",
-    aliases: ["bullish regime", "50 above 200"],
-    notes: "The state after a golden cross, whenever it happened (the crossover entry matches only the day after it).",
   },
   {
     category: "Moving averages",
@@ -172,48 +74,12 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
   },
   {
     category: "Moving averages",
-    phrase: "rising 50-bar moving average",
-    query: "sma(50) > sma(50)[10]",
-    aliases: ["moving average sloping up", "rising average"],
-    notes: "The 50-bar SMA is higher than it was 10 bars ago.",
-  },
-  {
-    category: "Moving averages",
-    phrase: "above the 20-bar weighted moving average",
-    query: "close > wma(20)",
-    aliases: ["above the wma", "weighted average"],
-    notes: "Close above the linearly weighted 20-bar average, which follows price faster than the SMA.",
-  },
-  {
-    category: "Moving averages",
     phrase: "overextended above the 20 EMA",
     query: "close > ema(20) + atr(14) * 2",
     aliases: ["stretched", "extended", "far above the average"],
     notes: "Close more than two average true ranges above the 20-bar EMA: a move that often pauses or reverts.",
   },
-  {
-    category: "Moving averages",
-    phrase: "bounce off the 200-day moving average",
-    query: "low <= d::sma(200) and close > d::sma(200)",
-    aliases: ["support at the 200 day", "tests the 200 dma"],
-    notes: "The bar traded down to the 200-day SMA and closed back above it.",
-  },
-
   // ---- Trend ----
-  {
-    category: "Trend",
-    phrase: "uptrend",
-    query: "close > ema(20) and ema(20) > ema(50)",
-    aliases: ["trending up", "bullish trend"],
-    notes: "Price above a rising stack of the 20- and 50-bar EMAs on the query's timeframe.",
-  },
-  {
-    category: "Trend",
-    phrase: "downtrend",
-    query: "close < ema(20) and ema(20) < ema(50)",
-    aliases: ["trending down", "bearish trend"],
-    notes: "Price below a falling stack of the 20- and 50-bar EMAs on the query's timeframe.",
-  },
   {
     category: "Trend",
     phrase: "strong uptrend (stacked moving averages)",
@@ -246,20 +112,6 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
   // ---- Pullbacks ----
   {
     category: "Pullbacks",
-    phrase: "pullback in an uptrend",
-    query: "ema(20) > ema(50) and close < ema(20) and close > ema(50)",
-    aliases: ["dip in an uptrend", "retracement"],
-    notes: "The trend is up (EMA 20 above EMA 50) and price has pulled back between the two averages.",
-  },
-  {
-    category: "Pullbacks",
-    phrase: "pullback to the 20 EMA",
-    query: "ema(20) > ema(50) and low <= ema(20) and close > ema(20)",
-    aliases: ["touches the 20 ema", "retest of the 20 ema"],
-    notes: "In an uptrend, the bar touched the 20-bar EMA and closed back above it.",
-  },
-  {
-    category: "Pullbacks",
     phrase: "oversold dip in a daily uptrend",
     query: "rsi(14) < 30 and d::close > d::sma(200)",
     aliases: ["buy the dip", "oversold pullback", "oversold in an uptrend"],
@@ -290,31 +142,10 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
   },
   {
     category: "MACD",
-    phrase: "MACD above zero",
-    query: "macd(12, 26) > 0",
-    aliases: ["positive macd"],
-    notes: "The 12-bar EMA is above the 26-bar EMA.",
-  },
-  {
-    category: "MACD",
-    phrase: "MACD below zero",
-    query: "macd(12, 26) < 0",
-    aliases: ["negative macd"],
-    notes: "The 12-bar EMA is below the 26-bar EMA.",
-  },
-  {
-    category: "MACD",
     phrase: "MACD histogram turns positive",
     query: "crossover(macd_hist(12, 26, 9), 0)",
     aliases: ["macd histogram crosses zero", "histogram flips positive"],
     notes: "The histogram (MACD − signal) crossed above zero on the latest bar.",
-  },
-  {
-    category: "MACD",
-    phrase: "MACD histogram rising",
-    query: "macd_hist(12, 26, 9) > macd_hist(12, 26, 9)[1]",
-    aliases: ["improving macd", "macd momentum rising"],
-    notes: "The histogram grew since the bar before.",
   },
   {
     category: "MACD",
@@ -325,20 +156,6 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
   },
 
   // ---- Bollinger bands ----
-  {
-    category: "Bollinger bands",
-    phrase: "close above the upper Bollinger band",
-    query: "close > bb_upper(20, 2)",
-    aliases: ["bollinger breakout", "above the upper band"],
-    notes: "Close above SMA 20 + 2 standard deviations.",
-  },
-  {
-    category: "Bollinger bands",
-    phrase: "close below the lower Bollinger band",
-    query: "close < bb_lower(20, 2)",
-    aliases: ["below the lower band", "bollinger oversold"],
-    notes: "Close below SMA 20 − 2 standard deviations.",
-  },
   {
     category: "Bollinger bands",
     phrase: "back inside the lower Bollinger band",
@@ -354,100 +171,7 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
     notes: "Band width within 10% of its narrowest of the last 120 bars: volatility has contracted.",
   },
 
-  // ---- Volume ----
-  {
-    category: "Volume",
-    phrase: "volume more than 2x its average",
-    query: "let avgv = avg(volume, 20)\nvolume > avgv * 2",
-    aliases: ["volume spike", "unusual volume", "volume surge", "high volume"],
-    notes: "Volume of the latest bar above twice its 20-bar average.",
-  },
-  {
-    category: "Volume",
-    phrase: "huge volume spike (3x its average)",
-    query: "volume > avg(volume, 20) * 3",
-    aliases: ["volume explosion", "massive volume"],
-    notes: "Volume above three times its 20-bar average.",
-  },
-  {
-    category: "Volume",
-    phrase: "above-average volume",
-    query: "volume > avg(volume, 20)",
-    aliases: ["volume above average"],
-    notes: "Volume above its 20-bar average.",
-  },
-  {
-    category: "Volume",
-    phrase: "rising volume",
-    query: "avg(volume, 5) > avg(volume, 20)",
-    aliases: ["volume increasing", "volume building"],
-    notes: "The 5-bar average volume is above the 20-bar average.",
-  },
-  {
-    category: "Volume",
-    phrase: "volume drying up",
-    query: "volume < avg(volume, 20) * 0.5",
-    aliases: ["low volume", "quiet volume"],
-    notes: "Volume below half its 20-bar average.",
-  },
-  {
-    category: "Volume",
-    phrase: "daily volume spike",
-    query: "d::volume > d::avg(volume, 20) * 2",
-    aliases: ["daily volume more than 2x average"],
-    notes: "The last completed day traded more than twice its 20-day average volume.",
-  },
-  {
-    category: "Volume",
-    phrase: "high-volume up bar",
-    query: "close > open and volume > avg(volume, 20) * 1.5",
-    aliases: ["accumulation", "buying volume"],
-    notes: "A bar that closed above its open on volume 1.5x its 20-bar average.",
-  },
-
   // ---- Highs, lows and breakouts ----
-  {
-    category: "Highs, lows and breakouts",
-    phrase: "new 52-week high",
-    query: "close >= w::highest(high, 52)",
-    aliases: ["52 week high", "yearly high", "one year high"],
-    notes: "Close at or above the highest high of the last 52 completed weeks.",
-  },
-  {
-    category: "Highs, lows and breakouts",
-    phrase: "new 52-week low",
-    query: "close <= w::lowest(low, 52)",
-    aliases: ["52 week low", "yearly low", "one year low"],
-    notes: "Close at or below the lowest low of the last 52 completed weeks.",
-  },
-  {
-    category: "Highs, lows and breakouts",
-    phrase: "near the 52-week high (within 5%)",
-    query: "close >= w::highest(high, 52) * 0.95",
-    aliases: ["close to the yearly high"],
-    notes: "Close no more than 5% below the highest high of the last 52 completed weeks.",
-  },
-  {
-    category: "Highs, lows and breakouts",
-    phrase: "new 20-day high",
-    query: "close >= d::highest(high, 20)",
-    aliases: ["20 day high", "monthly high"],
-    notes: "Close at or above the highest high of the last 20 completed days.",
-  },
-  {
-    category: "Highs, lows and breakouts",
-    phrase: "20-bar breakout",
-    query: "close > highest(high, 20)[1]",
-    aliases: ["donchian breakout", "range breakout", "breaks resistance"],
-    notes: "Close above the highest high of the 20 bars before the latest one.",
-  },
-  {
-    category: "Highs, lows and breakouts",
-    phrase: "20-bar breakdown",
-    query: "close < lowest(low, 20)[1]",
-    aliases: ["donchian breakdown", "range breakdown", "breaks support"],
-    notes: "Close below the lowest low of the 20 bars before the latest one.",
-  },
   {
     category: "Highs, lows and breakouts",
     phrase: "above yesterday's high",
@@ -517,38 +241,10 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
   },
   {
     category: "Ranges and volatility",
-    phrase: "narrowest range in 7 bars (NR7)",
-    query: "high - low <= lowest(high - low, 7)",
-    aliases: ["nr7", "narrow range"],
-    notes: "The latest bar's high–low range is the smallest of the last 7 bars.",
-  },
-  {
-    category: "Ranges and volatility",
-    phrase: "wide-range bar",
-    query: "high - low > atr(14) * 2",
-    aliases: ["range expansion", "big candle"],
-    notes: "The latest bar's range is more than twice the 14-bar average true range.",
-  },
-  {
-    category: "Ranges and volatility",
     phrase: "volatility contracting (ATR below its average)",
     query: "atr(14) < avg(atr(14), 50) * 0.75",
     aliases: ["low volatility", "quiet market"],
     notes: "The 14-bar ATR is below three quarters of its own 50-bar average.",
-  },
-  {
-    category: "Ranges and volatility",
-    phrase: "volatile (standard deviation above 3% of price)",
-    query: "stdev(20) > close * 0.03",
-    aliases: ["high volatility", "choppy"],
-    notes: "The population standard deviation of the last 20 closes exceeds 3% of the price.",
-  },
-  {
-    category: "Ranges and volatility",
-    phrase: "near the bottom of its 20-day range",
-    query: "close <= d::lowest(low, 20) * 1.02",
-    aliases: ["near support", "near the 20 day low"],
-    notes: "Close within 2% of the lowest low of the last 20 completed days.",
   },
   {
     category: "Ranges and volatility",
@@ -580,64 +276,8 @@ export const PHRASE_ENTRIES: readonly PhraseEntry[] = [
     aliases: ["weekly gainers", "up 10% this week"],
     notes: "Price more than 10% above the close of the last completed week.",
   },
-  {
-    category: "Price change and candles",
-    phrase: "daily close higher than a week ago",
-    query: "d::change(close, 7) > 0",
-    aliases: ["up on the week", "week over week gain"],
-    notes: "The last completed daily close is above the daily close 7 days before it.",
-  },
-  {
-    category: "Price change and candles",
-    phrase: "doji (tiny body)",
-    query: "abs(close - open) <= (high - low) * 0.1",
-    aliases: ["doji", "indecision candle"],
-    notes: "The body is at most a tenth of the bar's range: buyers and sellers ended even.",
-  },
-  {
-    category: "Price change and candles",
-    phrase: "hammer candle",
-    query: "min(open, close) - low >= abs(close - open) * 2 and high - max(open, close) <= abs(close - open) * 0.5",
-    aliases: ["hammer", "long lower wick", "pin bar"],
-    notes: "A lower wick at least twice the body and an upper wick at most half of it: sellers pushed down and buyers took it back.",
-  },
-  {
-    category: "Price change and candles",
-    phrase: "bullish engulfing candle",
-    query: "close > open and close[1] < open[1] and close >= open[1] and open <= close[1]",
-    aliases: ["bullish engulfing"],
-    notes: "An up bar whose body covers the body of the previous down bar.",
-  },
-  {
-    category: "Price change and candles",
-    phrase: "bearish engulfing candle",
-    query: "close < open and close[1] > open[1] and close <= open[1] and open >= close[1]",
-    aliases: ["bearish engulfing"],
-    notes: "A down bar whose body covers the body of the previous up bar.",
-  },
 
   // ---- Across timeframes ----
-  {
-    category: "Across timeframes",
-    phrase: "4-hour and daily trends both up",
-    query: "h4::ema(20) > h4::ema(50) and d::ema(20) > d::ema(50)",
-    aliases: ["multi timeframe uptrend", "trends aligned"],
-    notes: "The 20-bar EMA is above the 50-bar EMA on both the last completed 4-hour bar and the last completed day.",
-  },
-  {
-    category: "Across timeframes",
-    phrase: "daily uptrend",
-    query: "d::close > d::ema(20) and d::ema(20) > d::ema(50)",
-    aliases: ["daily trend up", "uptrend on the daily chart"],
-    notes: "On the last completed day: close above EMA 20, EMA 20 above EMA 50.",
-  },
-  {
-    category: "Across timeframes",
-    phrase: "weekly uptrend",
-    query: "w::close > w::ema(10) and w::ema(10) > w::ema(30)",
-    aliases: ["weekly trend up", "uptrend on the weekly chart"],
-    notes: "On the last completed week: close above the 10-week EMA, which is above the 30-week EMA.",
-  },
   {
     category: "Across timeframes",
     phrase: "4-hour oversold in a daily uptrend",

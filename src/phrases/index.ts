@@ -11,7 +11,8 @@
  * rsi(14) < 30 and volume > avgv * 2
  * ```
  */
-import { PHRASE_ENTRIES } from "./entries.js";
+import { MODULES } from "../functions/builtins/index.js";
+import { COMPOSITE_PHRASES } from "./entries.js";
 
 /** Groups for `docs/phrases.md`, in the order they appear there. */
 export const PHRASE_CATEGORIES = [
@@ -26,6 +27,7 @@ export const PHRASE_CATEGORIES = [
   "Gaps",
   "Ranges and volatility",
   "Price change and candles",
+  "Indicators",
   "Across timeframes",
 ] as const;
 
@@ -49,8 +51,27 @@ export interface PhraseEntry {
   readonly category: PhraseCategory;
 }
 
-/** The whole reference, grouped by category. */
-export const PHRASES: readonly PhraseEntry[] = PHRASE_ENTRIES;
+/**
+ * The whole reference, grouped by category: within a category, the phrases of the built-in
+ * modules (in module order) come first, then the composite entries. A module phrase without a
+ * category is listed under "Indicators".
+ */
+export const PHRASES: readonly PhraseEntry[] = (() => {
+  const all: PhraseEntry[] = [
+    ...MODULES.flatMap((m) =>
+      m.phrases.map((p): PhraseEntry => ({
+        phrase: p.phrase,
+        query: p.query,
+        ...(p.notes !== undefined ? { notes: p.notes } : {}),
+        ...(p.aliases !== undefined ? { aliases: p.aliases } : {}),
+        category: p.category ?? "Indicators",
+      })),
+    ),
+    ...COMPOSITE_PHRASES,
+  ];
+  const rank = (e: PhraseEntry): number => PHRASE_CATEGORIES.indexOf(e.category);
+  return all.map((entry, index) => ({ entry, index })).sort((a, b) => rank(a.entry) - rank(b.entry) || a.index - b.index).map((x) => x.entry);
+})();
 
 // Words that carry no screening meaning in a request such as "show me oversold crypto".
 const STOP_WORDS = new Set([
@@ -101,7 +122,8 @@ function wordsMatch(asked: string, known: string): boolean {
  * (with simple plural and -ing endings folded, prefixes of four letters or more, and "over" /
  * "under" read as "above" / "below"). Words
  * that carry no screening meaning ("show", "me", "with", "crypto", ...) are ignored. Entries
- * matching more of the asked words come first; ties keep reference order.
+ * matching more of the asked words come first; among equals, an entry whose phrase or alias is
+ * exactly the request ("golden cross"), then reference order.
  *
  * Without a phrase, or with one made only of such words, every entry is returned.
  *
@@ -123,12 +145,15 @@ export function findPhrases(phrase?: string): PhraseEntry[] {
     ),
   ];
   if (asked.length === 0) return [...PHRASES];
-  const scored: { entry: PhraseEntry; score: number; index: number }[] = [];
+  const whole = phraseWords(phrase ?? "").join(" ");
+  const scored: { entry: PhraseEntry; score: number; exact: number; index: number }[] = [];
   PHRASES.forEach((entry, index) => {
-    const known = [entry.phrase, ...(entry.aliases ?? [])].flatMap(phraseWords);
+    const names = [entry.phrase, ...(entry.aliases ?? [])];
+    const known = names.flatMap(phraseWords);
     const score = asked.filter((word) => known.some((k) => wordsMatch(word, k))).length;
-    if (score > 0) scored.push({ entry, score, index });
+    const exact = names.some((name) => phraseWords(name).join(" ") === whole) ? 1 : 0;
+    if (score > 0) scored.push({ entry, score, exact, index });
   });
-  scored.sort((x, y) => y.score - x.score || x.index - y.index);
+  scored.sort((x, y) => y.score - x.score || y.exact - x.exact || x.index - y.index);
   return scored.map((s) => s.entry);
 }

@@ -19,10 +19,11 @@ function row(entry: PhraseEntry): string {
 /** Names of the registry functions each query calls, for the index at the end. */
 function functionsUsed(): Map<string, string[]> {
   const used = new Map<string, string[]>();
-  for (const name of FUNCTIONS.keys()) {
-    const call = new RegExp(`\\b${name}\\(`);
+  for (const fn of FUNCTIONS.values()) {
+    // A zero-parameter built-in is written as a bare name (`obv`), the others as calls.
+    const call = new RegExp(fn.params.length === 0 ? `\\b${fn.name}\\b(?!\\s*\\()` : `\\b${fn.name}\\(`);
     used.set(
-      name,
+      fn.name,
       PHRASES.filter((entry) => call.test(entry.query)).map((entry) => entry.phrase),
     );
   }
@@ -65,7 +66,8 @@ export function renderPhrasesMarkdown(): string {
     "- Thresholds (30, 2x, 3%, ...) are the customary defaults; adjust them freely.",
     "- `findPhrases(phrase)` matches case-insensitively on words of the phrase and its other",
     "  wordings (shown under *also*), folding plurals and -ing endings; entries matching more",
-    "  words come first. Filler words (\"show me\", \"with\", \"crypto\") are ignored.",
+    "  words come first, then an entry whose wording is exactly the request. Filler words",
+    "  (\"show me\", \"with\", \"crypto\") are ignored.",
     "",
   ];
   for (const category of PHRASE_CATEGORIES) {

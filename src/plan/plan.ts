@@ -71,7 +71,10 @@ export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKB
       case "call": {
         const extra = node.fn.extraLookback(node.consts);
         for (const arg of node.args) stack.push([arg, tf, k + extra]);
-        if (node.fn.implicit.length > 0) need(tf, k + extra + 1, node.fn.implicit.filter((c): c is RawSeries => c !== "time"));
+        // Implicit columns count as inputs with L = 1; a call with no input at all has L = 1 + extra.
+        if (node.fn.implicit.length > 0 || node.args.length === 0) {
+          need(tf, k + extra + 1, node.fn.implicit.filter((c): c is RawSeries => c !== "time"));
+        }
         break;
       }
       case "history":

@@ -23,7 +23,7 @@ import type {
   Statement,
 } from "../ast/nodes.js";
 import { printExpression, printQuery } from "../ast/print.js";
-import { FUNCTIONS, SERIES, type FunctionSpec, type ValueType } from "../functions/registry.js";
+import { FUNCTIONS, SERIES, type FunctionSpec, type Param, type ValueType } from "../functions/registry.js";
 import { KEYWORDS } from "../syntax/tokens.js";
 import { DEFAULT_MARKETS, TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from "../types.js";
 
@@ -83,10 +83,11 @@ export interface ExpressionOptions {
   readonly timeframe?: Timeframe;
 }
 
-// Lengths stay small so that a query of the default depth stays far below the lookback ceiling.
+// Lengths stay small so that a query of the default depth stays far below the lookback ceiling;
+// a parameter may ask for less (`Param.max`).
 const MAX_LENGTH = 30;
-const MAX_SIGNAL = 12;
 const MAX_OFFSET = 5;
+const MULTIPLIERS = [0.5, 1, 1.5, 2, 2.5, 3];
 
 const number = (value: number): Expression => ({ kind: "number", value, span: SPAN });
 
@@ -101,10 +102,17 @@ const numberLiteral: fc.Arbitrary<Expression> = fc
 
 const lengthLiteral = (max: number): fc.Arbitrary<Expression> => fc.integer({ min: 1, max }).map(number);
 
-/** A Bollinger multiplier: a number literal, sometimes negated. */
-const multiplierLiteral: fc.Arbitrary<Expression> = fc
-  .tuple(fc.constantFrom(0.5, 1, 1.5, 2, 2.5, 3), fc.boolean())
-  .map(([k, negated]) => (negated ? { kind: "unary", operator: "-", operand: number(k), span: SPAN } : number(k)));
+/** A `number` argument: one of the parameter's samples, or a multiplier (sometimes negated). */
+function numberArgument(param: Param): fc.Arbitrary<Expression> {
+  if (param.samples !== undefined && param.samples.length > 0) {
+    return fc.constantFrom(...param.samples).map((k): Expression =>
+      k < 0 || Object.is(k, -0) ? { kind: "unary", operator: "-", operand: number(-k), span: SPAN } : number(k),
+    );
+  }
+  return fc
+    .tuple(fc.constantFrom(...MULTIPLIERS), fc.boolean())
+    .map(([k, negated]) => (negated ? { kind: "unary", operator: "-", operand: number(k), span: SPAN } : number(k)));
+}
 
 const SERIES_NAMES = [...SERIES.keys()];
 const NUMBER_FUNCTIONS = [...FUNCTIONS.values()].filter((f) => f.result === "number");
@@ -176,6 +184,8 @@ class ExpressionArbitraries {
   }
 
   private call(fn: FunctionSpec, depth: number, timeframe: Timeframe | undefined): fc.Arbitrary<Expression> {
+    // A zero-parameter built-in is written as a bare name.
+    if (fn.params.length === 0) return fc.constant<Expression>({ kind: "identifier", name: fn.name, span: SPAN });
     const omitSource = fn.params[0]?.default !== undefined ? fc.boolean() : fc.constant(false);
     return omitSource.chain((omit) => {
       const params = omit ? fn.params.slice(1) : fn.params;
@@ -186,9 +196,9 @@ class ExpressionArbitraries {
           case "condition":
             return this.of("boolean", depth - 1, timeframe);
           case "length":
-            return lengthLiteral(param.name === "signal" ? MAX_SIGNAL : MAX_LENGTH);
+            return lengthLiteral(param.max ?? MAX_LENGTH);
           case "number":
-            return multiplierLiteral;
+            return numberArgument(param);
         }
       });
       return fc.tuple(...args).map((values): Expression => ({

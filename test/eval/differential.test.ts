@@ -1,18 +1,47 @@
 /**
  * Random queries against the reference (./reference.ts): fast-check builds expressions from
- * every function, operator, offset and a `d::` prefix, nested, and `run` must select the
+ * every function (the v1 set by the reference's own definitions, and every module of the
+ * registry through `moduleCall`), operator, offset and a `d::` prefix, nested, and `run` must select the
  * reference's instruments in the reference's order with the reference's column values. This
  * exercises what fixed cases miss: slots shared between parts of a query and asked for
  * different bar ranges, short-circuit and/or over ranges, offsets inside and outside prefixes.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { FunctionModule } from "../../src/functions/module.js";
+import { FUNCTIONS } from "../../src/functions/registry.js";
 import { compile } from "../../src/index.js";
 import { MONDAY, multiTimeframe, symbolName } from "./bars.js";
 import * as R from "./reference.js";
 import type { Expr, RefQuery } from "./reference.js";
 
 const length = fc.integer({ min: 2, max: 12 });
+
+const NUMBER_MODULES = [...FUNCTIONS.values()].filter((f) => f.result === "number");
+const BOOLEAN_MODULES = [...FUNCTIONS.values()].filter((f) => f.result === "boolean");
+
+/**
+ * A call of any module (every module of the registry, present and future), computed by the
+ * reference through the module's own kernel over the whole history: series arguments from
+ * `num`, condition arguments from `bool`, lengths 1–12 (capped by the parameter's max), numbers
+ * from the parameter's samples; a defaulted source is sometimes left out.
+ */
+function moduleCalls(modules: readonly FunctionModule[], num: fc.Arbitrary<Expr>, bool: fc.Arbitrary<Expr>): fc.Arbitrary<Expr> {
+  return fc.constantFrom(...modules).chain((fn) => {
+    const args = fn.params.flatMap((p) => (p.kind === "series" ? [num] : p.kind === "condition" ? [bool] : []));
+    const consts = fn.params.flatMap((p) =>
+      p.kind === "length"
+        ? [fc.integer({ min: 1, max: Math.min(12, p.max ?? 12) })]
+        : p.kind === "number"
+          ? [fc.constantFrom(...(p.samples ?? [0.5, 1, 2, -1.5]))]
+          : [],
+    );
+    const omit = fn.params[0]?.default !== undefined ? fc.boolean() : fc.constant(false);
+    return fc
+      .tuple(fc.tuple(...args), fc.tuple(...consts), omit)
+      .map(([xs, ks, o]) => R.moduleCall(fn, o ? xs.slice(1) : xs, ks, o));
+  });
+}
 
 const tree = fc.letrec<{ num: Expr; bool: Expr; numD: Expr; boolD: Expr }>((tie) => {
   const num = tie("num") as fc.Arbitrary<Expr>;
@@ -23,7 +52,7 @@ const tree = fc.letrec<{ num: Expr; bool: Expr; numD: Expr; boolD: Expr }>((tie)
     fc.constantFrom(R.close, R.open, R.high, R.low, R.volume, R.hl2, R.hlc3, R.ohlc4),
     fc.integer({ min: 0, max: 200 }).map((v) => R.num(v)),
   );
-  const numeric = (self: fc.Arbitrary<Expr>) =>
+  const numeric = (self: fc.Arbitrary<Expr>, selfBool: fc.Arbitrary<Expr>) =>
     fc.oneof(
       { depthSize: "xsmall", maxDepth: 4, withCrossShrink: true, depthIdentifier: "expr" },
       { arbitrary: leaf, weight: 4 },
@@ -46,6 +75,7 @@ const tree = fc.letrec<{ num: Expr; bool: Expr; numD: Expr; boolD: Expr }>((tie)
       fc.tuple(self, self).map(([a, b]) => R.min(a, b)),
       fc.tuple(self, self).map(([a, b]) => R.max(a, b)),
       fc.tuple(self, self, fc.constantFrom(R.add, R.sub, R.mul, R.div)).map(([a, b, op]) => op(a, b)),
+      { arbitrary: moduleCalls(NUMBER_MODULES, self, selfBool), weight: 3 },
     );
   const boolean = (n: fc.Arbitrary<Expr>, self: fc.Arbitrary<Expr>) =>
     fc.oneof(
@@ -57,11 +87,12 @@ const tree = fc.letrec<{ num: Expr; bool: Expr; numD: Expr; boolD: Expr }>((tie)
       fc.array(self, { minLength: 2, maxLength: 3 }).map((xs) => R.or(...xs)),
       self.map((x) => R.not(x)),
       fc.tuple(self, fc.integer({ min: 1, max: 4 })).map(([x, k]) => R.ago(x, k)),
+      moduleCalls(BOOLEAN_MODULES, n, self),
     );
   return {
-    num: fc.oneof({ arbitrary: numeric(num), weight: 5 }, { arbitrary: numD.map((x) => R.on("d", x)), weight: 1 }),
+    num: fc.oneof({ arbitrary: numeric(num, bool), weight: 5 }, { arbitrary: numD.map((x) => R.on("d", x)), weight: 1 }),
     bool: fc.oneof({ arbitrary: boolean(num, bool), weight: 5 }, { arbitrary: boolD.map((x) => R.on("d", x)), weight: 1 }),
-    numD: numeric(numD),
+    numD: numeric(numD, boolD),
     boolD: boolean(numD, boolD),
   };
 });

@@ -4,7 +4,10 @@
  * parentheses the precedence rules need) and compute their whole series with naive loops
  * (every window summed directly, every recursive average restarted from its seed), so a
  * mistake in the kernels, the slot graph, alignment or the result assembly shows as a mismatch.
+ * The one exception is `moduleCall`, which runs a module's own kernel over the whole history so
+ * that every module, present and future, is checked for its evaluation around the kernel.
  */
+import { standaloneContext, type FunctionModule } from "../../src/functions/module.js";
 import { TIMEFRAME_MS, type Timeframe } from "../../src/types.js";
 import type { ArrayBars } from "./bars.js";
 
@@ -483,6 +486,56 @@ export const macd_hist = (...a: Args) => {
     return map(x!.length, (i) => line[i]! - sig[i]!);
   });
 }
+
+// ---- any module, by its own kernel ------------------------------------------------------------
+
+/**
+ * A call of any built-in module, computed by running the module's own kernel once over the whole
+ * history [0, len) of the timeframe, with this file's naive handling of everything around it
+ * (inputs computed whole, offsets, alignment, lookback counting). New modules are covered by the
+ * differential test with no per-function code; the hand-written functions above check the v1
+ * kernels themselves. `omitSource` leaves a defaulted leading source out of the text.
+ */
+export function moduleCall(fn: FunctionModule, args: readonly Expr[], consts: readonly number[], omitSource = false): Expr {
+  const printed: string[] = [];
+  let a = 0;
+  let k = 0;
+  const inputs: Expr[] = [];
+  fn.params.forEach((p, i) => {
+    if (p.kind === "series" || p.kind === "condition") {
+      if (i === 0 && omitSource && p.default !== undefined) {
+        inputs.push(rawByName[p.default]);
+        return;
+      }
+      const x = args[a++]!;
+      inputs.push(x);
+      printed.push(x.text);
+    } else {
+      printed.push(String(consts[k++]!));
+    }
+  });
+  const extra = fn.extraLookback(consts);
+  return new Expr(
+    fn.params.length === 0 ? fn.name : `${fn.name}(${printed.join(", ")})`,
+    P.primary,
+    fn.result,
+    (ctx, tf) => {
+      const n = len(ctx, tf);
+      const b = ctx.bars(tf);
+      const columns = [...inputs.map((x) => ctx.get(x, tf)), ...fn.implicit.map((c) => Float64Array.from(b[c], Number))];
+      const out = new Float64Array(n);
+      if (n > 0) fn.kernel(columns, consts, out, 0, n, standaloneContext(TIMEFRAME_MS[tf]));
+      return out;
+    },
+    (tf, kk, acc) => {
+      record(acc, tf, kk + 1);
+      for (const x of inputs) x.need(tf, kk + extra, acc);
+      if (fn.implicit.length > 0 || inputs.length === 0) record(acc, tf, kk + extra + 1);
+    },
+  );
+}
+
+const rawByName: Record<Raw, Expr> = { open, high, low, close, volume };
 
 // ---- queries --------------------------------------------------------------------------------
 

@@ -1,84 +1,63 @@
 /**
- * The kernel contract (src/functions/kernel.ts) and the registry's lookback arithmetic,
- * checked for every registered function: first defined bar = L − 1 with L = 1 + extraLookback
- * on a raw source, L(call) = L(input) + extraLookback on an input that is itself warming up,
- * only [from, to) written, only [from − extraLookback, to) read by windowed kernels, NaN
- * windows, and the accuracy of running sums against exact arithmetic.
+ * The kernel contract (src/functions/module.ts), checked for every module of the registry with
+ * no per-function code: only [from, to) written and equal there to the full run's values, only
+ * [from − extraLookback, to) read by windowed kernels ([0, to) by recursive ones), and a NaN bar
+ * leaving earlier values alone and windows past it as they were. Definedness (first value at
+ * L − 1) is the property in lookback.test.ts.
+ *
+ * Inputs: the four fixtures of ./series.ts (random walks with flat stretches and spikes); a
+ * series parameter reads close (the first) or open (the others), a condition parameter
+ * close > open, implicit columns the bars (volume: a seeded positive series; time: hourly).
  */
-import { standaloneContext } from "../../src/functions/module.js";
 import { describe, expect, it } from "vitest";
-import type { Kernel } from "../../src/functions/kernel.js";
-import { kernels } from "../../src/functions/kernels/index.js";
+import { standaloneContext } from "../../src/functions/module.js";
 import { FUNCTIONS, type FunctionSpec } from "../../src/functions/registry.js";
-import { FIXTURES, firstDefined, run, walk } from "./series.js";
+import { FIXTURES, prng, run } from "./series.js";
 
 const bars = FIXTURES[0]!;
 const N = bars.close.length;
 const SPECS = [...FUNCTIONS.values()];
-const RAW = { open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.close };
+const rand = prng(99);
+const RAW = {
+  open: bars.open,
+  high: bars.high,
+  low: bars.low,
+  close: bars.close,
+  volume: Float64Array.from({ length: N }, () => 1 + Math.floor(rand() * 1000)),
+  time: Float64Array.from({ length: N }, (_, i) => 1_767_225_600_000 + i * 3_600_000),
+};
+const ABOVE = bars.close.map((c, i) => (c > bars.open[i]! ? 1 : 0));
 
-/** Constants for a call: lengths 7, 13, 5 in parameter order (so macd is 7/13/5), k = 2. */
-function constsFor(spec: FunctionSpec, lengths: readonly number[] = [7, 13, 5]): number[] {
+/** Constants for a call: `lengths` in parameter order (capped by a parameter's max), numbers their first sample or 2. */
+function constsFor(spec: FunctionSpec, lengths: readonly number[]): number[] {
   const out: number[] = [];
   let nth = 0;
   for (const p of spec.params) {
-    if (p.kind === "length") out.push(lengths[nth++]!);
-    else if (p.kind === "number") out.push(2);
+    if (p.kind === "length") out.push(Math.min(lengths[nth++ % lengths.length]!, p.max ?? Infinity));
+    else if (p.kind === "number") out.push(p.samples?.[0] ?? 2);
   }
   return out;
 }
 
-/** Inputs for a call: every series parameter gets `series(position)`, implicit inputs the raw bars. */
-function inputsFor(spec: FunctionSpec, series: (position: number) => Float64Array): Float64Array[] {
-  const seriesParams = spec.params.filter((p) => p.kind === "series").map((_, j) => series(j));
-  return [...seriesParams, ...spec.implicit.map((r) => (r === "time" ? new Float64Array(N).map((_, i) => i * 3_600_000) : RAW[r]))];
+function inputsFor(spec: FunctionSpec): Float64Array[] {
+  let nth = 0;
+  const args = spec.params.flatMap((p): Float64Array[] =>
+    p.kind === "series" ? [nth++ === 0 ? bars.close : bars.open] : p.kind === "condition" ? [ABOVE] : [],
+  );
+  return [...args, ...spec.implicit.map((c) => RAW[c])];
 }
 
-const rawInput = (j: number): Float64Array => (j === 0 ? bars.close : bars.open);
+const LENGTH_SETS = [
+  [1, 1, 1, 1],
+  [7, 13, 5, 3],
+  [13, 7, 5, 9],
+  [20, 3, 2, 4],
+];
 
-describe("registry and kernels", () => {
-  it("every kernel is used by the registry and every registry kernel is one of ours", () => {
-    const used = new Set(SPECS.map((s) => s.kernel));
-    for (const [name, kernel] of Object.entries(kernels)) expect(used.has(kernel), name).toBe(true);
-    const ours = new Set<Kernel>(Object.values(kernels));
-    for (const spec of SPECS) expect(ours.has(spec.kernel), spec.name).toBe(true);
-    expect(FUNCTIONS.get("avg")!.kernel).toBe(kernels.sma);
-  });
-});
+const close12 = (a: number, b: number): boolean =>
+  Number.isNaN(b) ? Number.isNaN(a) : a === b || Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(b), 1e-300);
 
 describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
-  const lengthSets = spec.name.startsWith("macd") ? [[7, 13, 5], [13, 7, 5], [12, 26, 9], [3, 3, 1]] : [[1], [7], [20]];
-
-  it.each(lengthSets)("first defined bar on raw bars is L − 1 (lengths %j)", (...lengths) => {
-    const consts = constsFor(spec, lengths);
-    const L = 1 + spec.extraLookback(consts);
-    const out = run(spec.kernel, inputsFor(spec, rawInput), consts);
-    if (spec.result === "boolean") {
-      for (let i = 0; i < L - 1; i++) expect(out[i]).toBe(0);
-      for (const v of out) expect(v === 0 || v === 1).toBe(true);
-    } else {
-      expect(firstDefined(out)).toBe(L - 1);
-      for (let i = L - 1; i < N; i++) expect(Number.isNaN(out[i]!), `bar ${i}`).toBe(false);
-    }
-  });
-
-  // atr reads raw bars only, so it never sees an indicator as input.
-  it.skipIf(spec.params[0]?.kind !== "series")(
-    "on an input still warming up (rsi(14), defined from bar 14), L(call) = L(input) + extraLookback",
-    () => {
-    const warming = run(kernels.rsi, [bars.close], [14]);
-    const consts = constsFor(spec);
-    const inputs = inputsFor(spec, (j) => (j === 0 ? warming : bars.close));
-    const out = run(spec.kernel, inputs, consts);
-    const L = 15 + spec.extraLookback(consts);
-    if (spec.result === "boolean") {
-      for (let i = 0; i < L - 1; i++) expect(out[i]).toBe(0);
-    } else {
-      expect(firstDefined(out)).toBe(L - 1);
-    }
-    },
-  );
-
   const windows: [number, number][] = [
     [N - 1, N],
     [N - 2, N],
@@ -90,64 +69,51 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
     [30, 30],
   ];
 
-  it.each(windows)("computing only [%i, %i) gives the full run's values there and writes nothing else", (from, to) => {
-    const consts = constsFor(spec);
-    const inputs = inputsFor(spec, rawInput);
+  describe.each(LENGTH_SETS)("lengths %j", (...lengths) => {
+    const consts = constsFor(spec, lengths);
+    const inputs = inputsFor(spec);
     const full = run(spec.kernel, inputs, consts);
-    const SENTINEL = 7777.25;
-    const out = new Float64Array(N).fill(SENTINEL);
-    spec.kernel(inputs, consts, out, from, to, standaloneContext());
-    for (let i = from; i < to; i++) {
-      if (Number.isNaN(full[i]!)) expect(out[i]).toBeNaN();
-      // The running window sum of sma starts at from − n + 1 here, so allow rounding-level drift.
-      else expect(Math.abs(out[i]! - full[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(full[i]!));
-    }
-    for (let i = to; i < N; i++) expect(out[i]).toBe(SENTINEL);
-    for (let i = 0; i < from; i++) expect(out[i]).toBe(SENTINEL);
-  });
 
-  // NaN alone would not do: a kernel that skips NaN could read it unnoticed; huge values of
-  // either sign would show up in any mean, maximum or minimum.
-  it.each(windows)("reads no input outside [from − extraLookback, to) (recursive: outside [0, to)), [%i, %i)", (from, to) => {
-    const consts = constsFor(spec);
-    const inputs = inputsFor(spec, rawInput);
-    const full = run(spec.kernel, inputs, consts);
-    const lo = spec.recursive ? 0 : Math.max(0, from - spec.extraLookback(consts));
-    for (const poison of [NaN, 1e300, -1e300]) {
-      const poisoned = inputs.map((x) => x.map((v, i) => (i >= lo && i < to ? v : poison)));
-      const out = new Float64Array(N);
-      spec.kernel(poisoned, consts, out, from, to, standaloneContext());
-      for (let i = from; i < to; i++) {
-        if (Number.isNaN(full[i]!)) expect(out[i]).toBeNaN();
-        else expect(Math.abs(out[i]! - full[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(full[i]!));
-      }
-    }
-  });
-
-  it("a NaN bar in the middle makes every window holding it undefined (false for booleans); recursive values stay NaN", () => {
-    const at = 100;
-    const consts = constsFor(spec);
-    const clean = run(spec.kernel, inputsFor(spec, rawInput), consts);
-    const holed = inputsFor(spec, rawInput).map((x) => {
-      const y = x.slice();
-      y[at] = NaN;
-      return y;
+    it.each(windows)("computing only [%i, %i) gives the full run's values there and writes nothing else", (from, to) => {
+      const SENTINEL = 7777.25;
+      const out = new Float64Array(N).fill(SENTINEL);
+      spec.kernel(inputs, consts, out, from, to, standaloneContext());
+      // The running window sums start at from − n + 1 here, so allow rounding-level drift.
+      for (let i = from; i < to; i++) if (!close12(out[i]!, full[i]!)) expect.fail(`bar ${i}: ${out[i]} != ${full[i]}`);
+      for (let i = to; i < N; i++) expect(out[i]).toBe(SENTINEL);
+      for (let i = 0; i < from; i++) expect(out[i]).toBe(SENTINEL);
     });
-    const out = run(spec.kernel, holed, consts);
-    const extra = spec.extraLookback(consts);
-    for (let i = 0; i < N; i++) {
-      if (spec.result === "boolean") {
-        const touches = i === at || i === at + 1;
-        expect(out[i], `bar ${i}`).toBe(touches ? 0 : clean[i]);
-        continue;
+
+    // NaN alone would not do: a kernel that skips NaN could read it unnoticed; huge values of
+    // either sign would show up in any mean, maximum or minimum.
+    it.each(windows)("reads no input outside [from − extraLookback, to) (recursive: outside [0, to)), [%i, %i)", (from, to) => {
+      const lo = spec.recursive ? 0 : Math.max(0, from - spec.extraLookback(consts));
+      for (const poison of [NaN, 1e300, -1e300]) {
+        const poisoned = inputs.map((x) => x.map((v, i) => (i >= lo && i < to ? v : poison)));
+        const out = new Float64Array(N);
+        spec.kernel(poisoned, consts, out, from, to, standaloneContext());
+        for (let i = from; i < to; i++) if (!close12(out[i]!, full[i]!)) expect.fail(`poison ${poison}, bar ${i}: ${out[i]} != ${full[i]}`);
       }
-      if (i < at) expect(Object.is(out[i], clean[i]), `bar ${i}`).toBe(true);
-      else if (spec.recursive) expect(out[i], `bar ${i}`).toBeNaN();
-      else if (spec.name === "roc" || spec.name === "change") {
-        if (i === at || i === at + extra) expect(out[i]).toBeNaN();
-        else expect(Math.abs(out[i]! - clean[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(clean[i]!));
-      } else if (i <= at + extra) expect(out[i], `bar ${i}`).toBeNaN();
-      else expect(Math.abs(out[i]! - clean[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(clean[i]!));
-    }
+    });
+
+    it("a NaN bar leaves earlier values alone, is undefined (false) itself, and windows past it unchanged", () => {
+      const at = 100;
+      // A condition input is never undefined (an undefined comparison is false): its hole is a 0.
+      const conditions = spec.params.filter((p) => p.kind === "series" || p.kind === "condition").map((p) => p.kind === "condition");
+      const holed = inputs.map((x, k) => {
+        const y = x.slice();
+        y[at] = conditions[k] ? 0 : NaN;
+        return y;
+      });
+      const onlyConditions = inputs.every((_, k) => conditions[k] === true);
+      const out = run(spec.kernel, holed, consts);
+      const extra = spec.extraLookback(consts);
+      for (let i = 0; i < at; i++) expect(Object.is(out[i], full[i]), `bar ${i}`).toBe(true);
+      // With only condition inputs the hole is an ordinary false bar (count, bars_since).
+      if (!onlyConditions) expect(out[at], `bar ${at}`).toBe(spec.result === "boolean" ? 0 : NaN);
+      if (spec.result === "boolean") for (let i = at; i <= at + extra && i < N; i++) expect(out[i], `bar ${i}`).toBe(0);
+      if (!spec.recursive) for (let i = at + extra + 1; i < N; i++) if (!close12(out[i]!, full[i]!)) expect.fail(`bar ${i}: ${out[i]} != ${full[i]}`);
+      for (const v of out) if (spec.result === "boolean") expect(v === 0 || v === 1).toBe(true);
+    });
   });
 });

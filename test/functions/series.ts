@@ -4,8 +4,12 @@
  * loss and σ = 0; spikes → running sums that drift). Prices stay positive and away from 0,
  * because technicalindicators' SD stops updating when a window's mean is exactly 0.
  */
+import { expect } from "vitest";
 import { standaloneContext } from "../../src/functions/module.js";
 import type { Kernel } from "../../src/functions/kernel.js";
+import fc from "fast-check";
+import type { FunctionModule } from "../../src/functions/module.js";
+import { FUNCTIONS } from "../../src/functions/registry.js";
 
 /** mulberry32: a small, fast, seeded PRNG so every run sees the same bars. */
 export function prng(seed: number): () => number {
@@ -132,4 +136,94 @@ export function disagreements(
     if (!(err <= rel)) bad.push(`#${i}: ours ${a}, reference ${e}`);
   }
   return { bad, compared, maxRel };
+}
+
+/** Every registered kernel by function name (`kernels.sma`), for tests that call one directly. */
+export const KERNELS: Readonly<Record<string, Kernel>> = Object.fromEntries(
+  [...FUNCTIONS.values()].map((f) => [f.name, f.kernel]),
+);
+
+/** Relative agreement asked of kernels against a reference library. */
+export const REL = 1e-9;
+/** Lengths the reference comparisons sweep. */
+export const LENGTHS = [1, 2, 5, 9, 14, 20, 50, 200];
+/** Absolute floor for relative errors: values that are differences of prices (MACD, change) hover near 0. */
+export const floorOf = (bars: Bars): number => bars.scale * 1e-3;
+export const values = (xs: Float64Array): number[] => Array.from(xs);
+export const f64 = (xs: readonly number[]): Float64Array => Float64Array.from(xs);
+export const list = (xs: Float64Array): number[] => Array.from(xs);
+
+/** `ours` agrees with `ref` at every bar (both defined at the same bars) to REL relative. */
+export function expectAgreement(ours: Float64Array, ref: Float64Array, floor: number): void {
+  const { bad, compared } = disagreements(ours, ref, REL, floor);
+  expect(bad.slice(0, 5)).toEqual([]);
+  expect(compared).toBeGreaterThan(0);
+  expect(firstDefined(ours)).toBe(firstDefined(ref));
+}
+
+/**
+ * Random valid constants for a module's `length` and `number` parameters: lengths from 1 to the
+ * parameter's `max` (at most `cap`), numbers from its `samples` or a spread of multipliers.
+ */
+export function arbitraryConsts(fn: FunctionModule, cap = 30): fc.Arbitrary<number[]> {
+  const parts = fn.params.flatMap((p): fc.Arbitrary<number>[] => {
+    if (p.kind === "length") return [fc.integer({ min: 1, max: Math.min(p.max ?? cap, cap) })];
+    if (p.kind === "number") return [fc.constantFrom(...(p.samples ?? [0.5, 1, 2, 2.5, -1.5]))];
+    return [];
+  });
+  return fc.tuple(...parts);
+}
+
+/** Random bars with a positive range and volume: a seeded walk of `length` bars at `scale`. */
+export interface RandomBars {
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly volume: Float64Array;
+  /** Hourly bar open times, ms. */
+  readonly time: Float64Array;
+}
+
+export function randomBars(seed: number, length: number, scale: number): RandomBars {
+  const rand = prng(seed);
+  const open = new Float64Array(length);
+  const high = new Float64Array(length);
+  const low = new Float64Array(length);
+  const close = new Float64Array(length);
+  const volume = new Float64Array(length);
+  const time = new Float64Array(length);
+  let level = scale;
+  for (let i = 0; i < length; i++) {
+    const prev = level;
+    level *= Math.exp(0.02 * gaussian(rand));
+    open[i] = prev;
+    close[i] = level;
+    high[i] = Math.max(prev, level) * (1 + 0.001 + Math.abs(gaussian(rand)) * 0.01);
+    low[i] = Math.min(prev, level) * (1 - 0.001 - Math.abs(gaussian(rand)) * 0.01);
+    volume[i] = 1 + Math.floor(rand() * 1000);
+    time[i] = 1_767_225_600_000 + i * 3_600_000;
+  }
+  return { open, high, low, close, volume, time };
+}
+
+export const arbitraryBars = (minLength = 1, maxLength = 160): fc.Arbitrary<RandomBars> =>
+  fc
+    .tuple(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: minLength, max: maxLength }), fc.constantFrom(0.01, 1, 100, 50_000))
+    .map(([seed, length, scale]) => randomBars(seed, length, scale));
+
+/**
+ * The kernel inputs of a call on `bars`: each series parameter gets `series(position)`, each
+ * condition parameter `condition(position)` (1/0), then the implicit columns.
+ */
+export function kernelInputs(
+  fn: FunctionModule,
+  bars: RandomBars,
+  series: (position: number) => Float64Array,
+  condition: (position: number) => Float64Array,
+): Float64Array[] {
+  const args = fn.params.flatMap((p, j): Float64Array[] =>
+    p.kind === "series" ? [series(j)] : p.kind === "condition" ? [condition(j)] : [],
+  );
+  return [...args, ...fn.implicit.map((c) => bars[c])];
 }

@@ -5,7 +5,8 @@
  *
  * UPDATE_GOLDEN=1 npx vitest run test/golden   rewrites the expected files; review the diff.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { explain, validate } from "../../src/api.js";
@@ -14,7 +15,7 @@ import type { Expression, Query } from "../../src/ast/nodes.js";
 import { printQuery } from "../../src/ast/print.js";
 import { check } from "../../src/check/check.js";
 import { XqlError } from "../../src/errors.js";
-import { FUNCTIONS, SERIES } from "../../src/functions/registry.js";
+import { FUNCTIONS, SERIES, type FunctionSpec } from "../../src/functions/registry.js";
 import { DEFAULT_MARKETS, type XqlOptions } from "../../src/types.js";
 import { expectErrorShape } from "../syntax/positions.js";
 import { ERROR_KINDS } from "./error-kinds.js";
@@ -55,9 +56,41 @@ function snapshot(c: Case): Snapshot {
   return { name: c.name, query, ast: printQuery(parse(query)), plan: result.plan, explanation: result.explanation };
 }
 
-const groups = readdirSync(CASES)
+const handGroups = readdirSync(CASES)
   .filter((f) => f.endsWith(".json"))
   .map((file) => ({ group: file.replace(/\.json$/, ""), cases: JSON.parse(readFileSync(CASES + file, "utf8")) as Case[] }));
+
+/**
+ * One group per built-in module, made from the module itself (so a new module is covered with
+ * no hand-written case): its example, and a call with every argument (and, where the source
+ * may be left out, without it) as columns. Expected snapshots live in expected/modules/.
+ */
+const LENGTHS = [5, 10, 3, 7, 4, 6];
+function callOf(fn: FunctionSpec, withSource: boolean): string {
+  if (fn.params.length === 0) return fn.name;
+  let nth = 0;
+  const params = withSource ? fn.params : fn.params.slice(1);
+  const args = params.map((p) => {
+    switch (p.kind) {
+      case "series":
+        return p.default ?? "close";
+      case "condition":
+        return "close > open";
+      case "length":
+        return String(Math.min(LENGTHS[nth++ % LENGTHS.length]!, p.max ?? Infinity));
+      case "number":
+        return String(p.samples?.[0] ?? 2);
+    }
+  });
+  return `${fn.name}(${args.join(", ")})`;
+}
+const moduleGroups = [...FUNCTIONS.values()].map((fn) => {
+  const calls = [callOf(fn, true), ...(fn.params[0]?.default !== undefined ? [callOf(fn, false)] : [])];
+  const query = ['market = "FOREX"', "timeframe = h1", `columns = [${calls.join(", ")}]`, fn.example];
+  return { group: `modules/${fn.name}`, cases: [{ name: `${fn.name}: example and every form of call`, query }] as Case[] };
+});
+
+const groups = [...handGroups, ...moduleGroups];
 
 function expressions(q: Query): Expression[] {
   const roots: Expression[] = [];
@@ -83,7 +116,10 @@ describe.each(groups)("golden $group", ({ group, cases }) => {
   const actual = cases.map(snapshot);
 
   it("matches test/golden/expected (UPDATE_GOLDEN=1 rewrites it)", () => {
-    if (UPDATE || !existsSync(file)) writeFileSync(file, `${JSON.stringify(actual, null, 2)}\n`);
+    if (UPDATE || !existsSync(file)) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(actual, null, 2)}\n`);
+    }
     const expected = JSON.parse(readFileSync(file, "utf8")) as Snapshot[];
     expect(actual).toEqual(expected);
   });
@@ -120,7 +156,13 @@ describe("golden coverage", () => {
 
   it("covers every function of the registry, with and without its optional source", () => {
     const calls = valid.flatMap(expressions).filter((e) => e.kind === "call");
+    const bare = new Set(valid.flatMap(expressions).flatMap((e) => (e.kind === "identifier" ? [e.name] : [])));
     for (const fn of FUNCTIONS.values()) {
+      // A zero-parameter built-in is written as a bare name, which the AST keeps as an identifier.
+      if (fn.params.length === 0) {
+        expect(bare.has(fn.name), `${fn.name} written bare`).toBe(true);
+        continue;
+      }
       const arities = new Set(calls.filter((c) => c.callee === fn.name).map((c) => c.args.length));
       expect(arities.has(fn.params.length), `${fn.name} with every argument`).toBe(true);
       if (fn.params[0]?.default !== undefined) expect(arities.has(fn.params.length - 1), `${fn.name} without its source`).toBe(true);

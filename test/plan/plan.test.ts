@@ -70,9 +70,46 @@ describe("lookback of every function", () => {
     expect(lookback("macd(hl2, 5, 35) > 0")).toEqual({ h1: 35 });
   });
 
-  it("has a hand-derived case for every function of the registry", () => {
-    const covered = new Set(cases.flatMap(([c]) => [...c.matchAll(/([a-z_]+)\(/g)].map((m) => m[1])));
-    expect([...FUNCTIONS.keys()].filter((name) => !covered.has(name))).toEqual([]);
+  // Every module, whatever its parameters: on raw inputs L = 1 + extraLookback, on an input
+  // needing 5 bars L = 5 + extraLookback (implicit columns count as inputs with L = 1), and the
+  // raw series read are the arguments' and the implicit columns'.
+  it.each([...FUNCTIONS.values()].map((fn) => [fn.name, fn] as const))("module %s plans by its extraLookback", (_name, fn) => {
+    const lengths = [6, 11, 4, 8, 3, 5];
+    let nth = 0;
+    const consts: number[] = [];
+    const args = (input: string) =>
+      fn.params.map((p) => {
+        switch (p.kind) {
+          case "series":
+            return input;
+          case "condition":
+            return `${input} > 0`;
+          case "length": {
+            const n = Math.min(lengths[nth++ % lengths.length]!, p.max ?? Infinity);
+            consts.push(n);
+            return String(n);
+          }
+          case "number": {
+            const k = p.samples?.[0] ?? 2;
+            consts.push(k);
+            return String(k);
+          }
+        }
+      });
+    const call = (input: string): string => (fn.params.length === 0 ? fn.name : `${fn.name}(${args(input).join(", ")})`);
+    const use = (c: string): string => (fn.result === "boolean" ? c : `${c} > 0`);
+    const onRaw = call("volume");
+    const extra = fn.extraLookback(consts);
+    const raw = plan(use(onRaw)).sources[0]!;
+    expect(raw.minLookback).toBe(1 + extra);
+    const reads = new Set<string>(fn.implicit.filter((c) => c !== "time"));
+    if (fn.params.some((p) => p.kind === "series" || p.kind === "condition")) reads.add("volume");
+    expect(raw.series).toEqual([...reads].sort());
+    if (fn.params.some((p) => p.kind === "series" || p.kind === "condition")) {
+      nth = 0;
+      consts.length = 0;
+      expect(plan(use(call("sma(volume, 5)"))).sources[0]!.minLookback).toBe(5 + extra);
+    }
   });
 });
 

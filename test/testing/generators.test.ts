@@ -45,9 +45,11 @@ describe("arbitraryQuery", () => {
 describe("arbitraryExpression", () => {
   it("reaches every function of the registry, with and without its optional source", () => {
     const seen = new Set<string>();
-    for (const e of fc.sample(arbitraryExpression(), { numRuns: 1500, seed: 1 })) {
+    // Scaled with the registry, so each function is still reached when modules are added.
+    for (const e of fc.sample(arbitraryExpression(), { numRuns: Math.max(1500, 100 * FUNCTIONS.size), seed: 1 })) {
       walk(e, (n) => {
         if (n.kind === "call") seen.add(`${n.callee}/${n.args.length}`);
+        else if (n.kind === "identifier" && FUNCTIONS.get(n.name)?.params.length === 0) seen.add(`${n.name}/0`);
       });
     }
     for (const fn of FUNCTIONS.values()) {

@@ -1,0 +1,38 @@
+import type { FunctionModule, Kernel } from "../module.js";
+import { extremeAge } from "../shared/aroon.js";
+
+/**
+ * Aroon oscillator: aroon_up − aroon_down = `(100/n)·(age of the low − age of the high)`, the
+ * ages over the last n + 1 bars (scratch buffer 0 holds the high's).
+ */
+const aroonOscKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
+  const n = consts[0]!;
+  const highAge = ctx.scratch(0, to);
+  extremeAge(inputs[0]!, n, true, highAge, from, to);
+  extremeAge(inputs[1]!, n, false, out, from, to);
+  const factor = 100 / n;
+  for (let i = from; i < to; i++) out[i] = factor * (out[i]! - highAge[i]!);
+};
+
+export const aroon_osc: FunctionModule = {
+  name: "aroon_osc",
+  params: [{ name: "n", kind: "length" }],
+  result: "number",
+  implicit: ["high", "low"],
+  extraLookback: ([n = 1]) => n,
+  lookbackDoc: "n + 1",
+  recursive: false,
+  kernel: aroonOscKernel,
+  doc: "Aroon oscillator: aroon_up(n) − aroon_down(n), −100 to 100.",
+  example: "crossover(aroon_osc(25), 0)",
+  reference: "TA-Lib AROONOSC",
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "Aroon oscillator turned positive",
+      query: "crossover(aroon_osc(25), 0)",
+      aliases: ["aroon oscillator crosses zero"],
+      notes: "Aroon up moves above Aroon down on this bar: the latest high is now more recent than the latest low.",
+    },
+  ],
+};

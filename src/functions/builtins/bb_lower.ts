@@ -1,0 +1,33 @@
+import type { FunctionModule, Kernel } from "../module.js";
+import { bands } from "../shared/bands.js";
+
+/** Lower Bollinger band: `sma(src, n) − k · stdev(src, n)`, stdev population; consts [n, k]. */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  bands(inputs[0]!, consts[0]!, 1, -consts[1]!, out, from, to);
+};
+
+export const bb_lower: FunctionModule = {
+  name: "bb_lower",
+  params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }, { name: "k", kind: "number" }],
+  result: "number",
+  implicit: [],
+  extraLookback: (k) => k[0]! - 1,
+  lookbackDoc: "L(src) + n − 1",
+  recursive: false,
+  kernel,
+  doc: "Lower Bollinger band: sma(src, n) − k · stdev(src, n).",
+  example: "close < bb_lower(20, 2)",
+  reference: "Bollinger; TA-Lib BBANDS lower",
+  phrases: [
+    {
+      category: "Bollinger bands",
+      phrase: "close below the lower Bollinger band",
+      query: "close < bb_lower(20, 2)",
+      aliases: [
+        "below the lower band",
+        "bollinger oversold",
+      ],
+      notes: "Close below SMA 20 − 2 standard deviations.",
+    },
+  ],
+};

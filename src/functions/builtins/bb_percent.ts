@@ -1,0 +1,70 @@
+import type { FunctionModule, Kernel } from "../module.js";
+
+/**
+ * Bollinger %b: (src − lower)/(upper − lower) with the bands sma ± k·σ of `bb_upper` /
+ * `bb_lower` (σ the population standard deviation over n): 0 on the lower band, 1 on the upper,
+ * 0.5 on the middle. The band width upper − lower is 2kσ, computed as such; where it is 0 (a
+ * flat window, or k = 0) %b is undefined.
+ *
+ * σ uses the corrected two-pass formula, as the bands do, so a flat window gives exactly 0
+ * rather than the rounding noise of E[x²] − E[x]².
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  const x = inputs[0]!;
+  const n = consts[0]!;
+  const k = consts[1]!;
+  let i = from;
+  for (; i < to && i < n - 1; i++) out[i] = NaN;
+  for (; i < to; i++) {
+    const first = i - n + 1;
+    // Summing offsets from the window's first value makes a flat window's mean exactly that
+    // value (a plain sum/n can be an ulp off), so its σ is exactly 0.
+    const shift = x[first]!;
+    let sum = 0;
+    for (let j = first; j <= i; j++) sum += x[j]! - shift;
+    const mean = shift + sum / n;
+    let dev = 0;
+    let dev2 = 0;
+    for (let j = first; j <= i; j++) {
+      const e = x[j]! - mean;
+      dev += e;
+      dev2 += e * e;
+    }
+    const sigma = Math.sqrt(Math.max((dev2 - (dev * dev) / n) / n, 0));
+    const width = 2 * k * sigma;
+    out[i] = width === 0 ? NaN : (x[i]! - (mean - k * sigma)) / width;
+  }
+};
+
+export const bb_percent: FunctionModule = {
+  name: "bb_percent",
+  params: [
+    { name: "src", kind: "series", default: "close" },
+    { name: "n", kind: "length" },
+    { name: "k", kind: "number" },
+  ],
+  result: "number",
+  implicit: [],
+  extraLookback: (c) => c[0]! - 1,
+  lookbackDoc: "L(src) + n − 1",
+  recursive: false,
+  kernel,
+  doc: "Bollinger %b: (src − lower)/(upper − lower) for the bands sma(src, n) ± k·stdev(src, n); 0 at the lower band, 1 at the upper; undefined when the bands meet.",
+  example: "bb_percent(20, 2) < 0",
+  reference: "TradingView %b (Bollinger Bands %B)",
+  phrases: [
+    {
+      category: "Bollinger bands",
+      phrase: "price below the lower Bollinger band (%b under 0)",
+      query: "bb_percent(20, 2) < 0",
+      aliases: ["percent b below 0"],
+      notes: "%b below 0 means the close is under the lower 20-bar, 2σ band; 1 is the upper band, 0.5 the middle.",
+    },
+    {
+      category: "Bollinger bands",
+      phrase: "price in the top of the Bollinger range",
+      query: "bb_percent(20, 2) > 0.8",
+      notes: "%b above 0.8: the close is in the top fifth of the distance between the bands.",
+    },
+  ],
+};

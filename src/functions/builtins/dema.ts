@@ -1,0 +1,66 @@
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+
+/**
+ * Double exponential moving average (Mulloy; TA-Lib DEMA): 2·e1 − e2 with e1 = ema(src, n) and
+ * e2 = ema(e1, n). Subtracting the EMA of the EMA removes most of a single EMA's lag. Each EMA
+ * is TA-Lib's: alpha = 2/(n+1), seeded with the simple mean of its first n inputs, so e1 starts
+ * at bar n − 1, e2 (and DEMA) at bar 2n − 2.
+ *
+ * Recursive: streams from the input's first defined value f; a NaN after that poisons both
+ * averages.
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  const x = inputs[0]!;
+  const n = consts[0]!;
+  const alpha = 2 / (n + 1);
+  let f = 0;
+  while (f < to && x[f]! !== x[f]!) f++;
+  const start = f + 2 * n - 2;
+  for (let i = from; i < to && i < start; i++) out[i] = NaN;
+  if (start >= to) return;
+
+  let sum = 0;
+  for (let j = f; j < f + n; j++) sum += x[j]!;
+  let e1 = sum / n;
+  // e2's seed: the mean of e1's first n values, bars f + n − 1 .. start.
+  let seed = e1;
+  let i = f + n;
+  for (; i <= start; i++) {
+    e1 += alpha * (x[i]! - e1);
+    seed += e1;
+  }
+  let e2 = seed / n;
+  if (start >= from) out[start] = 2 * e1 - e2;
+  for (; i < to; i++) {
+    e1 += alpha * (x[i]! - e1);
+    e2 += alpha * (e1 - e2);
+    if (i >= from) out[i] = 2 * e1 - e2;
+  }
+};
+
+export const dema: FunctionModule = {
+  name: "dema",
+  params: [
+    { name: "src", kind: "series", default: "close" },
+    { name: "n", kind: "length" },
+  ],
+  result: "number",
+  implicit: [],
+  extraLookback: (k) => 2 * k[0]! - 2,
+  lookbackDoc: "L(src) + 2n − 2",
+  recursive: true,
+  warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
+  kernel,
+  doc: "Double EMA: 2·ema(src, n) − ema(ema(src, n), n), each EMA seeded with the mean of its first n inputs.",
+  example: "close > dema(20)",
+  reference: "TA-Lib DEMA",
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above the double EMA (DEMA)",
+      query: "close > dema(20)",
+      aliases: ["above dema"],
+      notes: "Close above the 20-bar double exponential moving average, 2·ema − ema(ema): a faster average than a plain EMA. Change 20 for a shorter or longer trend.",
+    },
+  ],
+};

@@ -1,0 +1,79 @@
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+
+/** Smoothing constants of Kaufman's defaults: an EMA of 30 bars when choppy, of 2 when trending. */
+const SLOW = 2 / (30 + 1);
+const FAST_MINUS_SLOW = 2 / (2 + 1) - SLOW;
+
+/**
+ * Kaufman adaptive moving average (TA-Lib KAMA, fast 2, slow 30): the efficiency ratio
+ * ER = |src − src[n]| / Σ|src − src[1]| over the last n changes (1 for a straight move, near 0
+ * for noise) sets the smoothing constant sc = (ER·(2/3 − 2/31) + 2/31)², and
+ * kama += sc·(src − kama). Seeded, as TA-Lib does, with the value one bar before the first
+ * output, so the first KAMA is at bar n. A window without any change (a flat market) has
+ * ER = 1, TA-Lib's choice for 0/0.
+ *
+ * TA-Lib keeps Σ|change| as a running sum and treats it as zero below 1e-14: after a spike
+ * leaves the window its residue is not zero, so on a flat stretch at large prices TA-Lib
+ * computes ER = 0 from the residue, and on a genuinely tiny market (changes below 1e-14) it
+ * takes ER = 1. Here the window's sum is summed directly each bar, so it is exact: zero only
+ * when nothing moved. Those bars are where XQL and TA-Lib differ, and XQL is the exact one.
+ *
+ * Recursive: streams from the input's first defined value f (the first KAMA at f + n); a NaN
+ * after that poisons the average.
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  const x = inputs[0]!;
+  const n = consts[0]!;
+  let f = 0;
+  while (f < to && x[f]! !== x[f]!) f++;
+  const start = f + n;
+  for (let i = from; i < to && i < start; i++) out[i] = NaN;
+  if (start >= to) return;
+
+  let k = x[start - 1]!;
+  for (let i = start; i < to; i++) {
+    let path = 0;
+    for (let j = i - n + 1; j <= i; j++) path += Math.abs(x[j]! - x[j - 1]!);
+    const direction = Math.abs(x[i]! - x[i - n]!);
+    // Math.min keeps a rounding excess of |direction| over the path at ER = 1; NaN propagates.
+    const er = path === 0 ? 1 : Math.min(direction / path, 1);
+    let sc = er * FAST_MINUS_SLOW + SLOW;
+    sc *= sc;
+    k += (x[i]! - k) * sc;
+    if (i >= from) out[i] = k;
+  }
+};
+
+export const kama: FunctionModule = {
+  name: "kama",
+  params: [
+    { name: "src", kind: "series", default: "close" },
+    { name: "n", kind: "length" },
+  ],
+  result: "number",
+  implicit: [],
+  extraLookback: (k) => k[0]!,
+  lookbackDoc: "L(src) + n",
+  recursive: true,
+  // The slowest the average can run is sc = (2/31)²; the seed fades at that rate in a choppy market.
+  warmup: () => convergenceBars(SLOW * SLOW),
+  kernel,
+  doc: "Kaufman adaptive moving average: an EMA whose constant moves between 2 and 30 bars with the efficiency ratio |src − src[n]| / Σ|changes| over n.",
+  example: "close > kama(10)",
+  reference: "TA-Lib KAMA",
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above Kaufman's adaptive moving average (KAMA)",
+      query: "close > kama(10)",
+      aliases: ["above kama"],
+      notes: "Close above KAMA with a 10-bar efficiency ratio (fast 2, slow 30): the average follows trends quickly and stands still in noise.",
+    },
+    {
+      category: "Moving averages",
+      phrase: "KAMA turning up",
+      query: "kama(10) > kama(10)[1]",
+      notes: "KAMA rose on the last bar; because it barely moves in a choppy market, a rise usually means a trend has started.",
+    },
+  ],
+};

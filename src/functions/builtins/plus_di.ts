@@ -1,0 +1,35 @@
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { PLUS_DI, directional } from "../shared/directional.js";
+
+/**
+ * See `directional` in shared/directional.ts: Wilder's running sums, first defined n bars after the first full
+ * bar. With n = 1 the sums are the bar's own +DM and true range; TA-Lib's special case for
+ * period 1 returns that ratio as a fraction instead of a percentage (0.15 for 15), unlike its
+ * every other period: the percentage is kept here.
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) =>
+  directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, PLUS_DI, out, from, to);
+
+export const plus_di: FunctionModule = {
+  name: "plus_di",
+  params: [{ name: "n", kind: "length" }],
+  result: "number",
+  implicit: ["high", "low", "close"],
+  extraLookback: ([n = 1]) => n,
+  lookbackDoc: "n + 1",
+  recursive: true,
+  warmup: ([n = 1]) => convergenceBars(1 / n),
+  kernel,
+  doc: "Plus directional indicator (Wilder): 100·(Wilder-smoothed +DM)/(Wilder-smoothed true range) over n.",
+  example: "crossover(plus_di(14), minus_di(14))",
+  reference: "TA-Lib PLUS_DI",
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "+DI crossed above −DI",
+      query: "crossover(plus_di(14), minus_di(14))",
+      aliases: ["plus di crosses minus di", "bullish DI cross"],
+      notes: "Upward directional movement overtakes downward on this bar (Wilder's buy signal).",
+    },
+  ],
+};

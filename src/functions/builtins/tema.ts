@@ -1,0 +1,74 @@
+import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+
+/**
+ * Triple exponential moving average (Mulloy; TA-Lib TEMA): 3·e1 − 3·e2 + e3 with
+ * e1 = ema(src, n), e2 = ema(e1, n), e3 = ema(e2, n) — less lag again than DEMA. Each EMA is
+ * TA-Lib's: alpha = 2/(n+1), seeded with the simple mean of its first n inputs, so e1, e2 and
+ * e3 start at bars n − 1, 2n − 2 and 3n − 3.
+ *
+ * Recursive: streams from the input's first defined value f; a NaN after that poisons all
+ * three averages.
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  const x = inputs[0]!;
+  const n = consts[0]!;
+  const alpha = 2 / (n + 1);
+  let f = 0;
+  while (f < to && x[f]! !== x[f]!) f++;
+  const start2 = f + 2 * n - 2;
+  const start = f + 3 * n - 3;
+  for (let i = from; i < to && i < start; i++) out[i] = NaN;
+  if (start >= to) return;
+
+  let sum = 0;
+  for (let j = f; j < f + n; j++) sum += x[j]!;
+  let e1 = sum / n;
+  let seed2 = e1;
+  let i = f + n;
+  for (; i <= start2; i++) {
+    e1 += alpha * (x[i]! - e1);
+    seed2 += e1;
+  }
+  let e2 = seed2 / n;
+  let seed3 = e2;
+  for (; i <= start; i++) {
+    e1 += alpha * (x[i]! - e1);
+    e2 += alpha * (e1 - e2);
+    seed3 += e2;
+  }
+  let e3 = seed3 / n;
+  if (start >= from) out[start] = 3 * e1 - 3 * e2 + e3;
+  for (; i < to; i++) {
+    e1 += alpha * (x[i]! - e1);
+    e2 += alpha * (e1 - e2);
+    e3 += alpha * (e2 - e3);
+    if (i >= from) out[i] = 3 * e1 - 3 * e2 + e3;
+  }
+};
+
+export const tema: FunctionModule = {
+  name: "tema",
+  params: [
+    { name: "src", kind: "series", default: "close" },
+    { name: "n", kind: "length" },
+  ],
+  result: "number",
+  implicit: [],
+  extraLookback: (k) => 3 * k[0]! - 3,
+  lookbackDoc: "L(src) + 3n − 3",
+  recursive: true,
+  warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
+  kernel,
+  doc: "Triple EMA: 3·e1 − 3·e2 + e3 for e1 = ema(src, n), e2 = ema(e1, n), e3 = ema(e2, n).",
+  example: "close > tema(20)",
+  reference: "TA-Lib TEMA",
+  phrases: [
+    {
+      category: "Moving averages",
+      phrase: "price above the triple EMA (TEMA)",
+      query: "close > tema(20)",
+      aliases: ["above tema"],
+      notes: "Close above the 20-bar triple exponential moving average, which lags even less than DEMA; it overshoots on sharp turns.",
+    },
+  ],
+};

@@ -1,0 +1,72 @@
+import type { FunctionModule, Kernel } from "../module.js";
+
+/**
+ * The midpoint of the last n bars' range, (highest(high, n) + lowest(low, n))/2, at bar i
+ * (i ≥ n − 1): the building block of every Ichimoku line. Math.max/min propagate a NaN bar.
+ */
+export function donchianMid(high: Float64Array, low: Float64Array, n: number, i: number): number {
+  let hi = high[i]!;
+  let lo = low[i]!;
+  for (let j = i - n + 1; j < i; j++) {
+    hi = Math.max(hi, high[j]!);
+    lo = Math.min(lo, low[j]!);
+  }
+  return (hi + lo) / 2;
+}
+
+/**
+ * Writes `donchianMid(n)` taken `shift` bars ago for [from, to): the Ichimoku conversion and
+ * base lines (shift 0) and senkou span B as plotted (shift disp − 1).
+ */
+export function shiftedMid(
+  high: Float64Array,
+  low: Float64Array,
+  n: number,
+  shift: number,
+  out: Float64Array,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const at = i - shift;
+    out[i] = at < n - 1 ? NaN : donchianMid(high, low, n, at);
+  }
+}
+
+/**
+ * Ichimoku conversion line (tenkan-sen, TradingView Ichimoku): the midpoint of the last n bars'
+ * high–low range (9 by default on charts). Inputs are the implicit [high, low].
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  shiftedMid(inputs[0]!, inputs[1]!, consts[0]!, 0, out, from, to);
+};
+
+export const tenkan: FunctionModule = {
+  name: "tenkan",
+  params: [{ name: "n", kind: "length" }],
+  result: "number",
+  implicit: ["high", "low"],
+  extraLookback: (k) => k[0]! - 1,
+  lookbackDoc: "n",
+  recursive: false,
+  kernel,
+  doc: "Ichimoku conversion line (tenkan-sen): (highest(high, n) + lowest(low, n))/2.",
+  example: "tenkan(9) > kijun(26)",
+  reference: "TradingView Ichimoku (conversion line)",
+  phrases: [
+    {
+      category: "Trend",
+      phrase: "Ichimoku tenkan above kijun (bullish TK)",
+      query: "tenkan(9) > kijun(26)",
+      aliases: ["tk bullish"],
+      notes: "The Ichimoku conversion line (9) is above the base line (26): short-term momentum above the medium-term equilibrium.",
+    },
+    {
+      category: "Trend",
+      phrase: "Ichimoku TK cross up",
+      query: "crossover(tenkan(9), kijun(26))",
+      aliases: ["tenkan kijun cross"],
+      notes: "The conversion line crossed above the base line on the latest bar, Ichimoku's classic buy signal.",
+    },
+  ],
+};

@@ -1,0 +1,66 @@
+import type { FunctionModule, Kernel } from "../module.js";
+
+/**
+ * Z-score: (src − sma(src, n))/stdev(src, n), how many population standard deviations the
+ * current value sits from the mean of the last n values (current bar included). Undefined where
+ * the window is flat (σ = 0), and for n = 1.
+ *
+ * Mean and σ are computed two-pass (the corrected formula of the Bollinger bands), so a flat
+ * window gives σ exactly 0 rather than rounding noise that would make the z-score explode.
+ */
+const kernel: Kernel = (inputs, consts, out, from, to) => {
+  const x = inputs[0]!;
+  const n = consts[0]!;
+  let i = from;
+  for (; i < to && i < n - 1; i++) out[i] = NaN;
+  for (; i < to; i++) {
+    const first = i - n + 1;
+    // Summing offsets from the window's first value makes a flat window's mean exactly that
+    // value (a plain sum/n can be an ulp off), so its σ is exactly 0.
+    const shift = x[first]!;
+    let sum = 0;
+    for (let j = first; j <= i; j++) sum += x[j]! - shift;
+    const mean = shift + sum / n;
+    let dev = 0;
+    let dev2 = 0;
+    for (let j = first; j <= i; j++) {
+      const e = x[j]! - mean;
+      dev += e;
+      dev2 += e * e;
+    }
+    const sigma = Math.sqrt(Math.max((dev2 - (dev * dev) / n) / n, 0));
+    out[i] = sigma === 0 ? NaN : (x[i]! - mean) / sigma;
+  }
+};
+
+export const zscore: FunctionModule = {
+  name: "zscore",
+  params: [
+    { name: "src", kind: "series", default: "close" },
+    { name: "n", kind: "length" },
+  ],
+  result: "number",
+  implicit: [],
+  extraLookback: (k) => k[0]! - 1,
+  lookbackDoc: "L(src) + n − 1",
+  recursive: false,
+  kernel,
+  doc: "Z-score: (src − sma(src, n)) / stdev(src, n); undefined when the window is flat.",
+  example: "zscore(20) < -2",
+  reference: "(src − sma(src, n)) / stdev(src, n), population σ as TradingView ta.stdev",
+  phrases: [
+    {
+      category: "Ranges and volatility",
+      phrase: "price two standard deviations below its 20-bar mean",
+      query: "zscore(20) < -2",
+      aliases: ["z-score below -2"],
+      notes: "The close's z-score over 20 bars is below −2: statistically stretched to the downside. Undefined on a flat window.",
+    },
+    {
+      category: "Volume",
+      phrase: "volume spike (volume z-score above 3)",
+      query: "zscore(volume, 20) > 3",
+      notes: "The latest volume is more than 3 standard deviations above its 20-bar mean.",
+    },
+  ],
+};

@@ -1,7 +1,0 @@
-import type { Kernel } from "../kernel.js";
-import { bands } from "./bands.js";
-
-/** Lower Bollinger band: `sma(src, n) − k · stdev(src, n)`, stdev population; consts [n, k]. */
-export const bb_lower: Kernel = (inputs, consts, out, from, to) => {
-  bands(inputs[0]!, consts[0]!, 1, -consts[1]!, out, from, to);
-};

@@ -1,0 +1,101 @@
+/** Which line of Wilder's directional movement system `directional` writes. */
+export const PLUS_DI = 0;
+export const MINUS_DI = 1;
+export const DX = 2;
+export const ADX = 3;
+
+/**
+ * Wilder's directional movement system (New Concepts in Technical Trading Systems, 1978;
+ * TA-Lib PLUS_DI, MINUS_DI, DX, ADX), streamed from the first bar f where high, low and close
+ * are all defined. On each later bar, up = high − high[1] and down = low[1] − low; +DM = up
+ * when up > down and up > 0, −DM = down when down > up and down > 0, else 0 (an inside bar or
+ * equal moves count for neither). TR is the true range. Wilder keeps running *sums*: the first
+ * n − 1 bars are added up, and from bar f + n on each sum S becomes S − S/n + value, so the
+ * first DI is at f + n. +DI = 100·S(+DM)/S(TR), −DI likewise; DX = 100·|+DI − −DI|/(+DI + −DI);
+ * ADX is the mean of the first n DX values, then Wilder's average (adx·(n − 1) + dx)/n, first
+ * at f + 2n − 1.
+ *
+ * Undefined values: S(TR) = 0 (no range since f, e.g. a flat start) leaves both DI undefined,
+ * and +DI + −DI = 0 (no directional movement since f) leaves DX undefined, where TA-Lib writes
+ * 0 (it also does so below 1e-14, which on sub-penny prices is a real range: the exact ratio
+ * is kept). ADX is defined from f + 2n − 1 all the same, as Wilder's procedure and TA-Lib
+ * have it: an undefined DX among the n that seed the average adds no trend strength (the
+ * seed is their sum over n), and a later one leaves ADX where it was (after any movement the
+ * decayed sums only return to 0 by underflow). So a flat series has ADX 0 and DI, DX
+ * undefined. A NaN in the bars after f poisons the sums from there on.
+ */
+export function directional(
+  high: Float64Array,
+  low: Float64Array,
+  close: Float64Array,
+  n: number,
+  part: number,
+  out: Float64Array,
+  from: number,
+  to: number,
+): void {
+  let f = 0;
+  while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]!)) f++;
+  const firstDi = f + n;
+  for (let i = from; i < to && i < firstDi; i++) out[i] = NaN;
+  if (firstDi >= to) return;
+
+  let sPlus = 0;
+  let sMinus = 0;
+  let sTr = 0;
+  let i = f + 1;
+  for (; i < firstDi; i++) {
+    const up = high[i]! - high[i - 1]!;
+    const down = low[i - 1]! - low[i]!;
+    if (down > 0 && up < down) sMinus += down;
+    else if (up > 0 && up > down) sPlus += up;
+    sTr += trueRange(high[i]!, low[i]!, close[i - 1]!);
+  }
+
+  // ADX state: DX values summed until n of them seed the average.
+  let adx = NaN;
+  let seedCount = 0;
+  let seedSum = 0;
+  for (; i < to; i++) {
+    const up = high[i]! - high[i - 1]!;
+    const down = low[i - 1]! - low[i]!;
+    sMinus -= sMinus / n;
+    sPlus -= sPlus / n;
+    if (down > 0 && up < down) sMinus += down;
+    else if (up > 0 && up > down) sPlus += up;
+    // NaN bars make up and down NaN (both tests false): the true range carries the NaN.
+    else if (up !== up || down !== down) sPlus = sMinus = NaN;
+    sTr = sTr - sTr / n + trueRange(high[i]!, low[i]!, close[i - 1]!);
+    if (part === ADX) {
+      const dx = directionalIndex(sPlus, sMinus, sTr);
+      if (sTr !== sTr) {
+        // A NaN bar: the sums are poisoned, and so is the average.
+        adx = seedSum = NaN;
+      } else if (seedCount < n) {
+        // No range or no directional movement yet: no trend strength to add (TA-Lib's seed).
+        if (dx === dx) seedSum += dx;
+        if (++seedCount === n) adx = seedSum / n;
+      } else if (dx === dx) {
+        adx = (adx * (n - 1) + dx) / n;
+      }
+      if (i >= from) out[i] = adx;
+    } else if (i >= from) {
+      if (part === DX) out[i] = directionalIndex(sPlus, sMinus, sTr);
+      else out[i] = sTr === 0 ? NaN : 100 * ((part === PLUS_DI ? sPlus : sMinus) / sTr);
+    }
+  }
+}
+
+/** DX from Wilder's sums; NaN when the range or the directional movement is 0 (or a bar is NaN). */
+function directionalIndex(sPlus: number, sMinus: number, sTr: number): number {
+  if (sTr === 0) return NaN;
+  const minusDi = 100 * (sMinus / sTr);
+  const plusDi = 100 * (sPlus / sTr);
+  const sum = minusDi + plusDi;
+  return sum === 0 ? NaN : 100 * (Math.abs(minusDi - plusDi) / sum);
+}
+
+/** Wilder's true range: the bar's range extended to the previous close (gaps count). */
+function trueRange(h: number, l: number, previousClose: number): number {
+  return Math.max(h - l, Math.max(Math.abs(h - previousClose), Math.abs(l - previousClose)));
+}

@@ -1,0 +1,98 @@
+import { highest } from "../builtins/highest.js";
+import { lowest } from "../builtins/lowest.js";
+import type { KernelContext } from "../module.js";
+import { smaKernel } from "./sma.js";
+
+/**
+ * Lane's raw stochastic (%K before smoothing) over `[lo, to)` into `fastK`:
+ * `100·(close − lowest(low, k))/(highest(high, k) − lowest(low, k))`, where the close sits in
+ * the range of the last k bars. A range of zero (k bars at one price) leaves the position of
+ * the close undefined: NaN, where TA-Lib writes 0 (decisions §1: a zero denominator is
+ * undefined). Also serves the Stoch RSI, which passes the RSI as high, low and close.
+ * Uses scratch buffers `base` and `base + 1` of `ctx` for the window extremes.
+ */
+export function fastStochastic(
+  high: Float64Array,
+  low: Float64Array,
+  close: Float64Array,
+  k: number,
+  fastK: Float64Array,
+  lo: number,
+  to: number,
+  ctx: KernelContext,
+  base: number,
+): void {
+  const hh = ctx.scratch(base, to);
+  const ll = ctx.scratch(base + 1, to);
+  highest.kernel([high], [k], hh, lo, to, ctx);
+  lowest.kernel([low], [k], ll, lo, to, ctx);
+  for (let i = lo; i < to; i++) {
+    const range = hh[i]! - ll[i]!;
+    // NaN in the window propagates through hh/ll; 0/0 would also be NaN but x/0 is ±Infinity.
+    fastK[i] = range === 0 ? NaN : (100 * (close[i]! - ll[i]!)) / range;
+  }
+}
+
+/**
+ * Wilder's RSI(n) of x into `out` over [from, to), as `rsi` defines it (seeded with the mean of
+ * the first n changes, then RMA; 100 when the average loss is 0), streamed from the first
+ * defined x. The arithmetic follows TA-Lib's order, avg = (avg·(n − 1) + change)/n and
+ * RSI = 100·gain/(gain + loss), rather than `rsi`'s: equal up to rounding, but in a flat
+ * stretch both averages decay by the same factor and the RSI is constant up to rounding
+ * noise, so its k-bar range *is* that noise. Using the same operations as TA-Lib makes the
+ * noise, and hence the Stoch RSI there, bit-identical to the reference.
+ */
+function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, to: number): void {
+  let f = 0;
+  while (f < to && x[f]! !== x[f]!) f++;
+  const seedAt = f + n;
+  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
+  if (seedAt >= to) return;
+  let gain = 0;
+  let loss = 0;
+  for (let j = f + 1; j <= seedAt; j++) {
+    const d = x[j]! - x[j - 1]!;
+    if (d < 0) loss -= d;
+    else gain += d;
+  }
+  gain /= n;
+  loss /= n;
+  const m = n - 1;
+  for (let i = seedAt; ; ) {
+    const total = gain + loss;
+    if (i >= from) out[i] = total === 0 ? 100 : 100 * (gain / total);
+    if (++i >= to) break;
+    const d = x[i]! - x[i - 1]!;
+    gain *= m;
+    loss *= m;
+    if (d < 0) loss -= d;
+    else if (d >= 0) gain += d;
+    else gain = loss = NaN;
+    gain /= n;
+    loss /= n;
+  }
+}
+
+/**
+ * Stoch RSI %K over `[lo, to)` into `kOut`: Wilder's RSI(n) of src, its stochastic over k bars
+ * (where the RSI sits in its own k-bar range), then the SMA(smooth) of that. Uses scratch
+ * buffers 0 to 3 of `ctx`.
+ */
+export function stochRsiK(
+  src: Float64Array,
+  n: number,
+  k: number,
+  smooth: number,
+  kOut: Float64Array,
+  lo: number,
+  to: number,
+  ctx: KernelContext,
+): void {
+  const rawFrom = Math.max(0, lo - smooth + 1);
+  const r = ctx.scratch(0, to);
+  // RSI is recursive: it streams from the first defined src and writes only what the window needs.
+  wilderRsi(src, n, r, Math.max(0, rawFrom - k + 1), to);
+  const fastK = ctx.scratch(1, to);
+  fastStochastic(r, r, r, k, fastK, rawFrom, to, ctx, 2);
+  smaKernel([fastK], [smooth], kOut, lo, to, ctx);
+}

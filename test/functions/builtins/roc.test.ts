@@ -1,0 +1,32 @@
+/**
+ * `roc`: reference values (the `technicalindicators` package, at every bar of four generated
+ * instruments) and hand-worked examples. Contract, lookback and evaluator properties of every
+ * module run in test/functions/contract.test.ts, test/functions/lookback.test.ts and test/eval/.
+ */
+import { ROC } from "technicalindicators";
+import { describe, expect, it } from "vitest";
+import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, expectAgreement, f64, floorOf, list, run, values } from "../series.js";
+
+const N = FIXTURES[0]!.close.length;
+
+describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+  const close = bars.close;
+  const floor = floorOf(bars);
+
+  it.each(LENGTHS)("roc(close, %i) = ROC (in percent)", (n) => {
+    const ours = run(kernels.roc, [close], [n]);
+    expectAgreement(ours, alignEnd(ROC.calculate({ period: n, values: values(close) }), N), 1e-3);
+  });
+});
+
+describe("worked examples", () => {
+  it("roc is in percent and change is a plain difference", () => {
+    const xs = f64([10, 11, 12.1, 6.05]);
+    const roc = run(kernels.roc, [xs], [1]);
+    expect(roc[0]).toBeNaN();
+    expect(roc[1]).toBeCloseTo(10, 12);
+    expect(roc[2]).toBeCloseTo(10, 12);
+    expect(roc[3]).toBeCloseTo(-50, 12);
+    expect(list(run(kernels.change, [xs], [2]))).toEqual([NaN, NaN, 12.1 - 10, 6.05 - 11]);
+  });
+});
