@@ -131,3 +131,16 @@ export function assembleLatest(
 export function orderedSeries(requested: readonly RawSeries[]): RawSeries[] {
   return RAW_SERIES.filter((name) => requested.includes(name));
 }
+
+/** The bars a write keeps (the last of each time, as the row upserts do), oldest first. */
+export function uniqueBars(bars: Bars): Bars {
+  const n = bars.time.length;
+  let increasing = true;
+  for (let i = 1; i < n && increasing; i++) if (!(bars.time[i]! > bars.time[i - 1]!)) increasing = false;
+  if (increasing) return bars;
+  const last = new Map<number, number>();
+  for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
+  const keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
+  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
+  return { time: pick(bars.time), open: pick(bars.open), high: pick(bars.high), low: pick(bars.low), close: pick(bars.close), volume: pick(bars.volume) };
+}

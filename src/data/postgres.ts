@@ -33,7 +33,7 @@ import type {
 } from "./store.js";
 import { HEALTH_SQL, isTier } from "./store.js";
 import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
-import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, type PackedBlock, type ReadBlock } from "./blocks.js";
+import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type PackedBlock, type ReadBlock } from "./blocks.js";
 
 /** One series span whose blocks a write rebuilds; `packed`: blocks already packed from the batch (a series written whole). */
 interface BlockSpan {
@@ -843,16 +843,6 @@ class Chunk {
  * last counts (as when SQLite applies them one after another); one INSERT may not touch a
  * row twice.
  */
-/** The bars the write keeps (the last of each time, as the row upsert does), oldest first. */
-function uniqueBars(bars: Bars): Bars {
-  const keep = lastOfEachTime(bars.time).sort((a, b) => bars.time[a]! - bars.time[b]!);
-  let sorted = true;
-  for (let i = 1; i < keep.length && sorted; i++) if (keep[i]! < keep[i - 1]!) sorted = false;
-  if (sorted && keep.length === bars.time.length) return bars;
-  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
-  return { time: pick(bars.time), open: pick(bars.open), high: pick(bars.high), low: pick(bars.low), close: pick(bars.close), volume: pick(bars.volume) };
-}
-
 function lastOfEachTime(time: ArrayLike<number>): number[] {
   const n = time.length;
   let increasing = true;

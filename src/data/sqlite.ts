@@ -25,7 +25,7 @@ import type {
 } from "./store.js";
 import { HEALTH_SQL, isTier } from "./store.js";
 import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type DeriveJob, type Touched } from "./derive.js";
-import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, type ReadBlock } from "./blocks.js";
+import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type ReadBlock } from "./blocks.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -280,6 +280,15 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     }
   }
 
+  /** Replaces every block of one series with `bars` packed (the series was written whole by this write). */
+  private writeBlocks(market: string, timeframe: Timeframe, symbol: string, bars: Bars): void {
+    this.stmt.deleteBlocks.run(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
+    for (const packed of packBlocks(bars, timeframe)) {
+      const c = packed.columns;
+      this.stmt.insertBlock.run(market, timeframe, symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+    }
+  }
+
   /** Rewrites the blocks of one series that hold open times in [from, to] from its rows (inside a write's transaction). */
   private rebuildBlocks(market: string, timeframe: Timeframe, symbol: string, from: number, to: number): void {
     const full = from <= -FULL_SPAN || to >= FULL_SPAN;
@@ -401,6 +410,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       let reported = 0;
       const { upsertBar, refreshSeries } = this.stmt;
       const touched = new Map<string, Touched>();
+      const wholeSeries = new Map<string, Bars>();
       for (const { market, timeframe, symbols, replace } of batches) {
         if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
         for (const { symbol, bars } of symbols) {
@@ -425,6 +435,10 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
             upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);
           }
           if (time.length > 0) refreshSeries.run(0, market, timeframe, symbol);
+          // A series written whole by this batch: its blocks are packed from the batch, not read back.
+          const wholeKey = `${timeframe}\u0000${market}\u0000${symbol}`;
+          if ((clear || !state.before.has(timeframe)) && !state.written.has(timeframe)) wholeSeries.set(wholeKey, uniqueBars(bars));
+          else wholeSeries.delete(wholeKey);
           recordSpan(state.written, timeframe, time, clear);
           done += time.length;
           if (onProgress && done - reported >= 10_000) {
@@ -437,7 +451,9 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         const jobs = this.derive(state);
         // Blocks follow the rows: every span written or derived is packed again.
         for (const [tf, span] of state.written) {
-          this.rebuildBlocks(state.market, tf, state.symbol, span.full ? -FULL_SPAN : span.from, span.full ? FULL_SPAN : span.to);
+          const whole = wholeSeries.get(`${tf}\u0000${state.market}\u0000${state.symbol}`);
+          if (whole) this.writeBlocks(state.market, tf, state.symbol, whole);
+          else this.rebuildBlocks(state.market, tf, state.symbol, span.full ? -FULL_SPAN : span.from, span.full ? FULL_SPAN : span.to);
         }
         for (const job of jobs) {
           this.rebuildBlocks(state.market, job.coarse, state.symbol, job.full ? -FULL_SPAN : job.from, job.full ? FULL_SPAN : job.to - 1);
