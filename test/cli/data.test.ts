@@ -23,8 +23,8 @@ describe("xql data", () => {
       const result = await xql(["data", "import", file, "--market", "stocks", "--timeframe", "h1", "--db", db]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("Imported 50 h1 bars of 1 symbol into market STOCKS");
-      // Not a terminal: no progress bar escapes on standard error.
-      expect(result.stderr).toBe("");
+      // Not a terminal: no progress bar escapes; the one line on standard error names the format taken.
+      expect(result.stderr).toMatch(/^xql data import: read .+ as xql CSV \(symbol,time,open,high,low,close,volume; [^\n]*\)\n$/);
     }
     const store = new SqliteStore(db);
     expect(await store.barCount()).toBe(50);
@@ -71,6 +71,6 @@ describe("xql data", () => {
   it("prints help", async () => {
     const { code, stdout } = await xql(["data", "--help"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("xql data import FILE.csv --market M --timeframe TF");
+    expect(stdout).toContain("xql data import FILE|- --market M [--timeframe TF] [--symbol S] [--tz ZONE]");
   });
 });
