@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's whole check, as CI runs it (`npm run check`, called by .ci/run after `npm ci`):
-# start the PostgreSQL and Redis servers the scale-out tests use, typecheck, build, run every
+# start the PostgreSQL and Redis servers the scale-out tests use, install Chromium for the
+# browser tests when missing, typecheck, build, run every
 # test, then pack the package and exercise the tarball as a user would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,9 @@ if [ -f scripts/services.sh ]; then
   fi
   trap 'bash scripts/services.sh stop || true' EXIT
 fi
+
+# Chromium for the playground's browser tests (installed when missing).
+bash scripts/browser.sh
 
 echo "== typecheck"
 npm run typecheck

@@ -35,7 +35,7 @@ function warmupText(fn: FunctionSpec): string {
   let nth = 0;
   const consts = fn.params.flatMap((p) => (p.kind === "length" ? [lengths[nth++]!] : p.kind === "number" ? [p.samples?.[0] ?? 2] : []));
   const shown = fn.params.filter((p) => p.kind === "length" || p.kind === "number").map((p, i) => `${p.name} = ${consts[i]}`);
-  return `its seed is forgotten to 1e-6 after ${fn.warmup!(consts, 3_600_000)} bars beyond the lookback (${shown.join(", ")}), which the service fetches (see language.md, "Warm-up")`;
+  return `its seed is forgotten to 1e-6 after ${fn.warmup!(consts, 3_600_000)} bars beyond the lookback (${shown.length > 0 ? shown.join(", ") : "on h1"}), which the service fetches (see language.md, "Warm-up")`;
 }
 
 function functionSection(fn: FunctionSpec): string {

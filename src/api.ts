@@ -10,13 +10,19 @@ import { explainQuery } from "./plan/explain.js";
 import { planQuery, type Planned } from "./plan/plan.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_WARMUP_CEILING,
+  type FetchSource,
   DEFAULT_MARKETS,
   type ErrorBody,
   type Instrument,
   type Plan,
   type RunResult,
   type XqlOptions,
+  type HistoryOptions,
+  type HistoryResult,
+  DEFAULT_HISTORY_BARS,
 } from "./types.js";
+import { historyResult } from "./eval/history.js";
 
 /**
  * A query that passed every check: its plan, its explanation, and `run` over injected bars.
@@ -35,6 +41,13 @@ export interface CompiledQuery {
   /** The mechanical rendering of the query (exactly the `explanation` of the explain body). */
   readonly explanation: string;
   /**
+   * What to fetch per plan source, in plan order: `{ timeframe, series, bars }` with
+   * `bars = max(minLookback, warmup)`. The warm-up lets recursive indicators (EMA, RSI, ATR,
+   * MACD, ...) forget their seed to 1e-6: at least 300 bars, at most `warmupCeiling` (default
+   * 5000). Give `run` this many bars per source for values that match the whole history.
+   */
+  readonly fetch: readonly FetchSource[];
+  /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
    * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
    * volume, flat prices) never throw: they leave an instrument out or make a comparison false.
@@ -44,6 +57,26 @@ export interface CompiledQuery {
    * from the time column's. The message names the instrument, the timeframe and the index.
    */
   run(universe: Iterable<Instrument>): RunResult;
+  /**
+   * Screen history (decisions §5): the screen evaluated at each of the last `bars` distinct base
+   * bar times of the universe as if that bar were the latest, in one pass per instrument. The
+   * matches and column values at a bar t are bit-identical to `run` over the same bars truncated
+   * after t (every timeframe cut at t's close), restricted to the instruments that have a base
+   * bar at t. Sorting and limit apply per bar, as in run; within a bar matches are listed by
+   * symbol. `stats.forward` gives the close-to-close returns 1, 5 and 20 base bars after each
+   * match (only matches with that many later bars count).
+   *
+   * @param options - `bars`: the window, default 100 (any positive integer here; the HTTP
+   * service allows at most 1,000).
+   * @throws RangeError when `bars` is not a positive integer; {@link XqlDataError} as `run`.
+   * @example
+   * ```ts
+   * const q = compile('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30');
+   * const { matches, stats } = q.history(syntheticUniverse({ market: "FOREX", symbols: 20, timeframes: ["h1"], bars: 600 }), { bars: 300 });
+   * stats.forward["5"].hitRate; // share of matches followed by a higher close 5 bars later
+   * ```
+   */
+  history(universe: Iterable<Instrument>, options?: HistoryOptions): HistoryResult;
 }
 
 /** What {@link validate} returns: exactly the body of the HTTP service's `POST /validate`. */
@@ -78,20 +111,24 @@ interface Compiled {
   readonly planned: Planned;
 }
 
-function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number } {
+function resolveOptions(options: XqlOptions | undefined): { markets: readonly string[]; lookbackCeiling: number; warmupCeiling: number } {
   const markets = options?.markets ?? DEFAULT_MARKETS;
   const lookbackCeiling = options?.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING;
+  const warmupCeiling = options?.warmupCeiling ?? DEFAULT_WARMUP_CEILING;
   if (!Array.isArray(markets) || markets.some((m) => typeof m !== "string")) {
     throw new TypeError("options.markets must be an array of strings");
   }
   if (!Number.isInteger(lookbackCeiling) || lookbackCeiling < 1) {
     throw new TypeError("options.lookbackCeiling must be a positive integer");
   }
-  return { markets, lookbackCeiling };
+  if (!Number.isInteger(warmupCeiling) || warmupCeiling < 1) {
+    throw new TypeError("options.warmupCeiling must be a positive integer");
+  }
+  return { markets, lookbackCeiling, warmupCeiling };
 }
 
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
-  const { markets, lookbackCeiling } = resolveOptions(options);
+  const { markets, lookbackCeiling, warmupCeiling } = resolveOptions(options);
   if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
   let ast;
   try {
@@ -102,7 +139,7 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
     throw error;
   }
   const checked = check(ast, query, markets);
-  const planned = planQuery(checked, lookbackCeiling);
+  const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
   return { checked, planned };
 }
 
@@ -181,6 +218,14 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
   return Object.freeze({
     plan: planned.plan,
     explanation,
-    run: (universe: Iterable<Instrument>): RunResult => runner(universe),
+    fetch: planned.fetch,
+    run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
+    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
+      const bars = options.bars ?? DEFAULT_HISTORY_BARS;
+      if (!Number.isInteger(bars) || bars < 1) {
+        throw new RangeError(`history: bars must be a positive integer, got ${String(options.bars)}`);
+      }
+      return historyResult(runner.history(universe, bars));
+    },
   });
 }

@@ -19,14 +19,24 @@
  */
 export { validate, explain, compile } from "./api.js";
 export type { CompiledQuery, ValidateResult, ExplainResult } from "./api.js";
-export { XqlError } from "./errors.js";
+export { XqlError, ERROR_CATALOGUE, errorCodeOf } from "./errors.js";
 export { XqlDataError } from "./eval/evaluate.js";
-export type { Stage } from "./errors.js";
+export type { Stage, ErrorCode, ErrorEntry, ErrorGroup } from "./errors.js";
 export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./data/synthetic.js";
 export type { SyntheticOptions } from "./data/synthetic.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
-export { TIMEFRAMES, TIMEFRAME_MS, RAW_SERIES, DEFAULT_MARKETS, DEFAULT_LOOKBACK_CEILING } from "./types.js";
+export {
+  TIMEFRAMES,
+  TIMEFRAME_MS,
+  RAW_SERIES,
+  DEFAULT_MARKETS,
+  DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_HISTORY_BARS,
+  MAX_HISTORY_BARS,
+  DEFAULT_WARMUP_CEILING,
+  MIN_WARMUP,
+} from "./types.js";
 export type {
   Timeframe,
   RawSeries,
@@ -41,6 +51,11 @@ export type {
   RunResult,
   RunMeta,
   RunSkipped,
+  HistoryOptions,
+  HistoryMatch,
+  HistoryResult,
+  ForwardStats,
   XqlOptions,
+  FetchSource,
 } from "./types.js";
 export { VERSION } from "./version.js";

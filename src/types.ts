@@ -71,6 +71,20 @@ export interface PlanSource {
   minLookback: number;
 }
 
+/**
+ * What to fetch for one source of a plan so that every value at the latest bar is defined and
+ * every recursive indicator has converged (decisions §1 "Evaluation"): the plan source's
+ * timeframe and series, and `bars = max(minLookback, warmup)`.
+ */
+export interface FetchSource {
+  /** The timeframe whose bars are read (as in the plan). */
+  timeframe: Timeframe;
+  /** Sorted names of the raw series needed (as in the plan). */
+  series: RawSeries[];
+  /** Bars to fetch: at least the plan's minLookback, and the source's warm-up. */
+  bars: number;
+}
+
 /** The data-requirements manifest of a query. */
 export interface Plan {
   /** The market queried, in its configured spelling (`"forex"` plans as `FOREX`). */
@@ -145,15 +159,106 @@ export interface RunResult {
   meta: RunMeta;
 }
 
+/**
+ * Why a screen found what it found (decisions §2): how many instruments were considered, how
+ * many matched before `limit`, how many were skipped for lack of data, and the time evaluated.
+ */
+export interface RunMeta {
+  /** Every instrument of the universe considered, skipped ones included. */
+  instruments: number;
+  /** Matches before `limit`. */
+  matched: number;
+  /** Instruments not evaluated. */
+  skipped: {
+    /** With bars on every source the plan needs, but fewer than a source's minLookback. */
+    shortHistory: number;
+    /** Without bars on a source the plan needs. */
+    noData: number;
+  };
+  /** ISO 8601 open time of the latest base bar evaluated; null when none was. */
+  asOf: string | null;
+}
+
+/** Options of `compile(q).history`. */
+export interface HistoryOptions {
+  /** How many of the universe's latest distinct base bar times to evaluate at (default 100). */
+  bars?: number;
+}
+
+/** One match of screen history: the base bar's open time (ms), the symbol and its columns then. */
+export interface HistoryMatch {
+  /** Open time of the base bar, UTC ms since epoch, as in bars. */
+  time: number;
+  /** The instrument's symbol. */
+  symbol: string;
+  /** Column values at that bar, exactly as `run` over bars truncated after it would give them. */
+  columns: Record<string, number | null>;
+}
+
+/** Statistics of the close-to-close returns (percent) from match bars to k base bars later. */
+export interface ForwardStats {
+  /** Matches with k later bars (only those count). */
+  n: number;
+  /** Mean return in percent; null when n = 0. */
+  mean: number | null;
+  /** Median return in percent (the mean of the middle two for an even n); null when n = 0. */
+  median: number | null;
+  /** Share 0..1 of returns above 0; null when n = 0. */
+  hitRate: number | null;
+}
+
+/** The body of a successful screen history (decisions §5). */
+export interface HistoryResult {
+  /** Every match, by bar time, then by symbol. */
+  matches: HistoryMatch[];
+  /** Totals and forward returns. */
+  stats: {
+    /** Bars in the window (at most the bars asked for). */
+    bars: number;
+    /** Matches listed (after the query's limit at each bar). */
+    matches: number;
+    /** Distinct symbols among the matches. */
+    symbolsMatched: number;
+    /** Forward returns at 1, 5 and 20 base bars. */
+    forward: {
+      /** Returns one base bar after each match. */
+      "1": ForwardStats;
+      /** Returns five base bars after each match. */
+      "5": ForwardStats;
+      /** Returns twenty base bars after each match. */
+      "20": ForwardStats;
+    };
+  };
+  /** Over the window: instruments considered, matches before limit, skipped, latest bar. */
+  meta: RunMeta;
+}
+
+/** The window of screen history when none is given: the last 100 base bars. */
+export const DEFAULT_HISTORY_BARS = 100;
+/** The largest window `POST /xql/history` accepts (the library takes any positive integer). */
+export const MAX_HISTORY_BARS = 1000;
+
 /** Options shared by `validate`, `explain` and `compile`. */
 export interface XqlOptions {
   /** Known markets (matched case-insensitively; the plan reports this spelling). Default `["FOREX", "CRYPTO"]`. */
   markets?: readonly string[];
   /** Largest minLookback a source may need. Default 300. */
   lookbackCeiling?: number;
+  /**
+   * Largest warm-up a source may ask for (`compile(q).fetch`): recursive indicators are fetched
+   * enough history to forget their seed, capped here. Default 5000. Not an error when exceeded:
+   * the warm-up is cut to the ceiling.
+   */
+  warmupCeiling?: number;
 }
 
 /** The markets a query may name when {@link XqlOptions.markets} is not given. */
 export const DEFAULT_MARKETS: readonly string[] = ["FOREX", "CRYPTO"];
 /** The largest `minLookback` a source may need when {@link XqlOptions.lookbackCeiling} is not given. */
 export const DEFAULT_LOOKBACK_CEILING = 300;
+
+/** The fewest bars of warm-up a source gets: the bars fetched before warm-up followed convergence. */
+export const MIN_WARMUP = 300;
+
+/** The largest warm-up a source may ask for when {@link XqlOptions.warmupCeiling} is not given. */
+export const DEFAULT_WARMUP_CEILING = 5000;

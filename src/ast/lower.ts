@@ -5,7 +5,7 @@
  */
 import type { CstNode, IToken } from "chevrotain";
 import { syntaxError, XqlError } from "../errors.js";
-import { withSuggestion } from "../check/suggest.js";
+import { withSuggestion } from "../suggest.js";
 import type * as C from "../syntax/cst.js";
 import { miscasedKeyword, miscasedKeywordError, parseText } from "../syntax/parse.js";
 import { isTimeframe, TIMEFRAMES, type Timeframe } from "../types.js";

@@ -258,7 +258,5 @@ export interface Query {
   readonly span: Span;
 }
 
-/** Compile-time exhaustiveness: adding a node kind without handling it fails to compile. */
-export function assertNever(value: never): never {
-  throw new Error(`unhandled node: ${JSON.stringify(value)}`);
-}
+/** Compile-time exhaustiveness: adding a node kind without handling it fails to compile (one definition, in errors.ts). */
+export { assertNever } from "../errors.js";

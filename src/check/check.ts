@@ -13,12 +13,12 @@ import type {
   SortDirection,
   Span,
 } from "../ast/nodes.js";
-import { syntaxError, XqlError } from "../errors.js";
+import { assertNever, syntaxError, XqlError } from "../errors.js";
 import { arity, FUNCTIONS, SERIES, type FunctionSpec, type ValueType } from "../functions/registry.js";
 import { KEYWORDS } from "../syntax/tokens.js";
 import { DEFAULT_MARKETS, type Timeframe } from "../types.js";
 import { IrBuilder, type ArithmeticOperator, type CompareOperator, type IrNode } from "./ir.js";
-import { withSuggestion } from "./suggest.js";
+import { withSuggestion } from "../suggest.js";
 
 export interface CheckedColumn {
   readonly text: string;
@@ -185,6 +185,8 @@ class Checker {
           }
           break;
         }
+        default:
+          assertNever(s, "statement kind");
       }
     }
     const first = this.errors.reduce<XqlError | undefined>(
@@ -257,6 +259,8 @@ class Checker {
       }
       case "binary":
         return this.binary(e);
+      default:
+        return assertNever(e, "expression kind");
     }
   }
 
@@ -410,6 +414,8 @@ class Checker {
           } else consts.push(literal);
           break;
         }
+        default:
+          assertNever(param.kind, "parameter kind");
       }
     });
     if (failed) return undefined;

@@ -6,6 +6,7 @@
  * `and`/`or` chains are flattened into one n-ary node.
  */
 import type { FunctionSpec, SeriesSpec, ValueType } from "../functions/registry.js";
+import { assertNever } from "../errors.js";
 import type { Timeframe } from "../types.js";
 
 export type CompareOperator = "<" | "<=" | ">" | ">=" | "==" | "!=";
@@ -84,6 +85,8 @@ export function children(node: IrNode): readonly IrNode[] {
     case "compare":
     case "arithmetic":
       return [node.left, node.right];
+    default:
+      return assertNever(node, "IR op");
   }
 }
 
@@ -119,6 +122,8 @@ export class IrBuilder {
         return `${n.timeframe}::${n.operand.id}`;
       case "history":
         return `${n.operand.id}[${n.offset}]`;
+      default:
+        return assertNever(n, "IR op");
     }
   }
 

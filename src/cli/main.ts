@@ -8,9 +8,11 @@ const loaders: Record<string, () => Promise<Command>> = {
   explain: async () => (await import("./commands/query.js")).explainCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   run: async () => (await import("./commands/run.js")).runCommand,
+  history: async () => (await import("./commands/history.js")).historyCommand,
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   keys: async () => (await import("./commands/keys.js")).keysCommand,
   data: async () => (await import("./commands/data.js")).dataCommand,
+  lsp: async () => (await import("./commands/lsp.js")).lspCommand,
 };
 
 function usage(commands: Command[]): string {

@@ -9,7 +9,7 @@
  *
  * @module xql/client
  */
-import type { InvalidResult, Plan, RunResult } from "../types.js";
+import type { HistoryResult, InvalidResult, Plan, RunResult } from "../types.js";
 import { VERSION } from "../version.js";
 
 /** The body of every non-400 failure: 401, 413, 429 and 500 all answer `{ error: "..." }`. */
@@ -98,6 +98,8 @@ export type ValidateResponse = XqlResponse<ValidBody>;
 export type ExplainResponse = XqlResponse<ExplainBody>;
 /** What {@link XqlClient.run} resolves to: `{ results }` on a 200; a 429 when the daily quota is used up. */
 export type RunResponse = XqlResponse<RunResult>;
+/** What {@link XqlClient.history} resolves to: `{ matches, stats, meta }` on a 200; metered like run. */
+export type HistoryResponse = XqlResponse<HistoryResult>;
 /** What {@link XqlClient.usage} resolves to: the key's quota state on a 200. */
 export type UsageResponse = XqlResponse<UsageBody>;
 
@@ -225,6 +227,15 @@ export class XqlClient {
   /** `POST /xql/run`: screens the market; metered (a 200 uses one run of the daily quota). */
   run(query: string, options?: RequestOptions): Promise<RunResponse> {
     return this.#request<RunResult>("POST", "xql/run", query, options);
+  }
+
+  /**
+   * `POST /xql/history?bars=N`: when the screen matched over the last N base bars (default 100,
+   * at most 1,000) and the returns that followed; metered like run (one request).
+   */
+  history(query: string, options?: RequestOptions & { bars?: number }): Promise<HistoryResponse> {
+    const path = options?.bars === undefined ? "xql/history" : `xql/history?bars=${encodeURIComponent(String(options.bars))}`;
+    return this.#request<HistoryResult>("POST", path, query, options);
   }
 
   /** `GET /usage`: the key's quota state; never metered. */

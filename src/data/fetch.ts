@@ -1,10 +1,11 @@
 /**
- * Fetching by plan: for each plan source, the latest max(minLookback, warmup) bars of every
+ * Fetching by plan: for each plan source, the latest max(minLookback, warmup, the compiled
+ * query's fetch bars) bars of every
  * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
-import type { Bars, Instrument, Plan, Timeframe } from "../types.js";
-import { DEFAULT_LOOKBACK_CEILING } from "../types.js";
+import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
+import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
 
 /** Warmup bars fetched per source by default: the lookback ceiling. */
@@ -21,6 +22,16 @@ export interface FetchOptions {
   warmup?: number;
   /** Reuse of earlier reads while the store's data version is unchanged; omit to read every time. */
   cache?: BarCache;
+  /**
+   * Base bars of history beyond the latest that must be evaluable too (screen history's window
+   * less one): every source gets the bars that cover them, ceil(extra · dur(base) / dur(tf)).
+   */
+  extraBaseBars?: number;
+  /**
+   * The compiled query's `fetch` (`compile(q).fetch`): bars per source that let its recursive
+   * indicators converge. A source reads at least this many bars (and at least `warmup`).
+   */
+  fetch?: readonly FetchSource[];
 }
 
 /**
@@ -95,12 +106,15 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
   if (cache) cache.observe(await store.dataVersion());
   const base = plan.sources[0];
   if (!base) return [];
+  const extra = options.extraBaseBars ?? 0;
   const requests: LatestBarsRequest[] = plan.sources.map((source) => ({
     market: plan.market,
     timeframe: source.timeframe,
     baseTimeframe: base.timeframe,
     series: source.series,
-    count: fetchCount(source.minLookback, warmup),
+    count:
+      Math.max(fetchCount(source.minLookback, warmup), options.fetch?.find((f) => f.timeframe === source.timeframe)?.bars ?? 0) +
+      (extra > 0 ? Math.ceil((extra * TIMEFRAME_MS[base.timeframe]) / TIMEFRAME_MS[source.timeframe]) : 0),
   }));
   const symbolsRead = (async (): Promise<string[]> => {
     const hit = cache?.symbolsOf(plan.market);

@@ -12,6 +12,7 @@ import type { CheckedQuery } from "../check/check.js";
 import type { CompareOperator, IrNode } from "../check/ir.js";
 import type { Kernel, KernelContext } from "../functions/kernel.js";
 import type { SeriesSpec } from "../functions/registry.js";
+import { assertNever } from "../errors.js";
 import { needKey, type Planned } from "../plan/plan.js";
 import {
   TIMEFRAME_MS,
@@ -51,8 +52,8 @@ interface Frame {
   readonly timeframe: Timeframe;
   readonly bars: Bars;
   readonly length: number;
-  /** Index of the latest bar that counts at the latest base bar (aligned end). */
-  readonly end: number;
+  /** Index of the latest bar that counts at the base bar being evaluated (aligned end). */
+  end: number;
 }
 
 const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
@@ -125,8 +126,6 @@ class Program {
   private readonly slots = new Map<string, Slot>();
   private readonly frames = new Map<Timeframe, Frame>();
   private epoch = 0;
-  /** Open time of the latest base bar of the instrument last loaded. */
-  private latestBaseTime = -Infinity;
   readonly condition: Slot;
   readonly columns: { text: string; slot: Slot }[];
   readonly sort: { slot: Slot; descending: boolean }[];
@@ -183,41 +182,51 @@ class Program {
   }
 
   /**
-   * Prepares the frames of one instrument. Returns false when it lacks a timeframe or the bars
-   * a source needs (it then does not match and is not reported).
+   * Prepares the frames of one instrument at its latest base bar. Returns false when it lacks a
+   * timeframe or the bars a source needs (it then does not match and is not reported).
    */
-  private load(instrument: Instrument): LoadOutcome {
+  private load(instrument: Instrument): boolean {
+    if (!this.attach(instrument)) return false;
+    const base = this.frames.get(this.planned.baseTimeframe)!;
+    return this.alignAt(base.length - 1);
+  }
+
+  /**
+   * Starts a new instrument: validates the bars of every source and sets up its frames. False
+   * when a source has no bars at all (the instrument has no data for the query).
+   */
+  private attach(instrument: Instrument): boolean {
     this.epoch++;
     this.frames.clear();
-    const sources = this.planned.plan.sources;
-    // No data first: an instrument lacking any bar on a needed source is noData, whatever
-    // the other sources hold (decisions §2 meta), and is never shortHistory.
-    const lengths: number[] = [];
-    for (const source of sources) {
+    for (const source of this.planned.plan.sources) {
       const bars = instrument.bars[source.timeframe];
-      if (!bars) return "noData";
+      if (!bars) return false;
       const length = checkBars(instrument.symbol, source.timeframe, bars, source.series);
-      if (length === 0) return "noData";
-      lengths.push(length);
+      if (length === 0) return false;
+      this.frames.set(source.timeframe, { timeframe: source.timeframe, bars, length, end: length - 1 });
     }
-    const base = sources[0]!;
-    const baseBars = instrument.bars[base.timeframe]!;
-    const baseLength = lengths[0]!;
-    if (baseLength < base.minLookback) return "shortHistory";
-    const baseEnd = baseLength - 1;
-    this.frames.set(base.timeframe, { timeframe: base.timeframe, bars: baseBars, length: baseLength, end: baseEnd });
-    const baseClose = baseBars.time[baseEnd]! + TIMEFRAME_MS[base.timeframe];
+    return true;
+  }
+
+  /**
+   * Makes base bar `baseEnd` the latest: every other frame ends at its last bar closed by then
+   * (decisions §1 alignment). False when a source then has fewer bars than its minLookback.
+   */
+  private alignAt(baseEnd: number): boolean {
+    const sources = this.planned.plan.sources;
+    const base = this.frames.get(sources[0]!.timeframe)!;
+    if (baseEnd + 1 < sources[0]!.minLookback) return false;
+    base.end = baseEnd;
+    const baseClose = base.bars.time[baseEnd]! + TIMEFRAME_MS[base.timeframe];
+    let enough = true;
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
-      const bars = instrument.bars[source.timeframe]!;
-      const length = lengths[i]!;
-      const end = lastClosedIndex(bars.time, length, TIMEFRAME_MS[source.timeframe], baseClose);
-      // minLookback counts aligned bars: those closed by the latest base bar's close.
-      if (end + 1 < source.minLookback) return "shortHistory";
-      this.frames.set(source.timeframe, { timeframe: source.timeframe, bars, length, end });
+      const frame = this.frames.get(source.timeframe)!;
+      frame.end = lastClosedIndex(frame.bars.time, frame.length, TIMEFRAME_MS[source.timeframe], baseClose);
+      // minLookback counts aligned bars: those closed by the base bar's close.
+      if (frame.end + 1 < source.minLookback) enough = false;
     }
-    this.latestBaseTime = baseBars.time[baseEnd]!;
-    return "ok";
+    return enough;
   }
 
   /** Values of `slot` valid at least on [from, to) of its timeframe. */
@@ -233,6 +242,11 @@ class Program {
     if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end - slot.history));
     if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
     slot.view = undefined;
+    // A windowed kernel starts its running sums where its range starts, so its rounding would
+    // depend on the range asked. It is always run over whole blocks of BLOCK bars instead, each
+    // block primed afresh: a value is then a function of the bars alone, the same whichever
+    // consumer asks and whatever else the query needs (history relies on it: see `history`).
+    if (isBlocked(slot.node)) from -= from % BLOCK;
     if (to > from) this.compute(slot, frame, from, to);
     slot.epoch = this.epoch;
     slot.lo = from;
@@ -259,7 +273,15 @@ class Program {
         const inputFrom = fn.recursive ? 0 : from - extra;
         const inputs: Float64Array[] = slot.children.map((c) => this.values(c, inputFrom, to));
         for (const raw of fn.implicit) inputs.push(this.raw(frame, raw, inputFrom, to));
-        (fn.kernel as Kernel)(inputs, node.consts, out, from, to, slot.context(frame.timeframe));
+        const ctx = slot.context(frame.timeframe);
+        if (!isBlocked(node)) {
+          (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
+          return;
+        }
+        // `from` is a block start (see `values`): one kernel call per block.
+        for (let start = from; start < to; start += BLOCK) {
+          (fn.kernel as Kernel)(inputs, node.consts, out, start, Math.min(start + BLOCK, to), ctx);
+        }
         return;
       }
       case "negate": {
@@ -312,6 +334,8 @@ class Program {
         }
         return;
       }
+      default:
+        assertNever(node, "IR op");
     }
   }
 
@@ -384,6 +408,8 @@ class Program {
         case "/":
           for (let i = from; i < to; i++) out[i] = left[i]! / right[i]!;
           break;
+        default:
+          assertNever(op, "arithmetic operator");
       }
       left = out;
     }
@@ -431,68 +457,271 @@ class Program {
     return this.values(slot, end, end + 1)[end]!;
   }
 
+  /** The row of the instrument loaded, at its current base bar: columns and sort keys. */
+  private row(symbol: string): RankedRow {
+    const columns: Record<string, number | null> = {};
+    for (const c of this.columns) {
+      const v = this.latest(c.slot);
+      columns[c.text] = Number.isFinite(v) ? v : null;
+    }
+    return { row: { symbol, columns }, keys: this.sort.map((s) => this.latest(s.slot)) };
+  }
+
+  /** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
+  private rank(rows: RankedRow[]): RankedRow[] {
+    rows.sort((a, b) => this.order(a.keys, a.row.symbol, b.keys, b.row.symbol));
+    const limit = this.checked.limit;
+    return limit === undefined ? rows : rows.slice(0, limit);
+  }
+
+  /** The query's order: its sort keys, then the symbol. Negative when a comes first. */
+  private order(a: readonly number[], aSymbol: string, b: readonly number[], bSymbol: string): number {
+    const sort = this.sort;
+    for (let k = 0; k < sort.length; k++) {
+      const x = a[k]!;
+      const y = b[k]!;
+      // NaN sorts last whatever the direction (decisions §1). ±Infinity (a division by
+      // zero) goes with it: it prints as null like NaN, and a null at the top of a
+      // descending sort would bury every real value beneath an undefined one.
+      const xn = !Number.isFinite(x);
+      const yn = !Number.isFinite(y);
+      if (xn || yn) {
+        if (xn && yn) continue;
+        return xn ? 1 : -1;
+      }
+      if (x !== y) return sort[k]!.descending ? y - x : x - y;
+    }
+    return aSymbol < bSymbol ? -1 : aSymbol > bSymbol ? 1 : 0;
+  }
+
   run(universe: Iterable<Instrument>): RunResult {
-    const rows: { row: ResultRow; keys: number[] }[] = [];
+    const rows: RankedRow[] = [];
     let instruments = 0;
     let shortHistory = 0;
     let noData = 0;
     let asOf = -Infinity;
     for (const instrument of universe) {
       instruments++;
-      const outcome = this.load(instrument);
-      if (outcome !== "ok") {
-        if (outcome === "noData") noData++;
-        else shortHistory++;
+      // No data first: an instrument lacking any bar on a needed source is noData, whatever
+      // the other sources hold (decisions §2 meta), and never shortHistory.
+      if (!this.attach(instrument)) {
+        noData++;
         continue;
       }
-      if (this.latestBaseTime > asOf) asOf = this.latestBaseTime;
+      const base = this.frames.get(this.planned.baseTimeframe)!;
+      if (!this.alignAt(base.length - 1)) {
+        shortHistory++;
+        continue;
+      }
+      const latest = base.bars.time[base.length - 1]!;
+      if (latest > asOf) asOf = latest;
       if (this.latest(this.condition) !== 1) continue;
-      const columns: Record<string, number | null> = {};
-      for (const c of this.columns) {
-        const v = this.latest(c.slot);
-        columns[c.text] = Number.isFinite(v) ? v : null;
-      }
-      rows.push({ row: { symbol: instrument.symbol, columns }, keys: this.sort.map((s) => this.latest(s.slot)) });
+      rows.push(this.row(instrument.symbol));
     }
-    const sort = this.sort;
-    rows.sort((a, b) => {
-      for (let k = 0; k < sort.length; k++) {
-        const x = a.keys[k]!;
-        const y = b.keys[k]!;
-        // NaN sorts last whatever the direction (decisions §1). ±Infinity (a division by
-        // zero) goes with it: it prints as null like NaN, and a null at the top of a
-        // descending sort would bury every real value beneath an undefined one.
-        const xn = !Number.isFinite(x);
-        const yn = !Number.isFinite(y);
-        if (xn || yn) {
-          if (xn && yn) continue;
-          return xn ? 1 : -1;
-        }
-        if (x !== y) return sort[k]!.descending ? y - x : x - y;
-      }
-      return a.row.symbol < b.row.symbol ? -1 : a.row.symbol > b.row.symbol ? 1 : 0;
-    });
-    const limit = this.checked.limit;
-    const kept = limit === undefined ? rows : rows.slice(0, limit);
+    const matched = rows.length;
     return {
-      results: kept.map((r) => r.row),
-      meta: {
-        instruments,
-        matched: rows.length,
-        skipped: { shortHistory, noData },
-        asOf: asOf === -Infinity ? null : isoTime(asOf),
-      },
+      results: this.rank(rows).map((r) => r.row),
+      meta: { instruments, matched, skipped: { shortHistory, noData }, asOf: asOf === -Infinity ? null : isoTime(asOf) },
     };
+  }
+
+  /**
+   * The screen at each of the last `bars` distinct base bar times of the universe, as if that bar
+   * were the latest (decisions §5), in one pass per instrument.
+   *
+   * Why this equals `run` over bars truncated after t, bit for bit: every value the evaluator
+   * computes at a bar is a function of the bars up to that bar alone, never of the range asked
+   * (recursive kernels stream from the first bar; windowed kernels run over fixed blocks, see
+   * `values`; everything else is per bar), and alignment takes at each bar the last coarser bar
+   * closed by its close. So the condition, columns and sort keys are computed once over the
+   * window with every frame at its latest end, and read at each window bar; a window bar where a
+   * truncated run would have too little history for a source is skipped, as run skips it.
+   */
+  history(universe: Iterable<Instrument>, bars: number): HistoryScan {
+    const instruments = [...universe];
+    const base = this.planned.baseTimeframe;
+    const window = windowTimes(instruments, base, bars);
+    const perBar: HistoryHit[][] = window.map(() => []);
+    const limit = this.checked.limit;
+    const keys = new Array<number>(this.sort.length).fill(0);
+    let noData = 0;
+    let shortHistory = 0;
+    let matched = 0;
+    for (const instrument of instruments) {
+      if (!this.attach(instrument)) {
+        noData++;
+        continue;
+      }
+      const frame = this.frames.get(base)!;
+      const time = frame.bars.time;
+      const length = frame.length;
+      // The instrument's bars inside the window are a suffix of its bars (times increase, and
+      // every time of the universe at or after the window's first is in the window).
+      let first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+      // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
+      if (first === length) {
+        noData++;
+        continue;
+      }
+      // Window bars where every source has its minLookback, as a truncated run requires.
+      let from = first;
+      while (from < length && !this.enoughAt(from)) from++;
+      if (from === length) {
+        shortHistory++;
+        continue;
+      }
+      this.alignAt(length - 1);
+      const condition = this.values(this.condition, from, length);
+      let rowsFrom = -1;
+      // Where bar t sits in the window: walked forward with t, no lookup per bar.
+      let w = lowerBound(window, window.length, Number(time[from]));
+      for (let t = from; t < length; t++) {
+        if (condition[t] !== 1) continue;
+        const bt = Number(time[t]);
+        while (window[w]! < bt) w++;
+        if (rowsFrom < 0) {
+          // Columns and sort keys over the rest of the window at once, then read per bar.
+          rowsFrom = t;
+          for (const c of this.columns) this.values(c.slot, t, length);
+          for (const k of this.sort) this.values(k.slot, t, length);
+        }
+        matched++;
+        const kept = perBar[w]!;
+        if (limit !== undefined && kept.length >= limit) {
+          // The bar's list is full: a row is built only if it beats the last one kept.
+          for (let k = 0; k < keys.length; k++) keys[k] = this.values(this.sort[k]!.slot, t, t + 1)[t]!;
+          const last = kept[kept.length - 1]!.ranked;
+          if (this.order(keys, instrument.symbol, last.keys, last.row.symbol) >= 0) continue;
+          kept.pop();
+        }
+        const hit: HistoryHit = { ranked: this.rowAt(instrument.symbol, t), close: frame.bars.close, index: t, length };
+        if (limit === undefined) kept.push(hit);
+        else kept.splice(this.insertionPoint(kept, hit.ranked), 0, hit);
+      }
+    }
+    // Sort and limit decided which rows match at each bar; they are listed by symbol.
+    for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+    return { window, perBar, instruments: instruments.length, noData, shortHistory, matched };
+  }
+
+  /** True when, with base bar `t` the latest, every source has at least its minLookback bars. */
+  private enoughAt(t: number): boolean {
+    const sources = this.planned.plan.sources;
+    if (t + 1 < sources[0]!.minLookback) return false;
+    const base = this.frames.get(sources[0]!.timeframe)!;
+    const close = base.bars.time[t]! + TIMEFRAME_MS[base.timeframe];
+    for (let i = 1; i < sources.length; i++) {
+      const source = sources[i]!;
+      const frame = this.frames.get(source.timeframe)!;
+      if (lastClosedIndex(frame.bars.time, frame.length, TIMEFRAME_MS[source.timeframe], close) + 1 < source.minLookback) return false;
+    }
+    return true;
+  }
+
+  /** The row at base bar `t`, from slots already computed there. */
+  private rowAt(symbol: string, t: number): RankedRow {
+    const columns: Record<string, number | null> = {};
+    for (const c of this.columns) {
+      const v = this.values(c.slot, t, t + 1)[t]!;
+      columns[c.text] = Number.isFinite(v) ? v : null;
+    }
+    return { row: { symbol, columns }, keys: this.sort.map((s) => this.values(s.slot, t, t + 1)[t]!) };
+  }
+
+  /** Where `row` goes in `kept`, which is in the query's order. */
+  private insertionPoint(kept: readonly HistoryHit[], row: RankedRow): number {
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const other = kept[mid]!.ranked;
+      if (this.order(other.keys, other.row.symbol, row.keys, row.row.symbol) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 
-/** Why {@link Program.load} did or did not prepare an instrument. */
-type LoadOutcome = "ok" | "noData" | "shortHistory";
+interface RankedRow {
+  row: ResultRow;
+  keys: number[];
+}
 
-/** ISO 8601 of a bar time; a time outside Date's range still reads as a number rather than throwing. */
-function isoTime(ms: number): string | null {
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+/** One match of `history` before statistics: the row and where its base bar is. */
+export interface HistoryHit {
+  readonly ranked: RankedRow;
+  /** The instrument's base closes, for forward returns. */
+  readonly close: ArrayLike<number>;
+  readonly index: number;
+  readonly length: number;
+}
+
+/** What one `history` pass found, before forward statistics. */
+export interface HistoryScan {
+  /** The window's base bar open times, oldest first. */
+  readonly window: readonly number[];
+  /** Matches at each window bar, by symbol. */
+  readonly perBar: readonly (readonly HistoryHit[])[];
+  readonly instruments: number;
+  readonly noData: number;
+  readonly shortHistory: number;
+  /** Matches over the window before limit. */
+  readonly matched: number;
+}
+
+function bySymbol(a: ResultRow, b: ResultRow): number {
+  return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
+}
+
+/** The first index i < length with a[i] >= x (length when none), a ascending. */
+function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Number(a[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The last `bars` distinct base bar open times over the universe, oldest first. Each
+ * instrument's times are read from its newest back, stopping below the oldest time that can
+ * still be in the window, so a universe whose instruments share their times costs `bars`
+ * look-ups per instrument, not a sort of every time.
+ */
+function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
+  const seen = new Set<number>();
+  let threshold = -Infinity;
+  for (const instrument of instruments) {
+    const time = instrument.bars[base]?.time;
+    if (!time) continue;
+    for (let i = time.length - 1; i >= 0 && i >= time.length - bars; i--) {
+      const t = Number(time[i]);
+      if (t < threshold) break;
+      seen.add(t);
+    }
+    if (seen.size > 2 * bars) {
+      const kept = [...seen].sort((a, b) => b - a).slice(0, bars);
+      threshold = kept[kept.length - 1]!;
+      seen.clear();
+      for (const t of kept) seen.add(t);
+    }
+  }
+  return [...seen].sort((a, b) => a - b).slice(-bars);
+}
+
+/**
+ * Windowed kernels run over whole blocks of this many bars, each primed afresh (see `values`).
+ * Small enough that a run's latest bar costs little more than its window; large enough that
+ * history over a few hundred bars primes few windows.
+ */
+const BLOCK = 64;
+
+/** A call whose kernel's values could depend on the range it is asked for. */
+function isBlocked(node: IrNode): boolean {
+  return node.op === "call" && !node.fn.recursive && node.fn.rangeIndependent !== true;
 }
 
 /** Validates the bars a source reads; returns the bar count. */
@@ -527,17 +756,33 @@ function checkBars(symbol: string, timeframe: Timeframe, bars: Bars, series: rea
   return length;
 }
 
+/** A compiled query's evaluation entry points. */
+export interface Runner {
+  run(universe: Iterable<Instrument>): RunResult;
+  history(universe: Iterable<Instrument>, bars: number): HistoryScan;
+}
+
 /** Compiles a planned query into a reusable runner over universes of instruments. */
-export function createRunner(checked: CheckedQuery, planned: Planned): (universe: Iterable<Instrument>) => RunResult {
+export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   // One program per runner; a runner is not re-entrant, so concurrent runs get their own.
   let idle: Program | undefined = new Program(checked, planned);
-  return (universe) => {
+  const using = <T>(f: (program: Program) => T): T => {
     const program = idle ?? new Program(checked, planned);
     idle = undefined;
     try {
-      return program.run(universe);
+      return f(program);
     } finally {
       idle = program;
     }
   };
+  return {
+    run: (universe) => using((p) => p.run(universe)),
+    history: (universe, bars) => using((p) => p.history(universe, bars)),
+  };
+}
+
+/** ISO 8601 of a bar time; a time outside Date's range reads as null rather than throwing. */
+function isoTime(ms: number): string | null {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }

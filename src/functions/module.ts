@@ -4,7 +4,7 @@
  * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
  * registry is built from the list in `builtins/index.ts`.
  */
-import type { PhraseCategory } from "../phrases/index.js";
+import type { PhraseCategory } from "../phrases/categories.js";
 import type { RawSeries } from "../types.js";
 
 /** The type of an XQL value: a number series or a boolean series. */
@@ -110,6 +110,13 @@ export interface FunctionModule {
    * functions. `timeframeMs` lets session-anchored functions (`vwap`) ask for one session.
    */
   readonly warmup?: (consts: readonly number[], timeframeMs: number) => number;
+  /**
+   * For windowed (non-recursive) kernels: true when each value is computed on its own, so it is
+   * the same whatever range the kernel is asked for (a direct sum per bar, a maximum, a
+   * per-bar formula). Otherwise (running sums) the evaluator runs the kernel over fixed blocks
+   * of bars so that values never depend on the range asked; true skips that.
+   */
+  readonly rangeIndependent?: boolean;
   readonly kernel: Kernel;
   /** One line for docs, explanation hints and the phrase reference. */
   readonly doc: string;

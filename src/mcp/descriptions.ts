@@ -77,4 +77,14 @@ market = "CRYPTO"
 timeframe = h1
 let avgv = avg(volume, 20)
 rsi(14) < 30 and volume > avgv * 2
-Then call xql_validate, xql_explain and xql_run with the full query.`;
+Then call xql_validate, xql_explain and xql_run with the full query, and xql_history to see when that screen matched over the last bars and what followed.`;
+
+export const HISTORY_DESCRIPTION = `Screen history: evaluate an XQL screen at each of the last N base bars (input "bars", default 100, at most 1000) as if that bar were the latest, and report when it matched and what price did next. Returns {"matches": [{"time", "symbol", "columns"}], "stats": {"bars", "matches", "symbolsMatched", "forward": {"1", "5", "20": {"n", "mean", "median", "hitRate"}}}, "meta"}. time is the bar's open time in ms (UTC); forward gives the close-to-close return in percent 1, 5 and 20 bars after each match (hitRate: share above 0; null when no match has that many later bars). The values at a past bar are exactly what a run then would have shown: no later bar leaks in. It is a screen's hit history, not a trading backtest (no costs, no position sizing); say so when you report it. Metered like xql_run: one request of the daily quota, whatever N is.
+
+${QUERY_SHAPE}
+
+Example: {"query": "market = \\"CRYPTO\\"\\ntimeframe = h1\\nrsi(14) < 30", "bars": 300}
+
+${QUERY_ERRORS}
+- {"error": "Daily API rate limit exceeded"}: the daily quota is used up until the next UTC midnight. Do not retry.
+- {"error": "Query parameter 'bars' must be an integer from 1 to 1000"}: use a window within those bounds.`;

@@ -16,9 +16,19 @@ import {
   EXPLAIN_DESCRIPTION,
   REFERENCE_DESCRIPTION,
   RUN_DESCRIPTION,
+  HISTORY_DESCRIPTION,
   VALIDATE_DESCRIPTION,
 } from "./descriptions.js";
-import { explainOutput, phraseInput, queryInput, referenceOutput, runOutput, validateOutput } from "./schemas.js";
+import {
+  explainOutput,
+  historyInput,
+  historyOutput,
+  phraseInput,
+  queryInput,
+  referenceOutput,
+  runOutput,
+  validateOutput,
+} from "./schemas.js";
 
 /** Where the bridge looks for the service when `XQL_BASE_URL` is not set. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
@@ -65,7 +75,7 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
     { name: "xql", title: "XQL market screener", version: VERSION },
     {
       instructions:
-        "XQL screens markets (CRYPTO, FOREX) with a small query language. To answer a request such as \"oversold crypto with a volume spike\": look the phrases up with xql_nl_reference, assemble the full query (market and timeframe lines, let lines, then one condition joined with and), check it with xql_validate (free), confirm its meaning with xql_explain (free), then call xql_run (metered). Every error says what to fix.",
+        "XQL screens markets (CRYPTO, FOREX) with a small query language. To answer a request such as \"oversold crypto with a volume spike\": look the phrases up with xql_nl_reference, assemble the full query (market and timeframe lines, let lines, then one condition joined with and), check it with xql_validate (free), confirm its meaning with xql_explain (free), then call xql_run (metered). To judge a screen before trusting it, xql_history (metered, one request) shows when it matched over the last N bars and how price moved 1, 5 and 20 bars later. Every error says what to fix.",
     },
   );
 
@@ -106,6 +116,19 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
       annotations: { ...readOnly, idempotentHint: false },
     },
     ({ query }) => track(forward(() => client.run(query))),
+  );
+
+  server.registerTool(
+    "xql_history",
+    {
+      title: "Screen history of an XQL query",
+      description: HISTORY_DESCRIPTION,
+      inputSchema: historyInput,
+      outputSchema: historyOutput,
+      // Like run: reads market data only, but uses quota.
+      annotations: { ...readOnly, idempotentHint: false },
+    },
+    ({ query, bars }) => track(forward(() => client.history(query, bars === undefined ? undefined : { bars }))),
   );
 
   server.registerTool(
@@ -172,6 +195,6 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
   stdout.on("error", () => close(false));
 
   await server.connect(transport);
-  log(`xql mcp ${VERSION}: serving xql_validate, xql_explain, xql_run, xql_nl_reference for ${client.baseUrl}`);
+  log(`xql mcp ${VERSION}: serving xql_validate, xql_explain, xql_run, xql_history, xql_nl_reference for ${client.baseUrl}`);
   await closed;
 }

@@ -92,6 +92,55 @@ export const runOutput = z.looseObject({
   error,
 });
 
+export const historyInput = {
+  ...queryInput,
+  bars: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe("How many of the latest base bars to evaluate the screen at (default 100, at most 1000)."),
+};
+
+const forward = z.looseObject({
+  n: z.number().int().describe("Matches with k later bars (only those count)."),
+  mean: z.number().nullable().describe("Mean close-to-close return in percent; null when n = 0."),
+  median: z.number().nullable(),
+  hitRate: z.number().nullable().describe("Share 0..1 of returns above 0."),
+});
+
+export const historyOutput = z.looseObject({
+  matches: z
+    .array(
+      z.looseObject({
+        time: z.number().describe("Open time of the base bar, UTC ms since epoch."),
+        symbol: z.string(),
+        columns: z.record(z.string(), z.number().nullable()),
+      }),
+    )
+    .optional()
+    .describe("Every match by bar time, then symbol; the values are those a run at that bar would have shown."),
+  stats: z
+    .looseObject({
+      bars: z.number().int(),
+      matches: z.number().int(),
+      symbolsMatched: z.number().int(),
+      forward: z.looseObject({ "1": forward, "5": forward, "20": forward }).describe("Returns 1, 5 and 20 base bars after each match."),
+    })
+    .optional(),
+  meta: z
+    .looseObject({
+      instruments: z.number().int(),
+      matched: z.number().int(),
+      skipped: z.looseObject({ shortHistory: z.number().int(), noData: z.number().int() }),
+      asOf: z.string().nullable(),
+    })
+    .optional(),
+  valid,
+  error,
+});
+
 export const referenceOutput = z.object({
   entries: z.array(
     z.object({

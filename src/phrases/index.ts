@@ -14,25 +14,9 @@
 import { MODULES } from "../functions/builtins/index.js";
 import { COMPOSITE_PHRASES } from "./entries.js";
 
-/** Groups for `docs/phrases.md`, in the order they appear there. */
-export const PHRASE_CATEGORIES = [
-  "Momentum",
-  "Moving averages",
-  "Trend",
-  "Pullbacks",
-  "MACD",
-  "Bollinger bands",
-  "Volume",
-  "Highs, lows and breakouts",
-  "Gaps",
-  "Ranges and volatility",
-  "Price change and candles",
-  "Indicators",
-  "Across timeframes",
-] as const;
-
-/** One of the {@link PHRASE_CATEGORIES}: the group a {@link PhraseEntry} is listed under. */
-export type PhraseCategory = (typeof PHRASE_CATEGORIES)[number];
+export { PHRASE_CATEGORIES, type PhraseCategory } from "./categories.js";
+import type { PhraseCategory } from "./categories.js";
+import { PHRASE_CATEGORIES } from "./categories.js";
 
 /** One phrase and how it is written in XQL. */
 export interface PhraseEntry {

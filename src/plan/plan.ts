@@ -5,11 +5,14 @@
  * many bars before the latest the evaluator must compute (`needs`).
  */
 import type { CheckedQuery } from "../check/check.js";
-import type { IrNode } from "../check/ir.js";
-import { planError } from "../errors.js";
+import { children, type IrNode } from "../check/ir.js";
+import { assertNever, planError } from "../errors.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
+  DEFAULT_WARMUP_CEILING,
+  MIN_WARMUP,
   TIMEFRAME_MS,
+  type FetchSource,
   type Plan,
   type PlanSource,
   type RawSeries,
@@ -23,6 +26,8 @@ export const needKey = (node: IrNode, timeframe: Timeframe): string => `${node.i
 
 export interface Planned {
   readonly plan: Plan;
+  /** Per plan source, in plan order: what to fetch (`bars = max(minLookback, warmup)`). */
+  readonly fetch: readonly FetchSource[];
   readonly baseTimeframe: Timeframe;
   readonly needs: Needs;
 }
@@ -35,7 +40,11 @@ export function innerOffset(k: number, outer: Timeframe, inner: Timeframe): numb
   return k === 0 ? 0 : Math.ceil((k * TIMEFRAME_MS[outer]) / TIMEFRAME_MS[inner]);
 }
 
-export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKBACK_CEILING): Planned {
+export function planQuery(
+  checked: CheckedQuery,
+  lookbackCeiling = DEFAULT_LOOKBACK_CEILING,
+  warmupCeiling = DEFAULT_WARMUP_CEILING,
+): Planned {
   if (checked.market === undefined) throw planError("Missing required setting 'market', e.g. market = \"FOREX\"");
   if (checked.timeframe === undefined) throw planError("Missing required setting 'timeframe', e.g. timeframe = h1");
   const base = checked.timeframe;
@@ -52,6 +61,8 @@ export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKB
 
   // An explicit stack: long `a + b + c ...` chains must not cost call-stack depth.
   const stack: [IrNode, Timeframe, number][] = [[checked.condition.ir, base, 0]];
+  /** Recursive calls with a warm-up, with the most bars before the latest they are needed at. */
+  const recursive = new Map<string, [IrNode, Timeframe, number]>();
   for (const c of checked.columns) stack.push([c.ir, base, 0]);
   for (const s of checked.sort) stack.push([s.ir, base, 0]);
   while (stack.length > 0) {
@@ -69,6 +80,7 @@ export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKB
         need(tf, k + 1, node.series.raw);
         break;
       case "call": {
+        if (node.fn.warmup !== undefined) recursive.set(key, [node, tf, k]);
         const extra = node.fn.extraLookback(node.consts);
         for (const arg of node.args) stack.push([arg, tf, k + extra]);
         // Implicit columns count as inputs with L = 1; a call with no input at all has L = 1 + extra.
@@ -95,6 +107,8 @@ export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKB
       case "arithmetic":
         stack.push([node.left, tf, k], [node.right, tf, k]);
         break;
+      default:
+        assertNever(node, "IR op");
     }
   }
 
@@ -113,5 +127,81 @@ export function planQuery(checked: CheckedQuery, lookbackCeiling = DEFAULT_LOOKB
       );
     }
   }
-  return { plan: { market: checked.market, sources }, baseTimeframe: base, needs };
+  const warm = warmupBars([...recursive.values()]);
+  const fetch: FetchSource[] = sources.map((s) => {
+    const warmup = Math.min(warmupCeiling, Math.max(MIN_WARMUP, warm.get(s.timeframe) ?? 0));
+    return { timeframe: s.timeframe, series: [...s.series], bars: Math.max(s.minLookback, warmup) };
+  });
+  return { plan: { market: checked.market, sources }, fetch, baseTimeframe: base, needs };
+}
+
+/**
+ * Warm-up per timeframe (decisions §1 "Evaluation"): for each recursive call needed `k` bars
+ * before the latest, `k + L(call) + chain(call)` bars, where `L` is the call's lookback on its
+ * timeframe and `chain` its own warm-up plus the largest chain among its inputs on the same
+ * timeframe (nested recursions add: `ema(rsi(14), 9)` forgets both seeds). A `tf::` prefix
+ * starts a chain of its own on the inner timeframe, which the walk records separately.
+ */
+function warmupBars(calls: readonly [IrNode, Timeframe, number][]): Map<Timeframe, number> {
+  const lookbackMemo = new Map<string, number>();
+  const chainMemo = new Map<string, number>();
+  /** Post-order over the same-timeframe subtree of `root`, with an explicit stack (long chains cost no depth). */
+  const solve = (root: IrNode, tf: Timeframe): void => {
+    const ms = TIMEFRAME_MS[tf];
+    const stack: [IrNode, boolean][] = [[root, false]];
+    while (stack.length > 0) {
+      const [node, expanded] = stack.pop()!;
+      const key = `${node.id}@${tf}`;
+      if (lookbackMemo.has(key)) continue;
+      const kids = node.op === "timeframe" ? [] : children(node);
+      if (!expanded) {
+        stack.push([node, true]);
+        for (const kid of kids) if (!lookbackMemo.has(`${kid.id}@${tf}`)) stack.push([kid, false]);
+        continue;
+      }
+      const L = (n: IrNode): number => lookbackMemo.get(`${n.id}@${tf}`)!;
+      const C = (n: IrNode): number => chainMemo.get(`${n.id}@${tf}`)!;
+      const kidChain = kids.reduce((m, kid) => Math.max(m, C(kid)), 0);
+      let lookback: number;
+      let chain = kidChain;
+      switch (node.op) {
+        case "number":
+        case "boolean":
+        case "series":
+        case "timeframe":
+          lookback = 1;
+          break;
+        case "call": {
+          const inputs = node.args.map(L);
+          if (node.fn.implicit.length > 0 || inputs.length === 0) inputs.push(1);
+          lookback = Math.max(...inputs) + node.fn.extraLookback(node.consts);
+          if (node.fn.warmup !== undefined) chain += node.fn.warmup(node.consts, ms);
+          break;
+        }
+        case "history":
+          lookback = L(node.operand) + node.offset;
+          break;
+        case "negate":
+        case "not":
+        case "and":
+        case "or":
+        case "compare":
+        case "arithmetic":
+          lookback = kids.reduce((m, kid) => Math.max(m, L(kid)), 1);
+          break;
+        default:
+          return assertNever(node, "IR op");
+      }
+      lookbackMemo.set(key, lookback);
+      chainMemo.set(key, chain);
+    }
+  };
+  const bars = new Map<Timeframe, number>();
+  for (const [node, tf, k] of calls) {
+    solve(node, tf);
+    const key = `${node.id}@${tf}`;
+    const need = k + lookbackMemo.get(key)! + chainMemo.get(key)!;
+    bars.set(tf, Math.max(bars.get(tf) ?? 0, need));
+  }
+  return bars;
 }

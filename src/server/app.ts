@@ -5,8 +5,9 @@
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import { XqlError } from "../errors.js";
-import type { XqlOptions } from "../types.js";
-import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
+import type { CompiledQuery } from "../api.js";
+import type { Instrument, XqlOptions } from "../types.js";
+import { DEFAULT_HISTORY_BARS, DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, MAX_HISTORY_BARS } from "../types.js";
 import { VERSION } from "../version.js";
 import { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";
 import { hashApiKey, looksLikeApiKey } from "../data/keys.js";
@@ -15,6 +16,7 @@ import { TIER_LIMITS } from "../data/store.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
 import { ResultsCache } from "./results-cache.js";
+import { registerPlayground } from "./playground.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -59,6 +61,8 @@ export interface ServerOptions {
   resultsCacheSize?: number;
   /** How long a cached run result is served, in ms. Default 5,000. */
   resultsCacheTtlMs?: number;
+  /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
+  playgroundDir?: string;
 }
 
 /** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
@@ -153,6 +157,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({ logger, bodyLimit, return503OnClosing: true });
 
   const callers = new WeakMap<FastifyRequest, Caller>();
+  const historyBars = new WeakMap<FastifyRequest, number>();
 
   // Every body is text, whatever its Content-Type says; the limit answers 413.
   app.removeAllContentTypeParsers();
@@ -198,7 +203,16 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return reply.code("plan" in result ? 200 : 400).send(result);
   });
 
-  app.post("/xql/run", { onRequest: authenticate }, async (request, reply) => {
+  /**
+   * A metered query route (run and history): quota first, then parse and plan (400 gives the
+   * reservation back), then fetch (500 gives it back), then `execute`; only a 200 consumes.
+   */
+  async function metered(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    fetchOptions: { extraBaseBars?: number },
+    execute: (compiled: CompiledQuery, universe: Instrument[]) => { body: object; log: Record<string, unknown> },
+  ): Promise<FastifyReply> {
     const caller = callerOf(request);
     const now = clock.now();
     const day = utcDay(now);
@@ -222,7 +236,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       await giveBack();
       return reply.code(400).send(compiled.toResult());
     }
-    const text = queryText(request);
+    // Keyed by the endpoint with its query string (history's ?bars) and the query text.
+    const text = `${request.url}\n${queryText(request)}`;
     let version: number;
     try {
       version = await bars!.dataVersion();
@@ -232,13 +247,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
       return reply.code(500).send(STORE_UNAVAILABLE);
     }
     const cached = runs.get(text, version, now);
-    if (cached) {
+    if (cached !== undefined) {
       setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
       return reply.code(200).send(cached);
     }
     let universe;
     try {
-      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache });
+      universe = await fetchUniverse(bars!, compiled.plan, { warmup, cache, fetch: compiled.fetch, ...fetchOptions });
     } catch (error) {
       request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
       await giveBack();
@@ -246,21 +261,56 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
     let result;
     try {
-      result = compiled.run(universe);
+      result = execute(compiled, universe);
     } catch (error) {
       request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
       await giveBack();
       return reply.code(500).send(INTERNAL);
     }
     // Keyed by the version read before the fetch: a write in between makes the entry stale, never wrong-new.
-    runs.set(text, version, now, result);
+    runs.set(text, version, now, result.body);
     setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
     request.log.info(
-      { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, results: result.results.length },
-      "run",
+      { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, ...result.log },
+      pathOf(request.url).slice("/xql/".length),
     );
-    return reply.code(200).send(result);
-  });
+    return reply.code(200).send(result.body);
+  }
+
+  app.post("/xql/run", { onRequest: authenticate }, async (request, reply) =>
+    metered(request, reply, {}, (compiled, universe) => {
+      const result = compiled.run(universe);
+      return { body: result, log: { results: result.results.length } };
+    }),
+  );
+
+  // `?bars=N` (default 100, at most 1,000) is checked with the key, before quota or body: a bad
+  // window is the caller's mistake in the URL, not a query error, and costs nothing.
+  app.post<{ Querystring: { bars?: string } }>(
+    "/xql/history",
+    {
+      onRequest: async (request, reply) => {
+        await authenticate(request, reply);
+        if (reply.sent) return;
+        const raw = (request.query as { bars?: unknown }).bars;
+        const bars = raw === undefined ? DEFAULT_HISTORY_BARS : typeof raw === "string" && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+        if (!(bars >= 1 && bars <= MAX_HISTORY_BARS)) {
+          // Through the error handler, which adds the rate-limit headers like any run answer.
+          throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), {
+            statusCode: 400,
+          });
+        }
+        historyBars.set(request, bars);
+      },
+    },
+    async (request, reply) => {
+      const bars = historyBars.get(request)!;
+      return metered(request, reply, { extraBaseBars: bars - 1 }, (compiled, universe) => {
+        const result = compiled.history(universe, { bars });
+        return { body: result, log: { bars, matches: result.stats.matches } };
+      });
+    },
+  );
 
   app.get("/usage", { onRequest: authenticate }, async (request, reply) => {
     const caller = callerOf(request);
@@ -286,6 +336,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
   });
 
+  registerPlayground(app, { bars, authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
+
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openApi));
 
   // A known path with another method is a 405 naming the methods its routes take, not a 404.
@@ -300,7 +352,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const status = (error as { statusCode?: unknown }).statusCode;
     const caller = callers.get(request);
     // Run answers carry the rate-limit headers for a known key, whatever went wrong.
-    if (caller && request.routeOptions.url === "/xql/run") {
+    if (caller && (request.routeOptions.url === "/xql/run" || request.routeOptions.url === "/xql/history")) {
       try {
         const now = clock.now();
         const usage = await quota!.usage(caller.accountId, utcDay(now), caller.limit);

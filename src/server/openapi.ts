@@ -1,5 +1,6 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
+import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 
 const errorBody = {
   type: "object",
@@ -48,10 +49,11 @@ export function openApiDocument(): Record<string, unknown> {
       title: "XQL screening service",
       version: VERSION,
       description:
-        "Screens financial instruments with XQL queries. validate, explain and usage are free; run is metered against a daily quota per account (UTC days).",
+        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days).",
     },
     security: [{ bearer: [] }],
     paths: {
+      ...PLAYGROUND_OPENAPI_PATHS,
       "/xql/validate": {
         post: {
           operationId: "validate",
@@ -91,6 +93,53 @@ export function openApiDocument(): Record<string, unknown> {
               content: { "application/json": { schema: { $ref: "#/components/schemas/Run" } } },
             },
             "400": { ...invalid, headers: rateLimitHeaders },
+            "401": unauthorized,
+            "413": tooLarge,
+            "429": {
+              description: "Daily quota exhausted until the next UTC midnight",
+              headers: {
+                ...rateLimitHeaders,
+                "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
+              },
+              content: { "application/json": { schema: errorBody, example: { error: "Daily API rate limit exceeded" } } },
+            },
+            "500": {
+              description: "The data store failed",
+              headers: rateLimitHeaders,
+              content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
+            },
+          },
+        },
+      },
+      "/xql/history": {
+        post: {
+          operationId: "history",
+          summary: "When did a screen match over the last N base bars, and what followed (metered like run)",
+          description:
+            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar equal a run over the bars up to it. One request counts once against the quota; only a 200 consumes it.",
+          parameters: [
+            {
+              name: "bars",
+              in: "query",
+              required: false,
+              description: "How many of the latest base bars to evaluate at",
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+            },
+          ],
+          requestBody: queryBody,
+          responses: {
+            "200": {
+              description: "Matches by bar, with forward-return statistics",
+              headers: rateLimitHeaders,
+              content: { "application/json": { schema: { $ref: "#/components/schemas/History" } } },
+            },
+            "400": {
+              description: "Syntax or plan error in the query, or a `bars` parameter out of range",
+              headers: rateLimitHeaders,
+              content: {
+                "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Invalid" }, errorBody] } },
+              },
+            },
             "401": unauthorized,
             "413": tooLarge,
             "429": {
@@ -256,6 +305,79 @@ export function openApiDocument(): Record<string, unknown> {
               },
               additionalProperties: false,
             },
+          },
+          additionalProperties: false,
+        },
+        Forward: {
+          type: "object",
+          description: "Close-to-close returns in percent k base bars after each match (only matches with k later bars count)",
+          required: ["n", "mean", "median", "hitRate"],
+          properties: {
+            n: { type: "integer", minimum: 0 },
+            mean: { type: ["number", "null"] },
+            median: { type: ["number", "null"], description: "The mean of the middle two for an even n" },
+            hitRate: { type: ["number", "null"], minimum: 0, maximum: 1, description: "Share of returns above 0" },
+          },
+          additionalProperties: false,
+        },
+        HistoryMeta: {
+          type: "object",
+          required: ["instruments", "matched", "skipped", "asOf"],
+          properties: {
+            instruments: { type: "integer", minimum: 0, description: "Instruments of the market considered" },
+            matched: { type: "integer", minimum: 0, description: "Matches over the window before limit" },
+            skipped: {
+              type: "object",
+              required: ["shortHistory", "noData"],
+              properties: {
+                shortHistory: { type: "integer", minimum: 0, description: "Never enough history at any bar of the window" },
+                noData: { type: "integer", minimum: 0, description: "No bars on a needed source, or no base bar in the window" },
+              },
+              additionalProperties: false,
+            },
+            asOf: { type: ["string", "null"], format: "date-time", description: "Open time of the window's latest bar" },
+          },
+          additionalProperties: false,
+        },
+        History: {
+          type: "object",
+          required: ["matches", "stats", "meta"],
+          properties: {
+            matches: {
+              type: "array",
+              description: "By bar time, then symbol",
+              items: {
+                type: "object",
+                required: ["time", "symbol", "columns"],
+                properties: {
+                  time: { type: "integer", description: "Open time of the base bar, UTC ms since epoch" },
+                  symbol: { type: "string" },
+                  columns: { type: "object", additionalProperties: { type: ["number", "null"] } },
+                },
+                additionalProperties: false,
+              },
+            },
+            stats: {
+              type: "object",
+              required: ["bars", "matches", "symbolsMatched", "forward"],
+              properties: {
+                bars: { type: "integer", minimum: 0 },
+                matches: { type: "integer", minimum: 0 },
+                symbolsMatched: { type: "integer", minimum: 0 },
+                forward: {
+                  type: "object",
+                  required: ["1", "5", "20"],
+                  properties: {
+                    "1": { $ref: "#/components/schemas/Forward" },
+                    "5": { $ref: "#/components/schemas/Forward" },
+                    "20": { $ref: "#/components/schemas/Forward" },
+                  },
+                  additionalProperties: false,
+                },
+              },
+              additionalProperties: false,
+            },
+            meta: { $ref: "#/components/schemas/HistoryMeta" },
           },
           additionalProperties: false,
         },

@@ -1,17 +1,19 @@
 /**
- * Run results kept per (query text, data version) for a short time. A run is a pure function
+ * Run (and history) response bodies kept per (endpoint with its query string, query text,
+ * data version) for a short time. A run is a pure function
  * of the compiled query and the bars, and the store's data version changes on every write,
  * so a popular screen repeated by many callers costs one lookup until the data moves or the
  * entry expires. Bounded: at most `capacity` entries (least recently used dropped first),
  * texts longer than `maxTextLength` never kept. Quota is metered per request all the same:
  * the route reserves before it looks here.
  */
-import type { RunResult } from "../types.js";
+/** A response body: `{ results, meta }` of a run, or the body of a history. */
+type Body = object;
 
 interface Entry {
   version: number;
   expires: number;
-  result: RunResult;
+  result: Body;
 }
 
 export class ResultsCache {
@@ -28,7 +30,7 @@ export class ResultsCache {
   ) {}
 
   /** The result cached for `text` at `version`, unexpired at `now`, or undefined. */
-  get(text: string, version: number, now: number): RunResult | undefined {
+  get(text: string, version: number, now: number): Body | undefined {
     const entry = this.entries.get(text);
     if (!entry) return undefined;
     if (entry.version !== version || entry.expires <= now) {
@@ -41,7 +43,7 @@ export class ResultsCache {
   }
 
   /** Keeps `result` for `text` at `version` until `now + ttlMs`. */
-  set(text: string, version: number, now: number, result: RunResult): void {
+  set(text: string, version: number, now: number, result: Body): void {
     if (this.capacity === 0 || text.length > this.maxTextLength) return;
     this.entries.delete(text);
     this.entries.set(text, { version, expires: now + this.ttlMs, result });

@@ -23,6 +23,7 @@ import type {
   Statement,
 } from "../ast/nodes.js";
 import { printExpression, printQuery } from "../ast/print.js";
+import { assertNever } from "../errors.js";
 import { FUNCTIONS, SERIES, type FunctionSpec, type Param, type ValueType } from "../functions/registry.js";
 import { KEYWORDS } from "../syntax/tokens.js";
 import { DEFAULT_MARKETS, TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from "../types.js";
@@ -199,6 +200,8 @@ class ExpressionArbitraries {
             return lengthLiteral(param.max ?? MAX_LENGTH);
           case "number":
             return numberArgument(param);
+          default:
+            return assertNever(param.kind, "parameter kind");
         }
       });
       return fc.tuple(...args).map((values): Expression => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "../../src/ast/lower.js";
 import { check } from "../../src/check/check.js";
 import { children, type IrNode } from "../../src/check/ir.js";
-import { closest, editDistance, withSuggestion } from "../../src/check/suggest.js";
+import { closest, editDistance, withSuggestion } from "../../src/suggest.js";
 import { XqlError } from "../../src/errors.js";
 
 const HEADER = 'market = "FOREX"\ntimeframe = h1\n';

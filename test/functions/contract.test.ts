@@ -96,7 +96,7 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
       }
     });
 
-    it("a NaN bar leaves earlier values alone, is undefined (false) itself, and windows past it unchanged", () => {
+    it("a NaN bar leaves earlier values alone, is undefined (false) where a window holds it, and windows past it unchanged", () => {
       const at = 100;
       // A condition input is never undefined (an undefined comparison is false): its hole is a 0.
       const conditions = spec.params.filter((p) => p.kind === "series" || p.kind === "condition").map((p) => p.kind === "condition");
@@ -110,7 +110,16 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
       const extra = spec.extraLookback(consts);
       for (let i = 0; i < at; i++) expect(Object.is(out[i], full[i]), `bar ${i}`).toBe(true);
       // With only condition inputs the hole is an ordinary false bar (count, bars_since).
-      if (!onlyConditions) expect(out[at], `bar ${at}`).toBe(spec.result === "boolean" ? 0 : NaN);
+      if (!onlyConditions && spec.result === "boolean") expect(out[at], `bar ${at}`).toBe(0);
+      if (!onlyConditions && spec.result === "number") {
+        // Undefined at the hole itself, or, for a displaced line (senkou_b plots a value computed
+        // disp − 1 bars back), at the last window that still holds it; every bar in between is
+        // undefined or as it was, never a third value.
+        expect(Number.isNaN(out[at]!) || (!spec.recursive && Number.isNaN(out[at + extra]!)), `the hole at ${at} is seen`).toBe(true);
+        if (!spec.recursive)
+          for (let i = at; i <= at + extra && i < N; i++)
+            if (!Number.isNaN(out[i]!) && !close12(out[i]!, full[i]!)) expect.fail(`bar ${i}: ${out[i]} != ${full[i]}`);
+      }
       if (spec.result === "boolean") for (let i = at; i <= at + extra && i < N; i++) expect(out[i], `bar ${i}`).toBe(0);
       if (!spec.recursive) for (let i = at + extra + 1; i < N; i++) if (!close12(out[i]!, full[i]!)) expect.fail(`bar ${i}: ${out[i]} != ${full[i]}`);
       for (const v of out) if (spec.result === "boolean") expect(v === 0 || v === 1).toBe(true);

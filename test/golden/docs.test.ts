@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { functionsMarkdown } from "../../scripts/gen-docs.js";
+import { errorsMarkdown } from "../../scripts/gen-errors.js";
 import { FUNCTIONS, SERIES } from "../../src/functions/registry.js";
 import { TIMEFRAMES } from "../../src/types.js";
 import { KEYWORDS } from "../../src/syntax/tokens.js";
@@ -12,6 +13,11 @@ const read = (path: string): string => readFileSync(new URL(`../../${path}`, imp
 describe("docs", () => {
   it("docs/functions.md is what the registry generates", () => {
     if (read("docs/functions.md") !== functionsMarkdown()) expect.fail("docs/functions.md is out of date: run npx tsx scripts/gen-docs.ts");
+  });
+
+  it("docs/errors.md's catalogue is what the error table generates", () => {
+    const text = read("docs/errors.md");
+    if (text !== errorsMarkdown(text)) expect.fail("docs/errors.md is out of date: run npx tsx scripts/gen-errors.ts");
   });
 
   it("docs/functions.md documents every function and series", () => {

@@ -96,9 +96,9 @@ describe("xql mcp against the running service", () => {
     expect(bridge.client.getInstructions()).toContain("xql_nl_reference");
   });
 
-  it("lists the four tools with their input and output schemas", async () => {
+  it("lists the five tools with their input and output schemas", async () => {
     const { tools } = await bridge.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["xql_explain", "xql_nl_reference", "xql_run", "xql_validate"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["xql_explain", "xql_history", "xql_nl_reference", "xql_run", "xql_validate"]);
     const byName = new Map(tools.map((t) => [t.name, t]));
 
     for (const name of ["xql_validate", "xql_explain", "xql_run"]) {
@@ -161,6 +161,26 @@ describe("xql mcp against the running service", () => {
     const rsis = body.results.map((row) => row.columns["rsi(14)"]!);
     expect([...rsis].sort((a, b) => a - b)).toEqual(rsis);
     expectTextMirrorsStructured(result);
+  });
+
+  it("xql_history returns the service's history body, over the window asked for", async () => {
+    const q = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 45';
+    const result = await call(bridge, "xql_history", { query: q, bars: 40 });
+    expect(result.isError).toBeFalsy();
+    const body = result.structuredContent as { matches: unknown[]; stats: { bars: number; matches: number }; meta: { asOf: string } };
+    expect(body.stats.bars).toBe(40);
+    expect(body.matches.length).toBe(body.stats.matches);
+    expect(body.stats.matches).toBeGreaterThan(0);
+    // The same request straight over HTTP gives the same body.
+    const direct = await new XqlClient({ baseUrl: service.baseUrl, apiKey: key }).history(q, { bars: 40 });
+    expect(direct.ok && direct.body).toEqual(body);
+    expectTextMirrorsStructured(result);
+    const tools = new Map((await bridge.client.listTools()).tools.map((t) => [t.name, t]));
+    expect(tools.get("xql_history")!.inputSchema.properties).toHaveProperty("bars");
+    expect(tools.get("xql_history")!.outputSchema?.properties).toHaveProperty("stats");
+    const invalid = await call(bridge, "xql_history", { query: TYPO });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toEqual(TYPO_BODY);
   });
 
   it("xql_nl_reference lists every entry, or the entries matching a phrase", async () => {
@@ -287,7 +307,7 @@ describe("xql mcp when the service fails", () => {
         expectTextMirrorsStructured(result);
       }
       // Still alive and serving.
-      expect((await bridge.client.listTools()).tools).toHaveLength(4);
+      expect((await bridge.client.listTools()).tools).toHaveLength(5);
       expect((await call(bridge, "xql_nl_reference", { phrase: "death cross" })).isError).toBeFalsy();
       expect(bridge.protocolErrors).toEqual([]);
     } finally {
@@ -307,7 +327,7 @@ describe("xql mcp when the service fails", () => {
       expect((result.structuredContent as { error: string }).error).toMatch(
         new RegExp(`^Could not reach the XQL service at ${service.baseUrl}/xql/validate: `),
       );
-      expect((await bridge.client.listTools()).tools).toHaveLength(4);
+      expect((await bridge.client.listTools()).tools).toHaveLength(5);
     } finally {
       await bridge.close();
     }

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cstTypes, grammarDiagramsHtml, grammarEbnf } from "../../src/syntax/grammar-docs.js";
+import { textMateGrammar } from "../../src/syntax/textmate.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const require = createRequire(import.meta.url);
@@ -19,6 +20,8 @@ describe("generated grammar files are fresh", () => {
     ["grammar/xql.ebnf", () => grammarEbnf()],
     ["grammar/diagrams.html", () => grammarDiagramsHtml(readResource)],
     ["src/syntax/cst.ts", () => cstTypes()],
+    ["grammar/xql.tmLanguage.json", () => textMateGrammar()],
+    ["editors/vscode/syntaxes/xql.tmLanguage.json", () => textMateGrammar()],
   ] as const)("%s", (path, generate) => {
     const committed = readFileSync(join(ROOT, path), "utf8");
     if (committed !== generate()) expect.fail(`${path} is out of date: ${FIX}`);

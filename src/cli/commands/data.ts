@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import type { Command } from "../command.js";
 import { UsageError } from "../command.js";
-import { closest } from "../../check/suggest.js";
+import { closest } from "../../suggest.js";
 import { CsvImportError, importBars } from "../../data/csv.js";
 import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "../../data/formats.js";
 import { SEED_BARS, seedStore } from "../../data/seed.js";

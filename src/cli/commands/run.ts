@@ -117,7 +117,7 @@ export const runCommand: Command = {
         compiled = compileOrReport(query, { markets: await marketsOf(store) });
         if (!compiled) return 1;
         await seedOnFirstUse(store);
-        universe = await fetchUniverse(store, compiled.plan, { warmup });
+        universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch });
       } finally {
         await store.close();
       }

@@ -6,12 +6,27 @@ import { createServer } from "../../server/index.js";
 import { FallbackKeyStore } from "../../data/key-fallback.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The built playground: `dist/playground` beside the bin's `dist/cli/`, or, running the
+ * sources (tsx), the checkout's `dist/playground` after `npm run build`.
+ */
+function playgroundDir(): string | undefined {
+  for (const candidate of ["../playground/", "../../../dist/playground/"]) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  return undefined;
+}
 
 const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…] [--warmup N] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
-  GET /health         GET /openapi.json
+  GET /xql/bars       GET /health        GET /openapi.json
+  GET /               the playground (open http://127.0.0.1:8787/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
@@ -54,7 +69,7 @@ export const serveCommand: Command = {
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
     const keys = store.backend === "postgres" ? new FallbackKeyStore(store) : undefined;
-    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet") });
+    const app = createServer({ store, keys, quota, warmup, markets: await marketsOf(store), logger: !flags.has("quiet"), playgroundDir: playgroundDir() });
     try {
       await app.listen({ port, host });
     } catch (error) {

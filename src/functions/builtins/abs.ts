@@ -14,6 +14,7 @@ export const abs: FunctionModule = {
   extraLookback: () => 0,
   lookbackDoc: "L(x)",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Absolute value.",
   example: "abs(change(close, 1)) > atr(14)",

@@ -17,6 +17,7 @@ export const change: FunctionModule = {
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Difference from n bars ago: src − src[n].",
   example: "change(close, 5) > 0",

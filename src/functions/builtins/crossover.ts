@@ -29,6 +29,7 @@ export const crossover: FunctionModule = {
   extraLookback: () => 1,
   lookbackDoc: "max(L(a), L(b)) + 1",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "True when a > b now and a <= b on the previous bar; false where either is undefined.",
   example: "crossover(ema(close, 9), ema(close, 21))",

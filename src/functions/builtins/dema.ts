@@ -1,4 +1,5 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import type { FunctionModule, Kernel } from "../module.js";
+import { cascadeConvergenceBars } from "../shared/convergence.js";
 
 /**
  * Double exponential moving average (Mulloy; TA-Lib DEMA): 2·e1 − e2 with e1 = ema(src, n) and
@@ -49,7 +50,8 @@ export const dema: FunctionModule = {
   extraLookback: (k) => 2 * k[0]! - 2,
   lookbackDoc: "L(src) + 2n − 2",
   recursive: true,
-  warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
+  // The seeds of two EMAs in series fade more slowly than one EMA's (shared/convergence.ts).
+  warmup: (k) => cascadeConvergenceBars(2 / (k[0]! + 1), 2),
   kernel,
   doc: "Double EMA: 2·ema(src, n) − ema(ema(src, n), n), each EMA seeded with the mean of its first n inputs.",
   example: "close > dema(20)",

@@ -49,6 +49,7 @@ export const highest: FunctionModule = {
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Highest of the last n values, current bar included (source defaults to high).",
   example: "close >= highest(high, 20)",

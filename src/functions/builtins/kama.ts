@@ -12,11 +12,13 @@ const FAST_MINUS_SLOW = 2 / (2 + 1) - SLOW;
  * output, so the first KAMA is at bar n. A window without any change (a flat market) has
  * ER = 1, TA-Lib's choice for 0/0.
  *
- * TA-Lib keeps Σ|change| as a running sum and treats it as zero below 1e-14: after a spike
- * leaves the window its residue is not zero, so on a flat stretch at large prices TA-Lib
+ * TA-Lib keeps Σ|change| as a plain running sum and treats it as zero below 1e-14: after a
+ * spike leaves the window its residue is not zero, so on a flat stretch at large prices TA-Lib
  * computes ER = 0 from the residue, and on a genuinely tiny market (changes below 1e-14) it
- * takes ER = 1. Here the window's sum is summed directly each bar, so it is exact: zero only
- * when nothing moved. Those bars are where XQL and TA-Lib differ, and XQL is the exact one.
+ * takes ER = 1. Here the running sum is kept as an unevaluated pair s + c updated with Knuth's
+ * TwoSum (error-free addition, as in `sma`), which stays within an ulp or two of the window's
+ * exact sum, and a count of the non-zero changes in the window says exactly when nothing moved.
+ * Those bars are where XQL and TA-Lib differ, and XQL is the exact one.
  *
  * Recursive: streams from the input's first defined value f (the first KAMA at f + n); a NaN
  * after that poisons the average.
@@ -31,16 +33,42 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   if (start >= to) return;
 
   let k = x[start - 1]!;
+  // The window's absolute changes: the first n − 1 before the loop, the newest added and the
+  // oldest removed each bar.
+  let sum = 0;
+  let carry = 0;
+  let moving = 0;
+  for (let j = f + 1; j < start; j++) {
+    const v = Math.abs(x[j]! - x[j - 1]!);
+    if (v !== 0) moving++;
+    const t = sum + v;
+    const bp = t - sum;
+    carry += sum - (t - bp) + (v - bp);
+    sum = t;
+  }
   for (let i = start; i < to; i++) {
-    let path = 0;
-    for (let j = i - n + 1; j <= i; j++) path += Math.abs(x[j]! - x[j - 1]!);
+    const v = Math.abs(x[i]! - x[i - 1]!);
+    if (v !== 0) moving++;
+    let t = sum + v;
+    let bp = t - sum;
+    carry += sum - (t - bp) + (v - bp);
+    sum = t;
+
+    const path = sum + carry;
     const direction = Math.abs(x[i]! - x[i - n]!);
     // Math.min keeps a rounding excess of |direction| over the path at ER = 1; NaN propagates.
-    const er = path === 0 ? 1 : Math.min(direction / path, 1);
+    const er = moving === 0 ? 1 : Math.min(direction / path, 1);
     let sc = er * FAST_MINUS_SLOW + SLOW;
     sc *= sc;
     k += (x[i]! - k) * sc;
     if (i >= from) out[i] = k;
+
+    const w = -Math.abs(x[i - n + 1]! - x[i - n]!);
+    if (w !== 0) moving--;
+    t = sum + w;
+    bp = t - sum;
+    carry += sum - (t - bp) + (w - bp);
+    sum = t;
   }
 };
 

@@ -1,7 +1,7 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { keltner } from "./kc_upper.js";
+import { keltner } from "../shared/keltner.js";
 
-/** Lower Keltner channel: ema(src, n) − mult·atr(n); see `kc_upper`. */
+/** Lower Keltner channel: ema(src, n) − mult·atr(n); see `shared/keltner.ts`. */
 const kernel: Kernel = (inputs, consts, out, from, to, ctx) => keltner(inputs, consts, -1, out, from, to, ctx);
 
 export const kc_lower: FunctionModule = {

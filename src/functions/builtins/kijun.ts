@@ -1,5 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { shiftedMid } from "./tenkan.js";
+import { shiftedMid } from "../shared/donchian.js";
 
 /**
  * Ichimoku base line (kijun-sen, TradingView Ichimoku): the midpoint of the last n bars'

@@ -1,9 +1,9 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { leastSquares } from "./linreg.js";
+import { leastSquares } from "../shared/regression.js";
 
 /**
  * Slope per bar of the least-squares line through the last n values (TA-Lib LINEARREG_SLOPE),
- * computed two-pass as described in `linreg`; 0 for n = 1.
+ * computed two-pass as described in `shared/regression.ts`; 0 for n = 1.
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   leastSquares(inputs[0]!, consts[0]!, true, out, from, to);

@@ -46,6 +46,7 @@ export const lowest: FunctionModule = {
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Lowest of the last n values, current bar included (source defaults to low).",
   example: "close <= lowest(low, 20)",

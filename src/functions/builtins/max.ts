@@ -15,6 +15,7 @@ export const max: FunctionModule = {
   extraLookback: () => 0,
   lookbackDoc: "max(L(a), L(b))",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "The larger of a and b.",
   example: "max(open, close) < sma(20)",

@@ -15,6 +15,7 @@ export const min: FunctionModule = {
   extraLookback: () => 0,
   lookbackDoc: "max(L(a), L(b))",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "The smaller of a and b.",
   example: "min(open, close) > sma(20)",

@@ -21,6 +21,7 @@ export const roc: FunctionModule = {
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Rate of change in percent: 100 · (src / src[n] − 1).",
   example: "roc(10) > 5",

@@ -1,5 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { donchianMid } from "./tenkan.js";
+import { donchianMid } from "../shared/donchian.js";
 
 /**
  * Ichimoku leading span A (senkou span A, TradingView Ichimoku) as plotted at this bar:

@@ -1,5 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { shiftedMid } from "./tenkan.js";
+import { shiftedMid } from "../shared/donchian.js";
 
 /**
  * Ichimoku leading span B (senkou span B, TradingView Ichimoku) as plotted at this bar: the

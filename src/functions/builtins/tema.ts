@@ -1,4 +1,5 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import type { FunctionModule, Kernel } from "../module.js";
+import { cascadeConvergenceBars } from "../shared/convergence.js";
 
 /**
  * Triple exponential moving average (Mulloy; TA-Lib TEMA): 3·e1 − 3·e2 + e3 with
@@ -57,7 +58,8 @@ export const tema: FunctionModule = {
   extraLookback: (k) => 3 * k[0]! - 3,
   lookbackDoc: "L(src) + 3n − 3",
   recursive: true,
-  warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
+  // The seeds of three EMAs in series fade more slowly than one EMA's (shared/convergence.ts).
+  warmup: (k) => cascadeConvergenceBars(2 / (k[0]! + 1), 3),
   kernel,
   doc: "Triple EMA: 3·e1 − 3·e2 + e3 for e1 = ema(src, n), e2 = ema(e1, n), e3 = ema(e2, n).",
   example: "close > tema(20)",

@@ -65,7 +65,7 @@ export const vwap: FunctionModule = {
   result: "number",
   implicit: ["high", "low", "close", "volume", "time"],
   extraLookback: () => 0,
-  lookbackDoc: "1 (warm-up: one session of the timeframe)",
+  lookbackDoc: "1",
   recursive: true,
   // One session's worth of bars beyond the current one, so the fetch reaches the session start.
   warmup: (_consts, timeframeMs) =>

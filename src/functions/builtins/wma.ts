@@ -31,6 +31,7 @@ export const wma: FunctionModule = {
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
+  rangeIndependent: true,
   kernel,
   doc: "Linearly weighted mean of the last n values (newest weighs n).",
   example: "close > wma(20)",

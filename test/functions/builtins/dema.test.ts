@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dema } from "../../../src/functions/builtins/dema.js";
+import { cascadeConvergenceBars } from "../../../src/functions/shared/convergence.js";
 import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "./harness.js";
 
 describe("dema", () => {
@@ -32,6 +33,11 @@ describe("dema", () => {
     const out = evaluate(dema, inputsOf(dema, columnsWithNaN(PLAIN[0]!, [60])), [5]);
     expect(out[59]).not.toBeNaN();
     for (let i = 60; i < out.length; i++) expect(out[i]).toBeNaN();
+  });
+
+  it("asks for the warm-up of 2 EMAs in series, longer than one EMA's", () => {
+    expect(dema.warmup!([20], 3_600_000)).toBe(cascadeConvergenceBars(2 / 21, 2));
+    expect(dema.warmup!([20], 3_600_000)).toBeGreaterThan(Math.ceil(Math.log(1e-6) / Math.log(1 - 2 / 21)));
   });
 
   it("gives the same value through compile().run", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tema } from "../../../src/functions/builtins/tema.js";
+import { cascadeConvergenceBars } from "../../../src/functions/shared/convergence.js";
 import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "./harness.js";
 
 describe("tema", () => {
@@ -34,6 +35,11 @@ describe("tema", () => {
     const out = evaluate(tema, inputsOf(tema, columnsWithNaN(PLAIN[0]!, [70])), [5]);
     expect(out[69]).not.toBeNaN();
     for (let i = 70; i < out.length; i++) expect(out[i]).toBeNaN();
+  });
+
+  it("asks for the warm-up of 3 EMAs in series, longer than one EMA's", () => {
+    expect(tema.warmup!([20], 3_600_000)).toBe(cascadeConvergenceBars(2 / 21, 3));
+    expect(tema.warmup!([20], 3_600_000)).toBeGreaterThan(Math.ceil(Math.log(1e-6) / Math.log(1 - 2 / 21)));
   });
 
   it("gives the same value through compile().run", () => {

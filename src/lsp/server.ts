@@ -1,0 +1,177 @@
+/**
+ * The XQL language server: the editor services of `src/editor/` over the Language Server
+ * Protocol. Offsets are UTF-16 code units in the core and in LSP alike, and both count
+ * `\r\n`, `\n` and `\r` as one line break, so a position converts with `positionAt` /
+ * `offsetAt` and nothing else.
+ */
+import {
+  CompletionItemKind,
+  DiagnosticSeverity,
+  InsertTextFormat,
+  MarkupKind,
+  SemanticTokensBuilder,
+  TextDocumentSyncKind,
+  TextDocuments,
+  TextEdit,
+  type CompletionItem,
+  type Connection,
+  type InitializeResult,
+} from "vscode-languageserver";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { complete, diagnose, format, hover, scan, signatureHelp, type CompletionKind, type PieceKind, type Template } from "../editor/index.js";
+import { DEFAULT_MARKETS, type XqlOptions } from "../types.js";
+
+/** Semantic token types, in legend order (standard LSP names, so every theme colours them). */
+export const TOKEN_TYPES = ["keyword", "number", "string", "comment", "namespace", "enumMember", "function", "variable", "parameter", "operator"] as const;
+
+const TOKEN_OF: Readonly<Record<PieceKind, (typeof TOKEN_TYPES)[number] | undefined>> = {
+  keyword: "keyword",
+  setting: "keyword",
+  boolean: "keyword",
+  number: "number",
+  string: "string",
+  comment: "comment",
+  timeframePrefix: "namespace",
+  timeframe: "enumMember",
+  function: "function",
+  series: "variable",
+  name: "parameter",
+  operator: "operator",
+  punctuation: undefined,
+  invalid: undefined,
+};
+
+const KIND_OF: Readonly<Record<CompletionKind, CompletionItemKind>> = {
+  function: CompletionItemKind.Function,
+  series: CompletionItemKind.Field,
+  let: CompletionItemKind.Variable,
+  timeframe: CompletionItemKind.EnumMember,
+  timeframePrefix: CompletionItemKind.Module,
+  setting: CompletionItemKind.Keyword,
+  market: CompletionItemKind.Value,
+  keyword: CompletionItemKind.Keyword,
+};
+
+/** A template as an LSP snippet: `rsi(${1:n})`. */
+function snippet(template: Template): { text: string; snippet: boolean } {
+  let n = 0;
+  const text = template
+    .map((part) => (typeof part === "string" ? part.replace(/[$}\\]/g, "\\$&") : `\${${++n}:${part.field.replace(/[$}\\]/g, "\\$&")}}`))
+    .join("");
+  return { text, snippet: n > 0 };
+}
+
+/** Settings a client may pass as `initializationOptions`: `{ "markets": ["FOREX", "CRYPTO"] }`. */
+function optionsFrom(init: unknown): XqlOptions {
+  const markets = (init as { markets?: unknown } | null | undefined)?.markets;
+  return Array.isArray(markets) && markets.every((m) => typeof m === "string") ? { markets } : {};
+}
+
+/** Wires the XQL services to a connection; `connection.listen()` is the caller's. */
+export function startLanguageServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  let options: XqlOptions = {};
+
+  connection.onInitialize((params): InitializeResult => {
+    options = optionsFrom(params.initializationOptions);
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        completionProvider: { triggerCharacters: [":", '"', "=", " ", "(", ","] },
+        hoverProvider: true,
+        signatureHelpProvider: { triggerCharacters: ["(", ","], retriggerCharacters: [","] },
+        documentFormattingProvider: true,
+        semanticTokensProvider: { legend: { tokenTypes: [...TOKEN_TYPES], tokenModifiers: [] }, full: true },
+      },
+      serverInfo: { name: "xql" },
+    };
+  });
+
+  const publish = (document: TextDocument): void => {
+    const text = document.getText();
+    const diagnostics = diagnose(text, options).map((d) => ({
+      range: { start: document.positionAt(d.start), end: document.positionAt(d.end) },
+      severity: DiagnosticSeverity.Error,
+      source: "xql",
+      code: d.type,
+      message: d.message,
+    }));
+    void connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
+  };
+  // Fires on open as well as on every change.
+  documents.onDidChangeContent((event) => publish(event.document));
+  documents.onDidClose((event) => void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] }));
+
+  connection.onCompletion((params) => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return [];
+    const { from, to, items } = complete(document.getText(), document.offsetAt(params.position), { markets: options.markets ?? DEFAULT_MARKETS });
+    const range = { start: document.positionAt(from), end: document.positionAt(to) };
+    return items.map((item): CompletionItem => {
+      const { text, snippet: isSnippet } = snippet(item.template);
+      return {
+        label: item.label,
+        kind: KIND_OF[item.kind],
+        detail: item.detail,
+        documentation: item.documentation !== undefined ? { kind: MarkupKind.Markdown, value: item.documentation } : undefined,
+        sortText: `${String(item.rank + 100).padStart(4, "0")}${item.label}`,
+        insertTextFormat: isSnippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
+        textEdit: TextEdit.replace(range, text),
+      };
+    });
+  });
+
+  connection.onHover((params) => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return null;
+    const found = hover(document.getText(), document.offsetAt(params.position));
+    if (!found) return null;
+    return {
+      contents: { kind: MarkupKind.Markdown, value: found.markdown },
+      range: { start: document.positionAt(found.start), end: document.positionAt(found.end) },
+    };
+  });
+
+  connection.onSignatureHelp((params) => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return null;
+    const help = signatureHelp(document.getText(), document.offsetAt(params.position));
+    if (!help) return null;
+    return {
+      signatures: [
+        {
+          label: help.label,
+          documentation: { kind: MarkupKind.Markdown, value: help.fn.doc },
+          parameters: help.parameters.map((p) => ({ label: [p.start, p.end] as [number, number], documentation: p.doc })),
+        },
+      ],
+      activeSignature: 0,
+      activeParameter: help.active,
+    };
+  });
+
+  connection.onDocumentFormatting((params) => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return null;
+    const text = document.getText();
+    const formatted = format(text);
+    if (formatted === undefined || formatted === text) return [];
+    return [TextEdit.replace({ start: document.positionAt(0), end: document.positionAt(text.length) }, formatted)];
+  });
+
+  connection.languages.semanticTokens.on((params) => {
+    const document = documents.get(params.textDocument.uri);
+    const builder = new SemanticTokensBuilder();
+    if (!document) return builder.build();
+    for (const piece of scan(document.getText())) {
+      const type = TOKEN_OF[piece.kind];
+      if (type === undefined) continue;
+      const start = document.positionAt(piece.start);
+      // A token never spans lines in XQL (comments end at the line break).
+      builder.push(start.line, start.character, piece.end - piece.start, TOKEN_TYPES.indexOf(type), 0);
+    }
+    return builder.build();
+  });
+
+  documents.listen(connection);
+}

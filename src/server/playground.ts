@@ -1,0 +1,159 @@
+/**
+ * The playground's routes: the page at `/` with its assets (static files built into
+ * `dist/playground/` by `npm run build`), and `GET /xql/bars`, the bars of one symbol for the
+ * page's chart. Bars are authenticated like every `/xql/` route but not metered: drawing the
+ * chart of a result is part of looking at a run already paid for, and reads no more than
+ * the run did. No language logic here either.
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { extname, join } from "node:path";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { BarStore } from "../data/store.js";
+import { RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
+
+/** Bars one `GET /xql/bars` may ask for. */
+export const MAX_CHART_BARS = 5000;
+/** Bars when `bars` is not given: the service's default warm-up, what a run fetches. */
+export const DEFAULT_CHART_BARS = 300;
+
+export interface PlaygroundOptions {
+  readonly bars: BarStore;
+  /** The service's authentication hook (the one every `/xql/` route runs in onRequest). */
+  readonly authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Markets queries may name, in their configured spelling. */
+  readonly markets: readonly string[];
+  /** Where the built page is (`index.html` and its assets); absent: `/` says how to build it. */
+  readonly dir?: string;
+}
+
+const TYPES: Readonly<Record<string, string>> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
+
+/** The page's files, read once: the page is built before the server starts and never changes under it. */
+function readPage(dir: string | undefined): Map<string, { body: Buffer; type: string }> {
+  const files = new Map<string, { body: Buffer; type: string }>();
+  if (dir === undefined || !existsSync(join(dir, "index.html"))) return files;
+  for (const name of readdirSync(dir)) {
+    const type = TYPES[extname(name)];
+    if (type !== undefined) files.set(name, { body: readFileSync(join(dir, name)), type });
+  }
+  return files;
+}
+
+/** Registers `/`, `/playground/:file` and `GET /xql/bars` on the service. */
+export function registerPlayground(app: FastifyInstance, options: PlaygroundOptions): void {
+  const files = readPage(options.dir);
+  // The page's HTML names its assets under /playground/ with a content hash, so they can be cached for good.
+  const security = {
+    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+  };
+
+  app.get("/", async (_request, reply) => {
+    const page = files.get("index.html");
+    if (!page) return reply.code(404).send({ error: "The playground is not built; run `npm run build`" });
+    return reply.headers({ ...security, "Cache-Control": "no-cache" }).type(page.type).send(page.body);
+  });
+
+  app.get("/playground/:file", async (request, reply) => {
+    const { file } = request.params as { file: string };
+    const asset = file !== "index.html" ? files.get(file) : undefined;
+    if (!asset) return reply.code(404).send({ error: "Not found" });
+    return reply.headers({ ...security, "Cache-Control": "public, max-age=31536000, immutable" }).type(asset.type).send(asset.body);
+  });
+
+  app.get("/xql/bars", { onRequest: options.authenticate }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const text = (name: string): string | undefined => (typeof query[name] === "string" ? (query[name] as string) : undefined);
+    const marketParam = text("market");
+    const symbol = text("symbol");
+    const timeframe = text("timeframe");
+    const barsParam = text("bars");
+    if (marketParam === undefined || symbol === undefined || timeframe === undefined) {
+      return reply.code(400).send({ error: "market, symbol and timeframe are required, e.g. ?market=FOREX&symbol=EURUSD&timeframe=h1" });
+    }
+    const market = options.markets.find((m) => m.toLowerCase() === marketParam.toLowerCase());
+    if (market === undefined) return reply.code(400).send({ error: `Unknown market '${marketParam}'; known: ${options.markets.join(", ")}` });
+    if (!isTimeframe(timeframe)) return reply.code(400).send({ error: `Unknown timeframe '${timeframe}'; use one of ${TIMEFRAMES.join(" ")}` });
+    const count = barsParam === undefined ? DEFAULT_CHART_BARS : /^\d+$/.test(barsParam) ? Number(barsParam) : NaN;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_CHART_BARS) {
+      return reply.code(400).send({ error: `bars must be an integer from 1 to ${MAX_CHART_BARS}` });
+    }
+    const all = await options.bars.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count });
+    const found = all.find((s) => s.symbol === symbol);
+    if (!found) return reply.code(404).send({ error: `No ${timeframe} bars for '${symbol}' in ${market}` });
+    const b = found.bars;
+    const columns = {
+      time: Array.from(b.time),
+      open: Array.from(b.open),
+      high: Array.from(b.high),
+      low: Array.from(b.low),
+      close: Array.from(b.close),
+      volume: Array.from(b.volume),
+    };
+    return reply.send({ market, symbol, timeframe, bars: columns });
+  });
+}
+
+const ERROR_SCHEMA = { type: "object", required: ["error"], properties: { error: { type: "string" } }, additionalProperties: false } as const;
+
+const barsSchema = {
+  type: "object",
+  required: ["market", "symbol", "timeframe", "bars"],
+  properties: {
+    market: { type: "string" },
+    symbol: { type: "string" },
+    timeframe: { type: "string", enum: [...TIMEFRAMES] },
+    bars: {
+      type: "object",
+      description: "Columns, oldest bar first; time is the bar's UTC open time in ms",
+      required: ["time", "open", "high", "low", "close", "volume"],
+      properties: Object.fromEntries(["time", ...RAW_SERIES].map((k) => [k, { type: "array", items: { type: ["number", "null"] } }])),
+    },
+  },
+} as const;
+
+/** The playground's paths for `/openapi.json`. */
+export const PLAYGROUND_OPENAPI_PATHS = {
+  "/": {
+    get: {
+      operationId: "playground",
+      summary: "The playground: an editor with live checks, explanation, a run against this service and charts (HTML)",
+      security: [],
+      responses: {
+        "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } },
+        "404": { description: "The page was not built (`npm run build`)" },
+      },
+    },
+  },
+  "/xql/bars": {
+    get: {
+      operationId: "bars",
+      summary: "The latest bars of one symbol at one timeframe, for charts; authenticated, never metered",
+      parameters: [
+        { name: "market", in: "query", required: true, schema: { type: "string" }, example: "FOREX" },
+        { name: "symbol", in: "query", required: true, schema: { type: "string" }, example: "EURUSD" },
+        { name: "timeframe", in: "query", required: true, schema: { type: "string", enum: [...TIMEFRAMES] }, example: "h1" },
+        {
+          name: "bars",
+          in: "query",
+          required: false,
+          description: `How many of the latest bars (default ${DEFAULT_CHART_BARS}, at most ${MAX_CHART_BARS})`,
+          schema: { type: "integer", minimum: 1, maximum: MAX_CHART_BARS },
+        },
+      ],
+      responses: {
+        "200": { description: "The bars", content: { "application/json": { schema: barsSchema } } },
+        "400": { description: "A missing or bad parameter", content: { "application/json": { schema: ERROR_SCHEMA } } },
+        "401": { $ref: "#/components/responses/Unauthorized" },
+        "404": { description: "No bars for that symbol", content: { "application/json": { schema: ERROR_SCHEMA } } },
+      },
+    },
+  },
+} as const;

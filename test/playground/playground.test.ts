@@ -1,0 +1,175 @@
+/**
+ * The playground in a real browser (Debian's Chromium through playwright-core) against a real
+ * server on loopback over a real SQLite file seeded with the synthetic universe.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedStore } from "../../src/data/seed.js";
+import { startServer, type Running } from "../server/helpers.js";
+import { ROOT, buildPlayground, launch } from "./browser.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+// The callbacks given to page.evaluate run in Chromium, where these exist; this Node test
+// program has no DOM library (its fetch types would clash with Node's), so they are declared loosely.
+declare const document: any, window: any, sessionStorage: any, localStorage: any, Image: any;
+type HTMLCanvasElement = any;
+type HTMLDialogElement = any;
+
+const ARTIFACTS = join(ROOT, "test-artifacts");
+let server: Running;
+let browser: Browser;
+let page: Page;
+let key: string;
+
+beforeAll(async () => {
+  const dir = buildPlayground();
+  server = await startServer({ seed: false, playgroundDir: dir, clock: { now: () => Date.now() } });
+  await seedStore(server.store, { timeframes: ["h1", "d"], bars: 400 });
+  ({ key } = await server.key("free"));
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(`${server.url}/`);
+  await page.locator(".cm-content").waitFor();
+  expect(errors).toEqual([]);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Pixels of the chart's canvases that are not the background: 0 for an empty chart. */
+async function paintedPixels(p: Page): Promise<number> {
+  return p.evaluate(() => {
+    let painted = 0;
+    for (const canvas of document.querySelectorAll("#chart canvas") as HTMLCanvasElement[]) {
+      const ctx = canvas.getContext("2d");
+      if (!ctx || canvas.width === 0 || canvas.height === 0) continue;
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3]! > 0 && !(data[i]! > 245 && data[i + 1]! > 245 && data[i + 2]! > 245)) painted++;
+      }
+    }
+    return painted;
+  });
+}
+
+const PREFIX = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close, sma(20), rsi(14)]\nsort = rsi(14) asc\nlimit = 8\n';
+
+describe("the playground in Chromium", () => {
+  it("underlines an error where validate puts it, and updates the explanation once it is fixed", async () => {
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(PREFIX);
+    await page.keyboard.type("rsii(14) < 70", { delay: 5 });
+    await page.keyboard.press("Escape");
+    const underline = page.locator(".cm-lintRange-error");
+    await underline.first().waitFor();
+    expect((await underline.allTextContents()).join("")).toBe("rsii");
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Line 6, column 1: Unknown identifier 'rsii', did you mean 'rsi'?");
+
+    // Fix it by typing: delete the extra "i".
+    await page.keyboard.press("Home");
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("Delete");
+    await expect.poll(() => page.locator(".cm-lintRange-error").count()).toBe(0);
+    await expect.poll(() => page.locator("#explanation").textContent()).toContain("rsi(14) < 70");
+    expect(await page.locator("#explanation").getAttribute("class")).not.toContain("invalid");
+    expect(await page.locator("#plan").textContent()).toContain('"timeframe": "h1"');
+    expect(await page.locator("#status").textContent()).toBe("Valid query");
+  });
+
+  it("offers completions from the registry as you type", async () => {
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type(" and bb_u", { delay: 5 });
+    const option = page.locator(".cm-tooltip-autocomplete li", { hasText: "bb_upper" });
+    await option.first().waitFor();
+    // CodeMirror ignores Enter for 75 ms after the list opens (interactionDelay), against accidental picks.
+    await page.waitForTimeout(150);
+    await page.keyboard.press("Enter");
+    // The snippet's parameters are fields: type them and tab across.
+    await page.keyboard.type("20");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("2");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("End");
+    await page.keyboard.type(" > close");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.evaluate(() => (window as unknown as { xqlEditor: { state: { doc: { toString(): string } } } }).xqlEditor.state.doc.toString().split("\n").slice(5).join("\n"))).toBe(
+      "rsi(14) < 70 and bb_upper(20, 2) > close",
+    );
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Valid query");
+  });
+
+  it("runs on the service with a pasted key: the table fills and the chart draws", async () => {
+    await page.locator("#api-key").fill(key);
+    await page.locator("#offline").uncheck();
+    await page.locator("#run").click();
+    await expect.poll(() => page.locator("#run-status").textContent(), { timeout: 20_000 }).toMatch(/^\d+ match(es)? in \d+ ms \(service/);
+    const rows = page.locator("#results tbody tr");
+    expect(await rows.count()).toBeGreaterThan(0);
+    expect(await page.locator("#results thead th").allTextContents()).toEqual(["symbol", "close", "sma(20)", "rsi(14)"]);
+    // The bars the screen used: max(minLookback, warm-up 300) of the base timeframe.
+    await expect.poll(() => page.locator("#chart").getAttribute("data-drawn"), { timeout: 20_000 }).toBe("300");
+    await expect.poll(() => paintedPixels(page)).toBeGreaterThan(2000);
+    expect(await page.locator("#chart-legend").textContent()).toContain("sma(20)");
+    // The key lives in this tab's sessionStorage, nowhere else.
+    expect(await page.evaluate(() => [sessionStorage.getItem("xql.apiKey"), localStorage.length])).toEqual([key, 0]);
+    // Choosing another row charts that symbol.
+    if ((await rows.count()) > 1) {
+      const second = await rows.nth(1).getAttribute("data-symbol");
+      await rows.nth(1).click();
+      await expect.poll(() => page.locator("#chart").getAttribute("data-symbol")).toBe(second);
+    }
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const shot = await page.screenshot({ fullPage: true });
+    writeFileSync(join(ARTIFACTS, "playground-run.png"), shot);
+    // Non-blank: decode the screenshot in the browser and count its colours.
+    const colours = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const canvas = document.createElement("canvas");
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const ctx = canvas.getContext("2d")!;
+      ctx.drawImage(img, 0, 0);
+      const { data } = ctx.getImageData(0, 0, img.width, img.height);
+      const seen = new Set<number>();
+      for (let i = 0; i < data.length; i += 16) seen.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
+      return seen.size;
+    }, shot.toString("base64"));
+    expect(colours).toBeGreaterThan(50);
+  });
+
+  it("refuses a run on the service with a bad key, saying so", async () => {
+    await page.locator("#api-key").fill("xql_notakeyatallnotakeyatallnotakey");
+    await page.locator("#run").click();
+    await expect.poll(() => page.locator("#run-status").textContent()).toBe("401: Missing or invalid API key");
+  });
+
+  it("runs offline in the browser over the synthetic universe, without a key", async () => {
+    await page.locator("#api-key").fill("");
+    await page.locator("#offline").check();
+    await page.locator("#run").click();
+    await expect.poll(() => page.locator("#run-status").textContent(), { timeout: 20_000 }).toMatch(/^\d+ match(es)? in \d+ ms \(offline: 30 synthetic FOREX/);
+    expect(await page.locator("#results tbody tr").count()).toBeGreaterThan(0);
+    await expect.poll(() => paintedPixels(page)).toBeGreaterThan(2000);
+    expect(await page.evaluate(() => sessionStorage.getItem("xql.apiKey"))).toBeNull();
+  });
+
+  it("loads an example and a phrase in one click each", async () => {
+    await page.locator("#example").selectOption("multi-timeframe");
+    await expect.poll(() => page.locator("#explanation").textContent()).toContain("d::sma(200)");
+    await page.locator("#open-reference").click();
+    await page.locator("#reference-list button").first().click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Valid query");
+    expect(await page.locator("#reference").evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+  });
+});

@@ -1,0 +1,98 @@
+/** The playground's routes over real HTTP: the page, its assets, and GET /xql/bars. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer, type Running } from "./helpers.js";
+import { tempDir } from "../data/helpers.js";
+
+let server: Running | undefined;
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+describe("GET /xql/bars", () => {
+  it("answers the latest bars of one symbol, oldest first, without metering", async () => {
+    server = await startServer();
+    const { key } = await server.key("free");
+    const response = await server.get("/xql/bars?market=forex&symbol=EURUSD&timeframe=h1&bars=5", key);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { market: string; symbol: string; timeframe: string; bars: Record<string, number[]> };
+    expect(body).toMatchObject({ market: "FOREX", symbol: "EURUSD", timeframe: "h1" });
+    // The seeded ramp: EURUSD closes 100..499 on h1, so the latest five are 495..499.
+    expect(body.bars.close).toEqual([495, 496, 497, 498, 499]);
+    expect(Object.keys(body.bars).sort()).toEqual(["close", "high", "low", "open", "time", "volume"]);
+    expect(body.bars.time).toEqual([...body.bars.time].sort((a, b) => a - b));
+    const usage = (await (await server.get("/usage", key)).json()) as { used: number };
+    expect(usage.used).toBe(0);
+  });
+
+  it("defaults to 300 bars, the service's warm-up", async () => {
+    server = await startServer();
+    const { key } = await server.key();
+    const body = (await (await server.get("/xql/bars?market=FOREX&symbol=GBPUSD&timeframe=h1", key)).json()) as { bars: { time: number[] } };
+    expect(body.bars.time).toHaveLength(300);
+  });
+
+  it("needs a key", async () => {
+    server = await startServer();
+    const response = await server.get("/xql/bars?market=FOREX&symbol=EURUSD&timeframe=h1");
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Missing or invalid API key" });
+  });
+
+  it.each([
+    ["?symbol=EURUSD&timeframe=h1", "market, symbol and timeframe are required, e.g. ?market=FOREX&symbol=EURUSD&timeframe=h1"],
+    ["?market=STOCKS&symbol=EURUSD&timeframe=h1", "Unknown market 'STOCKS'; known: FOREX, CRYPTO"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h2", "Unknown timeframe 'h2'; use one of m1 m5 m15 m30 h1 h4 d w"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=0", "bars must be an integer from 1 to 5000"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=5001", "bars must be an integer from 1 to 5000"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=1e3", "bars must be an integer from 1 to 5000"],
+  ])("answers 400 for %s", async (query, error) => {
+    server = await startServer();
+    const { key } = await server.key();
+    const response = await server.get(`/xql/bars${query}`, key);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error });
+  });
+
+  it("answers 404 for a symbol without bars at that timeframe", async () => {
+    server = await startServer();
+    const { key } = await server.key();
+    const response = await server.get("/xql/bars?market=CRYPTO&symbol=BTCUSDT&timeframe=d", key);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "No d bars for 'BTCUSDT' in CRYPTO" });
+  });
+});
+
+describe("GET / (the playground page)", () => {
+  it("serves the built page and its assets, and nothing else from the folder", async () => {
+    const temp = tempDir();
+    cleanups.push(temp.cleanup);
+    const dir = join(temp.dir, "page");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "index.html"), '<!doctype html><script src="/playground/app-X.js"></script>');
+    writeFileSync(join(dir, "app-X.js"), "console.log(1)");
+    writeFileSync(join(dir, "secret.txt"), "not served");
+    server = await startServer({ playgroundDir: dir });
+    const page = await server.get("/");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(await page.text()).toContain("app-X.js");
+    const script = await server.get("/playground/app-X.js");
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(script.headers.get("cache-control")).toContain("immutable");
+    expect((await server.get("/playground/secret.txt")).status).toBe(404);
+    expect((await server.get("/playground/..%2Fxql.db")).status).toBe(404);
+  });
+
+  it("says how to build the page when it is not built", async () => {
+    server = await startServer();
+    const response = await server.get("/");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "The playground is not built; run `npm run build`" });
+  });
+});
