@@ -50,6 +50,7 @@ export type {
   ResultRow,
   RunResult,
   RunMeta,
+  RunSkipped,
   HistoryOptions,
   HistoryMatch,
   HistoryResult,

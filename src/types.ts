@@ -128,10 +128,35 @@ export interface ResultRow {
   columns: Record<string, number | null>;
 }
 
+/** Instruments a run left out before evaluating the condition, by reason. */
+export interface RunSkipped {
+  /** Instruments with bars on every source the plan needs, but fewer than a source's minLookback (aligned bars for a non-base source). */
+  shortHistory: number;
+  /** Instruments without any bar on a source the plan needs (the timeframe missing or empty). */
+  noData: number;
+}
+
+/**
+ * What a run looked at, so that "no results" can be told from "no data" (decisions §2).
+ * `instruments = matched + skipped.shortHistory + skipped.noData + (evaluated, not matched)`.
+ */
+export interface RunMeta {
+  /** Every instrument of the universe considered, skipped ones included. */
+  instruments: number;
+  /** Instruments whose condition held, counted before `limit`. */
+  matched: number;
+  /** Instruments left out before evaluation, by reason (each counted once; noData wins over shortHistory). */
+  skipped: RunSkipped;
+  /** ISO 8601 open time of the latest base bar evaluated (the newest over the instruments evaluated), or null when none was evaluated. */
+  asOf: string | null;
+}
+
 /** The body of a successful run. */
 export interface RunResult {
   /** The matching instruments: sorted as the query says (by symbol without `sort`), at most `limit` of them. */
   results: ResultRow[];
+  /** What the run considered and why instruments were left out. */
+  meta: RunMeta;
 }
 
 /**

@@ -3,7 +3,8 @@ import type { ProgressListener } from "../data/store.js";
 import type { CliOutput } from "./command.js";
 
 export interface Progress {
-  update: ProgressListener;
+  /** Redraws: `done` of `total`, and the rate from `rows` (default `done`) per second since the first update. */
+  update: (done: number, total: number, rows?: number) => void;
   /** Ends the line (when one was drawn). */
   done(): void;
 }
@@ -15,20 +16,24 @@ export function progressBar(label: string, stream: CliOutput = process.stderr, c
   if (!stream.isTTY) return { update: () => {}, done: () => {} };
   let drawn = false;
   let last = 0;
-  const draw = (done: number, total: number): void => {
+  let started = 0;
+  const draw = (done: number, total: number, rows: number): void => {
     const fraction = total > 0 ? Math.min(1, done / total) : 1;
     const filled = Math.round(fraction * WIDTH);
     const bar = "#".repeat(filled) + "-".repeat(WIDTH - filled);
-    stream.write(`\r${label} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}`);
+    const seconds = (clock() - started) / 1000;
+    const rate = seconds > 0.05 ? ` ${Math.round(rows / seconds).toLocaleString("en-US")} rows/s` : "";
+    stream.write(`\r${label} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}${rate}\x1b[K`);
     drawn = true;
   };
   return {
-    update(done, total) {
+    update(done, total, rows) {
       const now = clock();
+      if (started === 0) started = now;
       // Redraw at most ten times a second, and always at the end.
       if (done < total && now - last < 100) return;
       last = now;
-      draw(done, total);
+      draw(done, total, rows ?? done);
     },
     done() {
       if (drawn) stream.write("\n");

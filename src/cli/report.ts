@@ -58,6 +58,23 @@ export function renderRunResult(result: RunResult, format: Format): string {
     return renderCsv(["symbol", ...names], result.results.map((row) => [row.symbol, ...names.map((name) => row.columns[name] ?? null)]));
   }
   const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null))]);
-  const n = result.results.length;
-  return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${n} match${n === 1 ? "" : "es"}\n`;
+  return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${metaFooter(result)}\n`;
+}
+
+/**
+ * The footer of `--format table`: shown against matched (before limit), instruments and why
+ * any were skipped, and the time of the data, e.g.
+ * `2 matches of 28 instruments (3 short history, 1 no data) · as of 2026-01-02T13:00:00.000Z`.
+ */
+export function metaFooter({ results, meta }: RunResult): string {
+  const shown = results.length;
+  const head =
+    shown === meta.matched
+      ? `${meta.matched} match${meta.matched === 1 ? "" : "es"}`
+      : `${shown} shown of ${meta.matched} matches`;
+  const skipped: string[] = [];
+  if (meta.skipped.shortHistory > 0) skipped.push(`${meta.skipped.shortHistory} short history`);
+  if (meta.skipped.noData > 0) skipped.push(`${meta.skipped.noData} no data`);
+  const of = `of ${meta.instruments} instrument${meta.instruments === 1 ? "" : "s"}${skipped.length > 0 ? ` (${skipped.join(", ")})` : ""}`;
+  return `${head} ${of} · as of ${meta.asOf ?? "no bars"}`;
 }

@@ -2,14 +2,15 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { PostgresStore, isPostgresUrl } from "../data/postgres.js";
+import { openStore as openByUrl, type Store } from "../data/open.js";
+import { isPostgresUrl } from "../data/postgres.js";
 import { SqliteStore } from "../data/sqlite.js";
 import { DEFAULT_MARKETS } from "../types.js";
 import { CliError, type CliOutput } from "./command.js";
 import { progressBar } from "./progress.js";
 
 /** The store a command opens: the embedded SQLite file or a shared PostgreSQL database. */
-export type CliStore = SqliteStore | PostgresStore;
+export type CliStore = Store;
 
 /**
  * The per-user database file: `$XDG_DATA_HOME/xql/xql.db`, else `~/.local/share/xql/xql.db`.
@@ -39,8 +40,14 @@ export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = 
  * on first use. With `stderr`, a SQLite file that did not exist yet is named there once, so
  * nobody wonders where 100 MB of bars went.
  */
-export function openStore(file: string, stderr?: CliOutput): CliStore {
-  if (isPostgresUrl(file)) return new PostgresStore(file);
+export async function openStore(file: string, stderr?: CliOutput): Promise<CliStore> {
+  if (isPostgresUrl(file)) {
+    try {
+      return await openByUrl(file);
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error));
+    }
+  }
   if (existsSync(file) && statSync(file).isDirectory()) {
     throw new CliError(`the database ${file} is a directory; give --db a file name such as ${join(file, "xql.db")}`);
   }

@@ -5,8 +5,11 @@
  * then writes the whole file in one transaction, so a failure leaves nothing behind.
  */
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { detectFormat, hintsFromFileName, type DetectedFormat, type FormatOptions, type ImportFormat } from "./formats.js";
 import type { Bars, Timeframe } from "../types.js";
 import { TIMEFRAME_MS, isTimeframe } from "../types.js";
 import type { BarBatch, BarStore, ProgressListener } from "./store.js";
@@ -136,24 +139,54 @@ export class BarsCsvParser {
   readonly timeframe: Timeframe;
   private readonly symbols = new Map<string, SymbolRows>();
   private seenContent = false;
+  private readonly formatOptions: FormatOptions;
+  private readonly symbol: string | undefined;
+  /** The format taken, known once the first non-empty line is read. */
+  detected: DetectedFormat | undefined;
   rows = 0;
 
   /** The latest open time accepted: now + {@link MAX_FUTURE_MS}. */
   readonly latestTime: number;
 
-  constructor(options: { market: string; timeframe: string; now?: number }) {
+  constructor(options: { market: string; timeframe: string; symbol?: string; now?: number } & FormatOptions) {
     this.latestTime = (options.now ?? Date.now()) + MAX_FUTURE_MS;
     this.market = normalizeMarket(options.market);
     if (!isTimeframe(options.timeframe)) {
       throw new Error(`Unknown timeframe '${options.timeframe}': use one of m1 m5 m15 m30 h1 h4 d w`);
     }
     this.timeframe = options.timeframe;
+    if (options.symbol !== undefined && !SYMBOL.test(options.symbol)) {
+      throw new Error(`Invalid symbol '${options.symbol}' (1-32 letters, digits or . _ : / -)`);
+    }
+    this.symbol = options.symbol;
+    this.formatOptions = options;
   }
 
   /** Checks one line (1-based `lineNumber`); throws {@link CsvImportError} when it is bad. */
   push(rawLine: string, lineNumber: number): void {
-    const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, "") : rawLine;
+    const line = this.seenContent ? rawLine : rawLine.replace(/^\uFEFF/, "");
     if (line.trim() === "") return;
+    if (!this.detected) {
+      this.detected = detectFormat(line, lineNumber, this.formatOptions);
+      if (!this.detected.hasSymbol && this.symbol === undefined) {
+        throw new Error(`${this.detected.description}: its rows carry no symbol; give --symbol S`);
+      }
+    }
+    if (this.detected.format !== "xql") {
+      this.seenContent = true;
+      let row;
+      try {
+        row = this.detected.decode(line, lineNumber);
+      } catch (reason) {
+        if (typeof reason === "string") throw new CsvImportError(lineNumber, reason);
+        throw reason;
+      }
+      if (!row) return;
+      const symbol = row.symbol ?? this.symbol!;
+      if (!SYMBOL.test(symbol)) throw new CsvImportError(lineNumber, `invalid symbol '${symbol}' (1-32 letters, digits or . _ : / -)`);
+      this.add(symbol, row.time, row.values, lineNumber);
+      return;
+    }
     const fields = splitCsvLine(line, lineNumber);
     if (!this.seenContent) {
       this.seenContent = true;
@@ -174,21 +207,6 @@ export class BarsCsvParser {
     }
     const time = parseTime(timeText);
     if (typeof time === "string") throw new CsvImportError(lineNumber, time);
-    // Bounded before any date is printed: a time past year 275760 has no ISO form at all.
-    if (time < 0) throw new CsvImportError(lineNumber, `time '${timeText}' is before 1970-01-01T00:00:00.000Z`);
-    if (time > this.latestTime) {
-      throw new CsvImportError(
-        lineNumber,
-        `time '${timeText}' is in the future: bars may open at most 2 days after now (${new Date(this.latestTime).toISOString()})`,
-      );
-    }
-    if (!isAlignedOpen(this.timeframe, time)) {
-      const rule = this.timeframe === "w" ? "a Monday 00:00 UTC" : `a multiple of ${this.timeframe} since the epoch`;
-      throw new CsvImportError(
-        lineNumber,
-        `time ${new Date(time).toISOString()} is not the open time of a ${this.timeframe} bar (${rule})`,
-      );
-    }
     const values: number[] = [];
     for (let f = 2; f < 7; f++) {
       const text = fields[f]!;
@@ -196,14 +214,34 @@ export class BarsCsvParser {
       if (!Number.isFinite(value)) throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f]} '${text}' is not a finite number`);
       values.push(value);
     }
+    this.add(symbol, time, values as [number, number, number, number, number], lineNumber);
+  }
+
+  /** The checks every format shares, then the row is kept. */
+  private add(symbol: string, time: number, values: readonly [number, number, number, number, number], lineNumber: number): void {
+    // Bounded before any date is printed: a time past year 275760 has no ISO form at all.
+    if (time < 0) throw new CsvImportError(lineNumber, `time ${time} is before 1970-01-01T00:00:00.000Z`);
+    if (time > this.latestTime) {
+      throw new CsvImportError(
+        lineNumber,
+        `time ${time} is in the future: bars may open at most 2 days after now (${new Date(this.latestTime).toISOString()})`,
+      );
+    }
+    if (!isAlignedOpen(this.timeframe, time)) {
+      const rule = this.timeframe === "w" ? "a Monday 00:00 UTC" : `a multiple of ${this.timeframe} since the epoch`;
+      throw new CsvImportError(
+        lineNumber,
+        `time ${isoOrNumber(time)} is not the open time of a ${this.timeframe} bar (${rule})`,
+      );
+    }
     const [open, high, low, close, volume] = values as [number, number, number, number, number];
     for (let f = 0; f < 4; f++) {
       const price = values[f]!;
       if (price < MIN_PRICE || price > MAX_PRICE) {
-        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${fields[f + 2]} is out of range: prices are between 1e-12 and 1e12`);
+        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${price} is out of range: prices are between 1e-12 and 1e12`);
       }
     }
-    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${fields[6]} is out of range: at most 1e18`);
+    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${volume} is out of range: at most 1e18`);
     if (high < Math.max(open, close, low)) {
       throw new CsvImportError(lineNumber, `high ${high} is below open, close or low`);
     }
@@ -260,18 +298,145 @@ export class BarsCsvParser {
   }
 }
 
+function isoOrNumber(time: number): string {
+  const d = new Date(time);
+  return Number.isNaN(d.getTime()) ? String(time) : d.toISOString();
+}
+
 /** Parses CSV text already in memory (what the tests and small inputs use). */
-export function parseBarsCsv(text: string, options: { market: string; timeframe: string; now?: number }): BarBatch {
+export function parseBarsCsv(text: string, options: { market: string; timeframe: string; symbol?: string; now?: number } & FormatOptions): BarBatch {
   const parser = new BarsCsvParser(options);
   text.split(/\r\n|\n|\r/).forEach((line, i) => parser.push(line, i + 1));
   return parser.finish();
 }
 
 export interface ImportProgress {
-  /** Reading and checking: bytes read of the file's size. */
-  onRead?: ProgressListener;
+  /** Reading and checking: bytes read of the file's size (0 when unknown: stdin, .gz), and rows so far. */
+  onRead?: (bytes: number, size: number, rows: number) => void;
   /** Writing: bars written of the total. */
   onWrite?: ProgressListener;
+}
+
+/** Options of {@link importBars}. */
+export interface ImportOptions extends FormatOptions, ImportProgress {
+  /** The market, stored in upper case. */
+  market: string;
+  /** The timeframe; for a Binance dump it may come from the file name. */
+  timeframe?: string;
+  /** The symbol of every row, for formats without a symbol column (Binance: from the file name when not given). */
+  symbol?: string;
+  /** Standard input when the file is `-` (tests pass their own stream). */
+  stdin?: Readable;
+}
+
+/** What {@link importBars} wrote. */
+export interface ImportResult {
+  bars: number;
+  symbols: number;
+  market: string;
+  timeframe: Timeframe;
+  /** The format taken. */
+  format: ImportFormat;
+  /** The sentence saying which format was taken and how times were read. */
+  formatDescription: string;
+  /** Rows read and checked. */
+  rows: number;
+}
+
+/** Opens `file` (`-` for stdin), gunzipping when it starts with the gzip magic bytes. */
+async function openInput(file: string, stdin: Readable | undefined): Promise<{ stream: Readable; size: number; raw: Readable }> {
+  if (file === "-") {
+    const raw = stdin ?? process.stdin;
+    // gzip on stdin is told by its first two bytes; the rest streams through.
+    async function* bytes(): AsyncGenerator<Buffer> {
+      const iterator = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+      const first = await iterator.next();
+      if (first.done) return;
+      const head = Buffer.from(first.value as Buffer);
+      async function* all(): AsyncGenerator<Buffer> {
+        yield head;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          yield Buffer.from(next.value as Buffer);
+        }
+      }
+      if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+        for await (const chunk of Readable.from(all()).pipe(createGunzip())) yield chunk as Buffer;
+      } else {
+        yield* all();
+      }
+    }
+    return { stream: Readable.from(bytes()), size: 0, raw };
+  }
+  const size = (await stat(file)).size;
+  const handle = await open(file, "r");
+  const magic = Buffer.alloc(2);
+  try {
+    await handle.read(magic, 0, 2, 0);
+  } finally {
+    await handle.close();
+  }
+  const raw = createReadStream(file);
+  const gz = magic[0] === 0x1f && magic[1] === 0x8b;
+  return { stream: gz ? raw.pipe(createGunzip()) : raw, size: gz ? 0 : size, raw };
+}
+
+/**
+ * Reads, detects, checks and writes a file of bars in any format of {@link detectFormat}
+ * (`.gz` or not; `-` for stdin), in one transaction: the first bad line is reported
+ * ({@link CsvImportError}) and nothing is written.
+ */
+export async function importBars(store: BarStore, file: string, options: ImportOptions): Promise<ImportResult> {
+  const hints = file === "-" ? {} : hintsFromFileName(file);
+  const timeframe = options.timeframe ?? hints.timeframe;
+  if (timeframe === undefined) throw new Error("data import needs --timeframe TF (the file name does not tell it)");
+  const parser = new BarsCsvParser({ ...options, timeframe, symbol: options.symbol ?? hints.symbol });
+  const { stream, size, raw } = await openInput(file, options.stdin);
+  let bytes = 0;
+  let lineNumber = 0;
+  let reported = 0;
+  // Bytes are counted on files only: a listener on stdin would take its data before the reader.
+  if (file !== "-") {
+    raw.on("data", (chunk: Buffer | string) => {
+      bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
+    });
+  }
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const gunzipError = new Promise<never>((_, reject) => stream.once("error", reject));
+  gunzipError.catch(() => {});
+  try {
+    const reading = (async () => {
+      for await (const line of lines) {
+        parser.push(line, ++lineNumber);
+        if (options.onRead && lineNumber - reported >= 20_000) {
+          reported = lineNumber;
+          options.onRead(bytes, size, parser.rows);
+        }
+      }
+    })();
+    await Promise.race([reading, gunzipError]);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && String((error as { code: unknown }).code).startsWith("Z_")) {
+      throw new CsvImportError(0, `the file is not valid gzip (${error.message})`);
+    }
+    throw error;
+  } finally {
+    lines.close();
+    if (raw !== (options.stdin ?? process.stdin)) raw.destroy();
+  }
+  options.onRead?.(size, size, parser.rows);
+  const batch = parser.finish();
+  const written = await store.upsertBars([batch], options.onWrite);
+  return {
+    bars: written,
+    symbols: batch.symbols.length,
+    market: batch.market,
+    timeframe: batch.timeframe,
+    format: parser.detected!.format,
+    formatDescription: parser.detected!.description,
+    rows: parser.rows,
+  };
 }
 
 /**
@@ -283,30 +448,6 @@ export async function importBarsCsv(
   file: string,
   options: { market: string; timeframe: string; now?: number } & ImportProgress,
 ): Promise<{ bars: number; symbols: number; market: string; timeframe: Timeframe }> {
-  const parser = new BarsCsvParser(options);
-  const size = (await stat(file)).size;
-  const stream = createReadStream(file, { encoding: "utf8" });
-  let bytes = 0;
-  let lineNumber = 0;
-  let reported = 0;
-  stream.on("data", (chunk) => {
-    bytes += Buffer.byteLength(chunk as string);
-  });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  try {
-    for await (const line of lines) {
-      parser.push(line, ++lineNumber);
-      if (options.onRead && bytes - reported > 1 << 20) {
-        reported = bytes;
-        options.onRead(bytes, size);
-      }
-    }
-  } finally {
-    lines.close();
-    stream.destroy();
-  }
-  options.onRead?.(size, size);
-  const batch = parser.finish();
-  const written = await store.upsertBars([batch], options.onWrite);
-  return { bars: written, symbols: batch.symbols.length, market: batch.market, timeframe: batch.timeframe };
+  const result = await importBars(store, file, options);
+  return { bars: result.bars, symbols: result.symbols, market: result.market, timeframe: result.timeframe };
 }

@@ -42,6 +42,7 @@ export interface FetchOptions {
 export class BarCache {
   private version: number | undefined;
   private readonly entries = new Map<string, SymbolBars[]>();
+  private readonly symbolLists = new Map<string, string[]>();
 
   /** @param capacity - The most reads kept; beyond it the least recently used is dropped. Default 64. */
   constructor(readonly capacity = 64) {}
@@ -50,6 +51,7 @@ export class BarCache {
   observe(version: number): void {
     if (version !== this.version) {
       this.entries.clear();
+      this.symbolLists.clear();
       this.version = version;
     }
   }
@@ -71,6 +73,17 @@ export class BarCache {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);
     }
+  }
+
+  /** The symbols of `market` read under the current version, or `undefined`. */
+  symbolsOf(market: string): string[] | undefined {
+    return this.symbolLists.get(market);
+  }
+
+  /** Keeps the symbols of `market` until the version changes (markets are few: the map stays small). */
+  setSymbols(market: string, symbols: string[]): void {
+    if (this.symbolLists.size >= this.capacity) this.symbolLists.clear();
+    this.symbolLists.set(market, symbols);
   }
 
   /** How many reads are cached. */
@@ -103,6 +116,13 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
       Math.max(fetchCount(source.minLookback, warmup), options.fetch?.find((f) => f.timeframe === source.timeframe)?.bars ?? 0) +
       (extra > 0 ? Math.ceil((extra * TIMEFRAME_MS[base.timeframe]) / TIMEFRAME_MS[source.timeframe]) : 0),
   }));
+  const symbolsRead = (async (): Promise<string[]> => {
+    const hit = cache?.symbolsOf(plan.market);
+    if (hit) return hit;
+    const symbols = await store.symbols(plan.market);
+    cache?.setSymbols(plan.market, symbols);
+    return symbols;
+  })();
   const reads = await Promise.all(
     requests.map(async (request) => {
       const key = cacheKey(request);
@@ -113,18 +133,21 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
       return bars;
     }),
   );
-  // Instruments are the symbols of the base timeframe; other timeframes join by symbol.
+  // Instruments are every symbol of the market (decisions §2 meta: one without bars on a
+  // source the plan needs counts as noData); each source joins by symbol.
+  const order = [...(await symbolsRead)];
   const bySymbol = new Map<string, Partial<Record<Timeframe, Bars>>>();
-  const order: string[] = [];
-  reads[0]!.forEach(({ symbol, bars }) => {
-    bySymbol.set(symbol, { [base.timeframe]: bars });
-    order.push(symbol);
-  });
-  for (let s = 1; s < reads.length; s++) {
+  for (const symbol of order) bySymbol.set(symbol, {});
+  for (let s = 0; s < reads.length; s++) {
     const timeframe = requests[s]!.timeframe;
     for (const { symbol, bars } of reads[s]!) {
-      const held = bySymbol.get(symbol);
-      if (held) held[timeframe] = bars;
+      let held = bySymbol.get(symbol);
+      if (!held) {
+        // Written between the two reads: it is in the market all the same.
+        bySymbol.set(symbol, (held = {}));
+        order.push(symbol);
+      }
+      held[timeframe] = bars;
     }
   }
   return order.map((symbol) => ({ symbol, bars: bySymbol.get(symbol)! }));

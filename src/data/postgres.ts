@@ -15,7 +15,7 @@
  */
 import pg from "pg";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
+import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS, isTimeframe } from "../types.js";
 import type {
   Account,
   BarBatch,
@@ -33,6 +33,18 @@ import type {
   Tier,
 } from "./store.js";
 import { HEALTH_SQL, HealthError, isTier } from "./store.js";
+import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
+import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type PackedBlock, type ReadBlock } from "./blocks.js";
+
+/** One series span whose blocks a write rebuilds; `packed`: blocks already packed from the batch (a series written whole). */
+interface BlockSpan {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+  from: number;
+  to: number;
+  packed?: PackedBlock[];
+}
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -104,6 +116,35 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
+    sql: `ALTER TABLE series ADD COLUMN derived integer NOT NULL DEFAULT 0;`,
+  },
+  {
+    version: 3,
+    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
+    sql: `
+      CREATE TABLE bar_blocks (
+        market    text    NOT NULL,
+        timeframe text    NOT NULL,
+        symbol    text    NOT NULL,
+        block     bigint  NOT NULL,
+        n         integer NOT NULL,
+        time      bytea   NOT NULL,
+        open      bytea   NOT NULL,
+        high      bytea   NOT NULL,
+        low       bytea   NOT NULL,
+        close     bytea   NOT NULL,
+        volume    bytea   NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, block)
+      );
+      ALTER TABLE bar_blocks ALTER COLUMN time SET STORAGE EXTERNAL, ALTER COLUMN open SET STORAGE EXTERNAL,
+        ALTER COLUMN high SET STORAGE EXTERNAL, ALTER COLUMN low SET STORAGE EXTERNAL,
+        ALTER COLUMN close SET STORAGE EXTERNAL, ALTER COLUMN volume SET STORAGE EXTERNAL;
+      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
@@ -168,6 +209,8 @@ export function isPostgresUrl(text: string | undefined): text is string {
 export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   /** Where the store lives, without a password: for messages. */
   readonly file: string;
+  /** The backend, for callers that hold a store opened by URL. */
+  readonly backend = "postgres" as const;
   readonly pool: pg.Pool;
   private readonly writeChunkRows: number;
   private readonly requestTimeoutMillis: number;
@@ -241,6 +284,13 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
           Date.now(),
         ]);
       }
+      const built = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'blocks_built'");
+      if (Number(built.rows[0]?.value ?? 1) === 0) {
+        // Bars written before migration 3 get their blocks once, inside the migration's transaction.
+        const { rows } = await client.query<{ market: string; timeframe: Timeframe; symbol: string }>("SELECT market, timeframe, symbol FROM series");
+        await this.rebuildBlocks(client, rows.map((r) => ({ ...r, from: -FULL_SPAN, to: FULL_SPAN })));
+        await client.query("UPDATE meta SET value = 1 WHERE key = 'blocks_built'");
+      }
     });
   }
 
@@ -264,6 +314,13 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private async quick<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>({ text, values, query_timeout: this.requestTimeoutMillis } as pg.QueryConfig);
+  }
+
+  /** A query whose rows come back as arrays (block reads: no per-row object). */
+  private async arrayQuery(text: string, values: unknown[]): Promise<unknown[][]> {
+    await this.ready();
+    const result = await this.pool.query({ text, values, rowMode: "array" });
+    return result.rows as unknown[][];
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -290,42 +347,125 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
 
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
     const { market, timeframe, baseTimeframe, count } = request;
-    const series = RAW_SERIES.filter((name) => request.series.includes(name));
+    const series = orderedSeries(request.series);
+    const span = BLOCK_BARS * TIMEFRAME_MS[timeframe];
+    // Blocks per symbol read in the one query: enough when blocks are at least half full;
+    // a symbol with sparser blocks is read again on its own, without the bound.
+    const k = Math.ceil((2 * (count + 1)) / BLOCK_BARS) + 1;
+    const base = timeframe === baseTimeframe;
     // Column names come from RAW_SERIES only, never from a request string.
-    const columnsSql = ["time", ...series].map((c) => `array_send(array_agg(${c} ORDER BY time)) AS ${c}`).join(", ");
-    const picked = ["time", ...series].join(", ");
-    let text: string;
-    let values: unknown[];
-    if (timeframe === baseTimeframe) {
-      text = `SELECT s.symbol, b.* FROM series s
-        LEFT JOIN LATERAL (
-          SELECT ${columnsSql} FROM (
-            SELECT ${picked} FROM bars
-            WHERE market = s.market AND timeframe = s.timeframe AND symbol = s.symbol
-            ORDER BY time DESC LIMIT $3
-          ) latest
-        ) b ON true
-        WHERE s.market = $1 AND s.timeframe = $2
-        ORDER BY s.symbol COLLATE "C"`;
-      values = [market, timeframe, count];
-    } else {
-      // Cut each symbol at the close of its latest base bar; one in-progress bar may come along.
-      text = `SELECT s.symbol, b.* FROM series s
-        JOIN series base ON base.market = s.market AND base.timeframe = $3 AND base.symbol = s.symbol
-        LEFT JOIN LATERAL (
-          SELECT ${columnsSql} FROM (
-            SELECT ${picked} FROM bars
-            WHERE market = s.market AND timeframe = s.timeframe AND symbol = s.symbol
-              AND time < base.last_time + $4
-            ORDER BY time DESC LIMIT $5
-          ) latest
-        ) b ON true
-        WHERE s.market = $1 AND s.timeframe = $2
-        ORDER BY s.symbol COLLATE "C"`;
-      values = [market, timeframe, baseTimeframe, TIMEFRAME_MS[baseTimeframe], count + 1];
+    const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
+    const text = base
+      ? `SELECT s.symbol, s.first_time, NULL::bigint AS cut, b.block, ${list} FROM series s
+         JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+           AND b.block > s.last_time / $3 - $4
+         WHERE s.market = $1 AND s.timeframe = $2
+         ORDER BY s.symbol COLLATE "C", b.block DESC`
+      : `SELECT s.symbol, s.first_time, base.last_time + $5 AS cut, b.block, ${list} FROM series s
+         JOIN series base ON base.market = s.market AND base.timeframe = $6 AND base.symbol = s.symbol
+         JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+           AND b.block <= (base.last_time + $5 - 1) / $3
+           AND b.block > (base.last_time + $5 - 1) / $3 - $4
+         WHERE s.market = $1 AND s.timeframe = $2
+         ORDER BY s.symbol COLLATE "C", b.block DESC`;
+    const values = base ? [market, timeframe, span, k] : [market, timeframe, span, k, TIMEFRAME_MS[baseTimeframe], baseTimeframe];
+    const rows = await this.arrayQuery(text, values);
+    const out: SymbolBars[] = [];
+    let i = 0;
+    while (i < rows.length) {
+      const symbol = rows[i]![0] as string;
+      const firstTime = Number(rows[i]![1]);
+      const cut = base ? Infinity : Number(rows[i]![2]);
+      const blocks: ReadBlock[] = [];
+      for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(pgBlock(rows[i]!, 4));
+      const want = base ? count : count + 1;
+      let bars = assembleLatest(blocks, series, want, cut, nanColumn);
+      const oldestRead = Number(rows[i - 1]![3]);
+      if (bars.time.length < want && oldestRead > blockOf(firstTime, timeframe)) {
+        const again = await this.arrayQuery(
+          `SELECT ${list} FROM bar_blocks b WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = $3 ORDER BY b.block DESC`,
+          [market, timeframe, symbol],
+        );
+        bars = assembleLatest(again.map((r) => pgBlock(r, 0)), series, want, cut, nanColumn);
+      }
+      out.push({ symbol, bars });
     }
-    const { rows } = await this.query<Record<string, unknown>>(text, values);
-    return rows.map((row) => ({ symbol: row.symbol as string, bars: decodeColumns(row, series) }));
+    return out;
+  }
+
+  /**
+   * Rewrites the blocks of the given series spans (inside a write's transaction), set-based per
+   * (market, timeframe): spans packed from the batch are inserted as they are, the others are
+   * packed from their rows.
+   */
+  private async rebuildBlocks(client: pg.PoolClient, spans: readonly BlockSpan[]): Promise<void> {
+    const groups = new Map<string, { market: string; timeframe: Timeframe; spans: BlockSpan[] }>();
+    for (const span of spans) {
+      const key = `${span.market}\u0000${span.timeframe}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { market: span.market, timeframe: span.timeframe, spans: [] }));
+      g.spans.push(span);
+    }
+    for (const { market, timeframe, spans: group } of groups.values()) {
+      const bound = (span: BlockSpan): [number, number] => {
+        const full = span.from <= -FULL_SPAN || span.to >= FULL_SPAN;
+        return full ? [-FULL_SPAN, FULL_SPAN] : [blockOf(span.from, timeframe), blockOf(span.to, timeframe)];
+      };
+      const symbols = group.map((g) => g.symbol);
+      const b0 = group.map((g) => bound(g)[0]);
+      const b1 = group.map((g) => bound(g)[1]);
+      await client.query(
+        `DELETE FROM bar_blocks b USING unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, b0, b1)
+         WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block >= r.b0 AND b.block <= r.b1`,
+        [market, timeframe, symbols, b0, b1],
+      );
+      // Multi-row VALUES with one parameter per block column: node-pg sends a Buffer as a
+      // binary parameter, where a bytea[] would go as hex text twice the size.
+      let pending: unknown[] = [];
+      let rowsPending = 0;
+      const flush = async (): Promise<void> => {
+        if (rowsPending === 0) return;
+        const tuples: string[] = [];
+        for (let r = 0; r < rowsPending; r++) {
+          const p = 3 + r * 9;
+          tuples.push(`($1, $2, $${p}, $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8})`);
+        }
+        await client.query(
+          `INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES ${tuples.join(", ")}`,
+          [market, timeframe, ...pending],
+        );
+        pending = [];
+        rowsPending = 0;
+      };
+      const add = async (symbol: string, blocks: readonly PackedBlock[]): Promise<void> => {
+        for (const packed of blocks) {
+          const c = packed.columns;
+          pending.push(symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+          if (++rowsPending >= 500) await flush();
+        }
+      };
+      const fromRows = group.filter((g) => !g.packed);
+      for (const g of group) if (g.packed) await add(g.symbol, g.packed);
+      if (fromRows.length > 0) {
+        const lo = fromRows.map((g) => (bound(g)[0] <= -FULL_SPAN ? -FULL_SPAN : blockStart(bound(g)[0], timeframe)));
+        const hi = fromRows.map((g) => (bound(g)[1] >= FULL_SPAN ? FULL_SPAN : blockStart(bound(g)[1] + 1, timeframe)));
+        const { rows } = await client.query({
+          text: `SELECT b.symbol, array_send(array_agg(b.time ORDER BY b.time)) AS time,
+                   array_send(array_agg(b.open ORDER BY b.time)) AS open, array_send(array_agg(b.high ORDER BY b.time)) AS high,
+                   array_send(array_agg(b.low ORDER BY b.time)) AS low, array_send(array_agg(b.close ORDER BY b.time)) AS close,
+                   array_send(array_agg(b.volume ORDER BY b.time)) AS volume
+                 FROM bars b JOIN unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, lo, hi)
+                   ON b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi
+                 WHERE b.market = $1 AND b.timeframe = $2
+                 GROUP BY b.symbol`,
+          values: [market, timeframe, fromRows.map((g) => g.symbol), lo, hi],
+        });
+        for (const row of rows as Record<string, unknown>[]) {
+          await add(row.symbol as string, packBlocks(decodeColumns(row, ["open", "high", "low", "close", "volume"]), timeframe));
+        }
+      }
+      await flush();
+    }
   }
 
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number> {
@@ -336,19 +476,36 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     const written = await this.transaction(async (client) => {
       let done = 0;
       let reported = 0;
+      const touched = await this.touchedSymbols(client, batches);
+      const wholeSeries = new Map<string, Bars>();
       for (const { market, timeframe, symbols, replace } of batches) {
         if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
         const names = symbols.map((s) => s.symbol);
-        if (replace && names.length > 0) {
+        // An import at a timeframe served derived so far replaces the derived bars whole.
+        const wasDerived: string[] = [];
+        for (const { symbol, bars } of symbols) {
+          const state = touched.get(`${market}\u0000${symbol}`)!;
+          const derivedBefore = !replace && state.before.get(timeframe)?.derived === true && !state.written.has(timeframe);
+          if (derivedBefore) wasDerived.push(symbol);
+          // A series written whole by this batch (new, replaced, or imported over derived bars):
+          // its blocks are packed from the batch, without reading the rows back.
+          const whole = (replace === true || derivedBefore || !state.before.has(timeframe)) && !state.written.has(timeframe);
+          recordSpan(state.written, timeframe, bars.time, replace === true || derivedBefore);
+          const key = `${market}\u0000${timeframe}\u0000${symbol}`;
+          if (whole) wholeSeries.set(key, uniqueBars(bars));
+          else wholeSeries.delete(key);
+        }
+        const cleared = replace ? names : wasDerived;
+        if (cleared.length > 0) {
           await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
             market,
             timeframe,
-            names,
+            cleared,
           ]);
           await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
             market,
             timeframe,
-            names,
+            cleared,
           ]);
         }
         const chunk = new Chunk();
@@ -379,21 +536,113 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
         await flush();
         if (names.length > 0) {
           await client.query(
-            `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
-             SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+            `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+             SELECT market, timeframe, symbol, count(*), min(time), max(time), 0 FROM bars
              WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
              GROUP BY market, timeframe, symbol
              ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
-               bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`,
+               bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time, derived = 0`,
             [market, timeframe, names],
           );
         }
       }
+      const spans: BlockSpan[] = await this.derive(client, touched);
+      // Blocks follow the rows: every span written or derived is packed again.
+      for (const { market, symbol, written } of touched.values()) {
+        for (const [timeframe, span] of written) {
+          const whole = wholeSeries.get(`${market}\u0000${timeframe}\u0000${symbol}`);
+          spans.push({
+            market,
+            timeframe,
+            symbol,
+            from: whole || span.full ? -FULL_SPAN : span.from,
+            to: whole || span.full ? FULL_SPAN : span.to,
+            packed: whole ? packBlocks(whole, timeframe) : undefined,
+          });
+        }
+      }
+      await this.rebuildBlocks(client, spans);
       await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
       return done;
     });
     onProgress?.(written, total);
     return written;
+  }
+
+  /** What each symbol a write names held before it (one read per market). */
+  private async touchedSymbols(client: pg.PoolClient, batches: readonly BarBatch[]): Promise<Map<string, Touched>> {
+    const byMarket = new Map<string, Set<string>>();
+    for (const { market, symbols } of batches) {
+      let names = byMarket.get(market);
+      if (!names) byMarket.set(market, (names = new Set()));
+      for (const { symbol } of symbols) names.add(symbol);
+    }
+    const touched = new Map<string, Touched>();
+    for (const [market, names] of byMarket) {
+      for (const symbol of names) touched.set(`${market}\u0000${symbol}`, { market, symbol, before: new Map(), written: new Map() });
+      const { rows } = await client.query<{ symbol: string; timeframe: Timeframe; derived: number }>(
+        "SELECT symbol, timeframe, derived FROM series WHERE market = $1 AND symbol = ANY($2::text[])",
+        [market, [...names]],
+      );
+      for (const r of rows) {
+        (touched.get(`${market}\u0000${r.symbol}`)!.before as Map<Timeframe, { derived: boolean }>).set(r.timeframe, { derived: r.derived === 1 });
+      }
+    }
+    return touched;
+  }
+
+  /** Rebuilds the derived periods a write touched, set-based: one DELETE and one INSERT … SELECT per (market, fine, coarse). */
+  private async derive(client: pg.PoolClient, touched: ReadonlyMap<string, Touched>): Promise<BlockSpan[]> {
+    const spans: BlockSpan[] = [];
+    const groups = new Map<string, { market: string; fine: Timeframe; coarse: Timeframe; symbols: string[]; from: number[]; to: number[] }>();
+    for (const { market, symbol, before, written } of touched.values()) {
+      const after = new Map(before);
+      for (const tf of written.keys()) after.set(tf, { derived: false });
+      for (const job of planDerivation(before, after, written)) {
+        const key = `${market}\u0000${job.fine}\u0000${job.coarse}`;
+        let group = groups.get(key);
+        if (!group) groups.set(key, (group = { market, fine: job.fine, coarse: job.coarse, symbols: [], from: [], to: [] }));
+        group.symbols.push(symbol);
+        group.from.push(job.full ? -FULL_SPAN : job.from);
+        group.to.push(job.full ? FULL_SPAN : job.to);
+        spans.push({ market, timeframe: job.coarse, symbol, from: job.full ? -FULL_SPAN : job.from, to: job.full ? FULL_SPAN : job.to - 1 });
+      }
+    }
+    for (const { market, fine, coarse, symbols, from, to } of groups.values()) {
+      const spans = "unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, lo, hi)";
+      await client.query(
+        `DELETE FROM bars b USING ${spans}
+         WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi`,
+        [market, coarse, symbols, from, to],
+      );
+      await client.query(
+        `INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
+         SELECT $1, $2, b.symbol, ${periodStartSql("b.time", coarse)} AS period,
+           (array_agg(b.open ORDER BY b.time))[1], max(b.high), min(b.low),
+           (array_agg(b.close ORDER BY b.time DESC))[1], sum(b.volume)
+         FROM bars b JOIN ${spans} ON b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi
+         WHERE b.market = $1 AND b.timeframe = $6
+         GROUP BY b.symbol, period`,
+        [market, coarse, symbols, from, to, fine],
+      );
+      await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [market, coarse, symbols]);
+      await client.query(
+        `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+         SELECT market, timeframe, symbol, count(*), min(time), max(time), 1 FROM bars
+         WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
+         GROUP BY market, timeframe, symbol`,
+        [market, coarse, symbols],
+      );
+    }
+    return spans;
+  }
+
+  async symbols(market: string): Promise<string[]> {
+    const { rows } = await this.query<{ symbol: string }>(
+      `SELECT symbol FROM series WHERE market = $1 GROUP BY symbol ORDER BY symbol COLLATE "C"`,
+      [market],
+    );
+    return rows.map((r) => r.symbol);
   }
 
   async markets(): Promise<string[]> {
@@ -407,11 +656,11 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     const { rows } =
       market === undefined
         ? await this.query<SeriesRow>(
-            `SELECT market, timeframe, symbol, bars, first_time, last_time FROM series
+            `SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series
              ORDER BY market COLLATE "C", timeframe COLLATE "C", symbol COLLATE "C"`,
           )
         : await this.query<SeriesRow>(
-            `SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = $1
+            `SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series WHERE market = $1
              ORDER BY timeframe COLLATE "C", symbol COLLATE "C"`,
             [market],
           );
@@ -422,11 +671,12 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       bars: r.bars,
       firstTime: r.first_time,
       lastTime: r.last_time,
+      derived: r.derived === 1,
     }));
   }
 
   async barCount(): Promise<number> {
-    const { rows } = await this.query<{ n: number }>("SELECT coalesce(sum(bars), 0)::bigint AS n FROM series");
+    const { rows } = await this.query<{ n: number }>("SELECT coalesce(sum(bars), 0)::bigint AS n FROM series WHERE derived = 0");
     return rows[0]!.n;
   }
 
@@ -463,28 +713,73 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
    * Deletes a symbol's bars (every market and timeframe unless narrowed; from `from` on when
    * given) with the series catalog and the data version, in one transaction.
    */
+  /**
+   * Removes bars of one symbol's imported timeframes (all, or those opening at or after
+   * `from`); its derived timeframes are derived again whole from the finest imported one left
+   * (or removed when none is left), and the blocks of every series touched repacked.
+   */
   async deleteBars(request: DeleteBarsRequest): Promise<number> {
     await this.ready();
+    const { symbol } = request;
     return this.transaction(async (client) => {
-      const { rowCount } = await client.query(
-        `DELETE FROM bars WHERE symbol = $1 AND ($2::text IS NULL OR market = $2) AND ($3::text IS NULL OR timeframe = $3)
-           AND time >= $4`,
-        [request.symbol, request.market ?? null, request.timeframe ?? null, request.from ?? Number.MIN_SAFE_INTEGER],
+      const { rows: held } = await client.query<{ market: string; timeframe: Timeframe; derived: number }>(
+        "SELECT market, timeframe, derived FROM series WHERE symbol = $1 ORDER BY market, timeframe",
+        [symbol],
       );
-      const deleted = rowCount ?? 0;
-      if (deleted === 0) return 0;
-      await client.query(
-        `DELETE FROM series WHERE symbol = $1 AND ($2::text IS NULL OR market = $2) AND ($3::text IS NULL OR timeframe = $3)`,
-        [request.symbol, request.market ?? null, request.timeframe ?? null],
-      );
-      await client.query(
-        `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
-         SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
-         WHERE symbol = $1 AND ($2::text IS NULL OR market = $2) AND ($3::text IS NULL OR timeframe = $3)
-         GROUP BY market, timeframe, symbol`,
-        [request.symbol, request.market ?? null, request.timeframe ?? null],
-      );
-      await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
+      let deleted = 0;
+      const markets = new Set<string>();
+      const spans: BlockSpan[] = [];
+      for (const { market, timeframe, derived } of held) {
+        if (request.market !== undefined && request.market !== market) continue;
+        if (request.timeframe !== undefined && request.timeframe !== timeframe) continue;
+        // Derived bars follow the bars they are derived from; they are rebuilt below.
+        if (derived === 1) continue;
+        const { rowCount } = await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = $3 AND time >= $4", [
+          market,
+          timeframe,
+          symbol,
+          request.from ?? -FULL_SPAN,
+        ]);
+        if (!rowCount) continue;
+        deleted += rowCount;
+        markets.add(market);
+        await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = $3", [market, timeframe, symbol]);
+        await client.query(
+          `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+           SELECT market, timeframe, symbol, count(*), min(time), max(time), 0 FROM bars
+           WHERE market = $1 AND timeframe = $2 AND symbol = $3 GROUP BY market, timeframe, symbol`,
+          [market, timeframe, symbol],
+        );
+        spans.push({ market, timeframe, symbol, from: -FULL_SPAN, to: FULL_SPAN });
+      }
+      const touched = new Map<string, Touched>();
+      for (const market of markets) {
+        const { rows } = await client.query<{ timeframe: Timeframe; derived: number }>(
+          "SELECT timeframe, derived FROM series WHERE market = $1 AND symbol = $2",
+          [market, symbol],
+        );
+        const imported = new Map<Timeframe, { derived: boolean }>();
+        for (const { timeframe, derived } of rows) {
+          if (derived === 1) {
+            await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = $3", [market, timeframe, symbol]);
+            await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = $3", [market, timeframe, symbol]);
+            spans.push({ market, timeframe, symbol, from: -FULL_SPAN, to: FULL_SPAN });
+          } else imported.set(timeframe, { derived: false });
+        }
+        // The finest imported timeframe left, written "whole": every coarser one not imported is derived again.
+        const finest = TIMEFRAMES.find((tf) => imported.has(tf));
+        if (finest !== undefined) {
+          touched.set(`${market}\u0000${symbol}`, {
+            market,
+            symbol,
+            before: imported,
+            written: new Map([[finest, { from: -FULL_SPAN, to: FULL_SPAN, full: true }]]),
+          });
+        }
+      }
+      spans.push(...(await this.derive(client, touched)));
+      await this.rebuildBlocks(client, spans);
+      if (deleted > 0) await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
       return deleted;
     });
   }
@@ -595,6 +890,7 @@ interface SeriesRow {
   bars: number;
   first_time: number;
   last_time: number;
+  derived: number;
 }
 
 interface KeyRow {
@@ -697,6 +993,23 @@ function decodeArray(buffer: Buffer | null | undefined): Float64Array {
     }
   }
   return out;
+}
+
+/** A block row `[..., n, time, ...series]` from `offset` (bytea comes back as Buffer). */
+function pgBlock(row: unknown[], offset: number): ReadBlock {
+  return { n: Number(row[offset]), time: row[offset + 1] as Uint8Array, columns: row.slice(offset + 2) as Uint8Array[] };
+}
+
+const nanColumns = new Map<number, Float64Array>();
+
+/** One shared NaN column per length for series a query does not read (never written to). */
+function nanColumn(length: number): Float64Array {
+  let column = nanColumns.get(length);
+  if (!column) {
+    column = new Float64Array(length).fill(Number.NaN);
+    if (nanColumns.size < 1024) nanColumns.set(length, column);
+  }
+  return column;
 }
 
 function decodeColumns(row: Record<string, unknown>, series: readonly RawSeries[]): Bars {

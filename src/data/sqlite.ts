@@ -25,6 +25,8 @@ import type {
   Tier,
 } from "./store.js";
 import { HEALTH_SQL, HealthError, StoreBusyError, isTier } from "./store.js";
+import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type DeriveJob, type Touched } from "./derive.js";
+import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type ReadBlock } from "./blocks.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -96,6 +98,33 @@ export const MIGRATIONS: readonly Migration[] = [
         used       INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
         PRIMARY KEY (account_id, day)
       ) WITHOUT ROWID;
+    `,
+  },
+  {
+    version: 2,
+    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
+    sql: `ALTER TABLE series ADD COLUMN derived INTEGER NOT NULL DEFAULT 0;`,
+  },
+  {
+    version: 3,
+    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
+    sql: `
+      CREATE TABLE bar_blocks (
+        market    TEXT    NOT NULL,
+        timeframe TEXT    NOT NULL,
+        symbol    TEXT    NOT NULL,
+        block     INTEGER NOT NULL,
+        n         INTEGER NOT NULL,
+        time      BLOB    NOT NULL,
+        open      BLOB    NOT NULL,
+        high      BLOB    NOT NULL,
+        low       BLOB    NOT NULL,
+        close     BLOB    NOT NULL,
+        volume    BLOB    NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, block)
+      ) WITHOUT ROWID;
+      -- 0 until the blocks of bars written before this migration are built (on the next open).
+      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
     `,
   },
 ];
@@ -180,8 +209,11 @@ const KEY_CACHE_LIMIT = 4096;
 export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** The database file as given (`:memory:` for an in-memory database). */
   readonly file: string;
+  /** The backend, for callers that hold a store opened by URL. */
+  readonly backend = "sqlite" as const;
   private readonly db: Database.Database;
   private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
+  private blockReads: Map<string, { base: Database.Statement; cut: Database.Statement; one: Database.Statement }>;
   private readonly stmt;
   /**
    * Keys found by hash, kept while no other connection (another replica, `xql keys revoke` in
@@ -214,6 +246,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       migrate(this.db);
     }
     this.identity = identityOf(file);
+    this.blockReads = new Map();
     const db = this.db;
     this.stmt = {
       symbolsAt: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
@@ -222,24 +255,38 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
         ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
           open = excluded.open, high = excluded.high, low = excluded.low,
           close = excluded.close, volume = excluded.volume`),
-      refreshSeries: db.prepare(`INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time)
-        SELECT market, timeframe, symbol, count(*), min(time), max(time) FROM bars
+      refreshSeries: db.prepare(`INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
+        SELECT market, timeframe, symbol, count(*), min(time), max(time), ? FROM bars
         WHERE market = ? AND timeframe = ? AND symbol = ?
         GROUP BY market, timeframe, symbol
         ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
-          bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time`),
+          bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time,
+          derived = excluded.derived`),
+      symbolState: db.prepare("SELECT timeframe, derived FROM series WHERE market = ? AND symbol = ?").raw(true),
+      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ?"),
+      readRange: db
+        .prepare(`SELECT time, open, high, low, close, volume FROM bars
+          WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ? ORDER BY time`)
+        .raw(true),
+      marketSymbols: db.prepare("SELECT DISTINCT symbol FROM series WHERE market = ? ORDER BY symbol").pluck(),
+      deleteBlocks: db.prepare("DELETE FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block >= ? AND block <= ?"),
+      insertBlock: db.prepare(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      blocksBuilt: db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck(),
+      markBlocksBuilt: db.prepare("UPDATE meta SET value = 1 WHERE key = 'blocks_built'"),
+      everySeries: db.prepare("SELECT market, timeframe, symbol FROM series").raw(true),
       deleteSymbol: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ?"),
       deleteSeries: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version'"),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
       markets: db.prepare("SELECT DISTINCT market FROM series ORDER BY market").pluck(),
       allSeries: db.prepare(
-        "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series ORDER BY market, timeframe, symbol",
+        "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series ORDER BY market, timeframe, symbol",
       ),
       marketSeries: db.prepare(
-        "SELECT market, timeframe, symbol, bars, first_time, last_time FROM series WHERE market = ? ORDER BY timeframe, symbol",
+        "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series WHERE market = ? ORDER BY timeframe, symbol",
       ),
-      barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series").pluck(),
+      barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series WHERE derived = 0").pluck(),
       health: db.prepare(HEALTH_SQL),
       commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
       insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
@@ -253,9 +300,20 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       listKeys: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
         FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
       probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
-      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
+      deleteFrom: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
       seriesOf: db.prepare("SELECT market, timeframe FROM series WHERE symbol = ? ORDER BY market, timeframe").raw(true),
     };
+    if (!options.readonly && this.stmt.blocksBuilt.get() === 0) {
+      // Bars written before migration 3 get their blocks once, in one transaction.
+      this.db
+        .transaction(() => {
+          for (const [market, timeframe, symbol] of this.stmt.everySeries.all() as [string, Timeframe, string][]) {
+            this.rebuildBlocks(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
+          }
+          this.stmt.markBlocksBuilt.run();
+        })
+        .immediate();
+    }
   }
 
   private quotaStatements: ReturnType<SqliteStore["prepareQuota"]> | undefined;
@@ -313,8 +371,32 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     }
   }
 
-  /** Closes the connection; later calls reject. */
-  close(): void {
+  /** Replaces every block of one series with `bars` packed (the series was written whole by this write). */
+  private writeBlocks(market: string, timeframe: Timeframe, symbol: string, bars: Bars): void {
+    this.stmt.deleteBlocks.run(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
+    for (const packed of packBlocks(bars, timeframe)) {
+      const c = packed.columns;
+      this.stmt.insertBlock.run(market, timeframe, symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+    }
+  }
+
+  /** Rewrites the blocks of one series that hold open times in [from, to] from its rows (inside a write's transaction). */
+  private rebuildBlocks(market: string, timeframe: Timeframe, symbol: string, from: number, to: number): void {
+    const full = from <= -FULL_SPAN || to >= FULL_SPAN;
+    const b0 = full ? -FULL_SPAN : blockOf(from, timeframe);
+    const b1 = full ? FULL_SPAN : blockOf(to, timeframe);
+    this.stmt.deleteBlocks.run(market, timeframe, symbol, b0, b1);
+    const lo = full ? -FULL_SPAN : blockStart(b0, timeframe);
+    const hi = full ? FULL_SPAN : blockStart(b1 + 1, timeframe);
+    const rows = this.stmt.readRange.all(market, timeframe, symbol, lo, hi) as number[][];
+    for (const packed of packBlocks(rowsToBars(rows), timeframe)) {
+      const c = packed.columns;
+      this.stmt.insertBlock.run(market, timeframe, symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+    }
+  }
+
+  /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
@@ -327,28 +409,72 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
     const { market, timeframe, baseTimeframe, count } = request;
-    const series = RAW_SERIES.filter((name) => request.series.includes(name));
-    const statements = this.readStatementsFor(series);
+    const series = orderedSeries(request.series);
+    const statements = this.blockStatementsFor(series);
+    const span = BLOCK_BARS * TIMEFRAME_MS[timeframe];
+    // Blocks per symbol read in the one query: enough when blocks are at least half full;
+    // a symbol with sparser blocks is read again on its own, without the bound.
+    const k = Math.ceil((2 * (count + 1)) / BLOCK_BARS) + 1;
+    const base = timeframe === baseTimeframe;
     const read = this.db.transaction((): SymbolBars[] => {
+      const rows = (base
+        ? statements.base.all({ span, k, market, timeframe })
+        : statements.cut.all({ baseDur: TIMEFRAME_MS[baseTimeframe], baseTimeframe, span, k, market, timeframe })) as unknown[][];
       const out: SymbolBars[] = [];
-      if (timeframe === baseTimeframe) {
-        for (const [symbol] of this.stmt.symbolsAt.all(market, timeframe) as [string, number][]) {
-          const rows = statements.base.all(market, timeframe, symbol, count) as SqlRow[];
-          out.push({ symbol, bars: columns(rows, series) });
+      let i = 0;
+      while (i < rows.length) {
+        const symbol = rows[i]![0] as string;
+        const firstTime = rows[i]![1] as number;
+        const cut = base ? Infinity : (rows[i]![2] as number);
+        const blocks: ReadBlock[] = [];
+        for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(readBlock(rows[i]!, 4));
+        const want = base ? count : count + 1;
+        let bars = assembleLatest(blocks, series, want, cut, nanColumn);
+        const oldestRead = rows[i - 1]![3] as number;
+        if (bars.time.length < want && oldestRead > blockOf(firstTime, timeframe)) {
+          const all = (statements.one.all({ market, timeframe, symbol }) as unknown[][]).map((r) => readBlock(r, 0));
+          bars = assembleLatest(all, series, want, cut, nanColumn);
         }
-        return out;
-      }
-      // Cut each symbol at the close of its latest base bar; one in-progress bar may come along.
-      const baseDuration = TIMEFRAME_MS[baseTimeframe];
-      const held = new Set((this.stmt.symbolsAt.all(market, timeframe) as [string, number][]).map(([s]) => s));
-      for (const [symbol, baseLast] of this.stmt.symbolsAt.all(market, baseTimeframe) as [string, number][]) {
-        if (!held.has(symbol)) continue;
-        const rows = statements.cut.all(market, timeframe, symbol, baseLast + baseDuration, count + 1) as SqlRow[];
-        out.push({ symbol, bars: columns(rows, series) });
+        out.push({ symbol, bars });
       }
       return out;
     });
     return read();
+  }
+
+  private blockStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement; one: Database.Statement } {
+    const key = series.join(",");
+    let statements = this.blockReads.get(key);
+    if (!statements) {
+      // Column names come from RAW_SERIES only, never from a request string.
+      const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
+      statements = {
+        base: this.db
+          // CROSS JOIN fixes the loop order: series outside, a primary-key range of blocks inside.
+          .prepare(`SELECT s.symbol, s.first_time, NULL, b.block, ${list} FROM series s
+            CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+              AND b.block > s.last_time / @span - @k
+            WHERE s.market = @market AND s.timeframe = @timeframe
+            ORDER BY s.symbol, b.block DESC`)
+          .raw(true),
+        // Cut at the close of the symbol's latest base bar: blocks up to the one holding the cut.
+        cut: this.db
+          .prepare(`SELECT s.symbol, s.first_time, base.last_time + @baseDur, b.block, ${list} FROM series s
+            CROSS JOIN series base ON base.market = s.market AND base.timeframe = @baseTimeframe AND base.symbol = s.symbol
+            CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
+              AND b.block <= (base.last_time + @baseDur - 1) / @span
+              AND b.block > (base.last_time + @baseDur - 1) / @span - @k
+            WHERE s.market = @market AND s.timeframe = @timeframe
+            ORDER BY s.symbol, b.block DESC`)
+          .raw(true),
+        one: this.db
+          .prepare(`SELECT ${list} FROM bar_blocks b
+            WHERE b.market = @market AND b.timeframe = @timeframe AND b.symbol = @symbol ORDER BY b.block DESC`)
+          .raw(true),
+      };
+      this.blockReads.set(key, statements);
+    }
+    return statements;
   }
 
   private readStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement } {
@@ -374,23 +500,54 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       let done = 0;
       let reported = 0;
       const { upsertBar, refreshSeries } = this.stmt;
+      const touched = new Map<string, Touched>();
+      const wholeSeries = new Map<string, Bars>();
       for (const { market, timeframe, symbols, replace } of batches) {
         if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
         for (const { symbol, bars } of symbols) {
-          if (replace) {
+          const key = `${market}\u0000${symbol}`;
+          let state = touched.get(key);
+          if (!state) {
+            const before = new Map<Timeframe, { derived: boolean }>();
+            for (const [tf, derived] of this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]) {
+              before.set(tf, { derived: derived === 1 });
+            }
+            state = { market, symbol, before, written: new Map() };
+            touched.set(key, state);
+          }
+          const { time, open, high, low, close, volume } = bars;
+          // An import at a timeframe served derived so far replaces the derived bars whole.
+          const clear = replace === true || (state.before.get(timeframe)?.derived === true && !state.written.has(timeframe));
+          if (clear) {
             this.stmt.deleteSymbol.run(market, timeframe, symbol);
             this.stmt.deleteSeries.run(market, timeframe, symbol);
           }
-          const { time, open, high, low, close, volume } = bars;
           for (let i = 0; i < time.length; i++) {
             upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);
           }
-          if (time.length > 0) refreshSeries.run(market, timeframe, symbol);
+          if (time.length > 0) refreshSeries.run(0, market, timeframe, symbol);
+          // A series written whole by this batch: its blocks are packed from the batch, not read back.
+          const wholeKey = `${timeframe}\u0000${market}\u0000${symbol}`;
+          if ((clear || !state.before.has(timeframe)) && !state.written.has(timeframe)) wholeSeries.set(wholeKey, uniqueBars(bars));
+          else wholeSeries.delete(wholeKey);
+          recordSpan(state.written, timeframe, time, clear);
           done += time.length;
           if (onProgress && done - reported >= 10_000) {
             reported = done;
             onProgress(done, total);
           }
+        }
+      }
+      for (const state of touched.values()) {
+        const jobs = this.derive(state);
+        // Blocks follow the rows: every span written or derived is packed again.
+        for (const [tf, span] of state.written) {
+          const whole = wholeSeries.get(`${tf}\u0000${state.market}\u0000${state.symbol}`);
+          if (whole) this.writeBlocks(state.market, tf, state.symbol, whole);
+          else this.rebuildBlocks(state.market, tf, state.symbol, span.full ? -FULL_SPAN : span.from, span.full ? FULL_SPAN : span.to);
+        }
+        for (const job of jobs) {
+          this.rebuildBlocks(state.market, job.coarse, state.symbol, job.full ? -FULL_SPAN : job.from, job.full ? FULL_SPAN : job.to - 1);
         }
       }
       this.stmt.bumpVersion.run();
@@ -399,6 +556,37 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     const written = write.immediate();
     onProgress?.(written, total);
     return written;
+  }
+
+  /** Rebuilds the derived timeframes a write touched for one symbol (inside the write's transaction). */
+  private derive({ market, symbol, before, written }: Touched): DeriveJob[] {
+    const after = new Map(before);
+    for (const tf of written.keys()) after.set(tf, { derived: false });
+    const jobs = planDerivation(before, after, written);
+    for (const job of jobs) this.deriveJob(market, symbol, job);
+    return jobs;
+  }
+
+  /** Writes one derivation job: the coarse bars over its span, aggregated from the fine ones. */
+  private deriveJob(market: string, symbol: string, job: DeriveJob): void {
+    {
+      const from = job.full ? -FULL_SPAN : job.from;
+      const to = job.full ? FULL_SPAN : job.to;
+      this.stmt.deleteRange.run(market, job.coarse, symbol, from, to);
+      const rows = this.stmt.readRange.all(market, job.fine, symbol, from, to) as number[][];
+      const fine = rowsToBars(rows);
+      const coarse = aggregateBars(fine, job.coarse);
+      for (let i = 0; i < coarse.time.length; i++) {
+        this.stmt.upsertBar.run(market, job.coarse, symbol, coarse.time[i], coarse.open[i], coarse.high[i], coarse.low[i], coarse.close[i], coarse.volume[i]);
+      }
+      this.stmt.deleteSeries.run(market, job.coarse, symbol);
+      this.stmt.refreshSeries.run(1, market, job.coarse, symbol);
+    }
+  }
+
+  /** Every symbol of the market holding bars at any timeframe, sorted. */
+  async symbols(market: string): Promise<string[]> {
+    return this.stmt.marketSymbols.all(market) as string[];
   }
 
   async markets(): Promise<string[]> {
@@ -413,6 +601,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       bars: number;
       first_time: number;
       last_time: number;
+      derived: number;
     }[];
     return rows.map((r) => ({
       market: r.market,
@@ -421,6 +610,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       bars: r.bars,
       firstTime: r.first_time,
       lastTime: r.last_time,
+      derived: r.derived === 1,
     }));
   }
 
@@ -473,16 +663,45 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
    * Deletes a symbol's bars (in every market and timeframe unless narrowed), those opening at
    * or after `from` when given; in one transaction with the series catalog and the data version.
    */
+  /**
+   * Removes bars of one symbol's imported timeframes (all, or those opening at or after
+   * `from`); the timeframes derived from them are then derived again from what remains (or
+   * removed when nothing imported remains), and the blocks of every series touched repacked.
+   */
   async deleteBars(request: DeleteBarsRequest): Promise<number> {
-    const from = request.from ?? Number.MIN_SAFE_INTEGER;
+    const from = request.from ?? -FULL_SPAN;
+    const { symbol } = request;
     const remove = this.db.transaction((): number => {
       let deleted = 0;
-      for (const [market, timeframe] of this.stmt.seriesOf.all(request.symbol) as [string, Timeframe][]) {
+      const markets = new Set<string>();
+      for (const [market, timeframe] of this.stmt.seriesOf.all(symbol) as [string, Timeframe][]) {
         if (request.market !== undefined && request.market !== market) continue;
         if (request.timeframe !== undefined && request.timeframe !== timeframe) continue;
-        deleted += this.stmt.deleteRange.run(market, timeframe, request.symbol, from).changes;
-        this.stmt.deleteSeries.run(market, timeframe, request.symbol);
-        this.stmt.refreshSeries.run(market, timeframe, request.symbol);
+        const state = new Map((this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]).map(([tf, d]) => [tf, d === 1]));
+        // Derived bars follow the bars they are derived from; they are rebuilt below.
+        if (state.get(timeframe) === true) continue;
+        const n = this.stmt.deleteFrom.run(market, timeframe, symbol, from).changes;
+        if (n === 0) continue;
+        deleted += n;
+        markets.add(market);
+        this.stmt.deleteSeries.run(market, timeframe, symbol);
+        this.stmt.refreshSeries.run(0, market, timeframe, symbol);
+        this.rebuildBlocks(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
+      }
+      for (const market of markets) {
+        const after = new Map<Timeframe, { derived: boolean }>();
+        for (const [tf, derived] of this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]) {
+          if (derived === 1) {
+            // Every derived timeframe is rebuilt whole from the finest imported one left.
+            this.stmt.deleteSymbol.run(market, tf, symbol);
+            this.stmt.deleteSeries.run(market, tf, symbol);
+            this.rebuildBlocks(market, tf, symbol, -FULL_SPAN, FULL_SPAN);
+          } else after.set(tf, { derived: false });
+        }
+        for (const job of planDerivation(new Map(), after, new Map())) {
+          this.deriveJob(market, symbol, job);
+          this.rebuildBlocks(market, job.coarse, symbol, -FULL_SPAN, FULL_SPAN);
+        }
       }
       if (deleted > 0) this.stmt.bumpVersion.run();
       return deleted;
@@ -602,6 +821,27 @@ function attachQuota(db: Database.Database, file: string, readonly: boolean): vo
     `);
     if (fresh) db.exec("INSERT OR IGNORE INTO quota.quota_usage SELECT account_id, day, used FROM main.quota_usage");
   }).immediate();
+}
+
+/** A block row `[..., n, time, ...series]` from `offset` to a {@link ReadBlock}. */
+function readBlock(row: unknown[], offset: number): ReadBlock {
+  return { n: row[offset] as number, time: row[offset + 1] as Uint8Array, columns: row.slice(offset + 2) as Uint8Array[] };
+}
+
+/** Oldest-first rows `[time, open, high, low, close, volume]` to columns. */
+function rowsToBars(rows: number[][]): Bars {
+  const n = rows.length;
+  const out = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    out.time[i] = r[0]!;
+    out.open[i] = r[1]!;
+    out.high[i] = r[2]!;
+    out.low[i] = r[3]!;
+    out.close[i] = r[4]!;
+    out.volume[i] = r[5]!;
+  }
+  return out;
 }
 
 interface KeyRow {

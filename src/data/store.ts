@@ -84,6 +84,8 @@ export interface SeriesInfo {
   firstTime: number;
   /** Open time of the latest stored bar: UTC, ms since epoch. */
   lastTime: number;
+  /** True when the bars are derived from a finer imported timeframe, false when imported. */
+  derived: boolean;
 }
 
 /** Which bars {@link BarStore.deleteBars} removes: one symbol, optionally narrowed. */
@@ -138,14 +140,18 @@ export interface BarStore {
   upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number>;
   /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
   deleteBars(request: DeleteBarsRequest): Promise<number>;
+  /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */
+  symbols(market: string): Promise<string[]>;
   /** Markets that hold bars, in their stored spelling. */
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
   series(market?: string): Promise<SeriesInfo[]>;
-  /** Total bars stored; 0 for an empty store (the signal to seed). */
+  /** Total bars imported (derived bars not counted); 0 for an empty store (the signal to seed). */
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
+  /** Ends the connection (pool); later calls reject. Every caller awaits it. */
+  close(): Promise<void>;
   /**
    * Resolves when the store answers a read of every table a request needs (bars, series,
    * meta, accounts, keys, quota counters) and can be written; rejects when it cannot,

@@ -565,12 +565,33 @@ class Program {
 
   run(universe: Iterable<Instrument>): RunResult {
     const rows: RankedRow[] = [];
+    let instruments = 0;
+    let shortHistory = 0;
+    let noData = 0;
+    let asOf = -Infinity;
     for (const instrument of universe) {
-      if (!this.load(instrument)) continue;
+      instruments++;
+      // No data first: an instrument lacking any bar on a needed source is noData, whatever
+      // the other sources hold (decisions §2 meta), and never shortHistory.
+      if (!this.attach(instrument)) {
+        noData++;
+        continue;
+      }
+      const base = this.frames[0]!;
+      if (!this.alignAt(base.length - 1)) {
+        shortHistory++;
+        continue;
+      }
+      const latest = base.bars.time[base.length - 1]!;
+      if (latest > asOf) asOf = latest;
       if (this.latest(this.condition) !== 1) continue;
       rows.push(this.row(instrument.symbol));
     }
-    return { results: this.rank(rows).map((r) => r.row) };
+    const matched = rows.length;
+    return {
+      results: this.rank(rows).map((r) => r.row),
+      meta: { instruments, matched, skipped: { shortHistory, noData }, asOf: asOf === -Infinity ? null : isoTime(asOf) },
+    };
   }
 
   /**
@@ -845,4 +866,10 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
     run: (universe) => using((p) => p.run(universe)),
     history: (universe, bars) => using((p) => p.history(universe, bars)),
   };
+}
+
+/** ISO 8601 of a bar time; a time outside Date's range reads as null rather than throwing. */
+function isoTime(ms: number): string | null {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }

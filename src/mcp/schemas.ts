@@ -76,6 +76,18 @@ export const runOutput = z.looseObject({
     )
     .optional()
     .describe("Matching instruments in the query's sort order; empty when nothing matches (not an error)."),
+  meta: z
+    .looseObject({
+      instruments: z.number().int().describe("Instruments of the market considered, skipped ones included."),
+      matched: z.number().int().describe("Instruments that matched, before the query's limit."),
+      skipped: z.looseObject({
+        shortHistory: z.number().int().describe("Left out: fewer bars than the query needs."),
+        noData: z.number().int().describe("Left out: no bars at all on a timeframe the query needs."),
+      }),
+      asOf: z.string().nullable().describe("ISO 8601 open time of the latest base bar evaluated; null when none was."),
+    })
+    .optional()
+    .describe("What the run looked at: tells 'nothing matched' from 'no data for this market or timeframe'."),
   valid,
   error,
 });

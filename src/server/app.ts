@@ -16,6 +16,7 @@ import { installBodyParsers } from "./body.js";
 import { installErrorHandlers, pathOf } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
+import { ResultsCache } from "./results-cache.js";
 import { registerPlayground } from "./playground.js";
 import { DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED, InFlightRuns, setRateLimitHeaders, utcDay } from "./quota.js";
 import { registerRoutes } from "./routes.js";
@@ -72,6 +73,10 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** ms between Node's checks for requests past those timeouts. Default 1000. */
   connectionsCheckMs?: number;
+  /** Run results kept per (query text, data version); 0 turns it off. Default 256. */
+  resultsCacheSize?: number;
+  /** How long a cached run result is served, in ms. Default 5,000. */
+  resultsCacheTtlMs?: number;
   /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
   playgroundDir?: string;
 }
@@ -103,9 +108,9 @@ export function loggedUrl(url: string): string {
  *
  * @example
  * ```ts
- * import { createServer, SqliteStore } from "xql/server";
+ * import { createServer, openStore } from "xql/server";
  *
- * const store = new SqliteStore("./xql.db"); // creates and migrates the file
+ * const store = await openStore("./xql.db"); // creates and migrates the file (or postgres://…)
  * const app = createServer({ store, logger: true });
  * await app.listen({ host: "127.0.0.1", port: 8787 });
  * // POST /xql/validate, /xql/explain, /xql/run and GET /usage, /health, /openapi.json
@@ -183,6 +188,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     warmup: options.warmup ?? DEFAULT_WARMUP,
     cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
     inFlight: new InFlightRuns(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED),
+    runs: new ResultsCache(options.resultsCacheSize ?? 256, options.resultsCacheTtlMs ?? 5_000),
     openApi: JSON.stringify(openApiDocument()),
   });
 

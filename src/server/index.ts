@@ -8,6 +8,8 @@ export { createServer, systemClock, DEFAULT_BODY_LIMIT } from "./app.js";
 export type { Clock, ServerOptions } from "./app.js";
 export { openApiDocument } from "./openapi.js";
 export { utcDay, nextUtcMidnight } from "./quota.js";
+export { openStore } from "../data/open.js";
+export type { OpenStoreOptions, Store } from "../data/open.js";
 export { SqliteStore, SCHEMA_VERSION } from "../data/sqlite.js";
 export type { SqliteStoreOptions } from "../data/sqlite.js";
 export { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";

@@ -305,7 +305,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
         Run: {
           type: "object",
-          required: ["results"],
+          required: ["results", "meta"],
           properties: {
             results: {
               type: "array",
@@ -322,6 +322,26 @@ export function openApiDocument(): Record<string, unknown> {
                 },
                 additionalProperties: false,
               },
+            },
+            meta: {
+              type: "object",
+              description: "What the run considered, so that no results can be told from no data",
+              required: ["instruments", "matched", "skipped", "asOf"],
+              properties: {
+                instruments: { type: "integer", description: "Instruments of the market considered, skipped ones included" },
+                matched: { type: "integer", description: "Matches before the query's limit" },
+                skipped: {
+                  type: "object",
+                  required: ["shortHistory", "noData"],
+                  properties: {
+                    shortHistory: { type: "integer", description: "Fewer bars than a source's minLookback" },
+                    noData: { type: "integer", description: "No bars on a source the plan needs" },
+                  },
+                  additionalProperties: false,
+                },
+                asOf: { type: ["string", "null"], format: "date-time", description: "Open time of the latest base bar evaluated" },
+              },
+              additionalProperties: false,
             },
           },
           additionalProperties: false,

@@ -20,6 +20,7 @@ import { bodyProblemResult, queryBodyOf, withTransportHint } from "./body.js";
 import type { Clock } from "./app.js";
 import { INTERNAL, RATE_LIMITED, TOO_MANY_RUNS, describeError, fromStore, pathOf, sendStoreFailure } from "./errors.js";
 import type { QueryCache } from "./query-cache.js";
+import type { ResultsCache } from "./results-cache.js";
 import { InFlightRuns, nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 
 export interface RouteContext {
@@ -33,6 +34,8 @@ export interface RouteContext {
   warmup: number;
   cache: BarCache | undefined;
   inFlight: InFlightRuns;
+  /** Run and history bodies per (endpoint with query string, query text, data version); metered per request all the same. */
+  runs: ResultsCache;
   openApi: string;
 }
 
@@ -123,6 +126,22 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         setRateLimitHeaders(reply, caller.limit, 0, now);
         return reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
       }
+      // A run is a pure function of (query, data version): a repeated screen costs a lookup.
+      // Keyed by the endpoint with its query string (history's ?bars) and the query text.
+      const key = `${request.url}\n${body}`;
+      let version: number;
+      try {
+        version = await ctx.bars.dataVersion();
+      } catch (error) {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
+        await giveBack();
+        return sendStoreFailure(reply, error);
+      }
+      const cached = ctx.runs.get(key, version, now);
+      if (cached !== undefined) {
+        setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
+        return reply.code(200).send(cached);
+      }
       let universe;
       try {
         universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, fetch: compiled.fetch, ...fetchOptions });
@@ -139,6 +158,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         await giveBack();
         return reply.code(500).send(INTERNAL);
       }
+      // Keyed by the version read before the fetch: a write in between makes the entry stale, never wrong.
+      ctx.runs.set(key, version, now, result.body);
       setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
       request.log.info(
         { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, ...result.log },

@@ -34,7 +34,7 @@ describe("xql keys", () => {
     expect(stdout).toContain("essential");
     const store = new SqliteStore(db);
     const record = await store.findKeyByHash(hashApiKey(key));
-    store.close();
+    await store.close();
     expect(record).toMatchObject({ tier: "essential", label: "laptop", revokedAt: null, prefix: key.slice(0, 8) });
   });
 

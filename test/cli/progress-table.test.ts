@@ -26,7 +26,8 @@ describe("progressBar", () => {
     bar.update(200, 200);
     bar.done();
     expect(out.text()).toBe(
-      `\rWriting [${"-".repeat(30)}]   0% 0/200\rWriting [${"#".repeat(30)}] 100% 200/200\n`,
+      // Each draw clears the rest of the line (\x1b[K); rows/s appears once 50 ms have passed.
+      `\rWriting [${"-".repeat(30)}]   0% 0/200\x1b[K\rWriting [${"#".repeat(30)}] 100% 200/200\x1b[K\n`,
     );
   });
 

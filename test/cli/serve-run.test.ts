@@ -42,7 +42,7 @@ describe("xql serve and xql run over one database", () => {
         expect(stderr).toMatch(/no API keys yet/);
         const store = new SqliteStore(db);
         const series = await store.series("CRYPTO");
-        store.close();
+        await store.close();
         expect(new Set(series.map((s) => s.symbol)).size).toBeGreaterThanOrEqual(200);
         expect(series.every((s) => s.bars >= 300)).toBe(true);
         // The seed ends at the current time: every timeframe's last bar holds "now".
@@ -87,7 +87,8 @@ describe("xql serve and xql run over one database", () => {
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^symbol\s+close\s+rsi\(14\)$/);
     expect(lines[1]).toMatch(/^-+\s+-+\s+-+$/);
-    expect(lines.at(-1)).toMatch(/^\d+ match(es)?$/);
+    // The footer is the run's meta: shown (after limit) of matched, instruments, skipped, and the time of the data.
+    expect(lines.at(-1)).toMatch(/^(\d+ match(es)?|\d+ shown of \d+ matches) of 264 instruments · as of \d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/);
   });
 
   it("runs over the in-memory synthetic universe with --synthetic, as the library does", async () => {

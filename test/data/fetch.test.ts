@@ -43,7 +43,7 @@ describe("fetchUniverse", () => {
           { symbol: "GBPUSD", bars: rampBars("h1", 400, barOpen("h1", NOW)) },
         ],
       },
-      // GBPUSD has no daily bars: it comes back with the base timeframe only.
+      // GBPUSD has no daily bars imported: it is served daily bars derived from its h1 bars.
       { market: "FOREX", timeframe: "d", symbols: [{ symbol: "EURUSD", bars: rampBars("d", 400, barOpen("d", NOW)) }] },
       { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BTCUSDT", bars: rampBars("h1", 400, barOpen("h1", NOW)) }] },
     ]);
@@ -60,7 +60,10 @@ describe("fetchUniverse", () => {
     const eur = universe[0]!.bars;
     expect(eur.h1!.time.length).toBe(50);
     expect(eur.d!.time.length).toBe(201);
-    expect(universe[1]!.bars.d).toBeUndefined();
+    // Derived: 400 h1 bars span 18 UTC days (Nov 3 22:00 to Nov 20 13:00); all of them opened before the cut.
+    const gbpDaily = universe[1]!.bars.d!;
+    expect(gbpDaily.time.length).toBe(18);
+    expect(gbpDaily.time[17]).toBe(barOpen("d", NOW));
   });
 
   it("uses the default warmup of 300", async () => {
@@ -87,7 +90,7 @@ describe("fetchUniverse", () => {
   it("rejects when the store is gone, even with everything cached", async () => {
     const cache = new BarCache();
     await fetchUniverse(store, plan, { cache });
-    store.close();
+    await store.close();
     await expect(fetchUniverse(store, plan, { cache })).rejects.toThrow();
   });
 

@@ -17,8 +17,8 @@ describe("SqliteStore", () => {
     ({ dir, cleanup } = tempDir());
     store = new SqliteStore(join(dir, "sub", "xql.db"));
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     cleanup();
   });
 
@@ -58,9 +58,12 @@ describe("SqliteStore", () => {
     expect(v1).not.toBe(v0);
     expect(v2).not.toBe(v1);
     expect(await store.barCount()).toBe(10);
-    expect(await store.series()).toEqual([
-      { market: "FOREX", timeframe: "h1", symbol: "EURUSD", bars: 10, firstTime: bars.time[0], lastTime: bars.time[9] },
-    ]);
+    const series = await store.series();
+    expect(series.find((s) => s.timeframe === "h1")).toEqual(
+      { market: "FOREX", timeframe: "h1", symbol: "EURUSD", bars: 10, firstTime: bars.time[0], lastTime: bars.time[9], derived: false },
+    );
+    // h4, d and w are derived from the h1 bars; nothing finer appears.
+    expect(series.map((s) => [s.timeframe, s.derived])).toEqual([["d", true], ["h1", false], ["h4", true], ["w", true]]);
     expect(await store.markets()).toEqual(["FOREX"]);
   });
 
@@ -77,7 +80,7 @@ describe("SqliteStore", () => {
     await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: rampBars("h1", 10, last - 100 * H1) }] }]);
     await store.upsertBars([{ market: "FOREX", timeframe: "h1", replace: true, symbols: [{ symbol: "EURUSD", bars: rampBars("h1", 3, last) }] }]);
     expect(await store.barCount()).toBe(3);
-    expect((await store.series())[0]).toMatchObject({ bars: 3, firstTime: last - 2 * H1, lastTime: last });
+    expect((await store.series()).find((s) => s.timeframe === "h1")).toMatchObject({ bars: 3, firstTime: last - 2 * H1, lastTime: last });
   });
 
   it("writes nothing when a batch fails part way", async () => {
@@ -134,7 +137,7 @@ describe("SqliteStore", () => {
     expect(times.slice(0, 5).every((t) => t + TIMEFRAME_MS.d <= lastH1 + H1)).toBe(true);
   });
 
-  it("cuts a finer source inside the latest base bar and skips symbols without a base series", async () => {
+  it("cuts a finer source inside the latest base bar; a symbol imported only at h1 has its base h4 derived", async () => {
     const lastH4 = barOpen("h4", NOW);
     await store.upsertBars([
       { market: "FOREX", timeframe: "h4", symbols: [{ symbol: "EURUSD", bars: rampBars("h4", 10, lastH4) }] },
@@ -148,10 +151,12 @@ describe("SqliteStore", () => {
       },
     ]);
     const read = await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h4", series: ["close"], count: 8 });
-    expect(read.map((r) => r.symbol)).toEqual(["EURUSD"]);
+    expect(read.map((r) => r.symbol)).toEqual(["EURUSD", "USDJPY"]);
     const times = Array.from(read[0]!.bars.time);
     expect(times.at(-1)).toBe(lastH4 + 3 * H1);
     expect(times).toHaveLength(9);
+    // USDJPY's h1 bars end at lastH4, so its derived h4 bar (in progress) opens there too: the cut at lastH4 + 4 h keeps all.
+    expect(Array.from(read[1]!.bars.time).at(-1)).toBe(lastH4);
   });
 
   it("keeps accounts and keys, finds a key by hash and revokes it once", async () => {

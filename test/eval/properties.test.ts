@@ -161,11 +161,12 @@ describe("run properties", () => {
   it("is deterministic: the same query on the same bars, compiled again or run again, gives the same results", () => {
     fc.assert(
       fc.property(queryArb, universeArb, (q, u) => {
-        const first = compile(header + q).run(u).results;
+        const whole = compile(header + q).run(u);
+        const first = whole.results;
         const c = compile(header + q);
         expect(c.run(clone(u)).results).toEqual(first);
         expect(c.run(u).results).toEqual(first);
-        expect(JSON.stringify(c.run(u))).toBe(JSON.stringify({ results: first }));
+        expect(JSON.stringify(c.run(u))).toBe(JSON.stringify({ results: first, meta: whole.meta }));
       }),
       OPTIONS,
     );

@@ -5,6 +5,13 @@ import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, rat
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const EXPECTED_RESULTS = [{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }];
+/** `meta` of a run over the small seeded universe (decisions §2): its latest h1 bar opens at 13:00 on NOW's day. */
+const metaOf = (instruments: number, matched: number) => ({
+  instruments,
+  matched,
+  skipped: { shortHistory: 0, noData: 0 },
+  asOf: new Date(Math.floor(NOW / 3_600_000) * 3_600_000).toISOString(),
+});
 const SYNTAX_ERROR = 'market = "FOREX"\ntimeframe = h1\nrsi(14 < 30';
 const PLAN_ERROR = 'market = "FOREX"\ntimeframe = h1\nsma(400) > 0';
 const NEXT_MIDNIGHT = Date.UTC(2026, 10, 21);
@@ -52,11 +59,11 @@ describe.skipIf(!HAVE_SERVICES)("HTTP on PostgreSQL + Redis", () => {
     const { key } = await server.key("essential");
     const response = await server.post("/xql/run", QUERY, key);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ results: EXPECTED_RESULTS });
+    expect(await response.json()).toEqual({ results: EXPECTED_RESULTS, meta: metaOf(3, 2) });
     expect(await rateLimit(response)).toEqual({ limit: 1500, remaining: 1499, reset: NEXT_MIDNIGHT / 1000 });
     const none = await server.post("/xql/run", 'market = "FOREX"\ntimeframe = h1\nclose > 100000', key);
     expect(none.status).toBe(200);
-    expect(await none.json()).toEqual({ results: [] });
+    expect(await none.json()).toEqual({ results: [], meta: metaOf(3, 0) });
   });
 
   it("gives the quota back on a 400", async () => {

@@ -89,7 +89,7 @@ export async function startServer(
     get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
     async stop() {
       await app.close();
-      store.close();
+      await store.close();
       temp?.cleanup();
     },
   };

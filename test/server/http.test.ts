@@ -8,6 +8,13 @@ import { NOW, TestClock, startServer, type Running } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const EXPECTED_RESULTS = [{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }];
+/** `meta` of a run over the small seeded universe (decisions §2): its latest h1 bar opens at 13:00 on NOW's day. */
+const metaOf = (instruments: number, matched: number) => ({
+  instruments,
+  matched,
+  skipped: { shortHistory: 0, noData: 0 },
+  asOf: new Date(Math.floor(NOW / 3_600_000) * 3_600_000).toISOString(),
+});
 const SYNTAX_ERROR = 'market = "FOREX"\ntimeframe = h1\nrsi(14 < 30';
 const PLAN_ERROR = 'market = "FOREX"\ntimeframe = h1\nsma(400) > 0';
 const NEXT_MIDNIGHT = Date.UTC(2026, 10, 21);
@@ -132,7 +139,7 @@ describe("POST /xql/run", () => {
     const { key } = await server.key("essential");
     const response = await server.post("/xql/run", QUERY, key);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ results: EXPECTED_RESULTS });
+    expect(await response.json()).toEqual({ results: EXPECTED_RESULTS, meta: metaOf(3, 2) });
     expect(await rateLimit(response)).toEqual({ limit: 1500, remaining: 1499, reset: NEXT_MIDNIGHT / 1000 });
   });
 
@@ -141,7 +148,7 @@ describe("POST /xql/run", () => {
     const { key } = await server.key("plus");
     const response = await server.post("/xql/run", 'market = "crypto"\ntimeframe = h1\nclose < 0', key);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ results: [] });
+    expect(await response.json()).toEqual({ results: [], meta: metaOf(1, 0) });
     expect((await rateLimit(response)).limit).toBe(4500);
   });
 
@@ -240,7 +247,7 @@ describe("POST /xql/run", () => {
     const bars = new SqliteStore(first.file);
     server = await startServer({ dir: first.dir, file: first.file, bars });
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
-    bars.close();
+    await bars.close();
     const failed = await server.post("/xql/run", QUERY, key);
     expect(failed.status).toBe(500);
     const text = await failed.text();
@@ -255,13 +262,13 @@ describe("POST /xql/run", () => {
     const health = await server.get("/health");
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: "unavailable" });
-    first.store.close();
+    await first.store.close();
   });
 
   it("answers 500 Data store unavailable on every endpoint when the key store itself is down", async () => {
     server = await startServer();
     const { key } = await server.key("free");
-    server.store.close();
+    await server.store.close();
     for (const response of [await server.post("/xql/validate", QUERY, key), await server.post("/xql/run", QUERY, key), await server.get("/usage", key)]) {
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ error: "Data store unavailable" });
@@ -301,10 +308,10 @@ describe("POST /xql/run", () => {
     server = await startServer({ dir: first.dir, file: first.file, bars });
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
-    bars.close();
+    await bars.close();
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(500);
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(500);
-    first.store.close();
+    await first.store.close();
   });
 
   it("keeps quota state across a restart on the same file", async () => {
@@ -312,7 +319,7 @@ describe("POST /xql/run", () => {
     const { key } = await first.key("free");
     for (let i = 0; i < 3; i++) expect((await first.post("/xql/run", QUERY, key)).status).toBe(200);
     await first.app.close();
-    first.store.close();
+    await first.store.close();
     server = await startServer({ dir: first.dir, file: first.file });
     expect(await (await server.get("/usage", key)).json()).toMatchObject({ used: 3, remaining: 27 });
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);

@@ -61,9 +61,11 @@ describe("GET /xql/bars", () => {
   it("answers 404 for a symbol without bars at that timeframe", async () => {
     server = await startServer();
     const { key } = await server.key();
-    const response = await server.get("/xql/bars?market=CRYPTO&symbol=BTCUSDT&timeframe=d", key);
+    // BTCUSDT is imported at h1 only: d is derived from it (decisions §2), m5 (finer) is not.
+    const response = await server.get("/xql/bars?market=CRYPTO&symbol=BTCUSDT&timeframe=m5", key);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: "No d bars for 'BTCUSDT' in CRYPTO" });
+    expect(await response.json()).toEqual({ error: "No m5 bars for 'BTCUSDT' in CRYPTO" });
+    expect((await server.get("/xql/bars?market=CRYPTO&symbol=BTCUSDT&timeframe=d", key)).status).toBe(200);
   });
 });
 

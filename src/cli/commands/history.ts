@@ -158,7 +158,7 @@ export const historyCommand: Command = {
     } else {
       // Loaded only here: --synthetic runs without the database packages (better-sqlite3, pg).
       const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
-      const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+      const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
       try {
         compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
         if (!compiled) return 1;

@@ -39,7 +39,7 @@ async function create(args: readonly string[], io: CliIo): Promise<number> {
   const accountId = values.account;
   if (tier === undefined && accountId === undefined) throw new UsageError("keys create needs --tier (or --account ID)");
   if (tier !== undefined && !isTier(tier)) throw new UsageError(`Unknown tier '${tier}': use one of ${TIERS.join(", ")}`);
-  const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+  const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const issued = await issueApiKey(store, {
       tier: tier as (typeof TIERS)[number] | undefined,
@@ -68,7 +68,7 @@ async function create(args: readonly string[], io: CliIo): Promise<number> {
 async function list(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandLine("keys list", args, LIST_OPTIONS);
   const format = formatOption("keys list", values.format, "table");
-  const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+  const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const keys = await store.listKeys();
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -116,7 +116,7 @@ async function revoke(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write("xql keys revoke: that is not an API key (xql_ followed by 32 letters and digits)\n");
     return 1;
   }
-  const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+  const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const hash = hashApiKey(key);
     const found = await store.findKeyByHash(hash);

@@ -85,7 +85,7 @@ export const runCommand: Command = {
     } else {
       // Loaded only here: --synthetic runs without the database packages (better-sqlite3, pg).
       const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
-      const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+      const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
       try {
         compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
         if (!compiled) return 1;

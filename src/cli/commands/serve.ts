@@ -4,7 +4,6 @@ import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLin
 import { DEFAULT_WARMUP } from "../../data/fetch.js";
 import { createServer } from "../../server/index.js";
 import { FallbackKeyStore } from "../../data/key-fallback.js";
-import { PostgresStore } from "../../data/postgres.js";
 import { RedisQuotaStore } from "../../data/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 import { existsSync } from "node:fs";
@@ -99,7 +98,7 @@ export const serveCommand: Command = {
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
 
-    const store = openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
+    const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
     let quota: RedisQuotaStore | undefined;
     try {
@@ -110,7 +109,7 @@ export const serveCommand: Command = {
       throw error;
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
-    const keys = store instanceof PostgresStore ? new FallbackKeyStore(store) : undefined;
+    const keys = store.backend === "postgres" ? new FallbackKeyStore(store) : undefined;
     const app = createServer({
       store,
       keys,

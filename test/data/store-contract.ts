@@ -1,0 +1,231 @@
+/**
+ * The store contract (issue 12): one suite every backend passes — import, derived timeframes
+ * against an aggregation written here independently of src/data/derive.ts (random bars,
+ * FOREX weekend gaps, weeks crossing months and years, partial last periods), incremental
+ * append equal to a rebuild, overlap, a timeframe imported after being derived, fetch by
+ * plan with meta, data version, keys and quota.
+ */
+import { describe, expect, it } from "vitest";
+import type { Store } from "../../src/data/open.js";
+import { fetchUniverse } from "../../src/data/fetch.js";
+import { compile } from "../../src/index.js";
+import type { Bars, Timeframe } from "../../src/types.js";
+import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+
+const H = 3_600_000;
+const DAY = 24 * H;
+
+/** Weeks start Monday 00:00 UTC: 1970-01-05 was a Monday. Written without derive.ts. */
+function bucket(t: number, tf: Timeframe): number {
+  if (tf === "w") {
+    const monday = Date.UTC(1970, 0, 5);
+    return monday + Math.floor((t - monday) / (7 * DAY)) * 7 * DAY;
+  }
+  return Math.floor(t / TIMEFRAME_MS[tf]) * TIMEFRAME_MS[tf];
+}
+
+interface Row { time: number; open: number; high: number; low: number; close: number; volume: number }
+
+function rows(b: Bars): Row[] {
+  return Array.from({ length: b.time.length }, (_, i) => ({ time: b.time[i]!, open: b.open[i]!, high: b.high[i]!, low: b.low[i]!, close: b.close[i]!, volume: b.volume[i]! }));
+}
+
+/** The expected coarse bars, by grouping with a Map keyed by period start. */
+function expectedAggregate(fine: Row[], tf: Timeframe): Row[] {
+  const groups = new Map<number, Row[]>();
+  for (const r of fine) {
+    const k = bucket(r.time, tf);
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  return [...groups.keys()].sort((a, b) => a - b).map((k) => {
+    const g = groups.get(k)!.sort((a, b) => a.time - b.time);
+    return {
+      time: k,
+      open: g[0]!.open,
+      high: Math.max(...g.map((r) => r.high)),
+      low: Math.min(...g.map((r) => r.low)),
+      close: g[g.length - 1]!.close,
+      volume: g.reduce((s, r) => s + r.volume, 0),
+    };
+  });
+}
+
+/** Seeded random h1 bars over [from, to) skipping FOREX weekends (Fri 22:00 to Sun 22:00 UTC) and random gaps. */
+function forexH1(seed: number, from: number, to: number): Row[] {
+  let x = seed >>> 0;
+  const rand = (): number => {
+    x = (x + 0x6d2b79f5) >>> 0;
+    let t = x;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out: Row[] = [];
+  let price = 1 + rand();
+  for (let t = from; t < to; t += H) {
+    const d = new Date(t);
+    const dow = d.getUTCDay();
+    const hour = d.getUTCHours();
+    const weekend = (dow === 5 && hour >= 22) || dow === 6 || (dow === 0 && hour < 22);
+    if (weekend || rand() < 0.05) continue;
+    const open = price;
+    const close = Math.round(open * (1 + (rand() - 0.5) * 0.01) * 1e5) / 1e5;
+    const high = Math.max(open, close) + Math.round(rand() * 100) / 1e5;
+    const low = Math.min(open, close) - Math.round(rand() * 100) / 1e5;
+    out.push({ time: t, open, high, low, close, volume: Math.floor(rand() * 1000) });
+    price = close;
+  }
+  return out;
+}
+
+function toBars(r: Row[]): Bars {
+  return {
+    time: Float64Array.from(r, (x) => x.time),
+    open: Float64Array.from(r, (x) => x.open),
+    high: Float64Array.from(r, (x) => x.high),
+    low: Float64Array.from(r, (x) => x.low),
+    close: Float64Array.from(r, (x) => x.close),
+    volume: Float64Array.from(r, (x) => x.volume),
+  };
+}
+
+async function read(store: Store, market: string, tf: Timeframe, symbol: string): Promise<Row[]> {
+  const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+  const s = got.find((x) => x.symbol === symbol);
+  return s ? rows(s.bars) : [];
+}
+
+/** Registers the contract suite for a backend; `open` gives a fresh, empty store. */
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    // 2025-12-01 .. 2026-02-10: weeks crossing a month and a year.
+    const FROM = Date.UTC(2025, 11, 1);
+    const TO = Date.UTC(2026, 1, 10, 13);
+
+    it("derives h4, d and w from imported h1 exactly as an independent aggregation, weekends and gaps included", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(7, FROM, TO);
+        await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1) }] }]);
+        for (const tf of ["h4", "d", "w"] as const) {
+          expect(await read(store, "FOREX", tf, "EURUSD")).toEqual(expectedAggregate(h1, tf));
+        }
+        // No Saturday bar: a period without finer bars has no derived bar.
+        expect((await read(store, "FOREX", "d", "EURUSD")).some((r) => new Date(r.time).getUTCDay() === 6)).toBe(false);
+        const status = await store.series("FOREX");
+        expect(status.map((s) => [s.timeframe, s.derived]).sort()).toEqual([["d", true], ["h1", false], ["h4", true], ["w", true]]);
+        expect(await store.barCount()).toBe(h1.length);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("appending updates the coarser bars it touches: the same as deriving everything at once; overlaps replace", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(11, FROM, TO);
+        const cut = Math.floor(h1.length * 0.7);
+        await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "GBPUSD", bars: toBars(h1.slice(0, cut)) }] }]);
+        const v1 = await store.dataVersion();
+        // The second file overlaps the first by 30 bars, with changed closes there.
+        const second = h1.slice(cut - 30).map((r, i) => (i < 30 ? { ...r, close: Math.min(r.high, Math.max(r.low, r.close)) , volume: r.volume + 1 } : r));
+        await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "GBPUSD", bars: toBars(second) }] }]);
+        expect(await store.dataVersion()).not.toBe(v1);
+        const merged = [...h1.slice(0, cut - 30), ...second];
+        expect(await read(store, "FOREX", "h1", "GBPUSD")).toEqual(merged);
+        for (const tf of ["h4", "d", "w"] as const) expect(await read(store, "FOREX", tf, "GBPUSD")).toEqual(expectedAggregate(merged, tf));
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("a timeframe imported after being derived is served as imported; a finer import re-derives from the finest", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(3, FROM, TO);
+        await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "USDJPY", bars: toBars(h1) }] }]);
+        const daily = expectedAggregate(h1, "d").map((r) => ({ ...r, close: r.close + 0, volume: 1 }));
+        await store.upsertBars([{ market: "FOREX", timeframe: "d", symbols: [{ symbol: "USDJPY", bars: toBars(daily.slice(0, 10)) }] }]);
+        expect(await read(store, "FOREX", "d", "USDJPY")).toEqual(daily.slice(0, 10));
+        expect((await store.series("FOREX")).find((s) => s.timeframe === "d")!.derived).toBe(false);
+        // Weekly stays derived from h1, the finest imported.
+        expect(await read(store, "FOREX", "w", "USDJPY")).toEqual(expectedAggregate(h1, "w"));
+        // m30 bars imported for one day: h1 stays imported; h4 and w now come from m30.
+        const day = Date.UTC(2026, 0, 6);
+        const m30: Row[] = Array.from({ length: 48 }, (_, i) => ({ time: day + i * 30 * 60_000, open: 2, high: 3, low: 1, close: 2.5, volume: 1 }));
+        await store.upsertBars([{ market: "FOREX", timeframe: "m30", symbols: [{ symbol: "USDJPY", bars: toBars(m30) }] }]);
+        expect(await read(store, "FOREX", "h1", "USDJPY")).toEqual(h1);
+        expect(await read(store, "FOREX", "h4", "USDJPY")).toEqual(expectedAggregate(m30, "h4"));
+        expect(await read(store, "FOREX", "w", "USDJPY")).toEqual(expectedAggregate(m30, "w"));
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("fetches by plan over every symbol of the market: d:: and w:: from h1 alone, meta counting missing data", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(5, FROM, TO);
+        await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1) }] },
+          { market: "FOREX", timeframe: "m30", symbols: [] },
+          { market: "FOREX", timeframe: "d", symbols: [{ symbol: "ONLYD", bars: toBars(expectedAggregate(h1, "d")) }] },
+        ]);
+        const q = compile('market = "FOREX"\ntimeframe = h1\ncolumns = [d::close, w::close]\nd::close > 0 and w::close > 0');
+        const universe = await fetchUniverse(store, q.plan, { warmup: 300 });
+        const { results, meta } = q.run(universe);
+        const daily = expectedAggregate(h1, "d");
+        const weekly = expectedAggregate(h1, "w");
+        const lastClosed = (agg: Row[], tf: Timeframe) => agg.filter((r) => r.time + TIMEFRAME_MS[tf] <= h1.at(-1)!.time + H).at(-1)!.close;
+        expect(results).toEqual([{ symbol: "EURUSD", columns: { "d::close": lastClosed(daily, "d"), "w::close": lastClosed(weekly, "w") } }]);
+        expect(meta).toEqual({ instruments: 2, matched: 1, skipped: { shortHistory: 0, noData: 1 }, asOf: new Date(h1.at(-1)!.time).toISOString() });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("reads the latest bars from packed blocks, dense or sparse, cut at the base close, only the named series", async () => {
+      const store = await open();
+      try {
+        // Dense: 2,000 h1 bars; sparse: one bar every 20 hours (blocks 5% full), over the same years.
+        const dense: Row[] = Array.from({ length: 2000 }, (_, i) => ({ time: FROM + i * H, open: i, high: i + 2, low: i - 1, close: i + 1, volume: i }));
+        const sparse: Row[] = Array.from({ length: 2000 }, (_, i) => ({ time: FROM - 40_000 * H + i * 20 * H, open: i, high: i + 2, low: i - 1, close: i + 1, volume: i }));
+        await store.upsertBars([
+          { market: "X", timeframe: "h1", symbols: [{ symbol: "DENSE", bars: toBars(dense) }, { symbol: "SPARSE", bars: toBars(sparse) }] },
+        ]);
+        const got = await store.latestBars({ market: "X", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 300 });
+        expect(got.map((g) => g.symbol)).toEqual(["DENSE", "SPARSE"]);
+        expect(Array.from(got[0]!.bars.time)).toEqual(dense.slice(-300).map((r) => r.time));
+        expect(Array.from(got[0]!.bars.close)).toEqual(dense.slice(-300).map((r) => r.close));
+        expect(Array.from(got[1]!.bars.time)).toEqual(sparse.slice(-300).map((r) => r.time));
+        expect(Number.isNaN(got[0]!.bars.open[0])).toBe(true);
+        // The derived d of DENSE cut at its latest h1 close: the days opened before it, one in progress.
+        const daily = await store.latestBars({ market: "X", timeframe: "d", baseTimeframe: "h1", series: ["close"], count: 10 });
+        const expected = expectedAggregate(dense, "d").slice(-11);
+        expect(Array.from(daily[0]!.bars.time)).toEqual(expected.map((r) => r.time));
+        expect(Array.from(daily[0]!.bars.close)).toEqual(expected.map((r) => r.close));
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("keys and quota", async () => {
+      const store = await open();
+      try {
+        await store.createAccount("acct_c", "free", 1);
+        const key = await store.createKey({ hash: "hc", prefix: "xql_c", accountId: "acct_c", label: null }, 2);
+        expect(await store.findKeyByHash("hc")).toEqual(key);
+        const results = await Promise.all(Array.from({ length: 6 }, () => store.reserve("acct_c", "2026-01-02", 4)));
+        expect(results.filter((r) => r.admitted)).toHaveLength(4);
+        expect(await store.release("acct_c", "2026-01-02", 4)).toEqual({ used: 3, remaining: 1 });
+        expect(await store.revokeKey("hc", 3)).toBe(true);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+export { TIMEFRAMES };
