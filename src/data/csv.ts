@@ -214,17 +214,25 @@ export class BarsCsvParser {
       if (!Number.isFinite(value)) throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f]} '${text}' is not a finite number`);
       values.push(value);
     }
-    this.add(symbol, time, values as [number, number, number, number, number], lineNumber);
+    this.add(symbol, time, values as [number, number, number, number, number], lineNumber, fields.slice(1));
   }
 
   /** The checks every format shares, then the row is kept. */
-  private add(symbol: string, time: number, values: readonly [number, number, number, number, number], lineNumber: number): void {
+  private add(
+    symbol: string,
+    time: number,
+    values: readonly [number, number, number, number, number],
+    lineNumber: number,
+    /** The fields as written (time, open, high, low, close, volume), for messages; numbers otherwise. */
+    texts?: readonly string[],
+  ): void {
+    const text = (i: number, value: number): string => texts?.[i] ?? String(value);
     // Bounded before any date is printed: a time past year 275760 has no ISO form at all.
-    if (time < 0) throw new CsvImportError(lineNumber, `time ${time} is before 1970-01-01T00:00:00.000Z`);
+    if (time < 0) throw new CsvImportError(lineNumber, `time '${text(0, time)}' is before 1970-01-01T00:00:00.000Z`);
     if (time > this.latestTime) {
       throw new CsvImportError(
         lineNumber,
-        `time ${time} is in the future: bars may open at most 2 days after now (${new Date(this.latestTime).toISOString()})`,
+        `time '${text(0, time)}' is in the future: bars may open at most 2 days after now (${new Date(this.latestTime).toISOString()})`,
       );
     }
     if (!isAlignedOpen(this.timeframe, time)) {
@@ -238,10 +246,10 @@ export class BarsCsvParser {
     for (let f = 0; f < 4; f++) {
       const price = values[f]!;
       if (price < MIN_PRICE || price > MAX_PRICE) {
-        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${price} is out of range: prices are between 1e-12 and 1e12`);
+        throw new CsvImportError(lineNumber, `${CSV_COLUMNS[f + 2]} ${text(f + 1, price)} is out of range: prices are between 1e-12 and 1e12`);
       }
     }
-    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${volume} is out of range: at most 1e18`);
+    if (volume > MAX_VOLUME) throw new CsvImportError(lineNumber, `volume ${text(5, volume)} is out of range: at most 1e18`);
     if (high < Math.max(open, close, low)) {
       throw new CsvImportError(lineNumber, `high ${high} is below open, close or low`);
     }

@@ -88,6 +88,9 @@ describe("a run during an import", () => {
     expect(slowest).toBeLessThan(1500);
     // The import landed whole, and runs see it now.
     const store = server.store;
-    expect((await store.series("IMPORT")).length).toBe(40);
+    // 40 imported m1 series, and every coarser timeframe derived from them (7 more each).
+    const series = await store.series("IMPORT");
+    expect(series.filter((s) => s.timeframe === "m1").length).toBe(40);
+    expect(series.length).toBe(320);
   }, 120_000);
 });
