@@ -778,7 +778,9 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
         }
       }
       spans.push(...(await this.derive(client, touched)));
-      await this.rebuildBlocks(client, spans);
+      // Every series touched is repacked whole, once (two spans of one series would pack it twice).
+      const once = new Map(spans.map((span) => [`${span.market}\u0000${span.timeframe}\u0000${span.symbol}`, { ...span, from: -FULL_SPAN, to: FULL_SPAN }]));
+      await this.rebuildBlocks(client, [...once.values()]);
       if (deleted > 0) await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
       return deleted;
     });

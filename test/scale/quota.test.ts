@@ -66,7 +66,11 @@ describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid 
     await store.upsertBars([{ market: "TEST", timeframe: "h1", symbols: [{ symbol: "DELX", bars: rampBars("h1", 10, h1, 5) }] }]);
     const version = await store.dataVersion();
     expect(await store.deleteBars({ symbol: "DELX", from: h1 - 3 * 3_600_000 })).toBe(4);
-    expect((await store.series("TEST"))[0]).toMatchObject({ symbol: "DELX", bars: 6, lastTime: h1 - 4 * 3_600_000 });
+    const series = await store.series("TEST");
+    expect(series.find((s) => s.timeframe === "h1")).toMatchObject({ symbol: "DELX", bars: 6, lastTime: h1 - 4 * 3_600_000, derived: false });
+    // The derived daily bar is rebuilt from the six h1 bars left (volumes 100..105).
+    const [daily] = await store.latestBars({ market: "TEST", timeframe: "d", baseTimeframe: "d", series: ["volume"], count: 5 });
+    expect(Array.from(daily!.bars.volume)).toEqual([100 + 101 + 102 + 103 + 104 + 105]);
     expect(await store.dataVersion()).toBe(version + 1);
     expect(await store.deleteBars({ symbol: "DELX", market: "OTHER" })).toBe(0);
     expect(await store.deleteBars({ symbol: "DELX", timeframe: "h1" })).toBe(6);
