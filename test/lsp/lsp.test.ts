@@ -263,7 +263,7 @@ describe("xql lsp on the command line", () => {
     const bogus = await xql(["lsp", "--bogus"]);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain("Unknown option '--bogus'");
-    expect(bogus.stderr).toContain("Usage: xql lsp [--stdio]");
+    expect(bogus.stderr).toContain("Run `xql lsp --help` for its options.");
     const extra = await xql(["lsp", "file.xql"]);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain("Unexpected argument 'file.xql'");
