@@ -3,7 +3,9 @@
  * body, for scripts) and, for people, as the source line with a caret under the position;
  * result rows as JSON, an aligned table or CSV.
  */
-import type { ErrorBody, InvalidResult, RunResult } from "../types.js";
+import { compile, type CompiledQuery } from "../api.js";
+import { XqlError } from "../errors.js";
+import type { ErrorBody, InvalidResult, RunResult, XqlOptions } from "../types.js";
 import type { CliIo, Format } from "./command.js";
 import { formatNumber, renderTable } from "./table.js";
 
@@ -77,4 +79,15 @@ export function metaFooter({ results, meta }: RunResult): string {
   if (meta.skipped.noData > 0) skipped.push(`${meta.skipped.noData} no data`);
   const of = `of ${meta.instruments} instrument${meta.instruments === 1 ? "" : "s"}${skipped.length > 0 ? ` (${skipped.join(", ")})` : ""}`;
   return `${head} ${of} · as of ${meta.asOf ?? "no bars"}`;
+}
+
+/** Compiles, or reports the query error (as {@link reportQueryError} does) and returns undefined: exit 1. */
+export function compileOrReport(io: CliIo, query: string, file: string | undefined, format: Format, options: XqlOptions): CompiledQuery | undefined {
+  try {
+    return compile(query, options);
+  } catch (error) {
+    if (!(error instanceof XqlError)) throw error;
+    reportQueryError(io, error.toResult(), query, file, format);
+    return undefined;
+  }
 }

@@ -56,6 +56,29 @@ const invalid = { description: "Syntax or plan error", content: { "application/j
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooLarge = { $ref: "#/components/responses/TooLarge" };
 
+/** The 429, 500 and 503 answers of the metered routes (run and history). */
+const meteredFailures = {
+  "429": {
+    description:
+      "Daily quota exhausted until the next UTC midnight ({\"error\": \"Daily API rate limit exceeded\"}), or too many runs of the account in flight ({\"error\": \"Too many concurrent runs for this account\"}, Retry-After 1, no quota taken)",
+    headers: {
+      ...rateLimitHeaders,
+      "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
+    },
+    content: { "application/json": { schema: errorBody, example: { error: "Daily API rate limit exceeded" } } },
+  },
+  "500": {
+    description: "The data store failed",
+    headers: rateLimitHeaders,
+    content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
+  },
+  "503": {
+    description: "The data store is busy with another writer (an import) for longer than a run waits; nothing is consumed",
+    headers: { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } },
+    content: { "application/json": { schema: errorBody, example: { error: "Data store busy, retry shortly" } } },
+  },
+} as const;
+
 /** Builds the document (servers left to the caller: the service answers on any host). */
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -116,25 +139,7 @@ export function openApiDocument(): Record<string, unknown> {
             "401": unauthorized,
             "408": timedOut,
             "413": tooLarge,
-            "429": {
-              description:
-                "Daily quota exhausted until the next UTC midnight ({\"error\": \"Daily API rate limit exceeded\"}), or too many runs of the account in flight ({\"error\": \"Too many concurrent runs for this account\"}, Retry-After 1, no quota taken)",
-              headers: {
-                ...rateLimitHeaders,
-                "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
-              },
-              content: { "application/json": { schema: errorBody, example: { error: "Daily API rate limit exceeded" } } },
-            },
-            "500": {
-              description: "The data store failed",
-              headers: rateLimitHeaders,
-              content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
-            },
-            "503": {
-              description: "The data store is busy with another writer (an import) for longer than a run waits; nothing is consumed",
-              headers: { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } },
-              content: { "application/json": { schema: errorBody, example: { error: "Data store busy, retry shortly" } } },
-            },
+            ...meteredFailures,
           },
         },
       },
@@ -170,25 +175,7 @@ export function openApiDocument(): Record<string, unknown> {
             "401": unauthorized,
             "408": timedOut,
             "413": tooLarge,
-            "429": {
-              description:
-                "Daily quota exhausted until the next UTC midnight, or too many runs of the account in flight (as for run)",
-              headers: {
-                ...rateLimitHeaders,
-                "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
-              },
-              content: { "application/json": { schema: errorBody, example: { error: "Daily API rate limit exceeded" } } },
-            },
-            "500": {
-              description: "The data store failed",
-              headers: rateLimitHeaders,
-              content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
-            },
-            "503": {
-              description: "The data store is busy with another writer for longer than a run waits; nothing is consumed",
-              headers: { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } },
-              content: { "application/json": { schema: errorBody, example: { error: "Data store busy, retry shortly" } } },
-            },
+            ...meteredFailures,
           },
         },
       },

@@ -5,9 +5,8 @@
  */
 import type { CliIo, Command, Format } from "../command.js";
 import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger as positiveOption, readQueryArg } from "../command.js";
-import { reportQueryError } from "../report.js";
-import { compile, type CompiledQuery } from "../../api.js";
-import { XqlError } from "../../errors.js";
+import { compileOrReport } from "../report.js";
+import type { CompiledQuery } from "../../api.js";
 import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
 import { syntheticUniverse } from "../../data/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
@@ -108,21 +107,6 @@ export function historyCsv(h: HistoryResult): string {
   return `${lines.join("\n")}\n`;
 }
 
-function compileOrReport(
-  io: CliIo,
-  query: string,
-  file: string | undefined,
-  format: Format,
-  options: { markets: readonly string[]; lookbackCeiling?: number; warmupCeiling?: number },
-): CompiledQuery | undefined {
-  try {
-    return compile(query, options);
-  } catch (error) {
-    if (!(error instanceof XqlError)) throw error;
-    reportQueryError(io, error.toResult(), query, file, format);
-    return undefined;
-  }
-}
 
 export const historyCommand: Command = {
   name: "history",

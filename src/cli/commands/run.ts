@@ -4,14 +4,13 @@
  */
 import type { CliIo, Command } from "../command.js";
 import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger, readQueryArg } from "../command.js";
-import { compile, type CompiledQuery } from "../../api.js";
-import { XqlError } from "../../errors.js";
+import type { CompiledQuery } from "../../api.js";
 import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
 import { syntheticUniverse } from "../../data/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
 import type { Instrument, XqlOptions } from "../../types.js";
 import { DEFAULT_MARKETS } from "../../types.js";
-import { renderRunResult, reportQueryError } from "../report.js";
+import { compileOrReport, renderRunResult } from "../report.js";
 import type { Format } from "../command.js";
 
 const OPTIONS = { ...pick("format", "db", "synthetic"), ...QUERY_LIMIT_OPTIONS };
@@ -42,16 +41,6 @@ Example:
 
 const SYNTHETIC_SYMBOLS: Record<string, number> = { FOREX: FOREX_SYMBOLS.length, CRYPTO: CRYPTO_SYMBOLS.length };
 
-/** Compiles, or reports the error and tells the caller to exit 1. */
-function compileOrReport(io: CliIo, query: string, file: string | undefined, format: Format, options: XqlOptions): CompiledQuery | undefined {
-  try {
-    return compile(query, options);
-  } catch (error) {
-    if (!(error instanceof XqlError)) throw error;
-    reportQueryError(io, error.toResult(), query, file, format);
-    return undefined;
-  }
-}
 
 export const runCommand: Command = {
   name: "run",
