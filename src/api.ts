@@ -78,6 +78,34 @@ export interface CompiledQuery {
    * ```
    */
   history(universe: Iterable<Instrument>, options?: HistoryOptions): HistoryResult;
+  /**
+   * `run`, giving the event loop a turn whenever `sliceMs` (default 10) of evaluation have
+   * passed, so a server that screens a large universe keeps answering other requests meanwhile.
+   * The result is exactly `run`'s.
+   */
+  runAsync(universe: Iterable<Instrument>, options?: YieldOptions): Promise<RunResult>;
+  /** `history`, giving the event loop a turn every `sliceMs` (default 10); the result is exactly `history`'s. */
+  historyAsync(universe: Iterable<Instrument>, options?: HistoryOptions & YieldOptions): Promise<HistoryResult>;
+}
+
+/** How often the `…Async` evaluations give the event loop a turn. */
+export interface YieldOptions {
+  /** Milliseconds of evaluation between turns of the event loop. Default 10. */
+  sliceMs?: number;
+}
+
+function historyBars(options: HistoryOptions): number {
+  const bars = options.bars ?? DEFAULT_HISTORY_BARS;
+  if (!Number.isInteger(bars) || bars < 1) {
+    throw new RangeError(`history: bars must be a positive integer, got ${String(options.bars)}`);
+  }
+  return bars;
+}
+
+function sliceOf(options: YieldOptions): number {
+  const slice = options.sliceMs ?? 10;
+  if (!(slice >= 0) || !Number.isFinite(slice)) throw new RangeError(`sliceMs must be a non-negative number, got ${String(options.sliceMs)}`);
+  return slice;
 }
 
 /** What {@link validate} returns: exactly the body of the HTTP service's `POST /validate`. */
@@ -230,12 +258,11 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     explanation,
     fetch: planned.fetch,
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
-    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
-      const bars = options.bars ?? DEFAULT_HISTORY_BARS;
-      if (!Number.isInteger(bars) || bars < 1) {
-        throw new RangeError(`history: bars must be a positive integer, got ${String(options.bars)}`);
-      }
-      return historyResult(runner.history(universe, bars));
-    },
+    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
+      historyResult(runner.history(universe, historyBars(options))),
+    runAsync: (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> =>
+      runner.runAsync(universe, sliceOf(options)),
+    historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> =>
+      historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options))),
   });
 }

@@ -18,7 +18,7 @@
  * @module xql
  */
 export { validate, explain, compile } from "./api.js";
-export type { CompiledQuery, ValidateResult, ExplainResult } from "./api.js";
+export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions } from "./api.js";
 export { XqlError, ERROR_CATALOGUE, errorCodeOf } from "./errors.js";
 export { XqlDataError } from "./eval/evaluate.js";
 export type { Stage, ErrorCode, ErrorEntry, ErrorGroup } from "./errors.js";

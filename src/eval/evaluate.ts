@@ -564,6 +564,11 @@ class Program {
   }
 
   run(universe: Iterable<Instrument>): RunResult {
+    return drain(this.runSteps(universe));
+  }
+
+  /** `run`, one instrument per step: `runAsync` yields to the event loop between steps. */
+  *runSteps(universe: Iterable<Instrument>): Generator<undefined, RunResult, undefined> {
     const rows: RankedRow[] = [];
     let instruments = 0;
     let shortHistory = 0;
@@ -584,8 +589,8 @@ class Program {
       }
       const latest = base.bars.time[base.length - 1]!;
       if (latest > asOf) asOf = latest;
-      if (this.latest(this.condition) !== 1) continue;
-      rows.push(this.row(instrument.symbol));
+      if (this.latest(this.condition) === 1) rows.push(this.row(instrument.symbol));
+      yield;
     }
     const matched = rows.length;
     return {
@@ -607,6 +612,11 @@ class Program {
    * truncated run would have too little history for a source is skipped, as run skips it.
    */
   history(universe: Iterable<Instrument>, bars: number): HistoryScan {
+    return drain(this.historySteps(universe, bars));
+  }
+
+  /** `history`, one instrument per step: `historyAsync` yields to the event loop between steps. */
+  *historySteps(universe: Iterable<Instrument>, bars: number): Generator<undefined, HistoryScan, undefined> {
     const instruments = [...universe];
     const base = this.planned.baseTimeframe;
     const window = windowTimes(instruments, base, bars);
@@ -667,6 +677,7 @@ class Program {
         if (limit === undefined) kept.push(hit);
         else kept.splice(this.insertionPoint(kept, hit.ranked), 0, hit);
       }
+      yield;
     }
     // Sort and limit decided which rows match at each bar; they are listed by symbol.
     for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
@@ -847,17 +858,34 @@ function checkBars(symbol: string, timeframe: Timeframe, bars: Bars, series: rea
 export interface Runner {
   run(universe: Iterable<Instrument>): RunResult;
   history(universe: Iterable<Instrument>, bars: number): HistoryScan;
+  /** `run`, yielding to the event loop every `sliceMs` of work. */
+  runAsync(universe: Iterable<Instrument>, sliceMs: number): Promise<RunResult>;
+  /** `history`, yielding to the event loop every `sliceMs` of work. */
+  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number): Promise<HistoryScan>;
 }
 
 /** Compiles a planned query into a reusable runner over universes of instruments. */
 export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
-  // One program per runner; a runner is not re-entrant, so concurrent runs get their own.
+  // One program per runner; a program is not re-entrant, so runs that overlap (an async one
+  // waiting on the event loop, say) get their own.
   let idle: Program | undefined = new Program(checked, planned);
-  const using = <T>(f: (program: Program) => T): T => {
+  const take = (): Program => {
     const program = idle ?? new Program(checked, planned);
     idle = undefined;
+    return program;
+  };
+  const using = <T>(f: (program: Program) => T): T => {
+    const program = take();
     try {
       return f(program);
+    } finally {
+      idle = program;
+    }
+  };
+  const usingAsync = async <T>(f: (program: Program) => Promise<T>): Promise<T> => {
+    const program = take();
+    try {
+      return await f(program);
     } finally {
       idle = program;
     }
@@ -865,7 +893,34 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   return {
     run: (universe) => using((p) => p.run(universe)),
     history: (universe, bars) => using((p) => p.history(universe, bars)),
+    runAsync: (universe, sliceMs) => usingAsync((p) => drainAsync(p.runSteps(universe), sliceMs)),
+    historyAsync: (universe, bars, sliceMs) => usingAsync((p) => drainAsync(p.historySteps(universe, bars), sliceMs)),
   };
+}
+
+/** Runs every step at once. */
+function drain<T>(steps: Generator<undefined, T, undefined>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Runs the steps, giving the event loop a turn (setImmediate) whenever `sliceMs` have passed
+ * since the last: a server stays responsive to other callers during a long run, and the
+ * result is the same as {@link drain}'s.
+ */
+async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs: number): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
 }
 
 /** ISO 8601 of a bar time; a time outside Date's range reads as null rather than throwing. */

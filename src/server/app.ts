@@ -75,6 +75,11 @@ export interface ServerOptions {
   connectionsCheckMs?: number;
   /** Run results kept per (query text, data version); 0 turns it off. Default 256. */
   resultsCacheSize?: number;
+  /**
+   * Milliseconds of evaluation after which a run or history gives the event loop a turn, so one
+   * large screen does not hold other callers for longer. Default 10.
+   */
+  evaluationSliceMs?: number;
   /** How long a cached run result is served, in ms. Default 5,000. */
   resultsCacheTtlMs?: number;
   /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
@@ -188,6 +193,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     warmup: options.warmup ?? DEFAULT_WARMUP,
     cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
     inFlight: new InFlightRuns(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED),
+    evaluationSliceMs: options.evaluationSliceMs ?? 10,
     runs: new ResultsCache(options.resultsCacheSize ?? 256, options.resultsCacheTtlMs ?? 5_000),
     openApi: JSON.stringify(openApiDocument()),
   });

@@ -34,6 +34,8 @@ export interface RouteContext {
   warmup: number;
   cache: BarCache | undefined;
   inFlight: InFlightRuns;
+  /** Milliseconds of evaluation between turns of the event loop. */
+  evaluationSliceMs: number;
   /** Run and history bodies per (endpoint with query string, query text, data version); metered per request all the same. */
   runs: ResultsCache;
   openApi: string;
@@ -83,7 +85,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     fetchOptions: { extraBaseBars?: number },
-    execute: (compiled: CompiledQuery, universe: Instrument[]) => { body: object; log: Record<string, unknown> },
+    execute: (compiled: CompiledQuery, universe: Instrument[]) => Promise<{ body: object; log: Record<string, unknown> }>,
   ): Promise<FastifyReply> {
     const caller = auth.callerOf(request);
     const now = clock.now();
@@ -152,7 +154,9 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       }
       let result;
       try {
-        result = execute(compiled, universe);
+        // Evaluation gives the event loop a turn every `evaluationSliceMs`: one large screen
+        // never holds other callers (health, validate, other runs) for longer than that.
+        result = await execute(compiled, universe);
       } catch (error) {
         request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
         await giveBack();
@@ -172,8 +176,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   }
 
   app.post("/xql/run", { onRequest: [auth.authenticate, quotaFirst] }, async (request, reply) =>
-    metered(request, reply, {}, (compiled, universe) => {
-      const result = compiled.run(universe);
+    metered(request, reply, {}, async (compiled, universe) => {
+      const result = await compiled.runAsync(universe, { sliceMs: ctx.evaluationSliceMs });
       return { body: result, log: { results: result.results.length } };
     }),
   );
@@ -194,8 +198,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
 
   app.post("/xql/history", { onRequest: [auth.authenticate, historyWindow, quotaFirst] }, async (request, reply) => {
     const bars = historyBars.get(request)!;
-    return metered(request, reply, { extraBaseBars: bars - 1 }, (compiled, universe) => {
-      const result = compiled.history(universe, { bars });
+    return metered(request, reply, { extraBaseBars: bars - 1 }, async (compiled, universe) => {
+      const result = await compiled.historyAsync(universe, { bars, sliceMs: ctx.evaluationSliceMs });
       return { body: result, log: { bars, matches: result.stats.matches } };
     });
   });
