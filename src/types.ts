@@ -159,26 +159,6 @@ export interface RunResult {
   meta: RunMeta;
 }
 
-/**
- * Why a screen found what it found (decisions §2): how many instruments were considered, how
- * many matched before `limit`, how many were skipped for lack of data, and the time evaluated.
- */
-export interface RunMeta {
-  /** Every instrument of the universe considered, skipped ones included. */
-  instruments: number;
-  /** Matches before `limit`. */
-  matched: number;
-  /** Instruments not evaluated. */
-  skipped: {
-    /** With bars on every source the plan needs, but fewer than a source's minLookback. */
-    shortHistory: number;
-    /** Without bars on a source the plan needs. */
-    noData: number;
-  };
-  /** ISO 8601 open time of the latest base bar evaluated; null when none was. */
-  asOf: string | null;
-}
-
 /** Options of `compile(q).history`. */
 export interface HistoryOptions {
   /** How many of the universe's latest distinct base bar times to evaluate at (default 100). */
