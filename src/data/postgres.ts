@@ -152,6 +152,7 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.versio
 /** Advisory lock key held while migrating ("xql" in ASCII, then 1). */
 const MIGRATION_LOCK = 0x78716c01;
 
+/** Options of the PostgreSQL store: pool size and the statement timeouts of docs/deployment.md, "Limits and guards". */
 export interface PostgresStoreOptions {
   /** Largest number of pooled connections. Default 10. */
   max?: number;

@@ -113,6 +113,7 @@ export class StoreBusyError extends Error {
  * (never a host, a path or a credential; the cause goes to the log only).
  */
 export class HealthError extends Error {
+  /** Always `"HealthError"`. */
   override readonly name = "HealthError";
   constructor(
     /** `database` (bars and keys), `quota`, or the store's own word. */

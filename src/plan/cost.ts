@@ -29,7 +29,7 @@ import type { Timeframe } from "../types.js";
 export { MAX_QUERY_TOKENS } from "../syntax/parse.js";
 /** Most columns a query may return. */
 export const MAX_COLUMNS = 50;
-/** Default budget of {@link queryCost}: bar-steps per instrument. */
+/** Default budget of a query's static cost (`queryCost`): bar-steps per instrument. */
 export const DEFAULT_COST_BUDGET = 100_000;
 /** The bars the service fetches per source at least (its default warmup). */
 const MIN_FETCH_BARS = 300;

@@ -10,15 +10,18 @@ export { openApiDocument } from "./openapi.js";
 export { utcDay, nextUtcMidnight } from "./quota.js";
 export { openStore } from "../data/open.js";
 export type { OpenStoreOptions, Store } from "../data/open.js";
+export type { PostgresStoreOptions } from "../data/postgres.js";
+export { DEFAULT_COST_BUDGET } from "../plan/cost.js";
 export { SqliteStore, SCHEMA_VERSION } from "../data/sqlite.js";
 export type { SqliteStoreOptions } from "../data/sqlite.js";
 export { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";
 export type { FetchOptions } from "../data/fetch.js";
-export { TIERS, TIER_LIMITS } from "../data/store.js";
+export { TIERS, TIER_LIMITS, HealthError } from "../data/store.js";
 export type {
   Account,
   BarBatch,
   BarStore,
+  DeleteBarsRequest,
   KeyRecord,
   KeyStore,
   LatestBarsRequest,
