@@ -898,6 +898,13 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   };
 }
 
+/**
+ * A turn of the event loop: `setImmediate` in Node (after pending I/O, without a timer's
+ * minimum delay), a zero timeout where it does not exist (the browser's playground).
+ */
+const nextTurn: (callback: () => void) => void =
+  (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate ?? ((callback) => setTimeout(callback, 0));
+
 /** Runs every step at once. */
 function drain<T>(steps: Generator<undefined, T, undefined>): T {
   for (;;) {
@@ -917,7 +924,7 @@ async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs:
     const step = steps.next();
     if (step.done) return step.value;
     if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => nextTurn(resolve));
       since = performance.now();
     }
   }
