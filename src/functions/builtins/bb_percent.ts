@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { windowStatsKernel } from "../shared/window-stats.js";
 
 /**
  * Bollinger %b: (src − lower)/(upper − lower) with the bands sma ± k·σ of `bb_upper` /
@@ -9,32 +10,11 @@ import type { FunctionModule, Kernel } from "../module.js";
  * σ uses the corrected two-pass formula, as the bands do, so a flat window gives exactly 0
  * rather than the rounding noise of E[x²] − E[x]².
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
-  const x = inputs[0]!;
-  const n = consts[0]!;
+const kernel: Kernel = windowStatsKernel((x, mean, sigma, consts) => {
   const k = consts[1]!;
-  let i = from;
-  for (; i < to && i < n - 1; i++) out[i] = NaN;
-  for (; i < to; i++) {
-    const first = i - n + 1;
-    // Summing offsets from the window's first value makes a flat window's mean exactly that
-    // value (a plain sum/n can be an ulp off), so its σ is exactly 0.
-    const shift = x[first]!;
-    let sum = 0;
-    for (let j = first; j <= i; j++) sum += x[j]! - shift;
-    const mean = shift + sum / n;
-    let dev = 0;
-    let dev2 = 0;
-    for (let j = first; j <= i; j++) {
-      const e = x[j]! - mean;
-      dev += e;
-      dev2 += e * e;
-    }
-    const sigma = Math.sqrt(Math.max((dev2 - (dev * dev) / n) / n, 0));
-    const width = 2 * k * sigma;
-    out[i] = width === 0 ? NaN : (x[i]! - (mean - k * sigma)) / width;
-  }
-};
+  const width = 2 * k * sigma;
+  return width === 0 ? NaN : (x - (mean - k * sigma)) / width;
+});
 
 export const bb_percent: FunctionModule = {
   name: "bb_percent",

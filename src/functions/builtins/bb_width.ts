@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { windowStatsKernel } from "../shared/window-stats.js";
 
 /**
  * Bollinger band width as a ratio (TradingView `ta.bbw` without its ×100):
@@ -8,31 +9,7 @@ import type { FunctionModule, Kernel } from "../module.js";
  *
  * σ uses the corrected two-pass formula of the bands, so a flat window gives width exactly 0.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
-  const x = inputs[0]!;
-  const n = consts[0]!;
-  const k = consts[1]!;
-  let i = from;
-  for (; i < to && i < n - 1; i++) out[i] = NaN;
-  for (; i < to; i++) {
-    const first = i - n + 1;
-    // Summing offsets from the window's first value makes a flat window's mean exactly that
-    // value (a plain sum/n can be an ulp off), so its σ is exactly 0.
-    const shift = x[first]!;
-    let sum = 0;
-    for (let j = first; j <= i; j++) sum += x[j]! - shift;
-    const mean = shift + sum / n;
-    let dev = 0;
-    let dev2 = 0;
-    for (let j = first; j <= i; j++) {
-      const e = x[j]! - mean;
-      dev += e;
-      dev2 += e * e;
-    }
-    const sigma = Math.sqrt(Math.max((dev2 - (dev * dev) / n) / n, 0));
-    out[i] = mean === 0 ? NaN : (2 * k * sigma) / mean;
-  }
-};
+const kernel: Kernel = windowStatsKernel((_x, mean, sigma, consts) => (mean === 0 ? NaN : (2 * consts[1]! * sigma) / mean));
 
 export const bb_width: FunctionModule = {
   name: "bb_width",

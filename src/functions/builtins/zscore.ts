@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { windowStatsKernel } from "../shared/window-stats.js";
 
 /**
  * Z-score: (src − sma(src, n))/stdev(src, n), how many population standard deviations the
@@ -8,30 +9,7 @@ import type { FunctionModule, Kernel } from "../module.js";
  * Mean and σ are computed two-pass (the corrected formula of the Bollinger bands), so a flat
  * window gives σ exactly 0 rather than rounding noise that would make the z-score explode.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
-  const x = inputs[0]!;
-  const n = consts[0]!;
-  let i = from;
-  for (; i < to && i < n - 1; i++) out[i] = NaN;
-  for (; i < to; i++) {
-    const first = i - n + 1;
-    // Summing offsets from the window's first value makes a flat window's mean exactly that
-    // value (a plain sum/n can be an ulp off), so its σ is exactly 0.
-    const shift = x[first]!;
-    let sum = 0;
-    for (let j = first; j <= i; j++) sum += x[j]! - shift;
-    const mean = shift + sum / n;
-    let dev = 0;
-    let dev2 = 0;
-    for (let j = first; j <= i; j++) {
-      const e = x[j]! - mean;
-      dev += e;
-      dev2 += e * e;
-    }
-    const sigma = Math.sqrt(Math.max((dev2 - (dev * dev) / n) / n, 0));
-    out[i] = sigma === 0 ? NaN : (x[i]! - mean) / sigma;
-  }
-};
+const kernel: Kernel = windowStatsKernel((x, mean, sigma) => (sigma === 0 ? NaN : (x - mean) / sigma));
 
 export const zscore: FunctionModule = {
   name: "zscore",
