@@ -526,14 +526,9 @@ class Program {
     return this.values(slot, end, end + 1)[end]!;
   }
 
-  /** The row of the instrument loaded, at its current base bar: columns and sort keys. */
+  /** The row of the instrument loaded, at its current base bar (columns and sort keys are base slots). */
   private row(symbol: string): RankedRow {
-    const columns: Record<string, number | null> = {};
-    for (const c of this.columns) {
-      const v = this.latest(c.slot);
-      columns[c.text] = Number.isFinite(v) ? v : null;
-    }
-    return { row: { symbol, columns }, keys: this.sort.map((s) => this.latest(s.slot)) };
+    return this.rowAt(symbol, this.frames[0]!.end);
   }
 
   /** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
@@ -698,7 +693,7 @@ class Program {
     return true;
   }
 
-  /** The row at base bar `t`, from slots already computed there. */
+  /** The row at base bar `t`: columns and sort keys (computed there if not yet). */
   private rowAt(symbol: string, t: number): RankedRow {
     const columns: Record<string, number | null> = {};
     for (const c of this.columns) {
