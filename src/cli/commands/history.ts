@@ -5,7 +5,7 @@
  */
 import type { CliIo, Command, Format } from "../command.js";
 import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger as positiveOption, readQueryArg } from "../command.js";
-import { compileOrReport } from "../report.js";
+import { compileOrReport, renderCsv } from "../report.js";
 import type { CompiledQuery } from "../../api.js";
 import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
 import { syntheticUniverse } from "../../data/synthetic.js";
@@ -99,14 +99,11 @@ export function historyTable(h: HistoryResult): string {
 /** One CSV line per match: time (ISO), symbol, then the columns in the query's order. */
 export function historyCsv(h: HistoryResult): string {
   const names = [...new Set(h.matches.flatMap((m) => Object.keys(m.columns)))];
-  const quote = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const lines = [["time", "symbol", ...names].map(quote).join(",")];
-  for (const m of h.matches) {
-    lines.push([new Date(m.time).toISOString(), quote(m.symbol), ...names.map((n) => (m.columns[n] == null ? "" : String(m.columns[n])))].join(","));
-  }
-  return `${lines.join("\n")}\n`;
+  return renderCsv(
+    ["time", "symbol", ...names],
+    h.matches.map((m) => [new Date(m.time).toISOString(), m.symbol, ...names.map((n) => m.columns[n] ?? null)]),
+  );
 }
-
 
 export const historyCommand: Command = {
   name: "history",
