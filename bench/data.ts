@@ -16,11 +16,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { compile } from "../src/api.js";
-import { importBars } from "../src/data/csv.js";
-import { BarCache, fetchUniverse } from "../src/data/fetch.js";
-import { openStore, type Store } from "../src/data/open.js";
-import type { BarBatch } from "../src/data/store.js";
-import { syntheticUniverse } from "../src/data/synthetic.js";
+import { importBars } from "../src/ingest/csv.js";
+import { BarCache, fetchUniverse } from "../src/store/fetch.js";
+import { openStore, type Store } from "../src/store/open.js";
+import type { BarBatch } from "../src/store/store.js";
+import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Bars, Instrument, Timeframe } from "../src/types.js";
 import { freshDatabase } from "../test/scale/helpers.js";
 
@@ -114,7 +114,7 @@ async function backend(name: string, open: () => Promise<{ store: Store; done: (
     const { store, done } = await open();
     try {
       const t = performance.now();
-      const rows = await store.upsertBars(batches(n));
+      const { written: rows } = await store.upsertBars(batches(n));
       say(`${name.padEnd(10)} ${String(n).padStart(6)} instruments: wrote ${rows.toLocaleString("en-US")} bars in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       await runs(name, store, n);
     } finally {

@@ -15,7 +15,7 @@
  * BENCH_SAMPLES (default 15).
  */
 import { compile } from "../src/api.js";
-import { syntheticUniverse } from "../src/data/synthetic.js";
+import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Bars, Instrument } from "../src/types.js";
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 10_000);

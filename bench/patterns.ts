@@ -17,7 +17,7 @@
  */
 import { loadavg } from "node:os";
 import { compile } from "../src/api.js";
-import { syntheticUniverse } from "../src/data/synthetic.js";
+import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Instrument } from "../src/types.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);

@@ -19,11 +19,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../src/api.js";
-import { issueApiKey } from "../src/data/keys.js";
-import { seedStore } from "../src/data/seed.js";
-import { SqliteStore } from "../src/data/sqlite.js";
-import type { BarBatch } from "../src/data/store.js";
-import { syntheticUniverse } from "../src/data/synthetic.js";
+import { issueApiKey } from "../src/accounts/keys.js";
+import { seedStore } from "../src/synthetic/seed.js";
+import { SqliteStore } from "../src/store/sqlite.js";
+import type { BarBatch } from "../src/store/store.js";
+import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import { createServer } from "../src/server/index.js";
 import type { Timeframe } from "../src/types.js";
 
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
       const large = new SqliteStore(join(dir, "large.db"));
       const timeframes: Timeframe[] = ["h1", "h4", "d"];
       started = performance.now();
-      const written = await large.upsertBars(largeBatches(INSTRUMENTS, timeframes, 320, Date.now()));
+      const { written } = await large.upsertBars(largeBatches(INSTRUMENTS, timeframes, 320, Date.now()));
       const loadSeconds = (performance.now() - started) / 1000;
       const largeApp = createServer({ store: large, logger: false });
       const largeUrl = await listen(largeApp);

@@ -18,7 +18,7 @@ const OUT = process.env.XQL_PLAYGROUND_OUT ?? join(ROOT, "dist", "playground");
 const CORE_BUDGET = 200 * 1024;
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 /** Code the page must never contain: the service, stores, command line, tool bridge, and their packages. */
-const FORBIDDEN = [/^src\/(server|cli|mcp|client|lsp)\//, /^src\/data\/(?!synthetic|symbols\.ts)/, /node_modules\/(fastify|pg|ioredis|better-sqlite3|@modelcontextprotocol|vscode-)/];
+const FORBIDDEN = [/^src\/(server|cli|mcp|client|lsp)\//, /^src\/(store|accounts|ingest)\//, /^src\/synthetic\/seed\.ts/, /node_modules\/(fastify|pg|ioredis|better-sqlite3|@modelcontextprotocol|vscode-)/];
 
 /** Fails the bundle at the first import of a Node built-in, naming the importer. */
 const noNodeBuiltins = {

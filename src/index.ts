@@ -22,8 +22,8 @@ export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions } from 
 export { XqlError, ERROR_CATALOGUE, errorCodeOf } from "./errors.js";
 export { XqlDataError } from "./eval/evaluate.js";
 export type { Stage, ErrorCode, ErrorEntry, ErrorGroup } from "./errors.js";
-export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./data/synthetic.js";
-export type { SyntheticOptions } from "./data/synthetic.js";
+export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./synthetic/synthetic.js";
+export type { SyntheticOptions } from "./synthetic/synthetic.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
 export {

@@ -1,10 +1,8 @@
 /** Where the commands find the database (embedded SQLite file or PostgreSQL URL), and opening it (seeded on first use when asked). */
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { openStore as openByUrl, type Store } from "../data/open.js";
-import { isPostgresUrl } from "../data/postgres.js";
-import { SqliteStore } from "../data/sqlite.js";
+import { isAbsolute, join, resolve } from "node:path";
+import { isPostgresUrl, openStore as openByUrl, type Store } from "../store/open.js";
 import { DEFAULT_MARKETS } from "../types.js";
 import { CliError, type CliOutput } from "./command.js";
 import { progressBar } from "./progress.js";
@@ -41,30 +39,14 @@ export function databasePath(flag: string | undefined, env: NodeJS.ProcessEnv = 
  * nobody wonders where 100 MB of bars went.
  */
 export async function openStore(file: string, stderr?: CliOutput): Promise<CliStore> {
-  if (isPostgresUrl(file)) {
-    try {
-      return await openByUrl(file);
-    } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error));
-    }
-  }
-  if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new CliError(`the database ${file} is a directory; give --db a file name such as ${join(file, "xql.db")}`);
-  }
-  const created = !existsSync(file);
-  let store: SqliteStore;
+  const created = !isPostgresUrl(file) && !existsSync(file);
   try {
-    store = new SqliteStore(file);
+    const store = await openByUrl(file);
+    if (created) stderr?.write(`xql: created the database ${file}\n`);
+    return store;
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    const reason =
-      code === "EACCES" || code === "EPERM" ? `permission denied in ${dirname(file)}`
-      : code === "ENOTDIR" || code === "EEXIST" ? `a part of ${dirname(file)} is a file, not a directory`
-      : error instanceof Error ? error.message : String(error);
-    throw new CliError(`cannot open the database ${file}: ${reason}`);
+    throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  if (created) stderr?.write(`xql: created the database ${file}\n`);
-  return store;
 }
 
 /** Seeds the synthetic universe when the store holds no bars, telling the user on standard error. */
@@ -74,7 +56,7 @@ export async function seedOnFirstUse(store: CliStore, stderr: CliOutput = proces
   const progress = progressBar("Seeding", stderr);
   const started = Date.now();
   // Loaded here: only a first use needs the synthetic generator, not `keys` or `data import`.
-  const { seedIfEmpty } = await import("../data/seed.js");
+  const { seedIfEmpty } = await import("../synthetic/seed.js");
   const written = await seedIfEmpty(store, { onProgress: progress.update });
   progress.done();
   stderr.write(`xql: seeded ${written.toLocaleString("en-US")} bars in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

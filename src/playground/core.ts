@@ -5,7 +5,7 @@
  * its size budget.
  */
 export { validate, explain, compile } from "../api.js";
-export { syntheticUniverse } from "../data/synthetic.js";
+export { syntheticUniverse } from "../synthetic/synthetic.js";
 export { PHRASES, PHRASE_CATEGORIES } from "../phrases/index.js";
 export { DEFAULT_MARKETS, TIMEFRAME_MS } from "../types.js";
 export { complete, diagnose, format, hover, scan, signatureHelp } from "../editor/index.js";

@@ -9,11 +9,13 @@ import Fastify from "fastify";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
-import { BarCache, DEFAULT_WARMUP } from "../data/fetch.js";
-import type { BarStore, KeyStore, QuotaStore } from "../data/store.js";
+import { BarCache, DEFAULT_WARMUP } from "../store/fetch.js";
+import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
+import type { BarStore } from "../store/store.js";
 import { createAuthenticator } from "./auth.js";
 import { installBodyParsers } from "./body.js";
-import { installErrorHandlers, pathOf } from "./errors.js";
+import { installErrorHandlers } from "./errors.js";
+import { loggedUrl } from "../redact.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
 import { ResultsCache } from "./results-cache.js";
@@ -92,18 +94,6 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** 1 s: how often Node looks for requests past those timeouts (its default, 30 s, would let them run on). */
 export const DEFAULT_CONNECTIONS_CHECK_MS = 1_000;
-
-/** Any API key written anywhere in a URL (path or query), for the log serializer. */
-const KEY_IN_URL = /xql_[A-Za-z0-9]+/g;
-
-/**
- * A URL as logged: the path with any `xql_…` key replaced, and no query string (a client that
- * puts `?api_key=xql_...` in the URL by mistake must not see it logged).
- */
-export function loggedUrl(url: string): string {
-  const path = pathOf(url).replace(KEY_IN_URL, "xql_[redacted]");
-  return url.includes("?") ? `${path}?[redacted]` : path;
-}
 
 /**
  * The XQL HTTP service. Returns the Fastify instance unstarted: call `listen`, or mount it,

@@ -3,9 +3,9 @@
  * or any query parsed. A string that cannot be a key is refused without a store lookup.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { hashApiKey, looksLikeApiKey } from "../data/keys.js";
-import type { KeyStore, Tier } from "../data/store.js";
-import { TIER_LIMITS } from "../data/store.js";
+import { hashApiKey, looksLikeApiKey } from "../accounts/keys.js";
+import type { KeyStore, Tier } from "../accounts/accounts.js";
+import { TIER_LIMITS } from "../accounts/accounts.js";
 import { UNAUTHORIZED, fromStore } from "./errors.js";
 
 /** Who is calling: the account the key belongs to, its tier and daily limit. */

@@ -4,7 +4,7 @@
  * a failure, and the not-found and error handlers. No cause, stack or key ever reaches a body.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { StoreBusyError } from "../data/store.js";
+import { StoreBusyError } from "../store/store.js";
 
 export const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
 export const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;

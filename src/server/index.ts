@@ -8,29 +8,16 @@ export { createServer, systemClock, DEFAULT_BODY_LIMIT } from "./app.js";
 export type { Clock, ServerOptions } from "./app.js";
 export { openApiDocument } from "./openapi.js";
 export { utcDay, nextUtcMidnight } from "./quota.js";
-export { openStore } from "../data/open.js";
-export type { OpenStoreOptions, Store } from "../data/open.js";
-export type { PostgresStoreOptions } from "../data/postgres.js";
+export { openStore } from "../store/open.js";
+export type { OpenStoreOptions, Store } from "../store/open.js";
+export type { PostgresStoreOptions } from "../store/postgres.js";
 export { DEFAULT_COST_BUDGET } from "../plan/cost.js";
-export { SqliteStore, SCHEMA_VERSION } from "../data/sqlite.js";
-export type { SqliteStoreOptions } from "../data/sqlite.js";
-export { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../data/fetch.js";
-export type { FetchOptions } from "../data/fetch.js";
-export { TIERS, TIER_LIMITS, HealthError } from "../data/store.js";
-export type {
-  Account,
-  BarBatch,
-  BarStore,
-  DeleteBarsRequest,
-  KeyRecord,
-  KeyStore,
-  LatestBarsRequest,
-  ProgressListener,
-  QuotaStore,
-  QuotaUsage,
-  Reservation,
-  SeriesInfo,
-  SymbolBars,
-  Tier,
-} from "../data/store.js";
-export { generateApiKey, hashApiKey } from "../data/keys.js";
+export { SqliteStore, SCHEMA_VERSION } from "../store/sqlite.js";
+export type { SqliteStoreOptions } from "../store/sqlite.js";
+export { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../store/fetch.js";
+export type { FetchOptions } from "../store/fetch.js";
+export { TIERS, TIER_LIMITS } from "../accounts/accounts.js";
+export { HealthError } from "../store/store.js";
+export type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+export type { BarBatch, BarStore, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars } from "../store/store.js";
+export { generateApiKey, hashApiKey } from "../accounts/keys.js";

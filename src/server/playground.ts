@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { BarStore } from "../data/store.js";
+import type { BarStore } from "../store/store.js";
 import { RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
 
 /** Bars one `GET /xql/bars` may ask for. */

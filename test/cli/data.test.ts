@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/data/sqlite.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAMES } from "../../src/types.js";
-import { tempDir } from "../data/helpers.js";
+import { tempDir } from "../store/helpers.js";
 import { xql } from "./run-cli.js";
 
 const T0 = Date.UTC(2026, 0, 5, 10);

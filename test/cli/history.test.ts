@@ -1,12 +1,12 @@
 /** `xql history` through the real command line (a child process), over a real SQLite file. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/data/sqlite.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
 import { compile, syntheticUniverse } from "../../src/index.js";
 import { seedSmallUniverse, NOW } from "../server/helpers.js";
-import { barOpen, tempDir } from "../data/helpers.js";
+import { barOpen, tempDir } from "../store/helpers.js";
 import { xql } from "./run-cli.js";
-import { CRYPTO_SYMBOLS } from "../../src/data/symbols.js";
+import { CRYPTO_SYMBOLS } from "../../src/synthetic/symbols.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nclose > 495 and d::close > 0';
 const HOUR = 3_600_000;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import { hashApiKey } from "../../src/data/keys.js";
-import { tempDir } from "../data/helpers.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { hashApiKey } from "../../src/accounts/keys.js";
+import { tempDir } from "../store/helpers.js";
 import { xqlIn } from "./in-process.js";
 
 /** `xql ...args` in this process; `env` adds to a clean environment whose HOME is `home`. */

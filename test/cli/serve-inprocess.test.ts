@@ -2,10 +2,10 @@
 import { createServer as createNetServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import { issueApiKey } from "../../src/data/keys.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { issueApiKey } from "../../src/accounts/keys.js";
 import { seedSmallUniverse } from "../server/helpers.js";
-import { tempDir } from "../data/helpers.js";
+import { tempDir } from "../store/helpers.js";
 import { xqlIn } from "./in-process.js";
 
 describe("xql serve in-process", () => {

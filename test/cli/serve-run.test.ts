@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile, validate } from "../../src/api.js";
-import { fetchCount } from "../../src/data/fetch.js";
-import { syntheticUniverse } from "../../src/data/synthetic.js";
-import { CRYPTO_SYMBOLS } from "../../src/data/symbols.js";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import { tempDir } from "../data/helpers.js";
+import { fetchCount } from "../../src/store/fetch.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
+import { CRYPTO_SYMBOLS } from "../../src/synthetic/symbols.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { tempDir } from "../store/helpers.js";
 import { ROOT, spawnXql, xql } from "./run-cli.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, rsi(14)]\nsort = rsi(14) asc\nlimit = 5\nrsi(14) < 50 and close > d::sma(20) * 0';

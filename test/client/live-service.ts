@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { syntheticUniverse } from "../../src/index.js";
-import { issueApiKey } from "../../src/data/keys.js";
+import { issueApiKey } from "../../src/accounts/keys.js";
 import { createServer, SqliteStore, TIER_LIMITS, utcDay } from "../../src/server/index.js";
 import type { BarBatch, Tier } from "../../src/server/index.js";
 import type { Timeframe } from "../../src/types.js";

@@ -21,12 +21,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { compile, validate } from "../../src/api.js";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import { issueApiKey } from "../../src/data/keys.js";
-import { syntheticUniverse } from "../../src/data/synthetic.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { issueApiKey } from "../../src/accounts/keys.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { createServer } from "../../src/server/index.js";
 import type { Bars, Instrument, Timeframe } from "../../src/types.js";
-import { tempDir } from "../data/helpers.js";
+import { tempDir } from "../store/helpers.js";
 import { xqlIn } from "../cli/in-process.js";
 
 interface UniverseSeed {

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedStore } from "../../src/data/seed.js";
+import { seedStore } from "../../src/synthetic/seed.js";
 import { startServer, type Running } from "../server/helpers.js";
 import { ROOT, buildPlayground, launch } from "./browser.js";
 

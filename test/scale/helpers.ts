@@ -10,11 +10,11 @@ import { promisify } from "node:util";
 import pg from "pg";
 import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
-import { FallbackKeyStore } from "../../src/data/key-fallback.js";
-import { PostgresStore } from "../../src/data/postgres.js";
-import { RedisQuotaStore } from "../../src/data/redis.js";
-import { issueApiKey } from "../../src/data/keys.js";
-import type { Tier } from "../../src/data/store.js";
+import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
+import { PostgresStore } from "../../src/store/postgres.js";
+import { RedisQuotaStore } from "../../src/accounts/redis.js";
+import { issueApiKey } from "../../src/accounts/keys.js";
+import type { Tier } from "../../src/accounts/accounts.js";
 import { NOW, TestClock } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
 

@@ -123,7 +123,7 @@ describe.skipIf(!HAVE_SERVICES)("HTTP on PostgreSQL + Redis", () => {
     const second = await server.key(undefined, first.accountId);
     for (let i = 0; i < 3; i++) await server.post("/xql/run", QUERY, first.key);
     expect(await (await server.get("/usage", second.key)).json()).toMatchObject({ used: 3, remaining: 27 });
-    const { hashApiKey } = await import("../../src/data/keys.js");
+    const { hashApiKey } = await import("../../src/accounts/keys.js");
     expect(await server.store.revokeKey(hashApiKey(first.key), NOW)).toBe(true);
     expect((await server.post("/xql/run", QUERY, first.key)).status).toBe(401);
     expect(await (await server.get("/usage", second.key)).json()).toMatchObject({ used: 3, remaining: 27 });

@@ -6,12 +6,12 @@ import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
-import { fetchUniverse } from "../../src/data/fetch.js";
-import { PostgresStore } from "../../src/data/postgres.js";
-import { seedBatches } from "../../src/data/seed.js";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import type { BarStore } from "../../src/data/store.js";
-import { barOpen, rampBars } from "../data/helpers.js";
+import { fetchUniverse } from "../../src/store/fetch.js";
+import { PostgresStore } from "../../src/store/postgres.js";
+import { seedBatches } from "../../src/synthetic/seed.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import type { BarStore } from "../../src/store/store.js";
+import { barOpen, rampBars } from "../store/helpers.js";
 import { NOW, TestClock } from "../server/helpers.js";
 import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, ROOT, freshDatabase, freshPrefix, seedSmall, startReplica, type Replica } from "./helpers.js";
 
@@ -53,7 +53,7 @@ describe.skipIf(!HAVE_SERVICES)("two replicas sharing PostgreSQL and Redis", () 
     const run = await b.post("/xql/run", QUERY, key);
     expect(run.status).toBe(200);
     expect(run.headers.get("x-ratelimit-limit")).toBe("4500");
-    const { hashApiKey } = await import("../../src/data/keys.js");
+    const { hashApiKey } = await import("../../src/accounts/keys.js");
     await b.store.revokeKey(hashApiKey(key), NOW);
     expect((await a.post("/xql/validate", QUERY, key)).status).toBe(401);
     expect((await b.post("/xql/validate", QUERY, key)).status).toBe(401);
@@ -89,7 +89,7 @@ describe.skipIf(!HAVE_SERVICES)("the same query over the same bars on SQLite and
     postgres = await PostgresStore.open(db.url);
     sqlite = new SqliteStore(":memory:");
     const batches = seedBatches({ bars: 360, end: END });
-    expect(await postgres.upsertBars(batches)).toBe(await sqlite.upsertBars(batches));
+    expect((await postgres.upsertBars(batches)).written).toBe((await sqlite.upsertBars(batches)).written);
     // Seeding 760k bars into both (rows, then packed blocks) takes 15-45 s on a loaded 2-core machine.
   }, 180_000);
   afterAll(async () => {

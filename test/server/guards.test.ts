@@ -9,8 +9,8 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BarStore, LatestBarsRequest } from "../../src/data/store.js";
-import { SqliteStore } from "../../src/data/sqlite.js";
+import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
 import { MAX_COLUMNS } from "../../src/plan/cost.js";
 import { startServer, type Running } from "./helpers.js";
 

@@ -2,10 +2,11 @@
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import { issueApiKey } from "../../src/data/keys.js";
-import type { BarStore, Tier } from "../../src/data/store.js";
-import { barOpen, rampBars, tempDir } from "../data/helpers.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { issueApiKey } from "../../src/accounts/keys.js";
+import type { Tier } from "../../src/accounts/accounts.js";
+import type { BarStore } from "../../src/store/store.js";
+import { barOpen, rampBars, tempDir } from "../store/helpers.js";
 import { checkedFetch } from "./openapi-check.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */

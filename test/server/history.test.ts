@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { HOUR } from "../eval/bars.js";
-import { barOpen } from "../data/helpers.js";
+import { barOpen } from "../store/helpers.js";
 import { NOW, startServer, type Running } from "./helpers.js";
 
 // EURUSD closes 100..499 on h1 (latest 499), GBPUSD 1..400, USDJPY 50..449; 400 daily bars each.

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import Database from "better-sqlite3";
 import { request as httpRequest } from "node:http";
-import { SqliteStore } from "../../src/data/sqlite.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
 import { createServer } from "../../src/server/index.js";
 import { NOW, TestClock, startServer, type Running } from "./helpers.js";
 
@@ -233,7 +233,7 @@ describe("POST /xql/run", () => {
     await server.post("/xql/run", QUERY, first.key);
     await server.post("/xql/run", QUERY, second.key);
     expect(await (await server.get("/usage", second.key)).json()).toMatchObject({ used: 2 });
-    const { hashApiKey } = await import("../../src/data/keys.js");
+    const { hashApiKey } = await import("../../src/accounts/keys.js");
     await server.store.revokeKey(hashApiKey(first.key), NOW);
     expect((await server.post("/xql/run", QUERY, first.key)).status).toBe(401);
     expect(await (await server.get("/usage", second.key)).json()).toMatchObject({ used: 2 });
@@ -358,7 +358,7 @@ describe("authentication", () => {
   it("refuses malformed, unknown and revoked keys and other schemes", async () => {
     server = await startServer();
     const { key } = await server.key("plus");
-    const { hashApiKey, generateApiKey } = await import("../../src/data/keys.js");
+    const { hashApiKey, generateApiKey } = await import("../../src/accounts/keys.js");
     const attempts = [
       { authorization: "Bearer" },
       { authorization: "Bearer not-a-key" },

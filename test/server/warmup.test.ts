@@ -6,11 +6,11 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import { seedStore } from "../../src/data/seed.js";
-import { syntheticUniverse } from "../../src/data/synthetic.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { seedStore } from "../../src/synthetic/seed.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { compile } from "../../src/index.js";
-import { tempDir } from "../data/helpers.js";
+import { tempDir } from "../store/helpers.js";
 import { NOW, startServer, type Running } from "./helpers.js";
 
 const ALL = 4000;

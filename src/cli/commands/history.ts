@@ -7,9 +7,9 @@ import type { CliIo, Command, Format } from "../command.js";
 import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger as positiveOption, readQueryArg } from "../command.js";
 import { compileOrReport, renderCsv } from "../report.js";
 import type { CompiledQuery } from "../../api.js";
-import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
-import { syntheticUniverse } from "../../data/synthetic.js";
-import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
+import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../store/fetch.js";
+import { syntheticUniverse } from "../../synthetic/synthetic.js";
+import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../synthetic/symbols.js";
 import { DEFAULT_HISTORY_BARS, DEFAULT_MARKETS, MAX_HISTORY_BARS, type HistoryResult, type Instrument } from "../../types.js";
 import { formatNumber, renderTable } from "../table.js";
 

@@ -1,9 +1,9 @@
 /** `xql keys create|list|revoke`: API keys in the embedded store. Whole keys are shown once, at creation. */
 import type { CliIo, Command } from "../command.js";
 import { UsageError, formatOption, optionsHelp, parseCommandLine, pick } from "../command.js";
-import { hashApiKey, issueApiKey, looksLikeApiKey } from "../../data/keys.js";
+import { hashApiKey, issueApiKey, looksLikeApiKey } from "../../accounts/keys.js";
 import { closest } from "../../suggest.js";
-import { TIERS, TIER_LIMITS, isTier } from "../../data/store.js";
+import { TIERS, TIER_LIMITS, isTier } from "../../accounts/accounts.js";
 import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
 import { renderCsv } from "../report.js";

@@ -5,9 +5,9 @@
 import type { CliIo, Command } from "../command.js";
 import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger, readQueryArg } from "../command.js";
 import type { CompiledQuery } from "../../api.js";
-import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../data/fetch.js";
-import { syntheticUniverse } from "../../data/synthetic.js";
-import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../data/symbols.js";
+import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../store/fetch.js";
+import { syntheticUniverse } from "../../synthetic/synthetic.js";
+import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../synthetic/symbols.js";
 import type { Instrument, XqlOptions } from "../../types.js";
 import { DEFAULT_MARKETS } from "../../types.js";
 import { compileOrReport, renderRunResult } from "../report.js";

@@ -1,10 +1,10 @@
 /** `xql serve`: the HTTP service on the embedded store, seeded on first start. */
 import type { Command } from "../command.js";
 import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger } from "../command.js";
-import { DEFAULT_WARMUP } from "../../data/fetch.js";
+import { DEFAULT_WARMUP } from "../../store/fetch.js";
 import { createServer } from "../../server/index.js";
-import { FallbackKeyStore } from "../../data/key-fallback.js";
-import { RedisQuotaStore } from "../../data/redis.js";
+import { FallbackKeyStore } from "../../accounts/key-fallback.js";
+import { RedisQuotaStore } from "../../accounts/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";

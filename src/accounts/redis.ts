@@ -28,8 +28,9 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { RedisOptions } from "ioredis";
-import type { QuotaStore, QuotaUsage, Reservation } from "./store.js";
-import { HealthError } from "./store.js";
+import type { QuotaStore, QuotaUsage, Reservation } from "./accounts.js";
+import { HealthError } from "../store/store.js";
+import { redactUrl } from "../redact.js";
 
 const DAY_MS = 86_400_000;
 /** Kept past the end of the key's UTC day, ms. */
@@ -117,17 +118,6 @@ export function isRedisUrl(text: string | undefined): text is string {
   return text !== undefined && /^rediss?:\/\//i.test(text);
 }
 
-/** The URL with any password replaced, for messages and logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "redis://…";
-  }
-}
-
 /** The key holding an account's count for a UTC day. */
 export function quotaKey(prefix: string, accountId: string, day: string): string {
   return `${prefix}${accountId}:${day}`;
@@ -148,7 +138,7 @@ export class RedisQuotaStore implements QuotaStore {
   private readonly commands: QuotaCommands;
 
   constructor(url: string, options: RedisQuotaStoreOptions = {}) {
-    this.url = redactRedisUrl(url);
+    this.url = redactUrl(url);
     this.prefix = options.prefix ?? "xql:quota:";
     const redisOptions: RedisOptions = {
       enableOfflineQueue: false,

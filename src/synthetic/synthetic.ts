@@ -27,7 +27,7 @@
  */
 import { TIMEFRAMES, isTimeframe, type Bars, type Instrument, type Timeframe } from "../types.js";
 import { CRYPTO_SPECS, FOREX_SPECS, extendSpecs, type SymbolSpec } from "./symbols.js";
-import { Rng, hashInteger, hashString, streamKey } from "./synthetic/rng.js";
+import { Rng, hashInteger, hashString, streamKey } from "./rng.js";
 
 /** Options of {@link syntheticUniverse}: which market, how many symbols, which timeframes and how many bars. */
 export interface SyntheticOptions {

@@ -12,7 +12,7 @@ import { createGunzip } from "node:zlib";
 import { detectFormat, hintsFromFileName, type DetectedFormat, type FormatOptions, type ImportFormat } from "./formats.js";
 import type { Bars, Timeframe } from "../types.js";
 import { TIMEFRAME_MS, isTimeframe } from "../types.js";
-import type { BarBatch, BarStore, ProgressListener } from "./store.js";
+import type { BarBatch, BarStore, ProgressListener } from "../store/store.js";
 
 export const CSV_COLUMNS = ["symbol", "time", "open", "high", "low", "close", "volume"] as const;
 
@@ -435,7 +435,7 @@ export async function importBars(store: BarStore, file: string, options: ImportO
   }
   options.onRead?.(size, size, parser.rows);
   const batch = parser.finish();
-  const written = await store.upsertBars([batch], options.onWrite);
+  const { written } = await store.upsertBars([batch], options.onWrite);
   return {
     bars: written,
     symbols: batch.symbols.length,

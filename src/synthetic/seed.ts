@@ -5,7 +5,7 @@
  */
 import type { Timeframe } from "../types.js";
 import { TIMEFRAMES } from "../types.js";
-import type { BarBatch, BarStore, ProgressListener } from "./store.js";
+import type { BarBatch, BarStore, ProgressListener } from "../store/store.js";
 import { syntheticUniverse } from "./synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "./symbols.js";
 
@@ -55,7 +55,7 @@ export function seedBatches(options: SeedOptions = {}): BarBatch[] {
 
 /** Writes the synthetic universe in one transaction; resolves to the number of bars written. */
 export async function seedStore(store: BarStore, options: SeedOptions = {}): Promise<number> {
-  return store.upsertBars(seedBatches(options), options.onProgress);
+  return (await store.upsertBars(seedBatches(options), options.onProgress)).written;
 }
 
 /** Seeds the store when it holds no bars at all; resolves to the bars written (0 when it had some). */

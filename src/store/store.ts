@@ -6,22 +6,6 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 
-/** Subscription tiers, cheapest first. */
-export const TIERS = ["free", "essential", "plus"] as const;
-/** A subscription tier, `free`, `essential` or `plus`: it sets an account's daily run quota ({@link TIER_LIMITS}). */
-export type Tier = (typeof TIERS)[number];
-
-/** Metered `run` calls allowed per account and UTC day. */
-export const TIER_LIMITS: Readonly<Record<Tier, number>> = {
-  free: 30,
-  essential: 1500,
-  plus: 4500,
-};
-
-export function isTier(name: string): name is Tier {
-  return (TIERS as readonly string[]).includes(name);
-}
-
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
   /** The symbol, such as `EURUSD`. */
@@ -126,6 +110,29 @@ export class HealthError extends Error {
   }
 }
 
+/** What one {@link BarStore.upsertBars} wrote. */
+export interface WriteResult {
+  /** Bars written (imported timeframes; derived bars not counted). */
+  written: number;
+  /** Of those, bars that replaced a stored bar of the same time. */
+  replaced: number;
+  /** Distinct (market, symbol) pairs written. */
+  symbols: number;
+  /** The store's data version after the write. */
+  version: number;
+}
+
+/** A committed write of bars, as told to {@link BarStore.watch} listeners. */
+export interface DataChange {
+  /** The store's data version after the write; each listener sees increasing versions. */
+  version: number;
+  /** `local`: written through this store object; `remote`: by another connection or process. */
+  origin: "local" | "remote";
+}
+
+/** Told about each committed write of bars. */
+export type DataListener = (change: DataChange) => void;
+
 /** Called while a long write proceeds: bars written so far of the total. */
 export type ProgressListener = (done: number, total: number) => void;
 
@@ -138,7 +145,7 @@ export interface BarStore {
    */
   latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
   /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
-  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number>;
+  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult>;
   /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
   deleteBars(request: DeleteBarsRequest): Promise<number>;
   /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */
@@ -151,6 +158,12 @@ export interface BarStore {
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
+  /**
+   * Calls `listener` after each committed write of bars: at once for writes through this
+   * object, within the store's watch interval (SQLite) or on notification (PostgreSQL) for
+   * writes by other connections and processes. Returns the function that stops listening.
+   */
+  watch(listener: DataListener): () => void;
   /** Ends the connection (pool); later calls reject. Every caller awaits it. */
   close(): Promise<void>;
   /**
@@ -159,84 +172,6 @@ export interface BarStore {
    * preferably with a {@link HealthError} that names what failed.
    */
   health(): Promise<void>;
-}
-
-/** An account: it carries the tier, and all of its keys share one daily quota. */
-export interface Account {
-  /** The account id; `xql keys create` makes `acct_` followed by 16 base62 characters. */
-  id: string;
-  /** The account's tier, which sets its daily run quota. */
-  tier: Tier;
-  /** When the account was created: ms since epoch. */
-  createdAt: number;
-}
-
-/** An API key as stored: never the key itself, only its hash and a short display prefix. */
-export interface KeyRecord {
-  /** SHA-256 hex of the whole key. */
-  hash: string;
-  /** The first characters of the key, for people to tell keys apart (`xql_AbCd`). */
-  prefix: string;
-  /** The account the key belongs to; runs count against the account's quota. */
-  accountId: string;
-  /** The tier of the key's account. */
-  tier: Tier;
-  /** A note to tell keys apart (`xql keys create --label`), or null. */
-  label: string | null;
-  /** When the key was created: ms since epoch. */
-  createdAt: number;
-  /** When the key was revoked (ms since epoch), or null while it is valid. */
-  revokedAt: number | null;
-}
-
-/** Accounts (which carry the tier) and their API keys. */
-export interface KeyStore {
-  /** Creates an account of `tier` at `now` (ms since epoch); rejects for an unknown tier or an id already taken. */
-  createAccount(id: string, tier: Tier, now: number): Promise<Account>;
-  /** The account with this id, or `undefined`. */
-  findAccount(id: string): Promise<Account | undefined>;
-  /** Adds a key to an existing account; rejects when the account does not exist. */
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord>;
-  /** The key with this hash, revoked or not. */
-  findKeyByHash(hash: string): Promise<KeyRecord | undefined>;
-  /** Marks the key revoked; false when no such key exists or it was already revoked. */
-  revokeKey(hash: string, now: number): Promise<boolean>;
-  /** Every key, oldest first, without any whole key. */
-  listKeys(): Promise<KeyRecord[]>;
-}
-
-/** The quota state of one account on one UTC day. */
-export interface QuotaUsage {
-  /** Metered calls counted for the account on the day. */
-  used: number;
-  /** Calls left on the day: the limit minus `used`, never below 0. */
-  remaining: number;
-}
-
-/** The outcome of {@link QuotaStore.reserve}, with the day's usage after it. */
-export interface Reservation extends QuotaUsage {
-  /** True when the call was counted; false when the day's limit was already used up (a 429). */
-  admitted: boolean;
-}
-
-/** Daily counters of metered calls per account. */
-export interface QuotaStore {
-  /**
-   * Atomically takes one call from the account's allowance for `day` when fewer than
-   * `limit` are used: of N concurrent reservations with k remaining, exactly k are admitted.
-   * `reservationId` (unique per call) lets a networked store make the reservation idempotent
-   * and reconcile it with a later {@link QuotaStore.release} of the same id even when the
-   * reply to the reservation was lost.
-   */
-  reserve(accountId: string, day: string, limit: number, reservationId?: string): Promise<Reservation>;
-  /**
-   * Gives one reserved call back (a 500 consumes nothing); never below zero. With the
-   * `reservationId` of the reservation, it gives back exactly that one, once, whether or not
-   * the reservation itself has reached the store yet.
-   */
-  release(accountId: string, day: string, limit: number, reservationId?: string): Promise<QuotaUsage>;
-  /** The account's usage on `day` (the UTC date, `YYYY-MM-DD`) against `limit`, changing nothing. */
-  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage>;
 }
 
 /**

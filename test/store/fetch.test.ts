@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BarCache, fetchCount, fetchUniverse } from "../../src/data/fetch.js";
-import { SqliteStore } from "../../src/data/sqlite.js";
-import type { LatestBarsRequest, SymbolBars } from "../../src/data/store.js";
+import { BarCache, fetchCount, fetchUniverse } from "../../src/store/fetch.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import type { LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import type { Plan } from "../../src/types.js";
 import { barOpen, rampBars } from "./helpers.js";
 

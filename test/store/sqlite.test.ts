@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from "../../src/data/sqlite.js";
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
 import { barOpen, rampBars, tempDir } from "./helpers.js";
 

@@ -6,8 +6,8 @@
  * plan with meta, data version, keys and quota.
  */
 import { describe, expect, it } from "vitest";
-import type { Store } from "../../src/data/open.js";
-import { fetchUniverse } from "../../src/data/fetch.js";
+import type { Store } from "../../src/store/open.js";
+import { fetchUniverse } from "../../src/store/fetch.js";
 import { compile } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
@@ -97,8 +97,20 @@ async function read(store: Store, market: string, tf: Timeframe, symbol: string)
   return s ? rows(s.bars) : [];
 }
 
-/** Registers the contract suite for a backend; `open` gives a fresh, empty store. */
-export function storeContract(name: string, open: () => Promise<Store>): void {
+/** Resolves once `check` holds, polling every 20 ms; rejects after `ms`. */
+async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Registers the contract suite for a backend; `open` gives a fresh, empty store, `another`
+ * a second connection to the same database as a store `open` gave.
+ */
+export function storeContract(name: string, open: () => Promise<Store>, another: (store: Store) => Promise<Store>): void {
   describe(`store contract: ${name}`, () => {
     // 2025-12-01 .. 2026-02-10: weeks crossing a month and a year.
     const FROM = Date.UTC(2025, 11, 1);
@@ -207,6 +219,51 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         expect(Array.from(daily[0]!.bars.time)).toEqual(expected.map((r) => r.time));
         expect(Array.from(daily[0]!.bars.close)).toEqual(expected.map((r) => r.close));
       } finally {
+        await store.close();
+      }
+    });
+
+    it("reports what a write did: bars written, how many replaced stored ones, symbols, the new data version", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(13, FROM, TO).slice(0, 100);
+        const first = await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(0, 60)) }, { symbol: "GBPUSD", bars: toBars(h1.slice(0, 10)) }] },
+        ]);
+        expect(first).toEqual({ written: 70, replaced: 0, symbols: 2, version: await store.dataVersion() });
+        // 20 bars over stored ones and 40 new for EURUSD; 10 new for AUDUSD.
+        const second = await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(40, 100)) }, { symbol: "AUDUSD", bars: toBars(h1.slice(0, 10)) }] },
+        ]);
+        expect(second).toEqual({ written: 70, replaced: 20, symbols: 2, version: await store.dataVersion() });
+        expect(second.version).toBeGreaterThan(first.version);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("tells watchers of each write: its own at once, another connection's soon after, never the same version twice", async () => {
+      const store = await open();
+      const other = await another(store);
+      const seen: { version: number; origin: string }[] = [];
+      const stop = store.watch((change) => seen.push(change));
+      try {
+        const h1 = forexH1(17, FROM, TO).slice(0, 20);
+        const own = await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(0, 10)) }] }]);
+        expect(seen).toEqual([{ version: own.version, origin: "local" }]);
+        const remote = await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(10)) }] }]);
+        await eventually(() => seen.length === 2);
+        expect(seen[1]).toEqual({ version: remote.version, origin: "remote" });
+        expect(await other.deleteBars({ symbol: "EURUSD", from: h1[15]!.time })).toBe(5);
+        await eventually(() => seen.length === 3);
+        expect(seen[2]!.version).toBeGreaterThan(remote.version);
+        stop();
+        await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(15)) }] }]);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(seen).toHaveLength(3);
+      } finally {
+        stop();
+        await other.close();
         await store.close();
       }
     });

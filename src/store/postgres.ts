@@ -16,23 +16,12 @@
 import pg from "pg";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS, isTimeframe } from "../types.js";
-import type {
-  Account,
-  BarBatch,
-  BarStore,
-  DeleteBarsRequest,
-  KeyRecord,
-  KeyStore,
-  LatestBarsRequest,
-  ProgressListener,
-  QuotaStore,
-  QuotaUsage,
-  Reservation,
-  SeriesInfo,
-  SymbolBars,
-  Tier,
-} from "./store.js";
-import { HEALTH_SQL, HealthError, isTier } from "./store.js";
+import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
+import { ChangeFeed } from "./watch.js";
+import { PostgresAccounts } from "../accounts/postgres.js";
+import { redactUrl } from "../redact.js";
+import { HEALTH_SQL, HealthError } from "./store.js";
 import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
 import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type PackedBlock, type ReadBlock } from "./blocks.js";
 
@@ -171,9 +160,14 @@ export interface PostgresStoreOptions {
    * run's path, so a stalled server costs a run at most this long before it answers 500. Default 1000.
    */
   requestTimeoutMillis?: number;
+  /** How often {@link PostgresStore.watch} reads the data version beside LISTEN, in ms. Default 1000. */
+  watchIntervalMs?: number;
   /** Told about errors of idle pooled connections (a restart of the server, say). */
   onError?: (error: Error) => void;
 }
+
+/** The NOTIFY channel every write of bars announces its data version on. */
+const DATA_CHANNEL = "xql_data";
 
 /** Thrown inside a transaction to roll it back on purpose (the health probe's write). */
 const ROLLBACK = Symbol("rollback");
@@ -185,22 +179,6 @@ const types = {
     return pg.types.getTypeParser(oid, format as "text");
   },
 } as pg.CustomTypesConfig;
-
-/** The URL with any password replaced, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "postgres://…";
-  }
-}
-
-/** True when the text names a PostgreSQL database (`postgres://` or `postgresql://`). */
-export function isPostgresUrl(text: string | undefined): text is string {
-  return text !== undefined && /^postgres(ql)?:\/\//i.test(text);
-}
 
 /**
  * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on PostgreSQL. The schema is
@@ -217,9 +195,24 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly requestTimeoutMillis: number;
   private migrated: Promise<void> | undefined;
   private closed = false;
+  /** Watchers of writes: this object's at once, other replicas' by LISTEN/NOTIFY (and the version, read on a timer). */
+  private readonly changes: ChangeFeed;
+  private listener: pg.Client | undefined;
+  private readonly url: string;
+  /** Accounts, keys and quota counters, on this pool. */
+  readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.file = redactUrl(url);
+    this.url = url;
+    this.changes = new ChangeFeed(
+      async () => {
+        if (!this.listener && this.changes && !this.closed) void this.listen(true);
+        return this.closed ? undefined : this.dataVersion();
+      },
+      options.watchIntervalMs ?? 1000,
+      (active) => void this.listen(active),
+    );
     this.writeChunkRows = options.writeChunkRows ?? 20_000;
     this.requestTimeoutMillis = options.requestTimeoutMillis ?? 1000;
     this.pool = new pg.Pool({
@@ -299,6 +292,8 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.changes.close();
+    await this.listener?.end().catch(() => undefined);
     await this.pool.end();
   }
 
@@ -469,13 +464,14 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     }
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number> {
+  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
     await this.ready();
     let total = 0;
     for (const batch of batches) for (const { bars } of batch.symbols) total += bars.time.length;
     const chunkRows = this.writeChunkRows;
-    const written = await this.transaction(async (client) => {
+    const result = await this.transaction(async (client): Promise<WriteResult> => {
       let done = 0;
+      let replaced = 0;
       let reported = 0;
       const touched = await this.touchedSymbols(client, batches);
       const wholeSeries = new Map<string, Bars>();
@@ -512,15 +508,20 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
         const chunk = new Chunk();
         const flush = async (): Promise<void> => {
           if (chunk.length === 0) return;
-          await client.query(
-            `INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
-             SELECT $1, $2, u.* FROM unnest($3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[],
-               $8::float8[], $9::float8[]) AS u
-             ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
-               open = excluded.open, high = excluded.high, low = excluded.low,
-               close = excluded.close, volume = excluded.volume`,
+          // xmax is set on a row an ON CONFLICT updated: those bars replaced stored ones.
+          const { rows } = await client.query<{ replaced: number }>(
+            `WITH w AS (
+               INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
+               SELECT $1, $2, u.* FROM unnest($3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[],
+                 $8::float8[], $9::float8[]) AS u
+               ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
+                 open = excluded.open, high = excluded.high, low = excluded.low,
+                 close = excluded.close, volume = excluded.volume
+               RETURNING (xmax <> 0) AS replaced)
+             SELECT count(*) FILTER (WHERE replaced)::int AS replaced FROM w`,
             [market, timeframe, chunk.symbol, chunk.time, chunk.open, chunk.high, chunk.low, chunk.close, chunk.volume],
           );
+          replaced += rows[0]?.replaced ?? 0;
           done += chunk.length;
           chunk.clear();
           if (onProgress && done - reported >= 10_000) {
@@ -563,11 +564,21 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
         }
       }
       await this.rebuildBlocks(client, spans);
-      await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
-      return done;
+      const version = await this.bumpVersion(client);
+      return { written: done, replaced, symbols: touched.size, version };
     });
-    onProgress?.(written, total);
-    return written;
+    this.changes.publish(result.version, "local");
+    onProgress?.(result.written, total);
+    return result;
+  }
+
+  /** Advances the data version inside a write's transaction and tells listeners of every replica on commit. */
+  private async bumpVersion(client: pg.PoolClient): Promise<number> {
+    const { rows } = await client.query<{ value: number }>("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value");
+    const version = Number(rows[0]!.value);
+    // NOTIFY is delivered at commit, and not at all on a rollback.
+    await client.query("SELECT pg_notify($1, $2)", [DATA_CHANNEL, String(version)]);
+    return version;
   }
 
   /** What each symbol a write names held before it (one read per market). */
@@ -683,7 +694,40 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
 
   async dataVersion(): Promise<number> {
     const { rows } = await this.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
-    return rows[0]!.value;
+    return Number(rows[0]!.value);
+  }
+
+  watch(listener: DataListener): () => void {
+    return this.changes.subscribe(listener);
+  }
+
+  /**
+   * While someone watches, one connection outside the pool LISTENs for other replicas' writes
+   * (each write NOTIFYs at commit); the feed's timer also reads the version, which covers a
+   * LISTEN connection lost to a restart until it is made again.
+   */
+  private async listen(active: boolean): Promise<void> {
+    const current = this.listener;
+    this.listener = undefined;
+    if (current) await current.end().catch(() => undefined);
+    if (!active || this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: "xql-watch", types });
+    this.listener = client;
+    client.on("error", () => {
+      // The timer keeps reading the version; the next watch interval makes a new connection.
+      if (this.listener === client) this.listener = undefined;
+    });
+    client.on("notification", (message) => {
+      const version = Number(message.payload);
+      if (Number.isFinite(version)) this.changes.publish(version, "remote");
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${DATA_CHANNEL}`);
+    } catch {
+      if (this.listener === client) this.listener = undefined;
+      await client.end().catch(() => undefined);
+    }
   }
 
   /**
@@ -722,7 +766,8 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   async deleteBars(request: DeleteBarsRequest): Promise<number> {
     await this.ready();
     const { symbol } = request;
-    return this.transaction(async (client) => {
+    let version: number | undefined;
+    const deleted = await this.transaction(async (client) => {
       const { rows: held } = await client.query<{ market: string; timeframe: Timeframe; derived: number }>(
         "SELECT market, timeframe, derived FROM series WHERE symbol = $1 ORDER BY market, timeframe",
         [symbol],
@@ -782,107 +827,49 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       // Every series touched is repacked whole, once (two spans of one series would pack it twice).
       const once = new Map(spans.map((span) => [`${span.market}\u0000${span.timeframe}\u0000${span.symbol}`, { ...span, from: -FULL_SPAN, to: FULL_SPAN }]));
       await this.rebuildBlocks(client, [...once.values()]);
-      if (deleted > 0) await client.query("UPDATE meta SET value = value + 1 WHERE key = 'data_version'");
+      if (deleted > 0) version = await this.bumpVersion(client);
       return deleted;
     });
+    if (version !== undefined) this.changes.publish(version, "local");
+    return deleted;
   }
 
-  // ---- KeyStore ----
+  // ---- KeyStore and QuotaStore: the accounts on the same pool ----
 
-  async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
-    await this.query("INSERT INTO accounts (id, tier, created_at) VALUES ($1, $2, $3)", [id, tier, now]);
-    return { id, tier, createdAt: now };
+  createAccount(id: string, tier: Tier, now: number): Promise<Account> {
+    return this.accounts.createAccount(id, tier, now);
   }
 
-  async findAccount(id: string): Promise<Account | undefined> {
-    const { rows } = await this.query<{ id: string; tier: Tier; created_at: number }>(
-      "SELECT id, tier, created_at FROM accounts WHERE id = $1",
-      [id],
-    );
-    const row = rows[0];
-    return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
+  findAccount(id: string): Promise<Account | undefined> {
+    return this.accounts.findAccount(id);
   }
 
-  async createKey(
-    key: { hash: string; prefix: string; accountId: string; label: string | null },
-    now: number,
-  ): Promise<KeyRecord> {
-    const { rows } = await this.query<{ tier: Tier }>(
-      `INSERT INTO api_keys (hash, prefix, account_id, label, created_at)
-       SELECT $1, $2, a.id, $4, $5 FROM accounts a WHERE a.id = $3
-       RETURNING (SELECT tier FROM accounts WHERE id = $3) AS tier`,
-      [key.hash, key.prefix, key.accountId, key.label, now],
-    );
-    const row = rows[0];
-    if (!row) throw new Error(`No account '${key.accountId}'`);
-    return { ...key, tier: row.tier, createdAt: now, revokedAt: null };
+  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+    return this.accounts.createKey(key, now);
   }
 
-  async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    const { rows } = await this.query<KeyRow>(
-      `SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
-      [hash],
-    );
-    return rows[0] && keyRecord(rows[0]);
+  findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    return this.accounts.findKeyByHash(hash);
   }
 
-  async revokeKey(hash: string, now: number): Promise<boolean> {
-    const { rowCount } = await this.query("UPDATE api_keys SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL", [
-      now,
-      hash,
-    ]);
-    return rowCount === 1;
+  revokeKey(hash: string, now: number): Promise<boolean> {
+    return this.accounts.revokeKey(hash, now);
   }
 
-  async listKeys(): Promise<KeyRecord[]> {
-    const { rows } = await this.query<KeyRow>(
-      `SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.seq`,
-    );
-    return rows.map(keyRecord);
+  listKeys(): Promise<KeyRecord[]> {
+    return this.accounts.listKeys();
   }
 
-  // ---- QuotaStore (used when no Redis is configured) ----
-
-  async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    if (limit > 0) {
-      // One statement: the row lock makes concurrent reservations across replicas queue.
-      const { rows } = await this.quick<{ used: number }>(
-        `INSERT INTO quota_usage (account_id, day, used) VALUES ($1, $2, 1)
-         ON CONFLICT (account_id, day) DO UPDATE SET used = quota_usage.used + 1
-         WHERE quota_usage.used < $3
-         RETURNING used`,
-        [accountId, day, limit],
-      );
-      const used = rows[0]?.used;
-      if (used !== undefined) return { admitted: true, used, remaining: Math.max(0, limit - used) };
-    }
-    const current = await this.usedOn(accountId, day);
-    return { admitted: false, used: current, remaining: Math.max(0, limit - current) };
+  reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
+    return this.accounts.reserve(accountId, day, limit);
   }
 
-  async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const { rows } = await this.quick<{ used: number }>(
-      "UPDATE quota_usage SET used = used - 1 WHERE account_id = $1 AND day = $2 AND used > 0 RETURNING used",
-      [accountId, day],
-    );
-    const used = rows[0]?.used ?? (await this.usedOn(accountId, day));
-    return { used, remaining: Math.max(0, limit - used) };
+  release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    return this.accounts.release(accountId, day, limit);
   }
 
-  async usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const used = await this.usedOn(accountId, day);
-    return { used, remaining: Math.max(0, limit - used) };
-  }
-
-  private async usedOn(accountId: string, day: string): Promise<number> {
-    const { rows } = await this.quick<{ used: number }>("SELECT used FROM quota_usage WHERE account_id = $1 AND day = $2", [
-      accountId,
-      day,
-    ]);
-    return rows[0]?.used ?? 0;
+  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    return this.accounts.usage(accountId, day, limit);
   }
 }
 
@@ -894,28 +881,6 @@ interface SeriesRow {
   first_time: number;
   last_time: number;
   derived: number;
-}
-
-interface KeyRow {
-  hash: string;
-  prefix: string;
-  account_id: string;
-  tier: Tier;
-  label: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-function keyRecord(row: KeyRow): KeyRecord {
-  return {
-    hash: row.hash,
-    prefix: row.prefix,
-    accountId: row.account_id,
-    tier: row.tier,
-    label: row.label,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
 }
 
 /** Column arrays for one INSERT … SELECT unnest(…). */

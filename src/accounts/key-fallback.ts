@@ -7,7 +7,7 @@
  * authentication. A key never seen, or seen only as unknown, still fails as the store does.
  * A key revoked during the outage stays usable on this replica until the store is back.
  */
-import type { Account, KeyRecord, KeyStore, Tier } from "./store.js";
+import type { Account, KeyRecord, KeyStore, Tier } from "./accounts.js";
 
 export class FallbackKeyStore implements KeyStore {
   private readonly known = new Map<string, KeyRecord>();

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SEED_BARS } from "../../src/data/seed.js";
+import { SEED_BARS } from "../../src/synthetic/seed.js";
 import { compile } from "../../src/index.js";
 
 const root = new URL("../../", import.meta.url);

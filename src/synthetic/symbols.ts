@@ -3,7 +3,7 @@
  * tick, volatility and volume. Levels are rounded real-world levels of early 2026, so a
  * query such as `close > 100` means on USDJPY or SOLUSDT what a trader expects.
  */
-import { hashString, mix32 } from "./synthetic/rng.js";
+import { hashString, mix32 } from "./rng.js";
 
 /** How one synthetic instrument behaves. */
 export interface SymbolSpec {

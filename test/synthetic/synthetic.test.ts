@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SYNTHETIC_END, syntheticUniverse, type SyntheticOptions } from "../../src/data/synthetic.js";
-import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../src/data/symbols.js";
+import { DEFAULT_SYNTHETIC_END, syntheticUniverse, type SyntheticOptions } from "../../src/synthetic/synthetic.js";
+import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../src/synthetic/symbols.js";
 import { TIMEFRAMES, TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
 
 const MINUTE = 60_000;

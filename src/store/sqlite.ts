@@ -3,28 +3,17 @@
  * (better-sqlite3, WAL). It implements {@link BarStore}, {@link KeyStore} and
  * {@link QuotaStore}, so `xql serve` needs nothing but a file.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
-import type {
-  Account,
-  BarBatch,
-  BarStore,
-  KeyRecord,
-  KeyStore,
-  LatestBarsRequest,
-  DeleteBarsRequest,
-  ProgressListener,
-  QuotaStore,
-  QuotaUsage,
-  Reservation,
-  SeriesInfo,
-  SymbolBars,
-  Tier,
-} from "./store.js";
-import { HEALTH_SQL, HealthError, StoreBusyError, isTier } from "./store.js";
+import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+import { SqliteAccounts } from "../accounts/sqlite.js";
+import type { BarBatch, BarStore, DataListener, LatestBarsRequest, DeleteBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
+import { ChangeFeed } from "./watch.js";
+import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
+import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type DeriveJob, type Touched } from "./derive.js";
 import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type ReadBlock } from "./blocks.js";
 
@@ -167,33 +156,8 @@ export interface SqliteStoreOptions {
    * quota file's lock, in ms, polling without blocking the event loop. Default 1000.
    */
   requestBusyMs?: number;
-}
-
-/**
- * The file that holds the quota counters beside a database file: `xql.db` → `xql.db-quota`.
- * Quota writes are the only writes of a run, so they live in a file of their own: a run never
- * waits for the lock that `xql data import` or `data seed` holds on the bars for a whole
- * (atomic) import, and the import never waits for runs. In memory, an in-memory database.
- */
-export function quotaFileOf(file: string): string {
-  return file === ":memory:" || file === "" ? ":memory:" : `${file}-quota`;
-}
-
-/** SQLite said another connection holds the lock (SQLITE_BUSY, SQLITE_LOCKED and their extended codes). */
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
-}
-
-/** The database file's identity (device and inode), or undefined when it is gone. */
-function identityOf(file: string): string | undefined {
-  if (file === ":memory:" || file === "") return "memory";
-  try {
-    const info = statSync(file);
-    return `${info.dev}:${info.ino}`;
-  } catch {
-    return undefined;
-  }
+  /** How often {@link SqliteStore.watch} looks for other connections' writes, in ms. Default 200. */
+  watchIntervalMs?: number;
 }
 
 type SqlRow = unknown[];
@@ -215,18 +179,12 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
   private blockReads: Map<string, { base: Database.Statement; cut: Database.Statement; one: Database.Statement }>;
   private readonly stmt;
-  /**
-   * Keys found by hash, kept while no other connection (another replica, `xql keys revoke` in
-   * another process) has committed since: SQLite's `data_version` changes exactly then, and
-   * this connection's own revocations clear the map (a new key or account changes no record
-   * kept here: only found keys are kept). Every request still asks the database
-   * for that number, so a closed or broken store still fails authentication. Only found keys
-   * are kept, at most KEY_CACHE_LIMIT, so random keys cannot grow it.
-   */
-  private readonly keyCache = new Map<string, KeyRecord>();
-  private keyCacheVersion = -1;
-  private readonly busyTimeoutMs: number;
-  private readonly requestBusyMs: number;
+  /** Accounts, keys and quota counters, on this connection. */
+  readonly accounts: SqliteAccounts;
+  /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
+  private readonly changes: ChangeFeed;
+  private lastCommitsByOthers = -1;
+  private readonly timeouts: BusyTimeouts;
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
   private readonly readonly: boolean;
@@ -236,9 +194,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     this.readonly = options.readonly ?? false;
     if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    this.requestBusyMs = options.requestBusyMs ?? 1000;
-    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    this.timeouts = { busyTimeoutMs: options.busyTimeoutMs ?? 5000, requestBusyMs: options.requestBusyMs ?? 1000 };
+    this.db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     if (!options.readonly) {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
@@ -246,6 +203,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       migrate(this.db);
     }
     this.identity = identityOf(file);
+    this.accounts = new SqliteAccounts(this.db, file, this.timeouts, this.readonly);
+    this.changes = new ChangeFeed(() => this.versionIfChangedByOthers(), options.watchIntervalMs ?? 200);
     this.blockReads = new Map();
     const db = this.db;
     this.stmt = {
@@ -277,7 +236,9 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       everySeries: db.prepare("SELECT market, timeframe, symbol FROM series").raw(true),
       deleteSymbol: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ?"),
       deleteSeries: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
-      bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version'"),
+      bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value").pluck(),
+      commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
+      barsHeld: db.prepare("SELECT bars FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").pluck(),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
       markets: db.prepare("SELECT DISTINCT market FROM series ORDER BY market").pluck(),
       allSeries: db.prepare(
@@ -288,17 +249,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       ),
       barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series WHERE derived = 0").pluck(),
       health: db.prepare(HEALTH_SQL),
-      commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
-      insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
-      findAccount: db.prepare("SELECT id, tier, created_at FROM accounts WHERE id = ?"),
-      insertKey: db.prepare(
-        "INSERT INTO api_keys (hash, prefix, account_id, label, created_at) VALUES (?, ?, ?, ?, ?)",
-      ),
-      findKey: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
-      revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
-      listKeys: db.prepare(`SELECT k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
       probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
       deleteFrom: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
       seriesOf: db.prepare("SELECT market, timeframe FROM series WHERE symbol = ? ORDER BY market, timeframe").raw(true),
@@ -313,61 +263,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           this.stmt.markBlocksBuilt.run();
         })
         .immediate();
-    }
-  }
-
-  private quotaStatements: ReturnType<SqliteStore["prepareQuota"]> | undefined;
-
-  /**
-   * The quota file's statements, attaching it on first use. Only a connection that meters
-   * runs attaches it: `BEGIN IMMEDIATE` takes the write lock of every attached file, so an
-   * import (which never touches quota) must not hold the quota file for its whole transaction.
-   */
-  private get q(): ReturnType<SqliteStore["prepareQuota"]> {
-    return (this.quotaStatements ??= this.prepareQuota());
-  }
-
-  private prepareQuota() {
-    attachQuota(this.db, quotaFileOf(this.file), this.readonly);
-    const db = this.db;
-    return {
-      ensure: db.prepare("INSERT INTO quota.quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
-      // One statement, so it is atomic across connections and processes.
-      reserve: db
-        .prepare("UPDATE quota.quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
-        .pluck(),
-      release: db
-        .prepare("UPDATE quota.quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
-        .pluck(),
-      used: db.prepare("SELECT used FROM quota.quota_usage WHERE account_id = ? AND day = ?").pluck(),
-      health: db.prepare("SELECT EXISTS (SELECT 1 FROM quota.quota_usage)").pluck(),
-      heartbeat: db.prepare("INSERT INTO quota.heartbeat (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
-    };
-  }
-
-  /**
-   * Runs a quick write on the service's request path without blocking the event loop on a lock:
-   * with the connection's busy timeout at 0 the write fails at once when another connection
-   * holds the quota file, and it is tried again after a short sleep, for at most
-   * `requestBusyMs`; then it rejects with a {@link StoreBusyError} (the service answers 503).
-   */
-  private async withoutWaiting<T>(write: () => T): Promise<T> {
-    const deadline = Date.now() + this.requestBusyMs;
-    let pause = 2;
-    for (;;) {
-      this.db.pragma("busy_timeout = 0");
-      try {
-        return write();
-      } catch (error) {
-        if (!isBusy(error) || Date.now() >= deadline) {
-          if (isBusy(error)) throw new StoreBusyError("The database is busy with another writer", { cause: error });
-          throw error;
-        }
-      } finally {
-        this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, 50);
     }
   }
 
@@ -397,6 +292,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
   async close(): Promise<void> {
+    this.changes.close();
     if (this.db.open) this.db.close();
   }
 
@@ -493,11 +389,14 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return statements;
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<number> {
+  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
     let total = 0;
     for (const batch of batches) for (const { bars } of batch.symbols) total += bars.time.length;
-    const write = this.db.transaction((): number => {
+    const write = this.db.transaction((): WriteResult => {
       let done = 0;
+      // Bars held per written series before the write, and distinct times written to it: what
+      // was not added replaced a stored bar.
+      const held = new Map<string, { before: number; unique: number; market: string; timeframe: Timeframe; symbol: string }>();
       let reported = 0;
       const { upsertBar, refreshSeries } = this.stmt;
       const touched = new Map<string, Touched>();
@@ -518,6 +417,14 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           const { time, open, high, low, close, volume } = bars;
           // An import at a timeframe served derived so far replaces the derived bars whole.
           const clear = replace === true || (state.before.get(timeframe)?.derived === true && !state.written.has(timeframe));
+          const heldKey = `${timeframe}\u0000${key}`;
+          let count = held.get(heldKey);
+          if (!count) {
+            const before = clear ? 0 : ((this.stmt.barsHeld.get(market, timeframe, symbol) as number | undefined) ?? 0);
+            count = { before, unique: 0, market, timeframe, symbol };
+            held.set(heldKey, count);
+          }
+          count.unique += uniqueBars(bars).time.length;
           if (clear) {
             this.stmt.deleteSymbol.run(market, timeframe, symbol);
             this.stmt.deleteSeries.run(market, timeframe, symbol);
@@ -550,12 +457,18 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           this.rebuildBlocks(state.market, job.coarse, state.symbol, job.full ? -FULL_SPAN : job.from, job.full ? FULL_SPAN : job.to - 1);
         }
       }
-      this.stmt.bumpVersion.run();
-      return done;
+      let replaced = 0;
+      for (const count of held.values()) {
+        const after = (this.stmt.barsHeld.get(count.market, count.timeframe, count.symbol) as number | undefined) ?? 0;
+        replaced += Math.max(0, count.unique - (after - count.before));
+      }
+      const version = this.stmt.bumpVersion.get() as number;
+      return { written: done, replaced, symbols: touched.size, version };
     });
-    const written = write.immediate();
-    onProgress?.(written, total);
-    return written;
+    const result = write.immediate();
+    this.changes.publish(result.version, "local");
+    onProgress?.(result.written, total);
+    return result;
   }
 
   /** Rebuilds the derived timeframes a write touched for one symbol (inside the write's transaction). */
@@ -622,6 +535,19 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.stmt.dataVersion.get() as number;
   }
 
+  watch(listener: DataListener): () => void {
+    return this.changes.subscribe(listener);
+  }
+
+  /** The data version when another connection has committed since the last look, else undefined (one cheap pragma). */
+  private versionIfChangedByOthers(): number | undefined {
+    if (!this.db.open) return undefined;
+    const commits = this.stmt.commitsByOthers.get() as number;
+    if (commits === this.lastCommitsByOthers) return undefined;
+    this.lastCommitsByOthers = commits;
+    return this.stmt.dataVersion.get() as number;
+  }
+
   /**
    * Reads every table a request needs, checks that the file is still the one opened (a deleted
    * or replaced file goes on answering through the open handle while nothing it writes can be
@@ -633,14 +559,14 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async health(): Promise<void> {
     try {
       this.stmt.health.get();
-      this.q.health.get();
+      this.accounts.readQuota();
     } catch (error) {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
     if (this.readonly) throw new HealthError("database", "opened read-only");
     try {
-      await this.withoutWaiting(() => this.q.heartbeat.run(Date.now()));
+      await this.accounts.writeHeartbeat(Date.now());
     } catch (error) {
       if (error instanceof StoreBusyError) throw new HealthError("quota", "busy", { cause: error });
       throw new HealthError("quota", "cannot be written", { cause: error });
@@ -655,7 +581,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     } catch (error) {
       if (error !== ROLLBACK && !isBusy(error)) throw new HealthError("database", "cannot be written", { cause: error });
     } finally {
-      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      this.db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     }
   }
 
@@ -671,6 +597,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async deleteBars(request: DeleteBarsRequest): Promise<number> {
     const from = request.from ?? -FULL_SPAN;
     const { symbol } = request;
+    let version: number | undefined;
     const remove = this.db.transaction((): number => {
       let deleted = 0;
       const markets = new Set<string>();
@@ -703,125 +630,55 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           this.rebuildBlocks(market, job.coarse, symbol, -FULL_SPAN, FULL_SPAN);
         }
       }
-      if (deleted > 0) this.stmt.bumpVersion.run();
+      if (deleted > 0) version = this.stmt.bumpVersion.get() as number;
       return deleted;
     });
-    return remove.immediate();
+    const deleted = remove.immediate();
+    if (version !== undefined) this.changes.publish(version, "local");
+    return deleted;
   }
 
-  // ---- KeyStore ----
+  // ---- KeyStore and QuotaStore: the accounts on the same connection ----
 
-  async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
-    this.stmt.insertAccount.run(id, tier, now);
-    return { id, tier, createdAt: now };
+  createAccount(id: string, tier: Tier, now: number): Promise<Account> {
+    return this.accounts.createAccount(id, tier, now);
   }
 
-  async findAccount(id: string): Promise<Account | undefined> {
-    const row = this.stmt.findAccount.get(id) as { id: string; tier: Tier; created_at: number } | undefined;
-    return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
+  findAccount(id: string): Promise<Account | undefined> {
+    return this.accounts.findAccount(id);
   }
 
-  async createKey(
-    key: { hash: string; prefix: string; accountId: string; label: string | null },
-    now: number,
-  ): Promise<KeyRecord> {
-    const account = await this.findAccount(key.accountId);
-    if (!account) throw new Error(`No account '${key.accountId}'`);
-    this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, now);
-    return { ...key, tier: account.tier, createdAt: now, revokedAt: null };
+  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+    return this.accounts.createKey(key, now);
   }
 
-  async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    const version = this.stmt.commitsByOthers.get() as number;
-    if (version !== this.keyCacheVersion) {
-      this.keyCache.clear();
-      this.keyCacheVersion = version;
-    }
-    const cached = this.keyCache.get(hash);
-    if (cached) return { ...cached };
-    const row = this.stmt.findKey.get(hash) as KeyRow | undefined;
-    if (!row) return undefined;
-    const record = keyRecord(row);
-    if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
-    this.keyCache.set(hash, record);
-    return { ...record };
+  findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
+    return this.accounts.findKeyByHash(hash);
   }
 
-  async revokeKey(hash: string, now: number): Promise<boolean> {
-    this.keyCache.clear();
-    return this.stmt.revokeKey.run(now, hash).changes === 1;
+  revokeKey(hash: string, now: number): Promise<boolean> {
+    return this.accounts.revokeKey(hash, now);
   }
 
-  async listKeys(): Promise<KeyRecord[]> {
-    return (this.stmt.listKeys.all() as KeyRow[]).map(keyRecord);
+  listKeys(): Promise<KeyRecord[]> {
+    return this.accounts.listKeys();
   }
 
-  // ---- QuotaStore ----
-
-  async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    const q = this.q;
-    const used = await this.withoutWaiting(() => {
-      q.ensure.run(accountId, day);
-      return q.reserve.get(accountId, day, limit) as number | undefined;
-    });
-    if (used !== undefined) return { admitted: true, used, remaining: Math.max(0, limit - used) };
-    const current = (q.used.get(accountId, day) as number | undefined) ?? 0;
-    return { admitted: false, used: current, remaining: Math.max(0, limit - current) };
+  reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
+    return this.accounts.reserve(accountId, day, limit);
   }
 
-  async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const q = this.q;
-    const released = await this.withoutWaiting(() => q.release.get(accountId, day) as number | undefined);
-    const used = released ?? ((q.used.get(accountId, day) as number | undefined) ?? 0);
-    return { used, remaining: Math.max(0, limit - used) };
+  release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    return this.accounts.release(accountId, day, limit);
   }
 
-  async usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    const used = (this.q.used.get(accountId, day) as number | undefined) ?? 0;
-    return { used, remaining: Math.max(0, limit - used) };
+  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
+    return this.accounts.usage(accountId, day, limit);
   }
 }
 
 /** Thrown inside a transaction to roll it back on purpose (the health probe's write). */
 const ROLLBACK = Symbol("rollback");
-
-/**
- * Attaches the quota file as schema `quota` (WAL, like the main file) and creates its tables.
- * Counters kept in the main file by an older version are carried over once, when the quota
- * file is new.
- */
-function attachQuota(db: Database.Database, file: string, readonly: boolean): void {
-  if (readonly) {
-    // Attached files open read-only like the main one; without a quota file, no run was counted.
-    try {
-      db.prepare("ATTACH DATABASE ? AS quota").run(file);
-      db.prepare("SELECT 1 FROM quota.quota_usage LIMIT 1").get();
-      return;
-    } catch {
-      if (db.prepare("SELECT count(*) FROM pragma_database_list WHERE name = 'quota'").pluck().get()) db.exec("DETACH DATABASE quota");
-      db.prepare("ATTACH DATABASE ? AS quota").run(":memory:");
-      db.exec("CREATE TABLE quota.quota_usage (account_id TEXT, day TEXT, used INTEGER, PRIMARY KEY (account_id, day)); CREATE TABLE quota.heartbeat (id INTEGER PRIMARY KEY, at INTEGER)");
-      return;
-    }
-  }
-  db.prepare("ATTACH DATABASE ? AS quota").run(file);
-  if (file !== ":memory:") db.pragma("quota.journal_mode = WAL");
-  db.pragma("quota.synchronous = NORMAL");
-  db.transaction(() => {
-    const fresh = (db.prepare("SELECT count(*) FROM quota.sqlite_master WHERE name = 'quota_usage'").pluck().get() as number) === 0;
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS quota.quota_usage (
-        account_id TEXT    NOT NULL,
-        day        TEXT    NOT NULL,
-        used       INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
-        PRIMARY KEY (account_id, day)
-      ) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS quota.heartbeat (id INTEGER PRIMARY KEY, at INTEGER NOT NULL);
-    `);
-    if (fresh) db.exec("INSERT OR IGNORE INTO quota.quota_usage SELECT account_id, day, used FROM main.quota_usage");
-  }).immediate();
-}
 
 /** A block row `[..., n, time, ...series]` from `offset` to a {@link ReadBlock}. */
 function readBlock(row: unknown[], offset: number): ReadBlock {
@@ -842,28 +699,6 @@ function rowsToBars(rows: number[][]): Bars {
     out.volume[i] = r[5]!;
   }
   return out;
-}
-
-interface KeyRow {
-  hash: string;
-  prefix: string;
-  account_id: string;
-  tier: Tier;
-  label: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-function keyRecord(row: KeyRow): KeyRecord {
-  return {
-    hash: row.hash,
-    prefix: row.prefix,
-    accountId: row.account_id,
-    tier: row.tier,
-    label: row.label,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
 }
 
 /** Newest-first raw rows `[time, ...series]` to oldest-first columns; unread series are NaN. */

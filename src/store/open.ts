@@ -4,10 +4,14 @@
  * creates and migrates) an SQLite file; `postgres://` or `postgresql://` connects to
  * PostgreSQL and migrates before resolving. `close()` is async on both; every caller awaits it.
  */
+import { existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { redactUrl } from "../redact.js";
 import type { PostgresStoreOptions } from "./postgres.js";
 import type { SqliteStoreOptions } from "./sqlite.js";
-import type { BarStore, KeyStore, QuotaStore } from "./store.js";
+import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
+import type { BarStore } from "./store.js";
 
 /** A store of bars, keys and quota counters, whatever the backend. */
 export interface Store extends BarStore, KeyStore, QuotaStore {
@@ -36,24 +40,38 @@ export interface OpenStoreOptions {
  * ```
  */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (/^postgres(ql)?:\/\//i.test(url)) {
+  if (POSTGRES_URL.test(url)) {
     try {
       // Loaded on demand: an embedder on SQLite never loads the PostgreSQL driver, and back.
       const { PostgresStore } = await import("./postgres.js");
       return await PostgresStore.open(url, options.postgres);
     } catch (error) {
-      throw new Error(`Cannot open the database ${redacted(url)}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`Cannot open the database ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   const file = url.startsWith("file:") ? fileURLToPath(url) : url;
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new Error(`Cannot open the database ${file}: it is a directory; give a file name such as ${join(file, "xql.db")}`);
+  }
   const { SqliteStore } = await import("./sqlite.js");
   try {
     return new SqliteStore(file, options.sqlite);
   } catch (error) {
-    throw new Error(`Cannot open the database ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`Cannot open the database ${file}: ${openFailure(file, error)}`);
   }
 }
 
-function redacted(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/** True when the text names a PostgreSQL database (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(text: string | undefined): text is string {
+  return text !== undefined && POSTGRES_URL.test(text);
+}
+
+/** Why an SQLite file could not be opened, in a user's words. */
+function openFailure(file: string, error: unknown): string {
+  const code = (error as { code?: string }).code;
+  return code === "EACCES" || code === "EPERM" ? `permission denied in ${dirname(file)}`
+    : code === "ENOTDIR" || code === "EEXIST" ? `a part of ${dirname(file)} is a file, not a directory`
+    : error instanceof Error ? error.message : String(error);
 }

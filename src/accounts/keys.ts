@@ -3,7 +3,7 @@
  * the key itself is shown once, when it is created.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { KeyRecord, KeyStore, Tier } from "./store.js";
+import type { KeyRecord, KeyStore, Tier } from "./accounts.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_PREFIX = "xql_";

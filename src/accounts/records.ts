@@ -1,0 +1,33 @@
+/** One key as both SQL stores read it (accounts joined for the tier), and its {@link KeyRecord}. */
+import type { KeyRecord, Tier } from "./accounts.js";
+
+/** A row of `api_keys` joined with its account's tier, as both SQL backends select it. */
+export interface KeyRow {
+  hash: string;
+  prefix: string;
+  account_id: string;
+  tier: Tier;
+  label: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** The columns of a {@link KeyRow}, for both backends' SELECTs (`k` = api_keys, `a` = accounts). */
+export const KEY_COLUMNS = "k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at";
+
+export function keyRecord(row: KeyRow): KeyRecord {
+  return {
+    hash: row.hash,
+    prefix: row.prefix,
+    accountId: row.account_id,
+    tier: row.tier,
+    label: row.label,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** The usage reported for `used` calls against `limit`. */
+export function usageOf(used: number, limit: number): { used: number; remaining: number } {
+  return { used, remaining: Math.max(0, limit - used) };
+}
