@@ -4,7 +4,7 @@
  */
 import { parse } from "./ast/lower.js";
 import { check, type CheckedQuery } from "./check/check.js";
-import { XqlError, syntaxError } from "./errors.js";
+import { XqlError, fail } from "./errors.js";
 import { createRunner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
 import { DEFAULT_COST_BUDGET, checkColumns, checkCost } from "./plan/cost.js";
@@ -165,13 +165,13 @@ function resolveOptions(options: XqlOptions | undefined): {
 
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
   const { markets, lookbackCeiling, warmupCeiling, costBudget } = resolveOptions(options);
-  if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
+  if (typeof query !== "string") throw fail("query-not-string", {}, { text: "", offset: 0, stage: "parse" });
   let ast;
   try {
     ast = parse(query);
   } catch (error) {
     // Chevrotain recursion is bounded by MAX_NESTING; this is the last line of defence.
-    if (error instanceof RangeError) throw syntaxError(query, 0, "Query too complex to parse", "parse");
+    if (error instanceof RangeError) throw fail("query-too-complex", { what: "complex to parse" }, { text: query, offset: 0, stage: "parse" });
     throw error;
   }
   const checked = check(ast, query, markets);
@@ -247,7 +247,7 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
   try {
     compiled = compileStages(query, options);
   } catch (error) {
-    if (error instanceof RangeError) throw syntaxError(String(query), 0, "Query too complex", "parse");
+    if (error instanceof RangeError) throw fail("query-too-complex", { what: "complex" }, { text: String(query), offset: 0, stage: "parse" });
     throw error;
   }
   const { checked, planned } = compiled;

@@ -22,7 +22,7 @@
  */
 import type { CheckedQuery } from "../check/check.js";
 import { children, type IrNode } from "../check/ir.js";
-import { planError, syntaxError } from "../errors.js";
+import { fail } from "../errors.js";
 import type { Planned } from "./plan.js";
 import type { Timeframe } from "../types.js";
 
@@ -62,13 +62,9 @@ export function queryCost(checked: CheckedQuery, planned: Planned): number {
 export function checkColumns(checked: CheckedQuery): void {
   const beyond = checked.columns[MAX_COLUMNS];
   if (beyond) {
-    throw syntaxError(
-      checked.text,
-      beyond.expression.span.start,
-      `Too many columns: at most ${MAX_COLUMNS} per query (this is column ${MAX_COLUMNS + 1} of ${checked.columns.length})`,
-      // Raised once the query is checked, on the way to the plan.
-      "plan",
-    );
+    // Raised once the query is checked, on the way to the plan.
+    const at = { text: checked.text, offset: beyond.expression.span.start, stage: "plan" } as const;
+    throw fail("too-many-columns", { max: MAX_COLUMNS, count: checked.columns.length }, at);
   }
 }
 
@@ -76,8 +72,6 @@ export function checkColumns(checked: CheckedQuery): void {
 export function checkCost(checked: CheckedQuery, planned: Planned, budget: number): void {
   const cost = queryCost(checked, planned);
   if (cost > budget) {
-    throw planError(
-      `Query too costly to run: its cost is ${cost.toLocaleString("en-US")} bar-steps per instrument, above the budget of ${budget.toLocaleString("en-US")}; use fewer distinct expressions, shorter lengths or fewer timeframes`,
-    );
+    throw fail("cost-budget", { cost, budget });
   }
 }

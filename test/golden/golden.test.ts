@@ -14,7 +14,7 @@ import { parse } from "../../src/ast/lower.js";
 import type { Expression, Query } from "../../src/ast/nodes.js";
 import { printQuery } from "../../src/ast/print.js";
 import { check } from "../../src/check/check.js";
-import { ERROR_CATALOGUE, XqlError, type ErrorEntry } from "../../src/errors.js";
+import { ERROR_CATALOGUE, XqlError } from "../../src/errors.js";
 import { FUNCTIONS, SERIES, type FunctionSpec } from "../../src/functions/registry.js";
 import { DEFAULT_MARKETS, type XqlOptions } from "../../src/types.js";
 import { expectErrorShape } from "../syntax/positions.js";
