@@ -4,7 +4,6 @@
  * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
  * registry is built from the list in `builtins/index.ts`.
  */
-import type { PhraseCategory } from "../phrases/categories.js";
 import type { RawSeries } from "../types.js";
 
 /** The type of an XQL value: a number series or a boolean series. */
@@ -72,6 +71,30 @@ export type Kernel = (
   to: number,
   ctx: KernelContext,
 ) => void;
+
+/**
+ * The groups of the phrase reference, in the order docs/phrases.md lists them. Here, beside
+ * {@link Phrase}, because a module names the group of each of its phrases; the phrase
+ * reference (src/phrases/) reads the modules, never the other way round.
+ */
+export const PHRASE_CATEGORIES = [
+  "Momentum",
+  "Moving averages",
+  "Trend",
+  "Pullbacks",
+  "MACD",
+  "Bollinger bands",
+  "Volume",
+  "Highs, lows and breakouts",
+  "Gaps",
+  "Ranges and volatility",
+  "Price change and candles",
+  "Indicators",
+  "Across timeframes",
+] as const;
+
+/** One of the {@link PHRASE_CATEGORIES}: the group a phrase entry is listed under. */
+export type PhraseCategory = (typeof PHRASE_CATEGORIES)[number];
 
 /** One entry of the phrase-to-query reference (MCP `xql_nl_reference`, docs/phrases.md). */
 export interface Phrase {

@@ -1,12 +1,9 @@
 /**
- * Writes docs/functions.md from the function modules (src/functions/builtins/, via the registry), the single
- * source of truth for every built-in. test/golden/docs.test.ts fails when the file is stale.
- *
- *   npx tsx scripts/gen-docs.ts      (npm run gen:docs)
+ * docs/functions.md from the function modules (src/functions/builtins/, via the registry), the
+ * single source of truth for every built-in (`npm run gen`).
  */
-import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { FUNCTIONS, SERIES, arity, type FunctionSpec, type Param } from "../src/functions/registry.js";
+import { FUNCTIONS, SERIES, arity, type FunctionSpec, type Param } from "../../src/functions/registry.js";
+import type { Generated } from "./generated.js";
 
 const KIND: Readonly<Record<Param["kind"], string>> = {
   series: "a number expression",
@@ -67,7 +64,7 @@ function functionSection(fn: FunctionSpec): string {
 export function functionsMarkdown(): string {
   const functions = [...FUNCTIONS.values()];
   return [
-    "<!-- Generated from the function modules (src/functions/builtins/) by scripts/gen-docs.ts (npm run gen:docs): do not edit. -->",
+    "<!-- Generated from the function modules (src/functions/builtins/) by npm run gen (scripts/gen/functions.ts): do not edit. -->",
     "# XQL functions and series",
     "",
     "Every built-in of XQL, read from the function registry, the single source of truth that",
@@ -91,7 +88,7 @@ export function functionsMarkdown(): string {
   ].join("\n");
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync("docs/functions.md", functionsMarkdown());
-  console.log("wrote docs/functions.md");
+/** docs/functions.md. */
+export function functionsFiles(): Generated[] {
+  return [{ path: "docs/functions.md", content: functionsMarkdown() }];
 }

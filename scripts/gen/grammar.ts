@@ -1,11 +1,16 @@
 /**
- * Renders the parser's own grammar (Chevrotain's serialized GAST) as EBNF and as an offline
- * railroad-diagram page, so neither can drift from the parser: `scripts/gen-grammar.ts`
- * writes them into `grammar/`, and a test fails when the committed files differ.
+ * Renders the parser's own grammar (Chevrotain's serialized GAST) as EBNF, as an offline
+ * railroad-diagram page and as the CST node types the lowering visitor reads, so none can
+ * drift from the parser: `npm run gen` writes them, and a test fails when the committed files
+ * differ.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { createSyntaxDiagramsCode, generateCstDts, type ISerializedGast } from "chevrotain";
-import { xqlParser } from "./parser.js";
-import * as T from "./tokens.js";
+import { xqlParser } from "../../src/syntax/parser.js";
+import * as T from "../../src/syntax/tokens.js";
+import type { Generated } from "./generated.js";
 
 type Gast = ISerializedGast & {
   name?: string;
@@ -75,7 +80,7 @@ const LEXICAL = `(* Lexical rules (see docs/language.md):
 export function grammarEbnf(): string {
   const rules = xqlParser.getSerializedGastProductions() as Gast[];
   const lines = [
-    "(* XQL grammar. Generated from src/syntax/parser.ts by scripts/gen-grammar.ts: do not edit. *)",
+    "(* XQL grammar. Generated from src/syntax/parser.ts by npm run gen (scripts/gen/grammar.ts): do not edit. *)",
     "",
     LEXICAL,
     "",
@@ -88,11 +93,18 @@ export function grammarEbnf(): string {
 /** CST node types for the lowering visitor, generated from the parser. */
 export function cstTypes(): string {
   const dts = generateCstDts(xqlParser.getGAstProductions(), { includeVisitorInterface: false });
-  return `/* Generated from src/syntax/parser.ts by scripts/gen-grammar.ts: do not edit. */\n${dts.replace(/^import type .*$/m, 'import type { CstNode, IToken } from "chevrotain";')}`;
+  return `/* Generated from src/syntax/parser.ts by npm run gen (scripts/gen/grammar.ts): do not edit. */\n${dts.replace(/^import type .*$/m, 'import type { CstNode, IToken } from "chevrotain";')}`;
+}
+
+/** A file of chevrotain's diagrams folder (the railroad renderer's script and style). */
+function chevrotainResource(path: string): string {
+  // chevrotain exports no package.json; its CommonJS entry is lib/src/api.js, two folders below the root.
+  const root = join(dirname(createRequire(import.meta.url).resolve("chevrotain")), "..", "..");
+  return readFileSync(join(root, "diagrams", path), "utf8");
 }
 
 /** A self-contained railroad-diagram page: the renderer's scripts are inlined, no network needed. */
-export function grammarDiagramsHtml(readResource: (relativePath: string) => string): string {
+export function grammarDiagramsHtml(readResource: (relativePath: string) => string = chevrotainResource): string {
   const html = createSyntaxDiagramsCode(xqlParser.getSerializedGastProductions(), {
     resourceBase: "RESOURCE/",
     css: "RESOURCE/diagrams.css",
@@ -100,4 +112,13 @@ export function grammarDiagramsHtml(readResource: (relativePath: string) => stri
   return html
     .replace(/<link rel='stylesheet' href='RESOURCE\/([^']+)'>/g, (_m, path: string) => `<style>\n${readResource(path)}\n</style>`)
     .replace(/<script src='RESOURCE\/([^']+)'><\/script>/g, (_m, path: string) => `<script>\n${readResource(path)}\n</script>`);
+}
+
+/** grammar/xql.ebnf, grammar/diagrams.html and src/syntax/cst.ts. */
+export function grammarFiles(): Generated[] {
+  return [
+    { path: "grammar/xql.ebnf", content: grammarEbnf() },
+    { path: "grammar/diagrams.html", content: grammarDiagramsHtml() },
+    { path: "src/syntax/cst.ts", content: cstTypes() },
+  ];
 }
