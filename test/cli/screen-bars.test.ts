@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { positiveInteger, UsageError } from "../../src/cli/command.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, ema(close, 20)]\nsort = close desc\nclose > ema(close, 20)';

@@ -26,7 +26,7 @@ import { issueApiKey } from "../../src/accounts/keys.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { createServer } from "../../src/server/index.js";
 import type { Bars, Instrument, Timeframe } from "../../src/types.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { xqlIn } from "../cli/in-process.js";
 
 interface UniverseSeed {

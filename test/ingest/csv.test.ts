@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CsvImportError, importBarsCsv, isAlignedOpen, parseBarsCsv, parseTime } from "../../src/ingest/csv.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 
 const H = "symbol,time,open,high,low,close,volume";
 const T0 = Date.UTC(2026, 0, 5, 10); // a Monday, 10:00 UTC

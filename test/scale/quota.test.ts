@@ -14,7 +14,7 @@ import { issueApiKey } from "../../src/accounts/keys.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
 import type { QuotaUsage } from "../../src/accounts/accounts.js";
 import { createServer } from "../../src/server/index.js";
-import { rampBars, tempDir } from "../store/helpers.js";
+import { rampBars, tempDir } from "../kit/index.js";
 import { NOW, TestClock } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
 import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, eventually, freshDatabase, freshPrefix, seedSmall } from "./helpers.js";

@@ -6,7 +6,7 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";
 import type { BarStore } from "../../src/store/store.js";
-import { barOpen, rampBars, tempDir } from "../store/helpers.js";
+import { barOpen, rampBars, tempDir } from "../kit/index.js";
 import { checkedFetch } from "./openapi-check.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type Running } from "./helpers.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 
 let server: Running | undefined;
 const cleanups: (() => void)[] = [];

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ResultsCache } from "../../src/server/results-cache.js";
 import { NOW, startServer, type Running } from "./helpers.js";
-import { barOpen, rampBars } from "../store/helpers.js";
+import { barOpen, rampBars } from "../kit/index.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nclose > 0';
 

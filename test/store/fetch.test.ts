@@ -3,7 +3,7 @@ import { BarCache, fetchCount, fetchUniverse } from "../../src/store/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import type { Plan } from "../../src/types.js";
-import { barOpen, rampBars } from "./helpers.js";
+import { barOpen, rampBars } from "../kit/index.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);
 

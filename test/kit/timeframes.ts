@@ -1,20 +1,42 @@
 /**
- * Bars for the evaluator tests: seeded random walks on one timeframe, and exact aggregation of
- * fine bars into coarser ones (days open 00:00 UTC, weeks Monday 00:00 UTC), so every
- * timeframe of an instrument agrees and the in-progress coarser bar is exactly what exists.
+ * Bars on timeframes, for the evaluator, store and service tests: seeded walks on one
+ * timeframe, exact aggregation of fine bars into coarser ones (days open 00:00 UTC, weeks
+ * Monday 00:00 UTC), so every timeframe of an instrument agrees and the in-progress coarser bar
+ * is exactly what exists, and small ramps whose closes tell their index.
  */
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
-import { prng } from "../functions/series.js";
+import { prng } from "./random.js";
+import { MONDAY } from "./time.js";
 
-export const MINUTE = 60_000;
-export const HOUR = 60 * MINUTE;
-export const DAY = 24 * HOUR;
-export const WEEK = 7 * DAY;
-/** Monday 2024-01-01 00:00 UTC. */
-export const MONDAY = Date.UTC(2024, 0, 1);
+/** Floors `ms` to the open time of its bar at `timeframe` (days at 00:00 UTC, weeks on Monday 00:00 UTC). */
+export function barOpen(timeframe: Timeframe, ms: number): number {
+  const step = TIMEFRAME_MS[timeframe];
+  const monday = 4 * TIMEFRAME_MS.d; // 1970-01-05 was the first Monday of the epoch
+  return timeframe === "w" ? ms - ((((ms - monday) % step) + step) % step) : ms - (((ms % step) + step) % step);
+}
 
-/** mulberry32, shared with the kernel tests: every run sees the same bars. */
-export { prng };
+/**
+ * `count` bars of `timeframe` whose open times end at `lastOpen`; close = `start + i`,
+ * so a bar's close tells its index. high/low bracket open and close; volume = 100 + i.
+ */
+export function rampBars(timeframe: Timeframe, count: number, lastOpen: number, start = 100): Bars {
+  const step = TIMEFRAME_MS[timeframe];
+  const time = new Float64Array(count);
+  const open = new Float64Array(count);
+  const high = new Float64Array(count);
+  const low = new Float64Array(count);
+  const close = new Float64Array(count);
+  const volume = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    time[i] = lastOpen - (count - 1 - i) * step;
+    close[i] = start + i;
+    open[i] = start + i - 0.5;
+    high[i] = start + i + 1;
+    low[i] = start + i - 1;
+    volume[i] = 100 + i;
+  }
+  return { time, open, high, low, close, volume };
+}
 
 /** Bars whose columns are plain Float64Arrays (what the helpers build and mutate). */
 export interface ArrayBars {
@@ -28,7 +50,7 @@ export interface ArrayBars {
 
 export const FIELDS = ["time", "open", "high", "low", "close", "volume"] as const;
 
-export interface WalkOptions {
+export interface TickWalkOptions {
   seed: number;
   count: number;
   timeframe: Timeframe;
@@ -43,8 +65,12 @@ export interface WalkOptions {
   zeroVolume?: number;
 }
 
-/** A seeded random walk with consistent OHLC (low ≤ open, close ≤ high) and integer volumes. */
-export function walk(o: WalkOptions): ArrayBars {
+/**
+ * A seeded random walk on one timeframe with consistent OHLC (low ≤ open, close ≤ high), prices
+ * on a 0.01 tick (so ties, a close at the high, equal closes, happen as in real data) and
+ * integer volumes.
+ */
+export function tickWalk(o: TickWalkOptions): ArrayBars {
   const rand = prng(o.seed);
   const n = o.count;
   const b = emptyBars(n);
@@ -86,16 +112,6 @@ export function emptyBars(n: number): ArrayBars {
   };
 }
 
-/** Open time of the `tf` bar containing t: days at 00:00 UTC, weeks on Monday 00:00 UTC. */
-export function bucketStart(t: number, tf: Timeframe): number {
-  if (tf === "w") return t - mod(t - MONDAY, WEEK);
-  return t - mod(t, TIMEFRAME_MS[tf]);
-}
-
-function mod(a: number, m: number): number {
-  return ((a % m) + m) % m;
-}
-
 /**
  * Aggregates fine bars into `tf` bars: open of the first, max high, min low, close of the last,
  * summed volume. The last bucket holds whatever fine bars exist (a bar in progress).
@@ -104,7 +120,7 @@ export function aggregate(fine: ArrayBars, tf: Timeframe): ArrayBars {
   const starts: number[] = [];
   const groups: number[][] = [];
   for (let i = 0; i < fine.time.length; i++) {
-    const s = bucketStart(fine.time[i]!, tf);
+    const s = barOpen(tf, fine.time[i]!);
     if (starts.length === 0 || starts[starts.length - 1] !== s) {
       starts.push(s);
       groups.push([]);
@@ -161,7 +177,7 @@ export function multiTimeframe(
   tfs: readonly Timeframe[],
   options: { start?: number; vol?: number } = {},
 ): { symbol: string; bars: Partial<Record<Timeframe, ArrayBars>> } {
-  const fine = walk({ seed, count, timeframe: finest, start: options.start ?? MONDAY, vol: options.vol ?? 0.004 });
+  const fine = tickWalk({ seed, count, timeframe: finest, start: options.start ?? MONDAY, vol: options.vol ?? 0.004 });
   const bars: Partial<Record<Timeframe, ArrayBars>> = {};
   for (const tf of tfs) bars[tf] = tf === finest ? fine : aggregate(fine, tf);
   return { symbol, bars };
