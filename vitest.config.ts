@@ -18,6 +18,7 @@ const PROCESS_TESTS = [
   "test/cli/history.test.ts",
   "test/mcp/bridge.test.ts",
   "test/package/version.test.ts",
+  "test/scripts/recipe.test.ts",
   "test/scale/**/*.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];
