@@ -206,3 +206,31 @@ export function leastSquaresExact(x: ArrayLike<number>, i: number, n: number): {
   const value = Number(valueNum) / Number(N * den) / scale;
   return { value, slope };
 }
+
+/** Pine's reference script of ta.supertrend, bar by bar over arrays, with Wilder's ATR (atr(n)). */
+export function supertrendOf(c: Pick<Columns, "high" | "low" | "close">, n: number, factor: number): Float64Array {
+  const atr = atrOf(c, n);
+  const len = c.close.length;
+  const out = new Float64Array(len).fill(NaN);
+  const upperBand = new Float64Array(len).fill(NaN);
+  const lowerBand = new Float64Array(len).fill(NaN);
+  const nz = (v: number): number => (Number.isNaN(v) ? 0 : v);
+  for (let i = 1; i < len; i++) {
+    if (Number.isNaN(atr[i]!)) continue;
+    const src = (c.high[i]! + c.low[i]!) / 2;
+    let upper = src + factor * atr[i]!;
+    let lower = src - factor * atr[i]!;
+    const prevLower = nz(lowerBand[i - 1]!);
+    const prevUpper = nz(upperBand[i - 1]!);
+    lower = lower > prevLower || c.close[i - 1]! < prevLower ? lower : prevLower;
+    upper = upper < prevUpper || c.close[i - 1]! > prevUpper ? upper : prevUpper;
+    let direction: number;
+    if (Number.isNaN(atr[i - 1]!)) direction = 1;
+    else if (out[i - 1] === prevUpper) direction = c.close[i]! > upper ? -1 : 1;
+    else direction = c.close[i]! < lower ? 1 : -1;
+    upperBand[i] = upper;
+    lowerBand[i] = lower;
+    out[i] = direction === -1 ? lower : upper;
+  }
+  return out;
+}

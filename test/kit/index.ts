@@ -17,6 +17,7 @@ export {
   smaOf,
   stdevOf,
   sumOf,
+  supertrendOf,
   trOf,
   wilder,
   windowMax,
