@@ -19,6 +19,7 @@ const PROCESS_TESTS = [
   "test/mcp/bridge.test.ts",
   "test/package/version.test.ts",
   "test/scripts/recipe.test.ts",
+  "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's whole check, as CI runs it (`npm run check`, called by .ci/run after `npm ci`):
 # start the PostgreSQL and Redis servers the scale-out tests use, install Chromium for the
-# browser tests when missing, typecheck, build, run every
+# browser tests when missing, typecheck, lint (Biome's lint rules; tsc's noUnusedLocals is in
+# the typecheck), build, run every
 # test, then pack the package and exercise the tarball as a user would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,8 @@ bash scripts/browser.sh
 
 echo "== typecheck"
 npm run typecheck
+echo "== lint"
+npm run lint
 echo "== build"
 npm run build
 echo "== tests"

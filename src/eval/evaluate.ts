@@ -246,15 +246,6 @@ class Program {
   }
 
   /**
-   * Prepares the frames of one instrument at its latest base bar. Returns false when it lacks a
-   * timeframe or the bars a source needs (it then does not match and is not reported).
-   */
-  private load(instrument: Instrument): boolean {
-    if (!this.attach(instrument)) return false;
-    return this.alignAt(this.frames[0]!.length - 1);
-  }
-
-  /**
    * Starts a new instrument: validates the bars of every source and sets up its frames. False
    * when a source has no bars at all (the instrument has no data for the query).
    */
@@ -631,7 +622,7 @@ class Program {
       const length = frame.length;
       // The instrument's bars inside the window are a suffix of its bars (times increase, and
       // every time of the universe at or after the window's first is in the window).
-      let first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+      const first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
       // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
       if (first === length) {
         noData++;

@@ -188,7 +188,7 @@ function warmupBars(calls: readonly [IrNode, Timeframe, number][]): Map<Timefram
           lookback = kids.reduce((m, kid) => Math.max(m, L(kid)), 1);
           break;
         default:
-          return assertNever(node, "IR op");
+          assertNever(node, "IR op");
       }
       lookbackMemo.set(key, lookback);
       chainMemo.set(key, chain);

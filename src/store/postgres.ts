@@ -15,7 +15,7 @@
  */
 import pg from "pg";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS, isTimeframe } from "../types.js";
+import { TIMEFRAMES, TIMEFRAME_MS, isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";

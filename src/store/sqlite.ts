@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
+import { TIMEFRAME_MS, isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
 import type { BarBatch, BarStore, DataListener, LatestBarsRequest, DeleteBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
@@ -160,11 +160,6 @@ export interface SqliteStoreOptions {
   watchIntervalMs?: number;
 }
 
-type SqlRow = unknown[];
-
-/** Most keys `SqliteStore` keeps in memory between commits by other connections. */
-const KEY_CACHE_LIMIT = 4096;
-
 /**
  * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on one SQLite file.
  * Calls run synchronously inside better-sqlite3 and resolve at once; a closed or broken
@@ -176,7 +171,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** The backend, for callers that hold a store opened by URL. */
   readonly backend = "sqlite" as const;
   private readonly db: Database.Database;
-  private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
   private blockReads: Map<string, { base: Database.Statement; cut: Database.Statement; one: Database.Statement }>;
   private readonly stmt;
   /** Accounts, keys and quota counters, on this connection. */
@@ -369,22 +363,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
           .raw(true),
       };
       this.blockReads.set(key, statements);
-    }
-    return statements;
-  }
-
-  private readStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement } {
-    const key = series.join(",");
-    let statements = this.readStatements.get(key);
-    if (!statements) {
-      // Column names come from RAW_SERIES only, never from a request string.
-      const list = ["time", ...series].join(", ");
-      const where = "market = ? AND timeframe = ? AND symbol = ?";
-      statements = {
-        base: this.db.prepare(`SELECT ${list} FROM bars WHERE ${where} ORDER BY time DESC LIMIT ?`).raw(true),
-        cut: this.db.prepare(`SELECT ${list} FROM bars WHERE ${where} AND time < ? ORDER BY time DESC LIMIT ?`).raw(true),
-      };
-      this.readStatements.set(key, statements);
     }
     return statements;
   }
@@ -699,30 +677,6 @@ function rowsToBars(rows: number[][]): Bars {
     out.volume[i] = r[5]!;
   }
   return out;
-}
-
-/** Newest-first raw rows `[time, ...series]` to oldest-first columns; unread series are NaN. */
-function columns(rows: SqlRow[], series: readonly RawSeries[]): Bars {
-  const n = rows.length;
-  const time = new Float64Array(n);
-  const filled: Partial<Record<RawSeries, Float64Array>> = {};
-  for (const name of series) filled[name] = new Float64Array(n);
-  const targets = series.map((name) => filled[name]!);
-  for (let r = 0; r < n; r++) {
-    const row = rows[r]!;
-    const i = n - 1 - r;
-    time[i] = row[0] as number;
-    for (let s = 0; s < targets.length; s++) targets[s]![i] = row[s + 1] as number;
-  }
-  const missing = (): Float64Array => nanColumn(n);
-  return {
-    time,
-    open: filled.open ?? missing(),
-    high: filled.high ?? missing(),
-    low: filled.low ?? missing(),
-    close: filled.close ?? missing(),
-    volume: filled.volume ?? missing(),
-  };
 }
 
 const nanColumns = new Map<number, Float64Array>();

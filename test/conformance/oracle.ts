@@ -90,12 +90,12 @@ type Definition = (c: Columns, args: Arg[]) => OracleColumn;
 
 /** The rows of decisions §1 for the functions TA-Lib is not the reference of. */
 const DEFINITIONS: Readonly<Record<string, Definition>> = {
-  abs: (c, [x]) => ({ values: seriesOf(x).map(Math.abs), lookback: 1 }),
+  abs: (_c, [x]) => ({ values: seriesOf(x).map(Math.abs), lookback: 1 }),
   min: (c, [a, b]) => ({ values: map(c.close.length, (i) => Math.min(seriesOf(a)[i]!, seriesOf(b)[i]!)), lookback: 1 }),
   max: (c, [a, b]) => ({ values: map(c.close.length, (i) => Math.max(seriesOf(a)[i]!, seriesOf(b)[i]!)), lookback: 1 }),
-  log: (c, [x]) => ({ values: seriesOf(x).map((v) => (v > 0 ? Math.log(v) : NaN)), lookback: 1 }),
-  sqrt: (c, [x]) => ({ values: seriesOf(x).map((v) => (v >= 0 ? Math.sqrt(v) : NaN)), lookback: 1 }),
-  sign: (c, [x]) => ({ values: seriesOf(x).map(Math.sign), lookback: 1 }),
+  log: (_c, [x]) => ({ values: seriesOf(x).map((v) => (v > 0 ? Math.log(v) : NaN)), lookback: 1 }),
+  sqrt: (_c, [x]) => ({ values: seriesOf(x).map((v) => (v >= 0 ? Math.sqrt(v) : NaN)), lookback: 1 }),
+  sign: (_c, [x]) => ({ values: seriesOf(x).map(Math.sign), lookback: 1 }),
   change: (c, args) => {
     const { src, k: [n] } = withSource(c, args, "close");
     return { values: series(src.length, n!, (i) => src[i]! - src[i - n!]!), lookback: n! + 1 };
@@ -103,8 +103,8 @@ const DEFINITIONS: Readonly<Record<string, Definition>> = {
   crossover: (c, [a, b]) => cross(c, a, b, "up"),
   crossunder: (c, [a, b]) => cross(c, a, b, "down"),
   cross: (c, [a, b]) => cross(c, a, b, "either"),
-  rising: (c, [x, n]) => streak(seriesOf(x), nums([n!])[0]!, (d) => d > 0),
-  falling: (c, [x, n]) => streak(seriesOf(x), nums([n!])[0]!, (d) => d < 0),
+  rising: (_c, [x, n]) => streak(seriesOf(x), nums([n!])[0]!, (d) => d > 0),
+  falling: (_c, [x, n]) => streak(seriesOf(x), nums([n!])[0]!, (d) => d < 0),
   count: (c, [cond, n]) => {
     const k = nums([n!])[0]!;
     return { values: series(c.close.length, k - 1, (i) => windowSum(seriesOf(cond), i, k)), lookback: k };

@@ -85,7 +85,7 @@ export function num(value: number): Expr {
 
 export const TRUE = new Expr("true", P.primary, "boolean", (ctx, tf) => map(len(ctx, tf), () => 1), (tf, k, acc) => record(acc, tf, k + 1));
 
-function rawSeries(name: string, raws: Raw[], f: (b: ArrayBars, i: number) => number): Expr {
+function rawSeries(name: string, f: (b: ArrayBars, i: number) => number): Expr {
   return new Expr(
     name,
     P.primary,
@@ -98,14 +98,14 @@ function rawSeries(name: string, raws: Raw[], f: (b: ArrayBars, i: number) => nu
   );
 }
 
-export const close = rawSeries("close", ["close"], (b, i) => b.close[i]!);
-export const open = rawSeries("open", ["open"], (b, i) => b.open[i]!);
-export const high = rawSeries("high", ["high"], (b, i) => b.high[i]!);
-export const low = rawSeries("low", ["low"], (b, i) => b.low[i]!);
-export const volume = rawSeries("volume", ["volume"], (b, i) => b.volume[i]!);
-export const hl2 = rawSeries("hl2", ["high", "low"], (b, i) => (b.high[i]! + b.low[i]!) / 2);
-export const hlc3 = rawSeries("hlc3", ["high", "low", "close"], (b, i) => (b.high[i]! + b.low[i]! + b.close[i]!) / 3);
-export const ohlc4 = rawSeries("ohlc4", ["open", "high", "low", "close"], (b, i) => (b.open[i]! + b.high[i]! + b.low[i]! + b.close[i]!) / 4);
+export const close = rawSeries("close", (b, i) => b.close[i]!);
+export const open = rawSeries("open", (b, i) => b.open[i]!);
+export const high = rawSeries("high", (b, i) => b.high[i]!);
+export const low = rawSeries("low", (b, i) => b.low[i]!);
+export const volume = rawSeries("volume", (b, i) => b.volume[i]!);
+export const hl2 = rawSeries("hl2", (b, i) => (b.high[i]! + b.low[i]!) / 2);
+export const hlc3 = rawSeries("hlc3", (b, i) => (b.high[i]! + b.low[i]! + b.close[i]!) / 3);
+export const ohlc4 = rawSeries("ohlc4", (b, i) => (b.open[i]! + b.high[i]! + b.low[i]! + b.close[i]!) / 4);
 
 /** A `let` name standing for `value`; `letLine` is its definition. */
 export function named(name: string, value: Expr): Expr & { letLine: string } {

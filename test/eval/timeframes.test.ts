@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, type Timeframe } from "../../src/index.js";
-import { aggregate, before, cutInstrument, DAY, HOUR, MINUTE, MONDAY, multiTimeframe, tickWalk, WEEK } from "../kit/index.js";
+import { aggregate, barsBefore, cutInstrument, DAY, HOUR, MINUTE, MONDAY, multiTimeframe, tickWalk, WEEK } from "../kit/index.js";
 import {
   ago, atr, close, close9, crossover, crossunder, ema, expectedRun, ge, gt, high, highest, mul, num, on, queryText, rsi, sma, sub,
-  TRUE, type Expr, type RefQuery,
+  TRUE, type RefQuery,
 } from "./reference.js";
 
 const header = (tf: Timeframe) => `market = "CRYPTO"\ntimeframe = ${tf}\n`;
@@ -116,7 +116,7 @@ describe("a finer timeframe: m15 on h1", () => {
 
   it("is the last m15 bar inside the h1 bar, whether the h1 bar is complete or in progress", () => {
     for (let n = 8; n <= m15.time.length; n++) {
-      const m = before(m15, MONDAY + n * 15 * MINUTE);
+      const m = barsBefore(m15, MONDAY + n * 15 * MINUTE);
       const h1 = aggregate(m, "h1");
       const complete = n % 4 === 0;
       const [row] = q.run([{ symbol: "A", bars: { h1, m15: m } }]).results;
@@ -134,7 +134,7 @@ describe("a finer timeframe: m15 on h1", () => {
   });
 
   it("m15 bars after the base bar's close are not read", () => {
-    const h1 = aggregate(before(m15, MONDAY + 10 * HOUR), "h1"); // last h1 bar 09:00, complete
+    const h1 = aggregate(barsBefore(m15, MONDAY + 10 * HOUR), "h1"); // last h1 bar 09:00, complete
     const [row] = q.run([{ symbol: "A", bars: { h1, m15 } }]).results;
     expect(row!.columns["m15::close"]).toBe(m15.close[10 * 4 - 1]);
     expect(row!.columns["m15::close"]).toBe(h1.close[9]);

@@ -49,7 +49,7 @@ export {
   aggregate,
   asPlainArrays,
   barOpen,
-  before,
+  barsBefore,
   cutInstrument,
   emptyBars,
   head,

@@ -147,7 +147,7 @@ export function head(b: ArrayBars, n: number): ArrayBars {
 }
 
 /** The bars with open time before `end`. */
-export function before(b: ArrayBars, end: number): ArrayBars {
+export function barsBefore(b: ArrayBars, end: number): ArrayBars {
   let n = 0;
   while (n < b.time.length && b.time[n]! < end) n++;
   return head(b, n);
@@ -189,7 +189,7 @@ export function cutInstrument(
   finest: Timeframe,
   end: number,
 ): Instrument & { bars: Partial<Record<Timeframe, ArrayBars>> } {
-  const fine = before(inst.bars[finest]!, end);
+  const fine = barsBefore(inst.bars[finest]!, end);
   const bars: Partial<Record<Timeframe, ArrayBars>> = {};
   for (const tf of Object.keys(inst.bars) as Timeframe[]) bars[tf] = tf === finest ? fine : aggregate(fine, tf);
   return { symbol: inst.symbol, bars };

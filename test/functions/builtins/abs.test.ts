@@ -4,13 +4,12 @@
  * module run in test/functions/contract.test.ts, test/functions/lookback.test.ts and test/eval/.
  */
 import { describe, expect, it } from "vitest";
-import { BARS, MODULE, evaluate, floorOf } from "../../kit/index.js";
+import { BARS, MODULE, evaluate } from "../../kit/index.js";
 
 const N = BARS[0]!.close.length;
 
 describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
-  const floor = floorOf(bars);
 
   it("abs, min and max are elementwise and propagate NaN", () => {
     const diff = evaluate(MODULE.change, [close], [1]);

@@ -4,7 +4,7 @@
  * module run in test/functions/contract.test.ts, test/functions/lookback.test.ts and test/eval/.
  */
 import { BollingerBands } from "technicalindicators";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { BARS, MODULE, alignEnd, evaluate, expectClose, floorOf } from "../../kit/index.js";
 
 const N = BARS[0]!.close.length;

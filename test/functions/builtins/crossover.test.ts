@@ -5,13 +5,12 @@
  */
 import { CrossDown, CrossUp } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { BARS, MODULE, evaluate, firstDefined, floorOf } from "../../kit/index.js";
+import { BARS, MODULE, evaluate, firstDefined } from "../../kit/index.js";
 
 const N = BARS[0]!.close.length;
 
 describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
-  const floor = floorOf(bars);
 
   it("crossover/crossunder of ema(9) and ema(21) follow the definition and CrossUp/CrossDown past bar 0", () => {
     const fast = evaluate(MODULE.ema, [close], [9]);

@@ -39,7 +39,7 @@ describe("worked examples", () => {
 
 describe("ema after a NaN bar", () => {
   it("stays undefined from the hole on (recursive: the NaN poisons the average, as in the references)", () => {
-    const { high, low, close } = BARS[0]!;
+    const { close } = BARS[0]!;
     const hole = <T extends Float64Array>(x: T): Float64Array => x.map((v, i) => (i === 100 ? NaN : v));
     const inputs = [close].map(hole);
     const clean = evaluate(MODULE.ema, [close], [9]);

@@ -10,7 +10,6 @@ import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, floorOf } from 
 const N = BARS[0]!.close.length;
 
 describe.each(BARS)("$name against technicalindicators", (bars) => {
-  const close = bars.close;
   const floor = floorOf(bars);
 
   it.each(LENGTHS)("highest(high, %i) = Highest, lowest(low, %i) = Lowest", (n) => {

@@ -25,7 +25,7 @@ describe("macd_signal", () => {
 
 describe("macd_signal after a NaN bar", () => {
   it("stays undefined from the hole on (recursive: the NaN poisons the average, as in the references)", () => {
-    const { high, low, close } = BARS[0]!;
+    const { close } = BARS[0]!;
     const hole = <T extends Float64Array>(x: T): Float64Array => x.map((v, i) => (i === 100 ? NaN : v));
     const inputs = [close].map(hole);
     const clean = evaluate(MODULE.macd_signal, [close], [5, 12, 4]);

@@ -5,13 +5,12 @@
  */
 import { ROC } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, floorOf } from "../../kit/index.js";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose } from "../../kit/index.js";
 
 const N = BARS[0]!.close.length;
 
 describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
-  const floor = floorOf(bars);
 
   it.each(LENGTHS)("roc(close, %i) = ROC (in percent)", (n) => {
     const ours = evaluate(MODULE.roc, [close], [n]);

@@ -5,13 +5,12 @@
  */
 import { AverageGain, AverageLoss, RSI } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, firstDefined, floorOf } from "../../kit/index.js";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, firstDefined } from "../../kit/index.js";
 
 const N = BARS[0]!.close.length;
 
 describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
-  const floor = floorOf(bars);
 
   it.each(LENGTHS.filter((n) => n > 1))(
     "rsi(close, %i) = 100 − 100/(1 + AverageGain/AverageLoss), and RSI to its 2 decimals",
@@ -59,7 +58,7 @@ describe("worked examples", () => {
 
 describe("rsi after a NaN bar", () => {
   it("stays undefined from the hole on (recursive: the NaN poisons the average, as in the references)", () => {
-    const { high, low, close } = BARS[0]!;
+    const { close } = BARS[0]!;
     const hole = <T extends Float64Array>(x: T): Float64Array => x.map((v, i) => (i === 100 ? NaN : v));
     const inputs = [close].map(hole);
     const clean = evaluate(MODULE.rsi, [close], [14]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stochrsi_k } from "../../../src/functions/builtins/stochrsi_k.js";
 import { rsi } from "../../../src/functions/builtins/rsi.js";
-import { BARS, PLAIN, checkContract, evaluate, expectClose, inputsOf, series, windowMax, windowMean, windowMin, withNaN } from "../../kit/index.js";
+import { PLAIN, checkContract, evaluate, expectClose, inputsOf, series, windowMax, windowMean, windowMin, withNaN } from "../../kit/index.js";
 
 /** Stoch RSI from its definition: the stochastic over k bars of XQL's rsi(src, n), then SMA(smooth). */
 function reference(src: Float64Array, n: number, k: number, smooth: number): Float64Array {

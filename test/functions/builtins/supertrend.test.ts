@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { supertrend } from "../../../src/functions/builtins/supertrend.js";
-import { BARS, PLAIN, supertrendOf, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, type Columns } from "../../kit/index.js";
+import { BARS, PLAIN, supertrendOf, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "../../kit/index.js";
 
 describe("supertrend", () => {
   it("follows Pine's ta.supertrend script at every bar (bands ratchet, the line flips on a close through it)", () => {
