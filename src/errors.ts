@@ -97,9 +97,20 @@ type ValueKind = "number" | "boolean";
 
 /** Where a value of the wrong type stands, as `type-mismatch` names it. */
 export type TypedPlace =
-  | { readonly operandOf: "not" | "-" }
-  | { readonly sideOf: string }
-  | { readonly argument: string; readonly of: string };
+  | {
+      /** The prefix operator whose operand it is. */
+      readonly operandOf: "not" | "-";
+    }
+  | {
+      /** The binary operator it is a side of. */
+      readonly sideOf: string;
+    }
+  | {
+      /** The parameter it is passed as. */
+      readonly argument: string;
+      /** The function called. */
+      readonly of: string;
+    };
 
 const article = (kind: ValueKind): string => (kind === "number" ? "a number" : "a boolean");
 
@@ -372,7 +383,7 @@ interface CatalogueEntry {
   readonly example: string;
 }
 
-/** The stable code of an error kind: a key of the catalogue. */
+/** The stable code of an error kind (`"unknown-identifier"`): one of the catalogue's, listed in docs/errors.md and {@link ERROR_CATALOGUE}. */
 export type ErrorCode = keyof typeof CATALOGUE;
 
 /** The parameters the message of `code` is rendered from. */

@@ -73,8 +73,8 @@ export type Kernel = (
 ) => void;
 
 /**
- * The groups of the phrase reference, in the order docs/phrases.md lists them. Here, beside
- * {@link Phrase}, because a module names the group of each of its phrases; the phrase
+ * The groups of the phrase reference, in the order docs/phrases.md lists them. Defined beside
+ * a module's phrases, because a module names the group of each of its phrases; the phrase
  * reference (src/phrases/) reads the modules, never the other way round.
  */
 export const PHRASE_CATEGORIES = [
