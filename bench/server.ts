@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     const bareB = await cannon(validateOptions(bareUrl));
     const serviceB = await cannon(validateOptions(url, validateKey));
     // The same service with its query cache off: every request parses and plans.
-    const uncachedApp = createServer({ store, logger: false, queryCacheSize: 0 });
+    const uncachedApp = createServer({ store, logger: false, queryCacheBytes: 0 });
     const uncachedUrl = await listen(uncachedApp);
     const uncached = await cannon(validateOptions(uncachedUrl, validateKey));
     await uncachedApp.close();

@@ -137,7 +137,7 @@ describe("runs per account", () => {
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 429, 429]);
     for (const response of responses.filter((r) => r.status === 429)) {
-      expect(await response.json()).toEqual({ error: "Too many concurrent runs for this account" });
+      expect(await response.json()).toEqual({ error: "Too many concurrent requests for this account" });
       expect(response.headers.get("retry-after")).toBe("1");
     }
     expect(((await (await server.get("/usage", key)).json()) as { used: number }).used).toBe(2);
