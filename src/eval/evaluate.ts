@@ -23,7 +23,7 @@ import {
   type RunResult,
   type Timeframe,
 } from "../types.js";
-import { lastClosedIndex } from "./align.js";
+import { alignmentCut, lastClosedIndex } from "../alignment.js";
 import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
 
 /**
@@ -301,7 +301,7 @@ class Program {
     if (baseEnd + 1 < sources[0]!.minLookback) return false;
     base.end = baseEnd;
     if (sources.length === 1) return true;
-    const baseClose = base.bars.time[baseEnd]! + base.duration;
+    const baseClose = alignmentCut(base.bars.time[baseEnd]!, base.duration);
     let enough = true;
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
@@ -710,7 +710,7 @@ class Program {
     const sources = this.planned.plan.sources;
     if (t + 1 < sources[0]!.minLookback) return false;
     const base = this.frames[0]!;
-    const close = base.bars.time[t]! + base.duration;
+    const close = alignmentCut(base.bars.time[t]!, base.duration);
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
       const frame = this.frames[i]!;

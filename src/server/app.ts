@@ -8,7 +8,7 @@
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
-import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
+import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
 import { BarCache, DEFAULT_WARMUP } from "../store/fetch.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
@@ -208,7 +208,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
     openApi: JSON.stringify(openApiDocument()),
   });
 
-  registerPlayground(app, { bars, authenticate: auth.authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
+  registerPlayground(app, {
+    bars,
+    authenticate: auth.authenticate,
+    markets: xqlOptions.markets!,
+    dir: options.playgroundDir,
+    // What a run may fetch for one source: max(minLookback, warm-up), each under its ceiling.
+    maxBars: Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING),
+  });
 
   installErrorHandlers(app, {
     bodyLimit,

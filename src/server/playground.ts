@@ -1,18 +1,20 @@
 /**
  * The playground's routes: the page at `/` with its assets (static files built into
  * `dist/playground/` by `npm run build`), and `GET /xql/bars`, the bars of one symbol for the
- * page's chart. Bars are authenticated like every `/xql/` route but not metered: drawing the
- * chart of a result is part of looking at a run already paid for, and reads no more than
- * the run did. No language logic here either.
+ * page's chart. Bars are authenticated (and admitted per account) like every `/xql/` route but
+ * not metered: drawing the chart of a result is part of looking at a run already paid for, so
+ * it reads no more than a run would (decisions §2 "Fair use"): the one series asked for, at
+ * most the bars a run fetches for a source. No language logic here either.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { BarStore } from "../store/store.js";
-import { RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
+import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
+import { fromStore } from "./errors.js";
 
-/** Bars one `GET /xql/bars` may ask for. */
-export const MAX_CHART_BARS = 5000;
+/** Bars one `GET /xql/bars` may ask for by default: what a run fetches for a source at most (the warm-up ceiling). */
+export const MAX_CHART_BARS = DEFAULT_WARMUP_CEILING;
 /** Bars when `bars` is not given: the service's default warm-up, what a run fetches. */
 export const DEFAULT_CHART_BARS = 300;
 
@@ -22,6 +24,8 @@ export interface PlaygroundOptions {
   readonly authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** Markets queries may name, in their configured spelling. */
   readonly markets: readonly string[];
+  /** The most bars one request may ask for: what a run may fetch for a source. Default {@link MAX_CHART_BARS}. */
+  readonly maxBars?: number;
   /** Where the built page is (`index.html` and its assets); absent: `/` says how to build it. */
   readonly dir?: string;
 }
@@ -48,6 +52,7 @@ function readPage(dir: string | undefined): Map<string, { body: Buffer; type: st
 /** Registers `/`, `/playground/:file` and `GET /xql/bars` on the service. */
 export function registerPlayground(app: FastifyInstance, options: PlaygroundOptions): void {
   const files = readPage(options.dir);
+  const maxBars = options.maxBars ?? MAX_CHART_BARS;
   // The page's HTML names its assets under /playground/ with a content hash, so they can be cached for good.
   const security = {
     "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
@@ -81,12 +86,13 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
     const market = options.markets.find((m) => m.toLowerCase() === marketParam.toLowerCase());
     if (market === undefined) return reply.code(400).send({ error: `Unknown market '${marketParam}'; known: ${options.markets.join(", ")}` });
     if (!isTimeframe(timeframe)) return reply.code(400).send({ error: `Unknown timeframe '${timeframe}'; use one of ${TIMEFRAMES.join(" ")}` });
-    const count = barsParam === undefined ? DEFAULT_CHART_BARS : /^\d+$/.test(barsParam) ? Number(barsParam) : NaN;
-    if (!Number.isInteger(count) || count < 1 || count > MAX_CHART_BARS) {
-      return reply.code(400).send({ error: `bars must be an integer from 1 to ${MAX_CHART_BARS}` });
+    const count = barsParam === undefined ? Math.min(DEFAULT_CHART_BARS, maxBars) : /^\d+$/.test(barsParam) ? Number(barsParam) : NaN;
+    if (!Number.isInteger(count) || count < 1 || count > maxBars) {
+      return reply.code(400).send({ error: `bars must be an integer from 1 to ${maxBars}` });
     }
-    const all = await options.bars.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count });
-    const found = all.find((s) => s.symbol === symbol);
+    // The one series asked for: never the whole market to answer one symbol.
+    const read = await fromStore(() => options.bars.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count, symbols: [symbol] }));
+    const found = read.find((s) => s.symbol === symbol);
     if (!found) return reply.code(404).send({ error: `No ${timeframe} bars for '${symbol}' in ${market}` });
     const b = found.bars;
     const columns = {

@@ -109,7 +109,7 @@ function readBytes(read: readonly SymbolBars[]): number {
 }
 
 function cacheKey(request: LatestBarsRequest): string {
-  return [request.market, request.timeframe, request.baseTimeframe, request.count, request.series.join(",")].join("|");
+  return [request.market, request.timeframe, request.baseTimeframe, request.count, request.series.join(","), request.symbols?.join(",") ?? "*"].join("|");
 }
 
 /**
