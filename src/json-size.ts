@@ -90,6 +90,7 @@ export function runResultBytes(result: { results: readonly { symbol: string; col
   const first = result.results[0];
   if (!first) return 2;
   const size = new ColumnsSize(Object.keys(first.columns));
+  // The brackets, and a comma after every result but the last.
   let bytes = 1;
   for (const row of result.results) bytes += resultBytes(row.symbol, size.bytes(row.columns));
   return bytes;

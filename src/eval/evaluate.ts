@@ -643,7 +643,8 @@ class Program {
     let shortHistory = 0;
     let matched = 0;
     const size = Number.isFinite(maxBytes) ? new ColumnsSize(this.columns.map((c) => c.text)) : undefined;
-    let bytes = 0;
+    // JSON.stringify(matches): the brackets, and a comma after every match but the last.
+    let bytes = 1;
     for (const instrument of instruments) {
       if (!this.attach(instrument)) {
         noData++;

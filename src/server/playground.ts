@@ -141,7 +141,7 @@ export const PLAYGROUND_OPENAPI_PATHS = {
   "/xql/bars": {
     get: {
       operationId: "bars",
-      summary: "The latest bars of one symbol at one timeframe, for charts; authenticated, never metered",
+      summary: "The latest bars of one symbol at one timeframe, for charts; authenticated and admitted like every route, never metered; reads that one series, at most what a run fetches for a source",
       parameters: [
         { name: "market", in: "query", required: true, schema: { type: "string" }, example: "FOREX" },
         { name: "symbol", in: "query", required: true, schema: { type: "string" }, example: "EURUSD" },
@@ -150,7 +150,7 @@ export const PLAYGROUND_OPENAPI_PATHS = {
           name: "bars",
           in: "query",
           required: false,
-          description: `How many of the latest bars (default ${DEFAULT_CHART_BARS}, at most ${MAX_CHART_BARS})`,
+          description: `How many of the latest bars (default ${DEFAULT_CHART_BARS}, at most ${MAX_CHART_BARS} with the default warm-up ceiling: what a run fetches for a source at most)`,
           schema: { type: "integer", minimum: 1, maximum: MAX_CHART_BARS },
         },
       ],
@@ -159,6 +159,8 @@ export const PLAYGROUND_OPENAPI_PATHS = {
         "400": { description: "A missing or bad parameter", content: { "application/json": { schema: ERROR_SCHEMA } } },
         "401": { $ref: "#/components/responses/Unauthorized" },
         "404": { description: "No bars for that symbol", content: { "application/json": { schema: ERROR_SCHEMA } } },
+        "429": { $ref: "#/components/responses/TooManyRequests" },
+        "500": { description: "The data store failed", content: { "application/json": { schema: ERROR_SCHEMA } } },
       },
     },
   },
