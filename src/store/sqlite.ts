@@ -568,11 +568,12 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async health(): Promise<void> {
     try {
       this.stmt.health.get();
-      this.accounts.readQuota();
     } catch (error) {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
+    // The quota file on its own: a read-only directory or a deleted quota file is named as such.
+    this.accounts.readQuota();
     if (this.readonly) throw new HealthError("database", "opened read-only");
     try {
       await this.accounts.writeHeartbeat(Date.now());
