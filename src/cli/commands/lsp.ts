@@ -27,13 +27,49 @@ export const lspCommand: Command = {
     }
     const { createConnection, StreamMessageReader, StreamMessageWriter } = await import("vscode-languageserver/node.js");
     const { startLanguageServer } = await import("../../lsp/server.js");
-    const connection = createConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+    const reader = new StreamMessageReader(process.stdin);
+    // The reader's partial-message timer re-arms itself forever once a message is cut short
+    // (`Content-Length: 100` then 10 bytes and the pipe closed): it kept the process alive.
+    // The end of input is noticed here instead, so the timer is never armed.
+    reader.partialMessageTimeout = 0;
+    const connection = createConnection(reader, new StreamMessageWriter(process.stdout));
+    let shutdown = false;
+    connection.onShutdown(() => {
+      shutdown = true;
+    });
     startLanguageServer(connection);
     connection.listen();
-    // The server runs until the client sends `exit` (or closes the pipe).
+    // The server runs until the client sends `exit`, closes the pipe, or sends what cannot be
+    // read; the exit code follows the protocol: 0 after a `shutdown` request, else 1.
     return new Promise<number>((resolve) => {
-      connection.onExit(() => resolve(0));
-      process.stdin.on("end", () => resolve(0));
+      let done = false;
+      const finish = (code: number, message?: string): void => {
+        if (done) return;
+        done = true;
+        if (message !== undefined) process.stderr.write(`xql lsp: ${message}\n`);
+        process.stdin.destroy();
+        connection.dispose();
+        resolve(code);
+      };
+      connection.onExit(() => finish(shutdown ? 0 : 1));
+      // Malformed headers (no Content-Length, a length that is not a number, no `:`): the
+      // stream cannot be framed again, so the server stops instead of waiting on garbage.
+      reader.onError((error) => finish(1, `unreadable input from the client: ${firstLine(error)}`));
+      // Messages read with the last bytes are still being decoded and handled (asynchronously):
+      // two turns of the event loop let them answer before the connection goes.
+      const closed = (): void =>
+        void afterTurns(2).then(() => finish(shutdown ? 0 : 1, shutdown ? undefined : "standard input closed before a shutdown request"));
+      process.stdin.on("end", closed);
+      process.stdin.on("close", closed);
     });
   },
 };
+
+function afterTurns(turns: number): Promise<void> {
+  return turns === 0 ? Promise.resolve() : new Promise<void>((resolve) => setImmediate(resolve)).then(() => afterTurns(turns - 1));
+}
+
+/** The first line of an error's message (vscode-jsonrpc appends the headers it saw). */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+}
