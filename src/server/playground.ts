@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { BarStore } from "../store/store.js";
 import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
 import { fromStore } from "./errors.js";
+import { FAVICON } from "./favicon.js";
 
 /** Bars one `GET /xql/bars` may ask for by default: what a run fetches for a source at most (the warm-up ceiling). */
 export const MAX_CHART_BARS = DEFAULT_WARMUP_CEILING;
@@ -54,8 +55,11 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
   const files = readPage(options.dir);
   const maxBars = options.maxBars ?? MAX_CHART_BARS;
   // The page's HTML names its assets under /playground/ with a content hash, so they can be cached for good.
+  // The page holds an API key field: no other site may frame it (clickjacking), in the CSP
+  // for browsers that read it and in X-Frame-Options for those that do not.
   const security = {
-    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
   };
@@ -65,6 +69,11 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
     if (!page) return reply.code(404).send({ error: "The playground is not built; run `npm run build`" });
     return reply.headers({ ...security, "Cache-Control": "no-cache" }).type(page.type).send(page.body);
   });
+
+  // Every browser asks for it; the page's console shows a 404 otherwise.
+  app.get("/favicon.ico", async (_request, reply) =>
+    reply.headers({ "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=86400" }).type("image/x-icon").send(FAVICON),
+  );
 
   app.get("/playground/:file", async (request, reply) => {
     const { file } = request.params as { file: string };
@@ -136,6 +145,14 @@ export const PLAYGROUND_OPENAPI_PATHS = {
         "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } },
         "404": { description: "The page was not built (`npm run build`)" },
       },
+    },
+  },
+  "/favicon.ico": {
+    get: {
+      operationId: "favicon",
+      summary: "The playground's icon",
+      security: [],
+      responses: { "200": { description: "A 16×16 icon", content: { "image/x-icon": { schema: { type: "string", format: "binary" } } } } },
     },
   },
   "/xql/bars": {
