@@ -188,6 +188,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   };
   // Every route that authenticates through this hook gets the per-account admission.
   const auth = createAuthenticator(keys, { admission, beforeRefusal: rateLimitHeaders });
+  // And its work starts at a fair turn, once its body is read: parsing a 4,000-token query is
+  // synchronous, so one account's admitted requests take one turn at a time, round-robin with
+  // every other account's, instead of running back to back before anyone else's next step.
+  app.addHook("preHandler", async (request) => {
+    const caller = auth.maybeCallerOf(request);
+    if (caller) await admission.turns.turn(caller.accountId);
+  });
   const roles = new Map<unknown, string[]>();
   for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
     roles.set(store, [...(roles.get(store) ?? []), role]);

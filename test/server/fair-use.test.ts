@@ -10,9 +10,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
-import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
-import { startServer, type Running } from "./helpers.js";
+import { startServer, writeCryptoMarket, type Running } from "./helpers.js";
 import { tempDir } from "../store/helpers.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -21,12 +20,7 @@ const SYMBOLS = 120;
 /** A database of 120 CRYPTO symbols × 1,100 h1 bars, built once and copied per server. */
 const scratch = tempDir();
 const MARKET_FILE = join(scratch.dir, "market.db");
-beforeAll(async () => {
-  const store = new SqliteStore(MARKET_FILE);
-  const universe = syntheticUniverse({ market: "CRYPTO", symbols: SYMBOLS, timeframes: ["h1"], bars: 1100 });
-  await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: universe.map((i) => ({ symbol: i.symbol, bars: i.bars.h1! })) }]);
-  await store.close();
-}, 120_000);
+beforeAll(() => writeCryptoMarket(MARKET_FILE, SYMBOLS, 1100), 120_000);
 afterAll(() => scratch.cleanup());
 
 let server: Running | undefined;
@@ -145,10 +139,7 @@ describe("the attack's amplification sequence", () => {
   it("refuses a run whose answer would exceed 16 MiB (50 long-comment columns over 400 symbols) without charging it", async () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
-    const store = new SqliteStore(join(dir, "xql.db"));
-    const universe = syntheticUniverse({ market: "CRYPTO", symbols: 400, timeframes: ["h1"], bars: 2 });
-    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: universe.map((i) => ({ symbol: i.symbol, bars: i.bars.h1! })) }]);
-    await store.close();
+    await writeCryptoMarket(join(dir, "xql.db"), 400, 2);
     server = await startServer({ file: join(dir, "xql.db"), dir, seed: false });
     const { key } = await server.key("free");
     const response = await server.post("/xql/run", LONG_COMMENTS("run"), key);

@@ -8,6 +8,7 @@ import type { Tier } from "../../src/accounts/accounts.js";
 import type { BarStore } from "../../src/store/store.js";
 import { barOpen, rampBars, tempDir } from "../store/helpers.js";
 import { checkedFetch } from "./openapi-check.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */
 export const NOW = Date.UTC(2026, 10, 20, 13, 25);
@@ -94,4 +95,15 @@ export async function startServer(
       temp?.cleanup();
     },
   };
+}
+
+/** Writes a SQLite file of `symbols` CRYPTO symbols × `bars` synthetic h1 bars (a market to load a service with). */
+export async function writeCryptoMarket(file: string, symbols: number, bars: number): Promise<void> {
+  const store = new SqliteStore(file);
+  try {
+    const universe = syntheticUniverse({ market: "CRYPTO", symbols, timeframes: ["h1"], bars });
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: universe.map((i) => ({ symbol: i.symbol, bars: i.bars.h1! })) }]);
+  } finally {
+    await store.close();
+  }
 }
