@@ -51,10 +51,13 @@ function longValidQuery(target: FloodTarget, i: number): string {
   return `${head(target)}// validate flood ${i}\n${arms.join(" or\n")}`;
 }
 
-/** 290 distinct wma(n): a cost near the 100,000 budget, the heaviest run a key may send. */
+/**
+ * The sum of 290 distinct wma(n): a cost of 87,582, near the 100,000 budget, and every term
+ * computed for every instrument (an `or` of comparisons would stop at the first true one).
+ */
 function heavyRun(target: FloodTarget, i: number): string {
-  const arms = Array.from({ length: 290 }, (_, k) => `close > wma(${2 + k})`);
-  return `${head(target)}// heavy run ${i}\n${arms.join(" or ")}`;
+  const terms = Array.from({ length: 290 }, (_, k) => `wma(${2 + k})`);
+  return `${head(target)}// heavy run ${i}\n${terms.join(" + ")} > 0`;
 }
 
 /** The attack's amplifying histories, within the price: 8 columns over 1,000 bars, and 58 KB of column names over 4. */
