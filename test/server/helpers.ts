@@ -107,3 +107,21 @@ export async function writeCryptoMarket(file: string, symbols: number, bars: num
     await store.close();
   }
 }
+
+/**
+ * Runs `task` for every item with at most `width` running at once (a client's connection
+ * pool), answers in the items' order. A burst wider than an account's admission (4 in work,
+ * 100 waiting) would see 429s by design (decisions §2 "Fair use").
+ */
+export async function atMost<T, R>(width: number, items: readonly T[], task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
