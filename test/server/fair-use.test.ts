@@ -9,9 +9,9 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
+import type { LatestBarsRequest } from "../../src/store/store.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
-import { startServer, writeCryptoMarket, type Running } from "./helpers.js";
+import { corruptBars, startServer, writeCryptoMarket, type Running } from "./helpers.js";
 import { tempDir } from "../store/helpers.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -149,20 +149,6 @@ describe("the attack's amplification sequence", () => {
     expect(await used(server, key)).toBe(0);
   });
 });
-
-/** The real SQLite store, its reads answering bars the evaluator refuses (times out of order). */
-function corruptBars(store: SqliteStore): BarStore {
-  return new Proxy(store, {
-    get(target, name, receiver) {
-      if (name === "latestBars") {
-        return async (request: LatestBarsRequest): Promise<SymbolBars[]> =>
-          (await target.latestBars(request)).map(({ symbol, bars }) => ({ symbol, bars: { ...bars, time: Float64Array.from(bars.time).reverse() } }));
-      }
-      const value = Reflect.get(target, name, receiver) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 describe("a 500 gives its reservation back, whatever failed", () => {
   it("on an evaluation that fails, for run and history alike", async () => {

@@ -5,7 +5,7 @@ import { createServer, type ServerOptions } from "../../src/server/index.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";
-import type { BarStore } from "../../src/store/store.js";
+import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import { barOpen, rampBars, tempDir } from "../store/helpers.js";
 import { checkedFetch } from "./openapi-check.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
@@ -124,4 +124,18 @@ export async function atMost<T, R>(width: number, items: readonly T[], task: (it
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
   return results;
+}
+
+/** A bar store whose reads answer bars the evaluator refuses (times out of order): an evaluation that fails. */
+export function corruptBars<S extends BarStore>(store: S): S {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === "latestBars") {
+        return async (request: LatestBarsRequest): Promise<SymbolBars[]> =>
+          (await target.latestBars(request)).map(({ symbol, bars }) => ({ symbol, bars: { ...bars, time: Float64Array.from(bars.time).reverse() } }));
+      }
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
