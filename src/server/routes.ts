@@ -84,6 +84,12 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
   });
 
+  /** The rate-limit headers of the usage read before the body (every answer of a metered route carries them). */
+  function usageHeaders(request: FastifyRequest, reply: FastifyReply): void {
+    const before = usageBefore.get(request);
+    if (before) setRateLimitHeaders(reply, auth.callerOf(request).limit, before.remaining, clock.now());
+  }
+
   /** Runs in onRequest after authentication: an exhausted account hears 429 before uploading its query. */
   async function quotaFirst(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const caller = auth.maybeCallerOf(request);
@@ -122,8 +128,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const caller = auth.callerOf(request);
     const now = clock.now();
     const day = utcDay(now);
-    const before = usageBefore.get(request);
-    if (before) setRateLimitHeaders(reply, caller.limit, before.remaining, now);
+    usageHeaders(request, reply);
 
     // Parse and plan before any reservation: an invalid query never holds quota.
     const body = queryBodyOf(request);
@@ -232,6 +237,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const fromQuery = historyWindows.get(request)!;
       const fromBody = jsonFieldOf(request, "bars");
       let bars = fromQuery.bars;
+      usageHeaders(request, reply);
       if (fromBody !== undefined) {
         if (!(typeof fromBody === "number" && Number.isInteger(fromBody) && fromBody >= 1 && fromBody <= MAX_HISTORY_BARS)) {
           return reply.code(400).send(bodyProblemResult({ problem: `The JSON field "bars" must be an integer from 1 to ${MAX_HISTORY_BARS}` }));

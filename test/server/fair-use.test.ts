@@ -82,6 +82,7 @@ describe("history priced by its window", () => {
     expect((await server.post("/xql/history?bars=7", JSON.stringify({ query, bars: 7 }), key, json)).status).toBe(200);
     const differ = await server.post("/xql/history?bars=8", JSON.stringify({ query, bars: 7 }), key, json);
     expect(differ.status).toBe(400);
+    expect(differ.headers.get("x-ratelimit-remaining")).toBe("4498");
     expect(await differ.json()).toEqual({
       valid: false,
       error: { type: "syntax", message: `The JSON field "bars" (7) and the query parameter 'bars' (8) differ; give the window once`, position: { line: 1, column: 1, offset: 0 } },
