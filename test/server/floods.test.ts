@@ -38,20 +38,23 @@ const ms = (value: number): string => `${value.toFixed(0)} ms`;
 
 describe("an ordinary caller under floods", () => {
   it("is measured alone first", async () => {
-    const alone = await ordinaryAlone(target, 1000);
+    const alone = await ordinaryAlone(target, 1000, 8);
     console.log(`ordinary caller alone: ${alone.length} runs, p50 ${ms(percentile(alone, 50))}, p99 ${ms(percentile(alone, 99))}`);
-    expect(alone.length).toBeGreaterThan(3);
+    expect(alone.length).toBeGreaterThanOrEqual(8);
   }, 30_000);
 
   it.each(FLOODS.map((kind) => [kind.name, kind] as const))("keeps its p99 bounded under: %s", async (_name, kind) => {
-    const result = await underFlood(target, kind, 2000, 300);
+    // At least 8 runs beside it, however slow a shared machine makes them.
+    const result = await underFlood(target, kind, 2000, 300, 8);
     const p99 = percentile(result.ordinary, 99);
     console.log(
       `${kind.name}: ordinary caller ${result.ordinary.length} runs, p50 ${ms(percentile(result.ordinary, 50))}, p99 ${ms(p99)}; flood answers ${JSON.stringify(result.statuses)}`,
     );
-    expect(result.ordinary.length).toBeGreaterThan(2);
-    // Generous: measured well under a second here while other sessions shared the 2 cores.
-    expect(p99).toBeLessThan(3000);
+    expect(result.ordinary.length).toBeGreaterThanOrEqual(8);
+    // Generous: p99 0.25–1.6 s measured here with the whole suite and other sessions sharing
+    // 2 cores (load 11–17); before, the amplification ended the process and one 58 KB history
+    // held the only thread 40–98 s.
+    expect(p99).toBeLessThan(5000);
     // The flood was served (or refused) throughout, never failed.
     expect(result.statuses[500] ?? 0).toBe(0);
     expect(result.statuses[0] ?? 0).toBe(0);

@@ -112,16 +112,17 @@ function ordinaryQuery(target: FloodTarget, i: number): string {
   return `${head(target)}// ordinary ${i}\ncolumns = [close, rsi(14)]\nsort = rsi(14) asc\nlimit = 5\nrsi(14) < 101`;
 }
 
-/** The ordinary caller alone for `ms`: its latencies, sorted. */
-export async function ordinaryAlone(target: FloodTarget, ms: number): Promise<number[]> {
+/** The ordinary caller alone for `ms` and at least `runs` runs: its latencies, sorted. */
+export async function ordinaryAlone(target: FloodTarget, ms: number, runs = 1): Promise<number[]> {
   const key = await target.key("plus");
-  return ordinaryFor(target, key, ms, () => false);
+  return ordinaryFor(target, key, ms, runs);
 }
 
-async function ordinaryFor(target: FloodTarget, key: string, ms: number, stopped: () => boolean): Promise<number[]> {
+/** Runs the ordinary caller's screen for `ms` and at least `runs` times (a slow machine still gives a sample). */
+async function ordinaryFor(target: FloodTarget, key: string, ms: number, runs: number): Promise<number[]> {
   const times: number[] = [];
   const until = performance.now() + ms;
-  for (let i = 0; performance.now() < until && !stopped(); i++) {
+  for (let i = 0; performance.now() < until || i < runs; i++) {
     const started = performance.now();
     const response = await post(target, "/xql/run", ordinaryQuery(target, i), key);
     await response.arrayBuffer();
@@ -133,9 +134,9 @@ async function ordinaryFor(target: FloodTarget, key: string, ms: number, stopped
 
 /**
  * Runs one flood for `ms` (after `warmupMs` of it alone, so the flood is at full strength when
- * measuring starts) with the ordinary caller beside it.
+ * measuring starts) with the ordinary caller beside it, for at least `runs` of its runs.
  */
-export async function underFlood(target: FloodTarget, kind: FloodKind, ms: number, warmupMs = 500): Promise<FloodResult> {
+export async function underFlood(target: FloodTarget, kind: FloodKind, ms: number, warmupMs = 500, runs = 1): Promise<FloodResult> {
   const keys = await Promise.all(Array.from({ length: kind.accounts }, () => target.key(kind.tier)));
   const ordinaryKey = await target.key("plus");
   const statuses: Record<number, number> = {};
@@ -155,7 +156,7 @@ export async function underFlood(target: FloodTarget, kind: FloodKind, ms: numbe
   const floods = keys.flatMap((key) => Array.from({ length: kind.connections }, () => connection(key)));
   await new Promise((resolve) => setTimeout(resolve, warmupMs));
   try {
-    const ordinary = await ordinaryFor(target, ordinaryKey, ms, () => false);
+    const ordinary = await ordinaryFor(target, ordinaryKey, ms, runs);
     return { name: kind.name, ordinary, statuses };
   } finally {
     flooding = false;
