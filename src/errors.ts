@@ -362,6 +362,22 @@ const CATALOGUE = {
       `Query too costly to run: its cost is ${p.cost.toLocaleString("en-US")} bar-steps per instrument, above the budget of ${p.budget.toLocaleString("en-US")}; use fewer distinct expressions, shorter lengths or fewer timeframes`,
     template: "`Query too costly to run: its cost is <n> bar-steps per instrument, above the budget of <budget>; use fewer distinct expressions, shorter lengths or fewer timeframes` (the cost guard; budget 100,000 by default, `costBudget` option, `XQL_COST_BUDGET` for `xql serve`; docs/deployment.md \"Limits and guards\")", example: "400 distinct `ema(n)` comparisons",
   },
+  "history-cost": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { cost: number; bars: number; budget: number }) => {
+      const total = p.cost * (p.bars + 1);
+      const most = Math.floor(p.budget / p.cost) - 1;
+      const advice = most >= 1 ? `ask for at most ${most.toLocaleString("en-US")} bars` : "use fewer distinct expressions, shorter lengths or fewer timeframes";
+      return `History too costly to run: its cost is ${total.toLocaleString("en-US")} bar-steps per instrument (${p.cost.toLocaleString("en-US")} × ${(p.bars + 1).toLocaleString("en-US")} for a window of ${p.bars.toLocaleString("en-US")} bars), above the budget of ${p.budget.toLocaleString("en-US")}; ${advice}`;
+    },
+    template: "`History too costly to run: its cost is <total> bar-steps per instrument (<cost> × <bars + 1> for a window of <bars> bars), above the budget of <budget>; ask for at most <n> bars` (or `; use fewer distinct expressions, shorter lengths or fewer timeframes` when no window fits): the service prices `POST /xql/history` as the query's cost × (window + 1) against the cost budget (decisions §2 \"Fair use\")", example: "`rsi(14) < 30` with `?bars=1000`",
+  },
+  "response-too-large": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { maxBytes: number }) =>
+      `Response too large: its JSON would exceed ${p.maxBytes.toLocaleString("en-US")} bytes; use fewer columns, shorter column expressions or a limit, or ask history for fewer bars`,
+    template: "`Response too large: its JSON would exceed <n> bytes; use fewer columns, shorter column expressions or a limit, or ask history for fewer bars` (16 MiB in the service, counted while the rows are built; the library's `history(…, { maxBytes })`)", example: "`true` with 50 columns over `?bars=1000`",
+  },
   "query-not-string": {
     type: "syntax", stages: ["parse"], group: "outside",
     message: (_: NoParams) => "The query must be a string",
