@@ -40,6 +40,8 @@ export interface LatestBarsRequest {
   series: readonly RawSeries[];
   /** Bars wanted per symbol, the latest ones; off the base timeframe, one more may come (see above). */
   count: number;
+  /** Only these symbols (default: every symbol of the market). */
+  symbols?: readonly string[];
 }
 
 /** Bars to write for one market and timeframe. */
@@ -122,12 +124,30 @@ export interface WriteResult {
   version: number;
 }
 
+/** A series a write changed: its bars opening at or after `from` may differ (−Infinity: any of them, or the series is gone). */
+export interface TouchedSeries {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+  from: number;
+}
+
 /** A committed write of bars, as told to {@link BarStore.watch} listeners. */
 export interface DataChange {
   /** The store's data version after the write; each listener sees increasing versions. */
   version: number;
   /** `local`: written through this store object; `remote`: by another connection or process. */
   origin: "local" | "remote";
+  /** For a local write, every series it changed (derived ones included); for a remote one, see {@link BarStore.changesSince}. */
+  touched?: readonly TouchedSeries[];
+}
+
+/** What changed since a data version (see {@link BarStore.changesSince}). */
+export interface ChangesSince {
+  /** The store's data version now. */
+  version: number;
+  /** Every series changed by the writes after the version asked about, or null when the store cannot tell (read everything again). */
+  touched: TouchedSeries[] | null;
 }
 
 /** Told about each committed write of bars. */
@@ -159,6 +179,12 @@ export interface BarStore {
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
   /**
+   * The series changed by the writes after data version `version`, from the store's change log
+   * (which keeps the latest writes only): a reader refreshes those instead of everything. A store
+   * without a log may leave it out; readers then read everything again on a new version.
+   */
+  changesSince?(version: number): Promise<ChangesSince>;
+  /**
    * Calls `listener` after each committed write of bars: at once for writes through this
    * object, within the store's watch interval (SQLite) or on notification (PostgreSQL) for
    * writes by other connections and processes. Returns the function that stops listening.
@@ -179,6 +205,6 @@ export interface BarStore {
  * missing or unreadable table fails `/health` as it would fail a run (valid SQLite and PostgreSQL).
  */
 export const HEALTH_SQL =
-  "SELECT EXISTS (SELECT 1 FROM bars) AS bars, EXISTS (SELECT 1 FROM series) AS series, " +
+  "SELECT EXISTS (SELECT 1 FROM bar_blocks) AS bars, EXISTS (SELECT 1 FROM series) AS series, " +
   "(SELECT value FROM meta WHERE key = 'data_version') AS data_version, EXISTS (SELECT 1 FROM accounts) AS accounts, " +
   "EXISTS (SELECT 1 FROM api_keys) AS api_keys, EXISTS (SELECT 1 FROM quota_usage) AS quota_usage";

@@ -9,35 +9,10 @@ import { deriveTimeframes } from "../../src/index.js";
 import { isNewYorkDaylight, newYorkOffset } from "../../src/sessions/new-york.js";
 import { isPeriodOpen, periodRange, periodStart } from "../../src/sessions/periods.js";
 import type { Bars, Timeframe } from "../../src/types.js";
+import { type Row, aggregateByKey, forexKey, ny } from "./independent.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
-
-const nyFormat = new Intl.DateTimeFormat("en-US", {
-  timeZone: "America/New_York",
-  hourCycle: "h23",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-});
-
-/** New York wall clock at `t` through Intl: [year, month (1-12), day, hour, minute]. */
-function ny(t: number): [number, number, number, number, number] {
-  const p = Object.fromEntries(nyFormat.formatToParts(new Date(t)).map((x) => [x.type, x.value]));
-  return [Number(p.year), Number(p.month), Number(p.day), Number(p.hour), Number(p.minute)];
-}
-
-/** The UTC instant of a New York wall time (the first one when the autumn change repeats it). */
-function nyToUtc(y: number, m: number, d: number, h: number): number {
-  for (const offset of [4, 5]) {
-    const t = Date.UTC(y, m - 1, d, h) + offset * H;
-    const [yy, mm, dd, hh] = ny(t);
-    if (yy === y && mm === m && dd === d && hh === h) return t;
-  }
-  throw new Error(`no such New York time ${y}-${m}-${d} ${h}:00`);
-}
 
 describe("New York daylight saving time", () => {
   it("agrees with the time-zone database at every hour around each change, 1970 to 2099", () => {
@@ -143,49 +118,6 @@ describe("period starts", () => {
     expect(failures).toEqual([]);
   });
 });
-
-interface Row { time: number; open: number; high: number; low: number; close: number; volume: number }
-
-/** The FOREX period key of an h1 bar, from its New York wall time (Intl): the bar time of its d, w or h4 bar. */
-function forexKey(t: number, tf: "h4" | "d" | "w"): number {
-  const [y, m, d, h] = ny(t);
-  if (tf === "h4") {
-    // Blocks of four hours from 17:00: 17, 21, 1, 5, 9, 13.
-    const back = (h - 17 + 24) % 4;
-    const local = Date.UTC(y, m - 1, d, h) - back * H;
-    const at = new Date(local);
-    return nyToUtc(at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate(), at.getUTCHours());
-  }
-  // The trading date the bar belongs to: the date whose 17:00 closes it; Saturday and Sunday go to Monday.
-  let date = Date.UTC(y, m - 1, d) + (h >= 17 ? DAY : 0);
-  const dow = new Date(date).getUTCDay();
-  if (dow === 6) date += 2 * DAY;
-  if (dow === 0) date += DAY;
-  if (tf === "w") date -= (new Date(date).getUTCDay() - 1) * DAY; // that week's Monday
-  const open = new Date(date - DAY); // 17:00 the evening before (the Sunday for a week)
-  return nyToUtc(open.getUTCFullYear(), open.getUTCMonth() + 1, open.getUTCDate(), 17);
-}
-
-function aggregateByKey(rows: Row[], key: (t: number) => number): Row[] {
-  const groups = new Map<number, Row[]>();
-  for (const r of rows) {
-    const k = key(r.time);
-    const g = groups.get(k);
-    if (g) g.push(r);
-    else groups.set(k, [r]);
-  }
-  return [...groups.keys()].sort((a, b) => a - b).map((k) => {
-    const g = groups.get(k)!;
-    return {
-      time: k,
-      open: g[0]!.open,
-      high: Math.max(...g.map((r) => r.high)),
-      low: Math.min(...g.map((r) => r.low)),
-      close: g[g.length - 1]!.close,
-      volume: g.reduce((s, r) => s + r.volume, 0),
-    };
-  });
-}
 
 /** Broker-time h1 bars: a week from Sunday 17:00 to Friday 17:00 New York, with stubs up to two hours either side, and gaps. */
 function brokerH1(seed: number, from: number, to: number): Row[] {

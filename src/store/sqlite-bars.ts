@@ -1,0 +1,185 @@
+/**
+ * The embedded store's bars on the version-4 layout (`blocks.ts`): the SQL that answers the
+ * storage engine's requests (`engine/io.ts`) synchronously inside a write's transaction, the
+ * latest-bars read, and the log of what each write touched (for other processes' readers).
+ */
+import type Database from "better-sqlite3";
+import type { RawSeries, Timeframe } from "../types.js";
+import { TIMEFRAME_MS } from "../types.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeTail, encodeTail, orderedSeries } from "./blocks.js";
+import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
+import { type LatestRow, assembleLatest, blocksWanted, shortOf } from "./engine/reader.js";
+import type { TouchedSeries } from "./engine/writer.js";
+import type { LatestBarsRequest, SymbolBars } from "./store.js";
+import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
+
+type CatalogSqlRow = [string, Timeframe, string, number, number, number, number, number | null, Uint8Array];
+
+const CATALOG_COLUMNS = "market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail";
+
+function catalogRow(r: CatalogSqlRow): CatalogRow {
+  return {
+    market: r[0],
+    timeframe: r[1],
+    symbol: r[2],
+    derived: r[3] === 1,
+    bars: r[4],
+    firstTime: r[5],
+    lastTime: r[6],
+    sealedBlock: r[7],
+    tail: decodeTail(r[8]),
+  };
+}
+
+/** The block columns every engine read returns, after `n` and `time`. */
+const ALL = "open, high, low, close, volume";
+
+/** Statements on the version-4 tables of one connection. */
+export class SqliteBars {
+  private readonly stmt;
+  private readonly latestReads = new Map<string, { limited: Database.Statement }>();
+
+  constructor(private readonly db: Database.Database) {
+    const where = "market = ? AND timeframe = ? AND symbol = ? AND block BETWEEN ? AND ?";
+    this.stmt = {
+      catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS} FROM series WHERE market = ? AND symbol = ?`).raw(true),
+      blocks: db.prepare(`SELECT block, n, time, ${ALL} FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
+      newest: db.prepare(`SELECT block, n, time, ${ALL} FROM bar_blocks WHERE ${where} ORDER BY block DESC LIMIT 1`).raw(true),
+      oldest: db.prepare(`SELECT block, n, time, ${ALL} FROM bar_blocks WHERE ${where} ORDER BY block LIMIT 1`).raw(true),
+      counts: db.prepare(`SELECT block, n FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
+      deleteBlocks: db.prepare(`DELETE FROM bar_blocks WHERE ${where}`),
+      insertBlock: db.prepare(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      deleteCatalog: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
+      putCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
+          first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
+      latestRows: db.prepare("SELECT symbol, first_time, last_time, sealed_block, tail FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
+      lastTimes: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ?").raw(true),
+      logChange: db.prepare("INSERT INTO changes (version, touched) VALUES (?, ?)"),
+      trimChanges: db.prepare("DELETE FROM changes WHERE version <= ?"),
+      changesSince: db.prepare("SELECT version, touched FROM changes WHERE version > ? ORDER BY version").raw(true),
+      oldestChange: db.prepare("SELECT min(version) FROM changes").pluck(),
+    };
+  }
+
+  /** Answers one request of the storage engine (inside the caller's transaction). */
+  answer(request: IoRequest): unknown {
+    switch (request.kind) {
+      case "catalog": {
+        const out: CatalogRow[] = [];
+        for (const symbol of request.symbols) {
+          for (const r of this.stmt.catalogOf.all(request.market, symbol) as CatalogSqlRow[]) out.push(catalogRow(r));
+        }
+        return out;
+      }
+      case "blocks":
+        return request.reads.map((range) => this.readBlocks(range));
+      case "write":
+        this.write(request.changes);
+        return undefined;
+      default: {
+        const never: never = request;
+        throw new Error(`Unknown engine request ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private readBlocks(range: BlockRange): ReadBlock[] {
+    const args = [range.market, range.timeframe, range.symbol, range.from, range.to];
+    if (range.counts) {
+      return (this.stmt.counts.all(...args) as [number, number][]).map(([block, n]) => ({ block, n, time: EMPTY, columns: [] }));
+    }
+    const statement = range.newest ? this.stmt.newest : range.oldest ? this.stmt.oldest : this.stmt.blocks;
+    return (statement.all(...args) as unknown[][]).map((r) => ({
+      block: r[0] as number,
+      n: r[1] as number,
+      time: r[2] as Uint8Array,
+      columns: r.slice(3) as Uint8Array[],
+    }));
+  }
+
+  private write(changes: StoreChanges): void {
+    for (const r of changes.deleteBlocks) this.stmt.deleteBlocks.run(r.market, r.timeframe, r.symbol, r.from, r.to);
+    for (const b of changes.putBlocks) insertBlock(this.stmt.insertBlock, b);
+    for (const k of changes.deleteCatalog) this.stmt.deleteCatalog.run(k.market, k.timeframe, k.symbol);
+    for (const r of changes.putCatalog) {
+      this.stmt.putCatalog.run(r.market, r.timeframe, r.symbol, r.derived ? 1 : 0, r.bars, r.firstTime, r.lastTime, r.sealedBlock, encodeTail(r.tail));
+    }
+  }
+
+  /** Records what the write of `version` touched, keeping the last {@link CHANGES_KEPT} writes. */
+  logChange(version: number, touched: readonly TouchedSeries[]): void {
+    this.stmt.logChange.run(version, encodeTouched(touched));
+    this.stmt.trimChanges.run(version - CHANGES_KEPT);
+  }
+
+  /** The writes after `version`: what they touched, or null when the log no longer reaches back that far. */
+  changesSince(version: number): { version: number; touched: TouchedSeries[] }[] | null {
+    const oldest = this.stmt.oldestChange.get() as number | null;
+    const rows = this.stmt.changesSince.all(version) as [number, string][];
+    if (rows.length > 0 && (oldest === null || oldest > version + 1)) return null;
+    if (rows.length > 0 && rows[0]![0] !== version + 1) return null;
+    return rows.map(([v, text]) => ({ version: v, touched: decodeTouched(text) }));
+  }
+
+  /** See {@link BarStore.latestBars}; inside the caller's read transaction. */
+  latestBars(request: LatestBarsRequest & { symbols?: readonly string[] }): SymbolBars[] {
+    const { market, timeframe, baseTimeframe, count } = request;
+    const series = orderedSeries(request.series);
+    const base = timeframe === baseTimeframe;
+    const want = base ? count : count + 1;
+    const baseClose = base ? undefined : new Map((this.stmt.lastTimes.all(market, baseTimeframe) as [string, number][]));
+    const only = request.symbols ? new Set(request.symbols) : undefined;
+    const rows: LatestRow[] = [];
+    for (const [symbol, firstTime, lastTime, sealedBlock, tail] of this.stmt.latestRows.all(market, timeframe) as [string, number, number, number | null, Uint8Array][]) {
+      if (only && !only.has(symbol)) continue;
+      let cut = Number.POSITIVE_INFINITY;
+      if (baseClose) {
+        const last = baseClose.get(symbol);
+        // A symbol without the base timeframe has no base close to cut at: no bars for this source.
+        if (last === undefined) continue;
+        cut = last + TIMEFRAME_MS[baseTimeframe];
+      }
+      rows.push({ symbol, firstTime, lastTime, sealedBlock, tail: decodeTail(tail), cut });
+    }
+    const statement = this.latestStatement(series);
+    const blocks = rows.map((row) => {
+      const wanted = blocksWanted(row, timeframe, want);
+      if (!wanted) return [];
+      const read = (limit: number): ReadBlock[] =>
+        (statement.limited.all(market, timeframe, row.symbol, wanted.to, limit) as unknown[][]).map((r) => ({
+          block: r[0] as number,
+          n: r[1] as number,
+          time: r[2] as Uint8Array,
+          columns: r.slice(3) as Uint8Array[],
+        }));
+      const first = read(wanted.limit);
+      return shortOf(row, timeframe, first, wanted.limit, want) ? read(-1) : first;
+    });
+    return assembleLatest(rows, blocks, series, want);
+  }
+
+  private latestStatement(series: readonly RawSeries[]): { limited: Database.Statement } {
+    const key = series.join(",");
+    let statements = this.latestReads.get(key);
+    if (!statements) {
+      // Column names come from RAW_SERIES only, never from a request string.
+      const list = ["block", "n", "time", ...series].join(", ");
+      statements = {
+        limited: this.db
+          .prepare(`SELECT ${list} FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block <= ? ORDER BY block DESC LIMIT ?`)
+          .raw(true),
+      };
+      this.latestReads.set(key, statements);
+    }
+    return statements;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function insertBlock(statement: Database.Statement, b: BlockRow): void {
+  const c = b.columns;
+  statement.run(b.market, b.timeframe, b.symbol, b.block, b.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+}
