@@ -13,6 +13,7 @@ import { compile } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
+import { engineModel } from "./engine-model.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -258,6 +259,8 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
         await store.close();
       }
     });
+
+    engineModel(open);
 
     it("keys and quota", async () => {
       const store = await open();

@@ -325,27 +325,36 @@ function dropSeries(ctx: WriteContext, row: CatalogRow): void {
 function* writeTail(ctx: WriteContext, row: CatalogRow, incoming: Columns): Step<SeriesResult> {
   const { merged, ties } = mergeColumns(row.tail, incoming);
   ctx.touch(row, incoming.time[0]!);
-  const n = merged.time.length;
-  const bars = row.bars + n - row.tail.time.length;
-  const lastTime = Math.max(row.lastTime, merged.time[n - 1]!);
+  const next = yield* settleTail(ctx, row, merged, row.bars + merged.time.length - row.tail.time.length);
+  return { row: next, ties };
+}
+
+/**
+ * A series whose tail became `tail` (every bar from the old tail's first on; `bars` in all):
+ * kept as the tail while it fits its limit, else all but its last bar sealed into blocks (the
+ * newest block row read once when the sealed bars continue it).
+ */
+function* settleTail(ctx: WriteContext, row: CatalogRow, tail: Columns, bars: number): Step<CatalogRow> {
+  const n = tail.time.length;
+  const lastTime = tail.time[n - 1]!;
   if (n <= tailLimit(row)) {
-    const next: CatalogRow = { ...row, bars, lastTime, tail: merged };
+    const next: CatalogRow = { ...row, bars, lastTime, tail };
     ctx.putCatalog(next);
-    return { row: next, ties };
+    return next;
   }
   const builder = new BlockBuilder(ctx, row);
-  const first = blockOf(merged.time[0]!, row.timeframe);
+  const first = blockOf(tail.time[0]!, row.timeframe);
   if (row.sealedBlock !== null && row.sealedBlock >= first) {
     const [blocks] = yield [{ ...keyPart(row), from: first, to: row.sealedBlock }];
     ctx.deleteBlocks(row, first, row.sealedBlock);
     for (const block of blocks!) builder.pushAll(blockColumns(block));
   }
-  builder.pushAll(merged, 0, n - 1);
+  builder.pushAll(tail, 0, n - 1);
   builder.finish(false);
   const newest = builder.newestBlock === null ? row.sealedBlock : Math.max(builder.newestBlock, row.sealedBlock ?? builder.newestBlock);
-  const next: CatalogRow = { ...row, bars, lastTime, sealedBlock: newest, tail: lastBar(merged) };
+  const next: CatalogRow = { ...row, bars, lastTime, sealedBlock: newest, tail: lastBar(tail) };
   ctx.putCatalog(next);
-  return { row: next, ties };
+  return next;
 }
 
 const keyPart = (k: SeriesKey): SeriesKey => ({ market: k.market, timeframe: k.timeframe, symbol: k.symbol });
@@ -410,6 +419,8 @@ function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incoming): St
  */
 class RangeReplacer {
   private builder: BlockBuilder;
+  /** The range lies in the tail: new bars are gathered here and the tail settled, no block read. */
+  private inTail: BarColumns | undefined;
   private keptAfter: Columns = NO_COLUMNS;
   /** Stored bars in the blocks and tail rewritten (whether kept around the range or dropped in it). */
   private rewritten = 0;
@@ -426,9 +437,13 @@ class RangeReplacer {
 
   /** Reads the edges of the range and writes the bars before it; call before pushing. */
   *begin(): Step<void> {
-    const { row, lo, hi, builder } = this;
+    const { row, lo, hi } = this;
     const tf = row.timeframe;
     this.reachesTail = hi >= row.tail.time[0]!;
+    if (lo >= row.tail.time[0]!) {
+      this.inTail = new BarColumns(8);
+      return;
+    }
     const first = blockOf(lo, tf);
     const upper = row.sealedBlock === null ? first - 1 : this.reachesTail ? row.sealedBlock : Math.min(blockOf(hi, tf), row.sealedBlock);
     if (upper >= first) {
@@ -457,33 +472,49 @@ class RangeReplacer {
   }
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
-    this.builder.push(time, open, high, low, close, volume);
+    if (this.inTail) this.inTail.push(time, open, high, low, close, volume);
+    else this.builder.push(time, open, high, low, close, volume);
   }
 
   /** Writes the rest; resolves to the new catalog row (undefined when the series is left empty). */
   *end(): Step<CatalogRow | undefined> {
-    const { ctx, row, lo, builder } = this;
+    const { ctx, row, lo, hi, builder } = this;
+    if (this.inTail) {
+      // Tail bars before and after the range around the new ones.
+      const t = row.tail;
+      const tail = new BarColumns(t.time.length + this.inTail.length);
+      let i = 0;
+      for (; i < t.time.length && t.time[i]! < lo; i++) tail.push(t.time[i]!, t.open[i]!, t.high[i]!, t.low[i]!, t.close[i]!, t.volume[i]!);
+      const added = this.inTail.bars();
+      for (let k = 0; k < added.time.length; k++) tail.push(added.time[k]!, added.open[k]!, added.high[k]!, added.low[k]!, added.close[k]!, added.volume[k]!);
+      while (i < t.time.length && t.time[i]! <= hi) i++;
+      for (; i < t.time.length; i++) tail.push(t.time[i]!, t.open[i]!, t.high[i]!, t.low[i]!, t.close[i]!, t.volume[i]!);
+      ctx.touch(row, lo);
+      const bars = row.bars - t.time.length + tail.length;
+      if (tail.length === 0) {
+        // The whole tail went: the newest bar left, in a block, becomes the tail.
+        if (bars === 0) {
+          dropSeries(ctx, row);
+          return undefined;
+        }
+        return yield* this.tailFromBlocks(bars, row.firstTime);
+      }
+      return yield* settleTail(ctx, row, tail.bars(), bars);
+    }
     builder.pushAll(this.keptAfter);
     const bars = row.bars - this.rewritten + builder.count;
-    let tail = builder.finish(this.reachesTail) ?? (this.reachesTail ? undefined : row.tail);
+    const tail = builder.finish(this.reachesTail) ?? (this.reachesTail ? undefined : row.tail);
     ctx.touch(row, lo);
     if (bars === 0) {
       dropSeries(ctx, row);
       return undefined;
     }
-    let sealedBlock = builder.newestBlock === null ? row.sealedBlock : Math.max(builder.newestBlock, row.sealedBlock ?? builder.newestBlock);
-    let lastTime = this.reachesTail ? builder.last : row.lastTime;
+    const sealedBlock = builder.newestBlock === null ? row.sealedBlock : Math.max(builder.newestBlock, row.sealedBlock ?? builder.newestBlock);
+    const lastTime = this.reachesTail ? builder.last : row.lastTime;
     if (tail === undefined) {
       // Everything from the range on is gone: the newest bar left, in an older block, becomes the tail.
-      const [found] = yield [{ ...keyPart(row), from: Number.MIN_SAFE_INTEGER, to: blockOf(lo, row.timeframe) - 1, newest: true }];
-      const block = found![0]!;
-      const c = blockColumns(block);
-      const n = c.time.length;
-      ctx.deleteBlocks(row, block.block, block.block);
-      if (n > 1) ctx.putBlock(packBlock(row, block.block, c, 0, n - 1));
-      tail = sliceColumns(c, n - 1, n);
-      lastTime = c.time[n - 1]!;
-      sealedBlock = n > 1 ? block.block : block.block - 1;
+      const firstTime = lo <= row.firstTime ? builder.first : row.firstTime;
+      return yield* this.tailFromBlocks(bars, firstTime);
     }
     let firstTime = row.firstTime;
     if (lo <= row.firstTime) {
@@ -495,6 +526,27 @@ class RangeReplacer {
       }
     }
     const next: CatalogRow = { ...row, bars, firstTime, lastTime, sealedBlock, tail };
+    ctx.putCatalog(next);
+    return next;
+  }
+
+  /** Every bar from the range on is gone: the newest bar left, the last of the newest block before the range, becomes the tail. */
+  private *tailFromBlocks(bars: number, firstTime: number): Step<CatalogRow> {
+    const { ctx, row, lo } = this;
+    const [found] = yield [{ ...keyPart(row), from: Number.MIN_SAFE_INTEGER, to: blockOf(Math.min(lo, row.tail.time[0]!), row.timeframe), newest: true }];
+    const block = found![0]!;
+    const c = blockColumns(block);
+    const n = c.time.length;
+    ctx.deleteBlocks(row, block.block, block.block);
+    if (n > 1) ctx.putBlock(packBlock(row, block.block, c, 0, n - 1));
+    const next: CatalogRow = {
+      ...row,
+      bars,
+      firstTime,
+      lastTime: c.time[n - 1]!,
+      sealedBlock: n > 1 ? block.block : block.block - 1,
+      tail: sliceColumns(c, n - 1, n),
+    };
     ctx.putCatalog(next);
     return next;
   }
