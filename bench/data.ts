@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { compile } from "../src/api.js";
-import { importBars } from "../src/ingest/csv.js";
+import { importBars } from "../src/ingest/importer.js";
 import { BarCache, fetchUniverse } from "../src/store/fetch.js";
 import { openStore, type Store } from "../src/store/open.js";
 import type { BarBatch } from "../src/store/store.js";

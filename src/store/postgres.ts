@@ -17,14 +17,14 @@ import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, TouchedSeries, WriteResult } from "./store.js";
+import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { blockColumns, encodeTail, packBlock, sliceColumns } from "./blocks.js";
 import { runAsync } from "./engine/io.js";
-import { type SymbolWrite, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
+import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { answer, changesSince, latestBars, logChange } from "./postgres-bars.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
@@ -372,7 +372,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     for (const batch of batches) {
       if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
     }
-    return this.write(symbolWrites(batches), onProgress);
+    return this.writeSeries(symbolWrites(batches), onProgress);
   }
 
   /**
@@ -380,7 +380,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
    * the data version, the change log and the NOTIFY, all or nothing. Writers of one market take
    * its advisory lock in turn, so replicas writing the same series never interleave.
    */
-  async write(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
+  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
     await this.ready();
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
     const markets = [...new Set(writes.map((w) => w.market))].sort();

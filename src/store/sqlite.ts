@@ -11,14 +11,14 @@ import type { Timeframe } from "../types.js";
 import { TIMEFRAMES, isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
-import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult, ChangesSince } from "./store.js";
+import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { type Columns, blockOf, packBlock, sliceColumns, encodeTail, blockColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
 import { runSync } from "./engine/io.js";
-import { type SymbolWrite, type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
+import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
 
@@ -146,6 +146,23 @@ export const MIGRATIONS: readonly Migration[] = [
         version INTEGER PRIMARY KEY,
         touched TEXT    NOT NULL
       );
+      -- Blocks in a rowid table: a block row (about 12 KB) then lies on one page of a new store's
+      -- 16 KiB pages, where the index-ordered table's much smaller local payload sent every block
+      -- through a chain of overflow pages (four times the work to read or write it).
+      CREATE TABLE bar_blocks_v4 (
+        id        INTEGER PRIMARY KEY,
+        market    TEXT    NOT NULL,
+        timeframe TEXT    NOT NULL,
+        symbol    TEXT    NOT NULL,
+        block     INTEGER NOT NULL,
+        n         INTEGER NOT NULL,
+        time      BLOB    NOT NULL,
+        open      BLOB    NOT NULL,
+        high      BLOB    NOT NULL,
+        low       BLOB    NOT NULL,
+        close     BLOB    NOT NULL,
+        volume    BLOB    NOT NULL
+      );
     `,
     upgrade: upgradeTo4,
   },
@@ -215,6 +232,12 @@ function upgradeTo4(db: Database.Database): void {
     ALTER TABLE series_v4 RENAME TO series;
     CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
     CREATE INDEX series_symbol ON series (market, symbol);
+    INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
+      SELECT market, timeframe, symbol, block, n, time, open, high, low, close, volume FROM bar_blocks
+      ORDER BY market, timeframe, symbol, block;
+    DROP TABLE bar_blocks;
+    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+    CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
     DELETE FROM meta WHERE key = 'blocks_built';
   `);
   const bars = new SqliteBars(db);
@@ -302,6 +325,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     this.timeouts = { busyTimeoutMs: options.busyTimeoutMs ?? 5000, requestBusyMs: options.requestBusyMs ?? 1000 };
     this.db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     if (!options.readonly) {
+      // A new file gets 16 KiB pages (a block row fits one page); an existing file keeps its own.
+      this.db.pragma("page_size = 16384");
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
@@ -354,14 +379,14 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
     }
     const writes = symbolWrites(batches);
-    return this.write(writes, onProgress);
+    return this.writeSeries(writes, onProgress);
   }
 
   /**
    * Writes through the storage engine in one transaction: the bars, their derived timeframes,
    * the data version and the change log, all or nothing.
    */
-  write(writes: readonly SymbolWrite[], onProgress?: ProgressListener): WriteResult {
+  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
     const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[] } => {
       const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total))), (request) => this.bars.answer(request));

@@ -5,6 +5,7 @@
  * Promise so networked backends fit; the embedded store simply resolves at once.
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
+import type { Columns } from "./blocks.js";
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
@@ -153,6 +154,27 @@ export interface ChangesSince {
 /** Told about each committed write of bars. */
 export type DataListener = (change: DataChange) => void;
 
+/** Bars to write to one series, streamed: strictly increasing times, in chunks that follow each other. */
+export interface Incoming {
+  timeframe: Timeframe;
+  /** Drop what the series held first. */
+  replace: boolean;
+  /** First and last open time. */
+  lo: number;
+  hi: number;
+  /** How many bars. */
+  count: number;
+  /** The bars, oldest first; may be iterated more than once (the write reads them again to derive). */
+  chunks(): Iterable<Columns>;
+}
+
+/** What one write does to one symbol of a market: one {@link Incoming} per timeframe written. */
+export interface SymbolWrite {
+  market: string;
+  symbol: string;
+  incoming: readonly Incoming[];
+}
+
 /** Called while a long write proceeds: bars written so far of the total. */
 export type ProgressListener = (done: number, total: number) => void;
 
@@ -166,6 +188,11 @@ export interface BarStore {
   latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
   /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
   upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult>;
+  /**
+   * The write path under {@link upsertBars} with the bars streamed rather than in memory (an
+   * import of any size): sorted, distinct bars per series, in one transaction, all or nothing.
+   */
+  writeSeries?(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult>;
   /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
   deleteBars(request: DeleteBarsRequest): Promise<number>;
   /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */

@@ -5,8 +5,7 @@
  */
 import type { Bars, Timeframe } from "../types.js";
 import { type Columns, uniqueBars } from "./blocks.js";
-import type { Incoming, SymbolWrite } from "./engine/writer.js";
-import type { BarBatch } from "./store.js";
+import type { BarBatch, Incoming, SymbolWrite } from "./store.js";
 
 export function symbolWrites(batches: readonly BarBatch[]): SymbolWrite[] {
   const writes = new Map<string, { market: string; symbol: string; series: Map<Timeframe, { parts: Bars[]; replace: boolean }> }>();

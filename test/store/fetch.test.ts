@@ -60,10 +60,11 @@ describe("fetchUniverse", () => {
     const eur = universe[0]!.bars;
     expect(eur.h1!.time.length).toBe(50);
     expect(eur.d!.time.length).toBe(201);
-    // Derived: 400 h1 bars span 18 UTC days (Nov 3 22:00 to Nov 20 13:00); all of them opened before the cut.
+    // Derived on the FOREX session: 400 h1 bars (Tue Nov 3 22:00 to Fri Nov 20 13:00 UTC) make 13 days
+    // (weekends folded into Mondays), each opening at 17:00 New York (22:00 UTC); all opened before the cut.
     const gbpDaily = universe[1]!.bars.d!;
-    expect(gbpDaily.time.length).toBe(18);
-    expect(gbpDaily.time[17]).toBe(barOpen("d", NOW));
+    expect(gbpDaily.time.length).toBe(13);
+    expect(gbpDaily.time[12]).toBe(Date.UTC(2026, 10, 19, 22));
   });
 
   it("uses the default warmup of 300", async () => {

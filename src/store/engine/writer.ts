@@ -35,31 +35,9 @@ import {
 } from "../blocks.js";
 import { type DeriveJob, planDerivation } from "../derive.js";
 import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from "./io.js";
-import type { TouchedSeries } from "../store.js";
+import type { Incoming, SymbolWrite, TouchedSeries } from "../store.js";
 
-/** Bars to write to one series: strictly increasing times, in chunks that follow each other. */
-export interface Incoming {
-  timeframe: Timeframe;
-  /** Drop what the series held first. */
-  replace: boolean;
-  /** First and last open time. */
-  lo: number;
-  hi: number;
-  /** How many bars. */
-  count: number;
-  /** The bars, oldest first; may be iterated more than once. */
-  chunks(): Iterable<Columns>;
-}
-
-/** What one write does to one symbol of a market. */
-export interface SymbolWrite {
-  market: string;
-  symbol: string;
-  /** One entry per timeframe written. */
-  incoming: readonly Incoming[];
-}
-
-export type { TouchedSeries };
+export type { Incoming, SymbolWrite, TouchedSeries };
 
 /** What a write did. */
 export interface WriteOutcome {
@@ -295,12 +273,60 @@ function newRow(key: SeriesKey, derived: boolean, builder: BlockBuilder, tail: C
   return { ...key, derived, bars: builder.count, firstTime: builder.first, lastTime: builder.last, sealedBlock: builder.newestBlock, tail };
 }
 
-/** A series that did not exist (or was dropped): its bars packed into blocks, the last one kept as the tail. */
-function* writeNew(ctx: WriteContext, key: SeriesKey, derived: boolean, chunks: Iterable<Columns>): Step<CatalogRow | undefined> {
+/** A timeframe derived wholly while its finer bars stream by: its aggregator and blocks. */
+interface WholeDerivation {
+  key: SeriesKey;
+  aggregator: BarAggregator;
+  builder: BlockBuilder;
+}
+
+/**
+ * A series that did not exist (or was dropped): its bars packed into blocks, the last one kept
+ * as the tail; the timeframes in `derive` are aggregated from the same bars in the same pass
+ * (each replacing what it held), so a large import reads its bars once.
+ */
+function* writeNew(
+  ctx: WriteContext,
+  key: SeriesKey,
+  derived: boolean,
+  chunks: Iterable<Columns>,
+  derive: readonly Timeframe[] = [],
+  rows?: Map<Timeframe, CatalogRow>,
+): Step<CatalogRow | undefined> {
   const builder = new BlockBuilder(ctx, key);
+  const targets: WholeDerivation[] = derive.map((timeframe) => {
+    const coarseKey: SeriesKey = { market: key.market, timeframe, symbol: key.symbol };
+    const held = rows?.get(timeframe);
+    if (held) dropSeries(ctx, held);
+    return { key: coarseKey, aggregator: new BarAggregator(timeframe, key.market), builder: new BlockBuilder(ctx, coarseKey) };
+  });
   for (const c of chunks) {
-    builder.pushAll(c);
+    const { time, open, high, low, close, volume } = c;
+    for (let i = 0; i < time.length; i++) {
+      const t = time[i]!;
+      const o = open[i]!;
+      const h = high[i]!;
+      const l = low[i]!;
+      const x = close[i]!;
+      const v = volume[i]!;
+      builder.push(t, o, h, l, x, v);
+      for (let k = 0; k < targets.length; k++) {
+        const target = targets[k]!;
+        const closed = target.aggregator.add(t, o, h, l, x, v);
+        if (closed) target.builder.push(closed.time, closed.open, closed.high, closed.low, closed.close, closed.volume);
+      }
+    }
     if (ctx.full) yield [];
+  }
+  for (const target of targets) {
+    const last = target.aggregator.finish();
+    if (last) target.builder.push(last.time, last.open, last.high, last.low, last.close, last.volume);
+    const coarse = newRow(target.key, true, target.builder, target.builder.finish(true));
+    if (coarse) {
+      ctx.putCatalog(coarse);
+      ctx.touch(target.key, coarse.firstTime);
+      rows?.set(target.key.timeframe, coarse);
+    } else rows?.delete(target.key.timeframe);
   }
   const row = newRow(key, derived, builder, builder.finish(true));
   if (row) {
@@ -585,6 +611,17 @@ function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Timeframe,
   const shape = new Map<Timeframe, "whole" | "append" | "merge">();
   const incomingOf = new Map<Timeframe, Incoming>();
   let emptied = false;
+  // Derivation planned up front: when the finest timeframe is written whole and every derived one
+  // is rebuilt wholly from it, they are all built in the one pass that writes it.
+  const planned = new Map<Timeframe, { wholly: boolean }>();
+  for (const incoming of write.incoming) {
+    if (incoming.count > 0) planned.set(incoming.timeframe, { wholly: incoming.replace || rows.get(incoming.timeframe)?.derived === true });
+  }
+  const jobs = planDerivation(before, planned);
+  const fine = jobs[0]?.fine;
+  const fineRow = fine === undefined ? undefined : rows.get(fine);
+  const onePass = fine !== undefined && jobs.every((job) => job.full) && (!fineRow || planned.get(fine)?.wholly === true);
+  const done = new Set<Timeframe>();
   for (const incoming of [...write.incoming].sort((a, b) => TIMEFRAMES.indexOf(a.timeframe) - TIMEFRAMES.indexOf(b.timeframe))) {
     const tf = incoming.timeframe;
     const key: SeriesKey = { market, timeframe: tf, symbol };
@@ -608,7 +645,9 @@ function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Timeframe,
     ctx.written += incoming.count;
     if (!row) {
       shape.set(tf, "whole");
-      const created = yield* writeNew(ctx, key, false, incoming.chunks());
+      const derive = onePass && tf === fine ? jobs.map((job) => job.coarse) : [];
+      for (const coarse of derive) done.add(coarse);
+      const created = yield* writeNew(ctx, key, false, incoming.chunks(), derive, rows);
       if (created) rows.set(tf, created);
       continue;
     }
@@ -625,6 +664,7 @@ function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Timeframe,
     return;
   }
   for (const job of planDerivation(before, wholly)) {
+    if (done.has(job.coarse)) continue;
     yield* deriveJob(ctx, market, symbol, job, rows, incomingOf.get(job.fine), shape.get(job.fine));
   }
 }
