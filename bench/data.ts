@@ -17,7 +17,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { compile } from "../src/api.js";
 import { importBars } from "../src/ingest/importer.js";
-import { BarCache, fetchUniverse } from "../src/store/fetch.js";
+import { fetchUniverse } from "../src/store/fetch.js";
+import { HotTier } from "../src/store/hot-tier.js";
 import { openStore, type Store } from "../src/store/open.js";
 import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
@@ -92,7 +93,7 @@ async function runs(name: string, store: Store, n: number): Promise<void> {
     if (r === 0) first = text;
     else if (text !== first) throw new Error("cold runs differ");
   }
-  const cache = new BarCache();
+  const cache = new HotTier(store);
   await fetchUniverse(store, q.plan, { cache });
   const warm: number[] = [];
   for (let r = 0; r < RUNS; r++) {

@@ -9,7 +9,8 @@ import Fastify from "fastify";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
-import { BarCache, DEFAULT_WARMUP } from "../store/fetch.js";
+import { DEFAULT_WARMUP } from "../store/fetch.js";
+import { HotTier } from "../store/hot-tier.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
 import { createAuthenticator } from "./auth.js";
@@ -59,8 +60,14 @@ export interface ServerOptions {
   warmupCeiling?: number;
   /** Structured logs: false (default), true (JSON lines at info), or Fastify logger options. */
   logger?: FastifyServerOptions["logger"];
-  /** Fetch cache: a {@link BarCache} to share, or false to read the store on every run. Default: a new cache. */
-  cache?: BarCache | false;
+  /**
+   * The hot tier runs read bars from (the latest bars of each series served, in memory, exact at
+   * the store's data version): a {@link HotTier} to share, or false to read the store on every
+   * run. Default: a new tier of `cacheMb`.
+   */
+  cache?: HotTier | false;
+  /** The hot tier's budget in MiB (`xql serve --cache-mb`). Default 512. */
+  cacheMb?: number;
   /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
   queryCacheSize?: number;
   /** Largest static cost of a query (see docs/deployment.md, "Limits and guards"). Default {@link DEFAULT_COST_BUDGET}. */
@@ -173,6 +180,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
     roles.set(store, [...(roles.get(store) ?? []), role]);
   }
+  const tier = options.cache === false ? undefined : (options.cache ?? new HotTier(bars, { budgetBytes: cacheBytes(options.cacheMb) }));
+  if (tier && options.cache === undefined) {
+    // A tier of its own: it follows the store's writes while the server runs.
+    tier.watch();
+    app.addHook("onClose", async () => tier.close());
+  }
   registerRoutes(app, {
     bars,
     quota,
@@ -181,7 +194,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     queries: new QueryCache(xqlOptions, options.queryCacheSize ?? 1024),
     clock,
     warmup: options.warmup ?? DEFAULT_WARMUP,
-    cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
+    cache: tier,
     inFlight: new InFlightRuns(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED),
     evaluationSliceMs: options.evaluationSliceMs ?? 10,
     runs: new ResultsCache(options.resultsCacheSize ?? 256, options.resultsCacheTtlMs ?? 5_000),
@@ -207,6 +220,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   return app;
+}
+
+function cacheBytes(mb: number | undefined): number | undefined {
+  if (mb === undefined) return undefined;
+  if (!Number.isInteger(mb) || mb < 0) throw new TypeError("createServer: cacheMb must be a non-negative integer (MiB)");
+  return mb * 1024 * 1024;
 }
 
 function timeoutOption(value: number | undefined, fallback: number, name: string): number {

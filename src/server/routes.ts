@@ -11,8 +11,8 @@ import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
 import { VERSION } from "../version.js";
-import type { BarCache } from "../store/fetch.js";
 import { fetchUniverse } from "../store/fetch.js";
+import type { HotTier } from "../store/hot-tier.js";
 import type { QuotaStore, QuotaUsage } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
 import { HealthError } from "../store/store.js";
@@ -33,7 +33,8 @@ export interface RouteContext {
   queries: QueryCache;
   clock: Clock;
   warmup: number;
-  cache: BarCache | undefined;
+  /** The hot tier runs read their bars from, or undefined to read the store every time. */
+  cache: HotTier | undefined;
   inFlight: InFlightRuns;
   /** Milliseconds of evaluation between turns of the event loop. */
   evaluationSliceMs: number;
@@ -146,22 +147,28 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         return reply.code(200).send(cached);
       }
       let universe;
-      try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, fetch: compiled.fetch, ...fetchOptions });
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
-        await giveBack();
-        return sendStoreFailure(reply, error);
-      }
+      // The run reads views of the hot tier's arrays until it is done: writes meanwhile copy.
+      const lease = ctx.cache?.lease();
       let result;
       try {
-        // Evaluation gives the event loop a turn every `evaluationSliceMs`: one large screen
-        // never holds other callers (health, validate, other runs) for longer than that.
-        result = await execute(compiled, universe);
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
-        await giveBack();
-        return reply.code(500).send(INTERNAL);
+        try {
+          universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...fetchOptions });
+        } catch (error) {
+          request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
+          await giveBack();
+          return sendStoreFailure(reply, error);
+        }
+        try {
+          // Evaluation gives the event loop a turn every `evaluationSliceMs`: one large screen
+          // never holds other callers (health, validate, other runs) for longer than that.
+          result = await execute(compiled, universe);
+        } catch (error) {
+          request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
+          await giveBack();
+          return reply.code(500).send(INTERNAL);
+        }
+      } finally {
+        lease?.release();
       }
       // Keyed by the version read before the fetch: a write in between makes the entry stale, never wrong.
       ctx.runs.set(key, version, now, result.body);

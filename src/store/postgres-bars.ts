@@ -11,7 +11,7 @@ import { TIMEFRAME_MS } from "../types.js";
 import { type BlockRow, type CatalogRow, type ReadBlock, decodeTail, encodeTail, orderedSeries } from "./blocks.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
-import { type LatestRow, assembleLatest, blocksWanted, shortOf } from "./engine/reader.js";
+import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
 import type { LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
 
 /** Something that runs a query: a pool, or a client inside a transaction. */
@@ -310,5 +310,29 @@ async function newestBlocks(
   for (const r of found) {
     out[Number(r[0])]!.push({ block: Number(r[1]), n: Number(r[2]), time: r[3] as Buffer, columns: r.slice(4) as Buffer[] });
   }
+  return out;
+}
+
+/** See `BarStore.barsSince`: the catalog rows, then the blocks each needs, in two round trips. */
+export async function barsSince(db: Queryable, market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]> {
+  const found = await rows(
+    db,
+    `SELECT symbol, sealed_block, tail FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])`,
+    [market, timeframe, since.map((s) => s.symbol)],
+  );
+  const held = new Map(found.map((r) => [r[0] as string, { sealedBlock: r[1] === null ? null : Number(r[1]), tail: decodeTail(r[2] as Buffer) }]));
+  const wanted = since.filter((s) => held.has(s.symbol));
+  const ranges = wanted.map((s) => blocksSince(held.get(s.symbol)!, timeframe, s.from));
+  const asked = ranges.map((range, i) => (range ? i : -1)).filter((i) => i >= 0);
+  const blocks = await readBlocks(
+    db,
+    asked.map((i) => ({ market, timeframe, symbol: wanted[i]!.symbol, from: ranges[i]!.from, to: ranges[i]!.to })),
+  );
+  const byIndex = new Map(asked.map((i, k) => [i, blocks[k]!]));
+  const out: SymbolBars[] = [];
+  wanted.forEach((s, i) => {
+    const bars = assembleSince(held.get(s.symbol)!.tail, byIndex.get(i) ?? [], s.from);
+    if (bars.time.length > 0) out.push({ symbol: s.symbol, bars });
+  });
   return out;
 }

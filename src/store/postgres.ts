@@ -25,7 +25,7 @@ import { HEALTH_SQL, HealthError } from "./store.js";
 import { blockColumns, encodeTail, packBlock, sliceColumns } from "./blocks.js";
 import { runAsync } from "./engine/io.js";
 import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
-import { answer, changesSince, latestBars, logChange } from "./postgres-bars.js";
+import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
 
@@ -351,13 +351,17 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   // ---- BarStore ----
 
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
+    return this.snapshot((client) => latestBars(client, request));
+  }
+
+  /** Reads in one REPEATABLE READ transaction: the catalog rows and the blocks they name are of one version. */
+  private async snapshot<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.ready();
-    // REPEATABLE READ: the catalog rows and the blocks they name are of one version.
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const result = await latestBars(client, request);
+      const result = await read(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
@@ -403,6 +407,10 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     // NOTIFY is delivered at commit, and not at all on a rollback.
     await client.query("SELECT pg_notify($1, $2)", [DATA_CHANNEL, String(version)]);
     return version;
+  }
+
+  async barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]> {
+    return this.snapshot((client) => barsSince(client, market, timeframe, since));
   }
 
   async changesSince(version: number): Promise<ChangesSince> {

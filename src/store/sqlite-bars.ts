@@ -8,7 +8,7 @@ import type { RawSeries, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
 import { type BlockRow, type CatalogRow, type ReadBlock, decodeTail, encodeTail, orderedSeries } from "./blocks.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
-import { type LatestRow, assembleLatest, blocksWanted, shortOf } from "./engine/reader.js";
+import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
 import type { TouchedSeries } from "./engine/writer.js";
 import type { LatestBarsRequest, SymbolBars } from "./store.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
@@ -54,6 +54,7 @@ export class SqliteBars {
       putCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
           first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
+      sinceRow: db.prepare("SELECT sealed_block, tail FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").raw(true),
       latestRows: db.prepare("SELECT symbol, first_time, last_time, sealed_block, tail FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
       lastTimes: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ?").raw(true),
       logChange: db.prepare("INSERT INTO changes (version, touched) VALUES (?, ?)"),
@@ -121,6 +122,21 @@ export class SqliteBars {
     if (rows.length > 0 && (oldest === null || oldest > version + 1)) return null;
     if (rows.length > 0 && rows[0]![0] !== version + 1) return null;
     return rows.map(([v, text]) => ({ version: v, touched: decodeTouched(text) }));
+  }
+
+  /** See `BarStore.barsSince`; inside the caller's read transaction. */
+  barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): SymbolBars[] {
+    const out: SymbolBars[] = [];
+    for (const { symbol, from } of since) {
+      const found = this.stmt.sinceRow.get(market, timeframe, symbol) as [number | null, Uint8Array] | undefined;
+      if (!found) continue;
+      const tail = decodeTail(found[1]);
+      const range = blocksSince({ sealedBlock: found[0], tail }, timeframe, from);
+      const blocks = range ? this.readBlocks({ market, timeframe, symbol, from: range.from, to: range.to }) : [];
+      const bars = assembleSince(tail, blocks, from);
+      if (bars.time.length > 0) out.push({ symbol, bars });
+    }
+    return out;
   }
 
   /** See {@link BarStore.latestBars}; inside the caller's read transaction. */

@@ -438,6 +438,10 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.stmt.dataVersion.get() as number;
   }
 
+  async barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]> {
+    return this.db.transaction(() => this.bars.barsSince(market, timeframe, since))();
+  }
+
   async changesSince(version: number): Promise<ChangesSince> {
     return this.db.transaction((): ChangesSince => {
       const current = this.stmt.dataVersion.get() as number;

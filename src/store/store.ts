@@ -212,6 +212,12 @@ export interface BarStore {
    */
   changesSince?(version: number): Promise<ChangesSince>;
   /**
+   * Every column of the bars of some series of one market and timeframe opening at or after a
+   * time per symbol (a reader refreshing what a write touched); symbols without such bars are
+   * left out. A store may leave it out; readers then read the latest bars again.
+   */
+  barsSince?(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]>;
+  /**
    * Calls `listener` after each committed write of bars: at once for writes through this
    * object, within the store's watch interval (SQLite) or on notification (PostgreSQL) for
    * writes by other connections and processes. Returns the function that stops listening.

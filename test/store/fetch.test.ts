@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BarCache, fetchCount, fetchUniverse } from "../../src/store/fetch.js";
+import { fetchCount, fetchUniverse } from "../../src/store/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import type { Plan } from "../../src/types.js";
@@ -74,30 +74,4 @@ describe("fetchUniverse", () => {
     expect(fetchCount(301, 300)).toBe(301);
   });
 
-  it("serves repeated runs from the cache while the data version holds, yet reads the version every time", async () => {
-    const cache = new BarCache();
-    const first = await fetchUniverse(store, plan, { cache });
-    const second = await fetchUniverse(store, plan, { cache });
-    expect(store.requests).toHaveLength(2);
-    expect(store.versionCalls).toBe(2);
-    expect(second[0]!.bars.h1).toBe(first[0]!.bars.h1);
-
-    await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: rampBars("h1", 1, barOpen("h1", NOW), 9999) }] }]);
-    const third = await fetchUniverse(store, plan, { cache });
-    expect(store.requests).toHaveLength(4);
-    expect(Array.from(third[0]!.bars.h1!.close).at(-1)).toBe(9999);
-  });
-
-  it("rejects when the store is gone, even with everything cached", async () => {
-    const cache = new BarCache();
-    await fetchUniverse(store, plan, { cache });
-    await store.close();
-    await expect(fetchUniverse(store, plan, { cache })).rejects.toThrow();
-  });
-
-  it("keeps at most `capacity` reads", async () => {
-    const cache = new BarCache(1);
-    await fetchUniverse(store, plan, { cache });
-    expect(cache.size).toBe(1);
-  });
 });

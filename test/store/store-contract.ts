@@ -14,6 +14,7 @@ import type { Bars, Timeframe } from "../../src/types.js";
 import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
 import { engineModel } from "./engine-model.js";
+import { hotTierContract } from "./hot-tier.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -261,6 +262,7 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
     });
 
     engineModel(open);
+    hotTierContract(open, another);
 
     it("keys and quota", async () => {
       const store = await open();

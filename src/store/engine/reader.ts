@@ -5,7 +5,7 @@
  * allocation per column, not one per symbol).
  */
 import type { Bars, RawSeries } from "../../types.js";
-import { BLOCK_BARS, type Columns, type ReadBlock, blockOf, unpackInto } from "../blocks.js";
+import { BLOCK_BARS, type Columns, type ReadBlock, blockColumns as blockColumnsOf, blockOf, unpackInto } from "../blocks.js";
 import type { Timeframe } from "../../types.js";
 
 /** What a read needs of one catalog row. */
@@ -135,6 +135,36 @@ export function assembleLatest(
       bars: { time: view(time), open: column("open"), high: column("high"), low: column("low"), close: column("close"), volume: column("volume") },
     });
     offset += total;
+  }
+  return out;
+}
+
+/** Which blocks hold bars at or after `from` (none when the tail holds them all). */
+export function blocksSince(row: { sealedBlock: number | null; tail: Columns }, timeframe: Timeframe, from: number): { from: number; to: number } | undefined {
+  if (row.sealedBlock === null || from >= row.tail.time[0]!) return undefined;
+  return { from: blockOf(from, timeframe), to: row.sealedBlock };
+}
+
+/** Bars at or after `from`, oldest first, from blocks (ascending, every column) and the tail. */
+export function assembleSince(tail: Columns, blocks: readonly ReadBlock[], from: number): Bars {
+  const parts: Columns[] = [];
+  for (const block of blocks) parts.push(blockColumnsOf(block));
+  parts.push(tail);
+  let n = 0;
+  for (const p of parts) for (let i = 0; i < p.time.length; i++) if (p.time[i]! >= from) n++;
+  const out = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
+  let at = 0;
+  for (const p of parts) {
+    for (let i = 0; i < p.time.length; i++) {
+      if (p.time[i]! < from) continue;
+      out.time[at] = p.time[i]!;
+      out.open[at] = p.open[i]!;
+      out.high[at] = p.high[i]!;
+      out.low[at] = p.low[i]!;
+      out.close[at] = p.close[i]!;
+      out.volume[at] = p.volume[i]!;
+      at++;
+    }
   }
   return out;
 }
