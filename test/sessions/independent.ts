@@ -16,10 +16,25 @@ const nyFormat = new Intl.DateTimeFormat("en-US", {
   minute: "2-digit",
 });
 
+const seen = new Map<number, [number, number, number, number, number]>();
+
 /** New York wall clock at `t` through Intl: [year, month (1-12), day, hour, minute]. */
 export function ny(t: number): [number, number, number, number, number] {
-  const p = Object.fromEntries(nyFormat.formatToParts(new Date(t)).map((x) => [x.type, x.value]));
-  return [Number(p.year), Number(p.month), Number(p.day), Number(p.hour), Number(p.minute)];
+  let wall = seen.get(t);
+  if (!wall) {
+    const p = Object.fromEntries(nyFormat.formatToParts(new Date(t)).map((x) => [x.type, x.value]));
+    wall = [Number(p.year), Number(p.month), Number(p.day), Number(p.hour), Number(p.minute)];
+    if (seen.size > 200_000) seen.clear();
+    seen.set(t, wall);
+  }
+  return wall;
+}
+
+/** True when FOREX trades at `t`: from Sunday 17:00 to Friday 17:00 New York. */
+export function forexTrades(t: number): boolean {
+  const [y, m, d, h] = ny(t);
+  const dow = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  return (dow === 0 && h >= 17) || (dow >= 1 && dow <= 4) || (dow === 5 && h < 17);
 }
 
 /** The UTC instant of a New York wall time (the first one when the autumn change repeats it). */
