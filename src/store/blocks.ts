@@ -2,11 +2,13 @@
  * How bars are laid out in a store (both backends), schema version 4:
  *
  * - `bar_blocks`: one row per time-aligned block of at most {@link BLOCK_BARS} bars of one
- *   (market, timeframe, symbol), each series a BLOB / bytea of little-endian float64 values (the
- *   bytes of a Float64Array). Block `b` of a timeframe covers the open times
- *   `[b · BLOCK_BARS · dur, (b + 1) · BLOCK_BARS · dur)`, so a write rewrites exactly the blocks
- *   its span touches, and "the latest N bars" reads a few blocks per symbol — only the columns
- *   the plan names.
+ *   (market, timeframe, symbol), its bars one BLOB / bytea of little-endian float64 values,
+ *   column after column: n times, n opens, n highs, n lows, n closes, n volumes (the bytes of
+ *   Float64Arrays, one value the reader copies straight into its columns). Block `b` of a
+ *   timeframe covers the open times `[b · BLOCK_BARS · dur, (b + 1) · BLOCK_BARS · dur)`, so a
+ *   write rewrites exactly the blocks its span touches, and "the latest N bars" reads a few
+ *   blocks per symbol. One value per block, not one per column: a cold read of a market is
+ *   bound by the values the driver hands over, six times fewer this way.
  * - `series`, the catalog: one row per (market, timeframe, symbol) with its count, first and
  *   last times, whether it is derived, the newest block row's number, and its **tail**: the
  *   newest bars, kept in the catalog row rather than in a block (at least the latest bar, at
@@ -37,6 +39,9 @@ export function blockStart(b: number, tf: Timeframe): number {
 /** The six columns of a bar, in the order blocks and tails store them. */
 export const COLUMNS = ["time", ...RAW_SERIES] as const;
 export type Column = (typeof COLUMNS)[number];
+
+/** The place of each raw series in packed bars (time is 0). */
+export const RAW_COLUMN: Readonly<Record<RawSeries, number>> = { open: 1, high: 2, low: 3, close: 4, volume: 5 };
 
 /** Bars as Float64Array columns, oldest first. */
 export interface Columns {
@@ -77,28 +82,18 @@ export interface CatalogRow extends SeriesKey {
   tail: Columns;
 }
 
-/** One block row as written. */
+/** One block row as written: its bars packed column after column ({@link encodeColumns}). */
 export interface BlockRow extends SeriesKey {
   block: number;
   n: number;
-  columns: Record<Column, Buffer>;
+  bytes: Buffer;
 }
 
-/** One block as read: its number, bar count and the packed columns asked for (null where not read). */
+/** One block as read: its number, bar count and packed bars (empty when only the counts were read). */
 export interface ReadBlock {
   block: number;
   n: number;
-  time: Uint8Array;
-  columns: (Uint8Array | null)[];
-}
-
-/** A copy of `values[from, to)` as little-endian float64 bytes. */
-export function packColumn(values: ArrayLike<number>, from: number, to: number): Buffer {
-  const out = Buffer.allocUnsafe((to - from) * 8);
-  const view = new Float64Array(out.buffer, out.byteOffset, to - from);
-  if (values instanceof Float64Array) view.set(values.subarray(from, to));
-  else for (let i = from; i < to; i++) view[i - from] = values[i]!;
-  return out;
+  bytes: Uint8Array;
 }
 
 /** Packs bars `[from, to)` (all in one block) into a block row. */
@@ -109,14 +104,7 @@ export function packBlock(key: SeriesKey, block: number, bars: Columns, from: nu
     symbol: key.symbol,
     block,
     n: to - from,
-    columns: {
-      time: packColumn(bars.time, from, to),
-      open: packColumn(bars.open, from, to),
-      high: packColumn(bars.high, from, to),
-      low: packColumn(bars.low, from, to),
-      close: packColumn(bars.close, from, to),
-      volume: packColumn(bars.volume, from, to),
-    },
+    bytes: encodeColumns(from === 0 && to === bars.time.length ? bars : sliceColumns(bars, from, to)),
   };
 }
 
@@ -138,30 +126,27 @@ export function unpackInto(bytes: Uint8Array, target: Float64Array, at: number, 
   }
 }
 
-/** A block read with every column, as columns. */
+/** A block read whole, as columns (views when its bytes are aligned). */
 export function blockColumns(block: ReadBlock): Columns {
-  const [open, high, low, close, volume] = block.columns;
-  return {
-    time: float64s(block.time, block.n),
-    open: float64s(open!, block.n),
-    high: float64s(high!, block.n),
-    low: float64s(low!, block.n),
-    close: float64s(close!, block.n),
-    volume: float64s(volume!, block.n),
-  };
+  return decodeColumns(block.bytes);
 }
 
-/** The tail's bytes in a catalog row: n times, then n opens, highs, lows, closes and volumes. */
-export function encodeTail(tail: Columns): Buffer {
-  const n = tail.time.length;
+/** Where column `c` (0 time, 1 open … 5 volume) of `n` packed bars starts, in values. */
+export function columnAt(c: number, n: number): number {
+  return c * n;
+}
+
+/** Bars packed column after column: n times, then n opens, highs, lows, closes and volumes (blocks and tails alike). */
+export function encodeColumns(bars: Columns): Buffer {
+  const n = bars.time.length;
   const out = Buffer.allocUnsafe(n * 48);
   const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
-  COLUMNS.forEach((name, c) => view.set(tail[name], c * n));
+  COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
   return out;
 }
 
-/** A catalog row's tail bytes as columns (views when aligned). */
-export function decodeTail(bytes: Uint8Array): Columns {
+/** Packed bars as columns (views when aligned). */
+export function decodeColumns(bytes: Uint8Array): Columns {
   const n = bytes.byteLength / 48;
   const all = float64s(bytes, n * 6);
   return {

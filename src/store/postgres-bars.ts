@@ -6,9 +6,9 @@
  * installed (an optional peer), else by multi-row INSERTs with one binary parameter per column.
  */
 import type pg from "pg";
-import type { RawSeries, Timeframe } from "../types.js";
+import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
-import { type BlockRow, type CatalogRow, type ReadBlock, decodeTail, encodeTail, orderedSeries } from "./blocks.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
 import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
@@ -31,7 +31,7 @@ function catalogRow(r: unknown[]): CatalogRow {
     firstTime: Number(r[5]),
     lastTime: Number(r[6]),
     sealedBlock: r[7] === null ? null : Number(r[7]),
-    tail: decodeTail(r[8] as Buffer),
+    tail: decodeColumns(r[8] as Buffer),
   };
 }
 
@@ -77,13 +77,10 @@ async function readBlocks(client: Queryable, reads: readonly BlockRange[]): Prom
   const mode = reads.map((r) => (r.newest ? MODE.newest : r.oldest ? MODE.oldest : r.counts ? MODE.counts : MODE.all));
   const found = await rows(
     client,
-    `SELECT r.i, b.block, b.n,
-       CASE WHEN r.mode = 3 THEN NULL ELSE b.time END, CASE WHEN r.mode = 3 THEN NULL ELSE b.open END,
-       CASE WHEN r.mode = 3 THEN NULL ELSE b.high END, CASE WHEN r.mode = 3 THEN NULL ELSE b.low END,
-       CASE WHEN r.mode = 3 THEN NULL ELSE b.close END, CASE WHEN r.mode = 3 THEN NULL ELSE b.volume END
+    `SELECT r.i, b.block, b.n, CASE WHEN r.mode = 3 THEN NULL ELSE b.bars END
      FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::int[]) WITH ORDINALITY AS r(market, timeframe, symbol, lo, hi, mode, i)
      CROSS JOIN LATERAL (
-       SELECT block, n, time, open, high, low, close, volume FROM bar_blocks b
+       SELECT block, n, bars FROM bar_blocks b
        WHERE b.market = r.market AND b.timeframe = r.timeframe AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi
        ORDER BY CASE WHEN r.mode = 1 THEN -b.block ELSE b.block END
        LIMIT CASE WHEN r.mode IN (1, 2) THEN 1 END
@@ -93,7 +90,7 @@ async function readBlocks(client: Queryable, reads: readonly BlockRange[]): Prom
   );
   for (const r of found) {
     const i = Number(r[0]) - 1;
-    out[i]!.push({ block: Number(r[1]), n: Number(r[2]), time: (r[3] as Buffer | null) ?? EMPTY, columns: r[4] === null ? [] : (r.slice(4) as Buffer[]) });
+    out[i]!.push({ block: Number(r[1]), n: Number(r[2]), bytes: (r[3] as Buffer | null) ?? EMPTY });
   }
   return out;
 }
@@ -135,7 +132,7 @@ async function write(client: pg.PoolClient, changes: StoreChanges): Promise<void
         part.map((r) => r.firstTime),
         part.map((r) => r.lastTime),
         part.map((r) => r.sealedBlock),
-        part.map((r) => encodeTail(r.tail)),
+        part.map((r) => encodeColumns(r.tail)),
       ],
     );
   }
@@ -149,7 +146,7 @@ async function insertBlocks(client: pg.PoolClient, blocks: readonly BlockRow[]):
   const copy = await loadCopy();
   if (copy) {
     const stream = (client as unknown as { query(s: NodeJS.WritableStream): NodeJS.WritableStream }).query(
-      copy("COPY bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) FROM STDIN (FORMAT binary)"),
+      copy("COPY bar_blocks (market, timeframe, symbol, block, n, bars) FROM STDIN (FORMAT binary)"),
     );
     const done = new Promise<void>((resolve, reject) => {
       stream.on("finish", () => resolve());
@@ -185,25 +182,23 @@ async function insertBlocks(client: pg.PoolClient, blocks: readonly BlockRow[]):
     const values: unknown[] = [];
     for (const b of part) {
       const p = values.length;
-      tuples.push(`($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9}, $${p + 10}, $${p + 11})`);
-      const c = b.columns;
-      values.push(b.market, b.timeframe, b.symbol, b.block, b.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+      tuples.push(`($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6})`);
+      values.push(b.market, b.timeframe, b.symbol, b.block, b.n, b.bytes);
     }
-    await client.query(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES ${tuples.join(", ")}`, values);
+    await client.query(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES ${tuples.join(", ")}`, values);
   }
 }
 
 /** One block row in PostgreSQL's binary COPY format: field count, then each field's length and bytes. */
 function copyRow(b: BlockRow): Buffer {
   const text = [Buffer.from(b.market), Buffer.from(b.timeframe), Buffer.from(b.symbol)];
-  const c = b.columns;
-  const blobs = [c.time, c.open, c.high, c.low, c.close, c.volume];
+  const blobs = [b.bytes];
   let size = 2;
   for (const t of text) size += 4 + t.length;
   size += 4 + 8 + 4 + 4;
   for (const blob of blobs) size += 4 + blob.length;
   const out = Buffer.allocUnsafe(size);
-  let at = out.writeInt16BE(11, 0);
+  let at = out.writeInt16BE(6, 0);
   for (const t of text) {
     at = out.writeInt32BE(t.length, at);
     at += t.copy(out, at);
@@ -268,38 +263,35 @@ export async function latestBars(db: Queryable, request: LatestBarsRequest): Pro
       firstTime: Number(r[1]),
       lastTime: Number(r[2]),
       sealedBlock: r[3] === null ? null : Number(r[3]),
-      tail: decodeTail(r[4] as Buffer),
+      tail: decodeColumns(r[4] as Buffer),
       cut: base ? Number.POSITIVE_INFINITY : Number(r[5]) + TIMEFRAME_MS[baseTimeframe],
     });
   }
   const wanted = latest.map((row) => blocksWanted(row, timeframe, want));
-  const blocks = await newestBlocks(db, market, timeframe, series, latest, wanted);
+  const blocks = await newestBlocks(db, market, timeframe, latest, wanted);
   // A symbol whose blocks are sparser than assumed is read again without the limit.
   const short = latest.map((row, i) => (wanted[i] && shortOf(row, timeframe, blocks[i]!, wanted[i]!.limit, want) ? i : -1)).filter((i) => i >= 0);
   if (short.length > 0) {
-    const again = await newestBlocks(db, market, timeframe, series, short.map((i) => latest[i]!), short.map((i) => ({ to: wanted[i]!.to, limit: null })));
+    const again = await newestBlocks(db, market, timeframe, short.map((i) => latest[i]!), short.map((i) => ({ to: wanted[i]!.to, limit: null })));
     short.forEach((i, k) => (blocks[i] = again[k]!));
   }
   return assembleLatest(latest, blocks, series, want);
 }
 
-/** Per row, the newest `limit` blocks numbered at most `to` (newest first), only the named series. */
+/** Per row, the newest `limit` blocks numbered at most `to` (newest first). */
 async function newestBlocks(
   db: Queryable,
   market: string,
   timeframe: Timeframe,
-  series: readonly RawSeries[],
   latest: readonly LatestRow[],
   wanted: readonly ({ to: number; limit: number | null } | undefined)[],
 ): Promise<ReadBlock[][]> {
   const out: ReadBlock[][] = latest.map(() => []);
   const asked = wanted.map((w, i) => (w ? i : -1)).filter((i) => i >= 0);
   if (asked.length === 0) return out;
-  // Column names come from RAW_SERIES only, never from a request string.
-  const list = ["b.block", "b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
   const found = await rows(
     db,
-    `SELECT r.i, ${list} FROM unnest($3::text[], $4::bigint[], $5::int[], $6::int[]) AS r(symbol, hi, lim, i)
+    `SELECT r.i, b.block, b.n, b.bars FROM unnest($3::text[], $4::bigint[], $5::int[], $6::int[]) AS r(symbol, hi, lim, i)
      CROSS JOIN LATERAL (
        SELECT * FROM bar_blocks b WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block <= r.hi
        ORDER BY b.block DESC LIMIT r.lim
@@ -308,7 +300,7 @@ async function newestBlocks(
     [market, timeframe, asked.map((i) => latest[i]!.symbol), asked.map((i) => wanted[i]!.to), asked.map((i) => wanted[i]!.limit), asked],
   );
   for (const r of found) {
-    out[Number(r[0])]!.push({ block: Number(r[1]), n: Number(r[2]), time: r[3] as Buffer, columns: r.slice(4) as Buffer[] });
+    out[Number(r[0])]!.push({ block: Number(r[1]), n: Number(r[2]), bytes: r[3] as Buffer });
   }
   return out;
 }
@@ -320,7 +312,7 @@ export async function barsSince(db: Queryable, market: string, timeframe: Timefr
     `SELECT symbol, sealed_block, tail FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])`,
     [market, timeframe, since.map((s) => s.symbol)],
   );
-  const held = new Map(found.map((r) => [r[0] as string, { sealedBlock: r[1] === null ? null : Number(r[1]), tail: decodeTail(r[2] as Buffer) }]));
+  const held = new Map(found.map((r) => [r[0] as string, { sealedBlock: r[1] === null ? null : Number(r[1]), tail: decodeColumns(r[2] as Buffer) }]));
   const wanted = since.filter((s) => held.has(s.symbol));
   const ranges = wanted.map((s) => blocksSince(held.get(s.symbol)!, timeframe, s.from));
   const asked = ranges.map((range, i) => (range ? i : -1)).filter((i) => i >= 0);

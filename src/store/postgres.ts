@@ -22,7 +22,7 @@ import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
-import { blockColumns, encodeTail, packBlock, sliceColumns } from "./blocks.js";
+import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { runAsync } from "./engine/io.js";
 import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
@@ -153,6 +153,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         version bigint PRIMARY KEY,
         touched text   NOT NULL
       );
+      -- A block's bars as one value, column after column: one TOAST value to fetch per block, not six.
+      CREATE TABLE bar_blocks_v4 (
+        market    text    NOT NULL,
+        timeframe text    NOT NULL,
+        symbol    text    NOT NULL,
+        block     bigint  NOT NULL,
+        n         integer NOT NULL,
+        bars      bytea   NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, block)
+      );
+      ALTER TABLE bar_blocks_v4 ALTER COLUMN bars SET STORAGE EXTERNAL;
     `,
     upgrade: upgradeTo4,
   },
@@ -638,36 +649,43 @@ async function upgradeTo4(client: pg.PoolClient): Promise<void> {
   );
   for (const s of old) {
     const { rows } = await client.query({
-      text: "SELECT block, n, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block DESC LIMIT 2",
+      text: "SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block",
       values: [s.market, s.timeframe, s.symbol],
       rowMode: "array",
     } as pg.QueryConfig);
-    const found = rows as unknown[][];
-    if (found.length === 0) continue;
-    const newest = found[0]!;
-    const block = Number(newest[0]);
-    const c = blockColumns({ block, n: Number(newest[1]), time: newest[2] as Buffer, columns: newest.slice(3) as Buffer[] });
-    const n = c.time.length;
-    await client.query("DELETE FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 AND block = $4", [s.market, s.timeframe, s.symbol, block]);
-    let sealed: number | null = found[1] ? Number(found[1][0]) : null;
-    if (n > 1) {
-      const b = packBlock(s, block, c, 0, n - 1);
-      const k = b.columns;
-      await client.query("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", [
-        s.market, s.timeframe, s.symbol, block, n - 1, k.time, k.open, k.high, k.low, k.close, k.volume,
+    const found = rows as [unknown, ...Buffer[]][];
+    let sealed: number | null = null;
+    let tail: Columns | undefined;
+    for (let i = 0; i < found.length; i++) {
+      const [block, ...columns] = found[i]!;
+      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
+      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
+      const n = c.time.length;
+      if (i === found.length - 1) {
+        // The series' newest bar leaves its block for the tail.
+        tail = sliceColumns(c, n - 1, n);
+        c = sliceColumns(c, 0, n - 1);
+      }
+      if (c.time.length === 0) continue;
+      await client.query("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES ($1, $2, $3, $4, $5, $6)", [
+        s.market, s.timeframe, s.symbol, Number(block), c.time.length, encodeColumns(c),
       ]);
-      sealed = block;
+      sealed = Number(block);
     }
+    if (!tail) continue;
     await client.query(
       "INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-      [s.market, s.timeframe, s.symbol, s.derived, s.bars, s.first_time, s.last_time, sealed, encodeTail(sliceColumns(c, n - 1, n))],
+      [s.market, s.timeframe, s.symbol, s.derived, s.bars, s.first_time, s.last_time, sealed, encodeColumns(tail)],
     );
   }
   await client.query(`
     DROP TABLE bars;
     DROP TABLE series;
+    DROP TABLE bar_blocks;
     ALTER TABLE series_v4 RENAME TO series;
     ALTER INDEX series_v4_pkey RENAME TO series_pkey;
+    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+    ALTER INDEX bar_blocks_v4_pkey RENAME TO bar_blocks_pkey;
     CREATE INDEX series_symbol ON series (market, symbol);
     DELETE FROM meta WHERE key = 'blocks_built';
   `);

@@ -4,9 +4,9 @@
  * latest-bars read, and the log of what each write touched (for other processes' readers).
  */
 import type Database from "better-sqlite3";
-import type { RawSeries, Timeframe } from "../types.js";
+import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
-import { type BlockRow, type CatalogRow, type ReadBlock, decodeTail, encodeTail, orderedSeries } from "./blocks.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
 import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
 import type { TouchedSeries } from "./engine/writer.js";
@@ -27,34 +27,33 @@ function catalogRow(r: CatalogSqlRow): CatalogRow {
     firstTime: r[5],
     lastTime: r[6],
     sealedBlock: r[7],
-    tail: decodeTail(r[8]),
+    tail: decodeColumns(r[8]),
   };
 }
 
-/** The block columns every engine read returns, after `n` and `time`. */
-const ALL = "open, high, low, close, volume";
 
 /** Statements on the version-4 tables of one connection. */
 export class SqliteBars {
   private readonly stmt;
-  private readonly latestReads = new Map<string, { limited: Database.Statement }>();
 
   constructor(private readonly db: Database.Database) {
     const where = "market = ? AND timeframe = ? AND symbol = ? AND block BETWEEN ? AND ?";
     this.stmt = {
       catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS} FROM series WHERE market = ? AND symbol = ?`).raw(true),
-      blocks: db.prepare(`SELECT block, n, time, ${ALL} FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
-      newest: db.prepare(`SELECT block, n, time, ${ALL} FROM bar_blocks WHERE ${where} ORDER BY block DESC LIMIT 1`).raw(true),
-      oldest: db.prepare(`SELECT block, n, time, ${ALL} FROM bar_blocks WHERE ${where} ORDER BY block LIMIT 1`).raw(true),
+      blocks: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
+      newest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block DESC LIMIT 1`).raw(true),
+      oldest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block LIMIT 1`).raw(true),
       counts: db.prepare(`SELECT block, n FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
       deleteBlocks: db.prepare(`DELETE FROM bar_blocks WHERE ${where}`),
-      insertBlock: db.prepare(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertBlock: db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)"),
       deleteCatalog: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       putCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
           first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
       sinceRow: db.prepare("SELECT sealed_block, tail FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").raw(true),
+      latestBlocks: db
+        .prepare("SELECT block, n, bars FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block <= ? ORDER BY block DESC LIMIT ?")
+        .raw(true),
       latestRows: db.prepare("SELECT symbol, first_time, last_time, sealed_block, tail FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
       lastTimes: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ?").raw(true),
       logChange: db.prepare("INSERT INTO changes (version, touched) VALUES (?, ?)"),
@@ -89,15 +88,10 @@ export class SqliteBars {
   private readBlocks(range: BlockRange): ReadBlock[] {
     const args = [range.market, range.timeframe, range.symbol, range.from, range.to];
     if (range.counts) {
-      return (this.stmt.counts.all(...args) as [number, number][]).map(([block, n]) => ({ block, n, time: EMPTY, columns: [] }));
+      return (this.stmt.counts.all(...args) as [number, number][]).map(([block, n]) => ({ block, n, bytes: EMPTY }));
     }
     const statement = range.newest ? this.stmt.newest : range.oldest ? this.stmt.oldest : this.stmt.blocks;
-    return (statement.all(...args) as unknown[][]).map((r) => ({
-      block: r[0] as number,
-      n: r[1] as number,
-      time: r[2] as Uint8Array,
-      columns: r.slice(3) as Uint8Array[],
-    }));
+    return (statement.all(...args) as [number, number, Uint8Array][]).map(([block, n, bytes]) => ({ block, n, bytes }));
   }
 
   private write(changes: StoreChanges): void {
@@ -105,7 +99,7 @@ export class SqliteBars {
     for (const b of changes.putBlocks) insertBlock(this.stmt.insertBlock, b);
     for (const k of changes.deleteCatalog) this.stmt.deleteCatalog.run(k.market, k.timeframe, k.symbol);
     for (const r of changes.putCatalog) {
-      this.stmt.putCatalog.run(r.market, r.timeframe, r.symbol, r.derived ? 1 : 0, r.bars, r.firstTime, r.lastTime, r.sealedBlock, encodeTail(r.tail));
+      this.stmt.putCatalog.run(r.market, r.timeframe, r.symbol, r.derived ? 1 : 0, r.bars, r.firstTime, r.lastTime, r.sealedBlock, encodeColumns(r.tail));
     }
   }
 
@@ -130,7 +124,7 @@ export class SqliteBars {
     for (const { symbol, from } of since) {
       const found = this.stmt.sinceRow.get(market, timeframe, symbol) as [number | null, Uint8Array] | undefined;
       if (!found) continue;
-      const tail = decodeTail(found[1]);
+      const tail = decodeColumns(found[1]);
       const range = blocksSince({ sealedBlock: found[0], tail }, timeframe, from);
       const blocks = range ? this.readBlocks({ market, timeframe, symbol, from: range.from, to: range.to }) : [];
       const bars = assembleSince(tail, blocks, from);
@@ -157,45 +151,22 @@ export class SqliteBars {
         if (last === undefined) continue;
         cut = last + TIMEFRAME_MS[baseTimeframe];
       }
-      rows.push({ symbol, firstTime, lastTime, sealedBlock, tail: decodeTail(tail), cut });
+      rows.push({ symbol, firstTime, lastTime, sealedBlock, tail: decodeColumns(tail), cut });
     }
-    const statement = this.latestStatement(series);
     const blocks = rows.map((row) => {
       const wanted = blocksWanted(row, timeframe, want);
       if (!wanted) return [];
       const read = (limit: number): ReadBlock[] =>
-        (statement.limited.all(market, timeframe, row.symbol, wanted.to, limit) as unknown[][]).map((r) => ({
-          block: r[0] as number,
-          n: r[1] as number,
-          time: r[2] as Uint8Array,
-          columns: r.slice(3) as Uint8Array[],
-        }));
+        (this.stmt.latestBlocks.all(market, timeframe, row.symbol, wanted.to, limit) as [number, number, Uint8Array][]).map(([block, n, bytes]) => ({ block, n, bytes }));
       const first = read(wanted.limit);
       return shortOf(row, timeframe, first, wanted.limit, want) ? read(-1) : first;
     });
     return assembleLatest(rows, blocks, series, want);
-  }
-
-  private latestStatement(series: readonly RawSeries[]): { limited: Database.Statement } {
-    const key = series.join(",");
-    let statements = this.latestReads.get(key);
-    if (!statements) {
-      // Column names come from RAW_SERIES only, never from a request string.
-      const list = ["block", "n", "time", ...series].join(", ");
-      statements = {
-        limited: this.db
-          .prepare(`SELECT ${list} FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block <= ? ORDER BY block DESC LIMIT ?`)
-          .raw(true),
-      };
-      this.latestReads.set(key, statements);
-    }
-    return statements;
   }
 }
 
 const EMPTY = new Uint8Array(0);
 
 function insertBlock(statement: Database.Statement, b: BlockRow): void {
-  const c = b.columns;
-  statement.run(b.market, b.timeframe, b.symbol, b.block, b.n, c.time, c.open, c.high, c.low, c.close, c.volume);
+  statement.run(b.market, b.timeframe, b.symbol, b.block, b.n, b.bytes);
 }

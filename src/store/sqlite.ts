@@ -15,7 +15,7 @@ import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsReq
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
-import { type Columns, blockOf, packBlock, sliceColumns, encodeTail, blockColumns } from "./blocks.js";
+import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
 import { runSync } from "./engine/io.js";
 import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
@@ -149,6 +149,7 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Blocks in a rowid table: a block row (about 12 KB) then lies on one page of a new store's
       -- 16 KiB pages, where the index-ordered table's much smaller local payload sent every block
       -- through a chain of overflow pages (four times the work to read or write it).
+      -- Its bars one value, column after column (a reader copies from it what it needs).
       CREATE TABLE bar_blocks_v4 (
         id        INTEGER PRIMARY KEY,
         market    TEXT    NOT NULL,
@@ -156,12 +157,7 @@ export const MIGRATIONS: readonly Migration[] = [
         symbol    TEXT    NOT NULL,
         block     INTEGER NOT NULL,
         n         INTEGER NOT NULL,
-        time      BLOB    NOT NULL,
-        open      BLOB    NOT NULL,
-        high      BLOB    NOT NULL,
-        low       BLOB    NOT NULL,
-        close     BLOB    NOT NULL,
-        volume    BLOB    NOT NULL
+        bars      BLOB    NOT NULL
       );
     `,
     upgrade: upgradeTo4,
@@ -204,38 +200,37 @@ function migrate(db: Database.Database): void {
 function upgradeTo4(db: Database.Database): void {
   const built = db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck().get() as number | undefined;
   if (built === 0) packLegacyRows(db);
-  const newest = db.prepare("SELECT block, n, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block DESC LIMIT 2").raw(true);
-  const dropBlock = db.prepare("DELETE FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block = ?");
-  const putBlock = db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const blocks = db.prepare("SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block").raw(true);
+  const putBlock = db.prepare("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)");
   const insert = db.prepare(`INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const old = db.prepare("SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series").raw(true).all() as [string, Timeframe, string, number, number, number, number][];
   for (const [market, timeframe, symbol, bars, firstTime, lastTime, derived] of old) {
-    const rows = newest.all(market, timeframe, symbol) as unknown[][];
-    if (rows.length === 0) continue;
-    const block = rows[0]!;
-    const c = blockColumns({ block: block[0] as number, n: block[1] as number, time: block[2] as Uint8Array, columns: block.slice(3) as Uint8Array[] });
-    const n = c.time.length;
-    const key = { market, timeframe, symbol };
-    dropBlock.run(market, timeframe, symbol, block[0]);
-    let sealed: number | null = rows[1] ? (rows[1][0] as number) : null;
-    if (n > 1) {
-      const b = packBlock(key, block[0] as number, c, 0, n - 1);
-      putBlock.run(market, timeframe, symbol, b.block, b.n, b.columns.time, b.columns.open, b.columns.high, b.columns.low, b.columns.close, b.columns.volume);
-      sealed = b.block;
-    }
-    insert.run(market, timeframe, symbol, derived, bars, firstTime, lastTime, sealed, encodeTail(sliceColumns(c, n - 1, n)));
+    const rows = blocks.all(market, timeframe, symbol) as [number, ...Uint8Array[]][];
+    let sealed: number | null = null;
+    let tail: Columns | undefined;
+    rows.forEach(([block, ...columns], i) => {
+      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
+      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
+      const n = c.time.length;
+      if (i === rows.length - 1) {
+        // The series' newest bar leaves its block for the tail.
+        tail = sliceColumns(c, n - 1, n);
+        c = sliceColumns(c, 0, n - 1);
+      }
+      if (c.time.length === 0) return;
+      putBlock.run(market, timeframe, symbol, block, c.time.length, encodeColumns(c));
+      sealed = block;
+    });
+    if (tail) insert.run(market, timeframe, symbol, derived, bars, firstTime, lastTime, sealed, encodeColumns(tail));
   }
   db.exec(`
     DROP TABLE bars;
     DROP TABLE series;
+    DROP TABLE bar_blocks;
     ALTER TABLE series_v4 RENAME TO series;
     CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
     CREATE INDEX series_symbol ON series (market, symbol);
-    INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
-      SELECT market, timeframe, symbol, block, n, time, open, high, low, close, volume FROM bar_blocks
-      ORDER BY market, timeframe, symbol, block;
-    DROP TABLE bar_blocks;
     ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
     CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
     DELETE FROM meta WHERE key = 'blocks_built';
@@ -271,8 +266,9 @@ function packLegacyRows(db: Database.Database): void {
       const block = blockOf(c.time[start]!, timeframe);
       let end = start + 1;
       while (end < rows.length && blockOf(c.time[end]!, timeframe) === block) end++;
-      const b = packBlock({ market, timeframe, symbol }, block, c, start, end);
-      put.run(market, timeframe, symbol, block, b.n, b.columns.time, b.columns.open, b.columns.high, b.columns.low, b.columns.close, b.columns.volume);
+      const part = sliceColumns(c, start, end);
+      const bytes = (x: Float64Array): Buffer => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
+      put.run(market, timeframe, symbol, block, end - start, bytes(part.time), bytes(part.open), bytes(part.high), bytes(part.low), bytes(part.close), bytes(part.volume));
       start = end;
     }
   }

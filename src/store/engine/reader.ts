@@ -5,7 +5,7 @@
  * allocation per column, not one per symbol).
  */
 import type { Bars, RawSeries } from "../../types.js";
-import { BLOCK_BARS, type Columns, type ReadBlock, blockColumns as blockColumnsOf, blockOf, unpackInto } from "../blocks.js";
+import { BLOCK_BARS, type Columns, RAW_COLUMN, type ReadBlock, blockColumns as blockColumnsOf, blockOf, unpackInto } from "../blocks.js";
 import type { Timeframe } from "../../types.js";
 
 /** What a read needs of one catalog row. */
@@ -40,11 +40,11 @@ export function blocksWanted(row: LatestRow, timeframe: Timeframe, want: number)
   return { to, limit: Math.ceil((2 * rest) / BLOCK_BARS) + 1 };
 }
 
-/** Bars of `blocks` (newest first) opening before the cut. */
+/** Bars of a block opening before the cut. */
 function blockBars(block: ReadBlock, cut: number): number {
   if (cut === Number.POSITIVE_INFINITY) return block.n;
   const time = new Float64Array(block.n);
-  unpackInto(block.time, time, 0, 0, block.n);
+  unpackInto(block.bytes, time, 0, 0, block.n);
   let n = block.n;
   while (n > 0 && time[n - 1]! >= cut) n--;
   return n;
@@ -75,7 +75,7 @@ export function nanColumn(length: number): Float64Array {
 
 /**
  * The latest `want` bars before each row's cut, oldest first, from its tail and blocks (newest
- * first, their columns in `series` order); unread series are NaN columns.
+ * first); series not asked for are NaN columns.
  */
 export function assembleLatest(
   rows: readonly LatestRow[],
@@ -119,11 +119,8 @@ export function assembleLatest(
     for (let s = 0; s < series.length; s++) filled[s]!.set(tailColumn(row.tail, series[s]!).subarray(tailEnd - tail, tailEnd), at);
     for (const { block, from, to } of blocks) {
       at -= to - from;
-      unpackInto(block.time, time, at, from, to - from);
-      for (let s = 0; s < series.length; s++) {
-        const bytes = block.columns[s];
-        if (bytes) unpackInto(bytes, filled[s]!, at, from, to - from);
-      }
+      unpackInto(block.bytes, time, at, from, to - from);
+      for (let s = 0; s < series.length; s++) unpackInto(block.bytes, filled[s]!, at, RAW_COLUMN[series[s]!] * block.n + from, to - from);
     }
     const view = (c: Float64Array): Float64Array => c.subarray(offset, offset + total);
     const column = (name: RawSeries): Float64Array => {
