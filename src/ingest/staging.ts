@@ -20,10 +20,10 @@ const FIELDS = 7;
 /** Rows held in memory across all symbols before every partial fragment is closed. */
 const BUFFERED_ROWS = 262_144;
 /**
- * Bytes of closed fragments kept in memory: an import up to about a million bars never touches
+ * Bytes of closed fragments kept in memory: an import up to about 600,000 bars never touches
  * the disk; past that, every fragment goes to the staging file and memory stays at this bound.
  */
-const MEMORY_BYTES = 64 << 20;
+const MEMORY_BYTES = 32 << 20;
 /** Bytes gathered before one write to the staging file. */
 const WRITE_BYTES = 4 << 20;
 

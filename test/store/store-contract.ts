@@ -15,6 +15,10 @@ import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
 import { engineModel } from "./engine-model.js";
 import { hotTierContract } from "./hot-tier.js";
+import { importBars } from "../../src/ingest/importer.js";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -260,6 +264,28 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
         await store.close();
       }
     });
+
+    it("writes nothing when a bad line follows a million good ones", async () => {
+      const store = await open();
+      const file = join(tmpdir(), `xql-million-${process.pid}-${Math.random().toString(36).slice(2)}.csv`);
+      try {
+        await store.upsertBars([{ market: "CRYPTO", timeframe: "m1", symbols: [{ symbol: "KEEP", bars: toBars([{ time: Date.UTC(2021, 0, 4), open: 1, high: 2, low: 0.5, close: 1.5, volume: 1 }]) }] }]);
+        const version = await store.dataVersion();
+        const t0 = Date.UTC(2022, 0, 3);
+        const lines = Array.from({ length: 1_000_000 }, (_, i) => `${t0 + i * 60_000},1.5,2.5,1.25,2,${i % 100}`);
+        lines.push(`${t0 + 1_000_000 * 60_000},1.5,1.0,1.25,2,1`); // high below open
+        writeFileSync(file, `${lines.join("\n")}\n`);
+        await expect(
+          importBars(store, file, { market: "CRYPTO", timeframe: "m1", symbol: "BTCUSDT", columns: ["time", "open", "high", "low", "close", "volume"], timeFormat: "ms" }),
+        ).rejects.toThrow("line 1000001: high 1 is below open, close or low");
+        expect(await store.dataVersion()).toBe(version);
+        expect(await store.barCount()).toBe(1);
+        expect((await store.series()).map((s) => s.symbol)).not.toContain("BTCUSDT");
+      } finally {
+        rmSync(file, { force: true });
+        await store.close();
+      }
+    }, 120_000);
 
     engineModel(open);
     hotTierContract(open, another);
