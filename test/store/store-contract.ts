@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/open.js";
 import type { DataChange } from "../../src/store/store.js";
 import { fetchUniverse } from "../../src/store/fetch.js";
-import { compile } from "../../src/index.js";
+import { compile, deriveTimeframes } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
@@ -261,6 +261,31 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       } finally {
         stop();
         await other.close();
+        await store.close();
+      }
+    });
+
+    it("derives exactly what deriveTimeframes gives the library, FOREX across a daylight saving change and CRYPTO", async () => {
+      const store = await open();
+      try {
+        // Broker-time hours around the US autumn change, weekend stubs included.
+        const from = Date.UTC(2025, 9, 20);
+        const to = Date.UTC(2025, 10, 20);
+        const fx = forexH1(23, from, to);
+        const stubs = [Date.UTC(2025, 9, 24, 23), Date.UTC(2025, 10, 2, 20)].map((time) => ({ time, open: 1, high: 1.2, low: 0.9, close: 1.1, volume: 3 }));
+        const withStubs = [...fx, ...stubs].sort((a, b) => a.time - b.time);
+        await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(withStubs) }] },
+          { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BTCUSDT", bars: toBars(withStubs) }] },
+        ]);
+        for (const market of ["FOREX", "CRYPTO"]) {
+          const symbol = market === "FOREX" ? "EURUSD" : "BTCUSDT";
+          const library = deriveTimeframes({ symbol, bars: { h1: toBars(withStubs) } }, { market });
+          for (const tf of ["h4", "d", "w"] as const) {
+            expect(await read(store, market, tf, symbol), `${market} ${tf}`).toEqual(rows(library.bars[tf]!));
+          }
+        }
+      } finally {
         await store.close();
       }
     });
