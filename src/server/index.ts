@@ -21,5 +21,22 @@ export type { FetchOptions } from "../store/fetch.js";
 export { TIERS, TIER_LIMITS } from "../accounts/accounts.js";
 export { HealthError } from "../store/store.js";
 export type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-export type { BarBatch, BarStore, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars } from "../store/store.js";
+export type {
+  BarBatch,
+  BarStore,
+  ChangesSince,
+  DataChange,
+  DataListener,
+  DeleteBarsRequest,
+  Incoming,
+  LatestBarsRequest,
+  ProgressListener,
+  SeriesInfo,
+  SymbolBars,
+  SymbolWrite,
+  TouchedSeries,
+  WriteResult,
+} from "../store/store.js";
+export type { Columns } from "../store/blocks.js";
+export type { SqliteAccounts } from "../accounts/sqlite.js";
 export { generateApiKey, hashApiKey } from "../accounts/keys.js";

@@ -45,11 +45,17 @@ export const RAW_COLUMN: Readonly<Record<RawSeries, number>> = { open: 1, high: 
 
 /** Bars as Float64Array columns, oldest first. */
 export interface Columns {
+  /** Open times, UTC ms, strictly increasing. */
   time: Float64Array;
+  /** Opening prices. */
   open: Float64Array;
+  /** Highest prices. */
   high: Float64Array;
+  /** Lowest prices. */
   low: Float64Array;
+  /** Closing prices. */
   close: Float64Array;
+  /** Traded volumes. */
   volume: Float64Array;
 }
 

@@ -59,6 +59,7 @@ interface Group {
 
 /** A run reading views of the tier: release it once the run is done with them. */
 export interface HotLease {
+  /** The run is done with its views: writes may change those bars in place again. */
   release(): void;
 }
 
@@ -70,7 +71,9 @@ export interface HotTierOptions {
 
 /** Counters for tests and benchmarks. */
 export interface HotTierStats {
+  /** Bytes of bars held. */
   bytes: number;
+  /** (market, timeframe) groups held. */
   groups: number;
   /** Requests served from memory. */
   hits: number;
@@ -86,6 +89,7 @@ const groupKey = (market: string, timeframe: Timeframe): string => `${market}\u0
 
 /** The latest bars of the series a service has served, in memory, kept exact (see the file's comment). */
 export class HotTier {
+  /** Most bytes of bars held (see {@link HotTierOptions.budgetBytes}). */
   readonly budgetBytes: number;
   private readonly groups = new Map<string, Group>();
   private bytes = 0;
@@ -112,6 +116,7 @@ export class HotTier {
     this.stopWatching = this.store.watch((change) => this.onChange(change));
   }
 
+  /** Stops following the store's writes and drops every bar held. */
   close(): void {
     this.stopWatching?.();
     this.stopWatching = undefined;
@@ -119,6 +124,7 @@ export class HotTier {
     this.bytes = 0;
   }
 
+  /** What the tier holds and has done so far. */
   stats(): HotTierStats {
     return { ...this.counters, bytes: this.bytes, groups: this.groups.size };
   }

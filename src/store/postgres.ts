@@ -193,7 +193,7 @@ export interface PostgresStoreOptions {
    * run's path, so a stalled server costs a run at most this long before it answers 500. Default 1000.
    */
   requestTimeoutMillis?: number;
-  /** How often {@link PostgresStore.watch} reads the data version beside LISTEN, in ms. Default 1000. */
+  /** How often the store's `watch` reads the data version beside LISTEN, in ms. Default 1000. */
   watchIntervalMs?: number;
   /** Told about errors of idle pooled connections (a restart of the server, say). */
   onError?: (error: Error) => void;

@@ -127,9 +127,13 @@ export interface WriteResult {
 
 /** A series a write changed: its bars opening at or after `from` may differ (−Infinity: any of them, or the series is gone). */
 export interface TouchedSeries {
+  /** The market, in its stored spelling. */
   market: string;
+  /** The timeframe; derived timeframes a write rebuilt are listed too. */
   timeframe: Timeframe;
+  /** The symbol. */
   symbol: string;
+  /** Open time (UTC ms) of the earliest bar that may have changed; −Infinity: any bar, or the series is gone. */
   from: number;
 }
 
@@ -156,11 +160,13 @@ export type DataListener = (change: DataChange) => void;
 
 /** Bars to write to one series, streamed: strictly increasing times, in chunks that follow each other. */
 export interface Incoming {
+  /** The timeframe of every bar (written as imported). */
   timeframe: Timeframe;
   /** Drop what the series held first. */
   replace: boolean;
-  /** First and last open time. */
+  /** Open time of the first bar. */
   lo: number;
+  /** Open time of the last bar. */
   hi: number;
   /** How many bars. */
   count: number;
@@ -170,8 +176,11 @@ export interface Incoming {
 
 /** What one write does to one symbol of a market: one {@link Incoming} per timeframe written. */
 export interface SymbolWrite {
+  /** The market, stored in this spelling. */
   market: string;
+  /** The symbol. */
   symbol: string;
+  /** The bars per timeframe written. */
   incoming: readonly Incoming[];
 }
 
