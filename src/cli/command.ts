@@ -115,6 +115,11 @@ export const OPTIONS = {
     description: "Redis for the daily quota counters, shared by replicas (default: $XQL_REDIS_URL; without it the database keeps them)",
   },
   quiet: { type: "boolean", description: "no request logs" },
+  "cache-mb": {
+    type: "string",
+    value: "N",
+    description: "memory for the hot tier, the latest bars of the series runs read, in MiB (default 512; 0 reads the store on every run)",
+  },
   tier: { type: "string", value: "T", description: "free, essential or plus (a new account)" },
   account: { type: "string", value: "ID", description: "add the key to this existing account" },
   label: { type: "string", value: "L", description: "a note to tell keys apart" },

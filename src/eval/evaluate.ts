@@ -74,9 +74,11 @@ class Slot {
   private ctx: KernelContext | undefined;
 
   /** What a kernel may know beyond its inputs; scratch buffers live as long as the slot. */
-  context(timeframe: Timeframe): KernelContext {
+  context(timeframe: Timeframe, market: string): KernelContext {
     return (this.ctx ??= {
       timeframeMs: TIMEFRAME_MS[timeframe],
+      timeframe,
+      market,
       scratch: (index: number, length: number): Float64Array => {
         let b = this.scratchBuffers[index];
         if (!b || b.length < length) this.scratchBuffers[index] = b = new Float64Array(Math.max(length, (b?.length ?? 0) * 2));
@@ -350,7 +352,7 @@ class Program {
         for (let k = 0; k < children.length; k++) inputs[k] = this.values(children[k]!, inputFrom, to);
         const implicit = fn.implicit;
         for (let k = 0; k < implicit.length; k++) inputs[children.length + k] = this.raw(frame, implicit[k]!, inputFrom, to);
-        const ctx = slot.context(frame.timeframe);
+        const ctx = slot.context(frame.timeframe, this.planned.plan.market);
         if (!slot.blocked) {
           (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
           return;

@@ -4,7 +4,8 @@
  * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
  * registry is built from the list in `builtins/index.ts`.
  */
-import type { RawSeries } from "../types.js";
+import type { RawSeries, Timeframe } from "../types.js";
+import { TIMEFRAMES, TIMEFRAME_MS } from "../types.js";
 
 /** The type of an XQL value: a number series or a boolean series. */
 export type ValueType = "number" | "boolean";
@@ -40,8 +41,12 @@ export type InputColumn = RawSeries | "time";
 
 /** What a kernel may know of where it runs, beyond its inputs. */
 export interface KernelContext {
-  /** Duration of one bar of the timeframe being evaluated, in ms (`vwap` anchors its session by it). */
+  /** Duration of one bar of the timeframe being evaluated, in ms. */
   readonly timeframeMs: number;
+  /** The timeframe being evaluated. */
+  readonly timeframe: Timeframe;
+  /** The plan's market (`vwap` takes its session from it: FOREX closes at 17:00 New York). */
+  readonly market: string;
   /**
    * A scratch buffer of at least `length` slots, owned by the calling slot and reused across
    * instruments (index 0, 1, ... name distinct buffers). Contents are unspecified on entry.
@@ -155,10 +160,12 @@ export interface FunctionModule {
  * A kernel context outside the evaluator (tests, direct kernel calls): fresh scratch buffers
  * kept for the context's lifetime.
  */
-export function standaloneContext(timeframeMs = 3_600_000): KernelContext {
+export function standaloneContext(timeframeMs = 3_600_000, market = "CRYPTO"): KernelContext {
   const buffers: Float64Array[] = [];
   return {
     timeframeMs,
+    timeframe: TIMEFRAMES.find((tf) => TIMEFRAME_MS[tf] === timeframeMs) ?? "h1",
+    market,
     scratch(index, length) {
       let b = buffers[index];
       if (!b || b.length < length) buffers[index] = b = new Float64Array(length);

@@ -9,7 +9,8 @@ import Fastify from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
-import { BarCache, DEFAULT_WARMUP } from "../store/fetch.js";
+import { DEFAULT_WARMUP } from "../store/fetch.js";
+import { HotTier } from "../store/hot-tier.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
 import { createAuthenticator } from "./auth.js";
@@ -63,8 +64,14 @@ export interface ServerOptions {
   warmupCeiling?: number;
   /** Structured logs: false (default), true (JSON lines at info), or Fastify logger options. */
   logger?: FastifyServerOptions["logger"];
-  /** Fetch cache: a {@link BarCache} to share, or false to read the store on every run. Default: a new cache of 256 MiB. */
-  cache?: BarCache | false;
+  /**
+   * The hot tier runs read bars from (the latest bars of each series served, in memory, exact at
+   * the store's data version): a {@link HotTier} to share, or false to read the store on every
+   * run. Default: a new tier of `cacheMb`.
+   */
+  cache?: HotTier | false;
+  /** The hot tier's budget in MiB (`xql serve --cache-mb`). Default 512. */
+  cacheMb?: number;
   /** Bytes of parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 64 MiB. */
   queryCacheBytes?: number;
   /** Largest static cost of a query (see docs/deployment.md, "Limits and guards"). Default {@link DEFAULT_COST_BUDGET}. */
@@ -199,6 +206,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
     roles.set(store, [...(roles.get(store) ?? []), role]);
   }
+  const tier = options.cache === false ? undefined : (options.cache ?? new HotTier(bars, { budgetBytes: cacheBytes(options.cacheMb) }));
+  if (tier && options.cache === undefined) {
+    // A tier of its own: it follows the store's writes while the server runs.
+    tier.watch();
+    app.addHook("onClose", async () => tier.close());
+  }
   registerRoutes(app, {
     bars,
     quota,
@@ -207,7 +220,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     queries: new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES),
     clock,
     warmup: options.warmup ?? DEFAULT_WARMUP,
-    cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
+    cache: tier,
     admission,
     costBudget: options.costBudget ?? DEFAULT_COST_BUDGET,
     evaluationSliceMs: options.evaluationSliceMs ?? 10,
@@ -230,6 +243,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   return app;
+}
+
+function cacheBytes(mb: number | undefined): number | undefined {
+  if (mb === undefined) return undefined;
+  if (!Number.isInteger(mb) || mb < 0) throw new TypeError("createServer: cacheMb must be a non-negative integer (MiB)");
+  return mb * 1024 * 1024;
 }
 
 function timeoutOption(value: number | undefined, fallback: number, name: string): number {

@@ -11,8 +11,8 @@ import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
 import { VERSION } from "../version.js";
-import type { BarCache } from "../store/fetch.js";
 import { fetchUniverse } from "../store/fetch.js";
+import type { HotTier } from "../store/hot-tier.js";
 import type { QuotaStore, QuotaUsage } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
 import { HealthError } from "../store/store.js";
@@ -37,7 +37,8 @@ export interface RouteContext {
   queries: QueryCache;
   clock: Clock;
   warmup: number;
-  cache: BarCache | undefined;
+  /** The hot tier runs read their bars from, or undefined to read the store every time. */
+  cache: HotTier | undefined;
   /** The per-account admission; its turns share evaluation round-robin by account. */
   admission: Admission;
   /** The cost budget a history's price (cost × (window + 1)) is held to. */
@@ -175,11 +176,19 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
         return reply.code(200).type(JSON_TYPE).send(cached);
       }
-      const universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, fetch: compiled.fetch, ...route.fetch });
-      phase = "evaluate";
-      // Evaluation takes turns of the event loop, round-robin with every other account's work:
-      // one large screen never holds other callers for longer than a slice at a time.
-      const result = await route.execute(compiled, universe, () => ctx.admission.turns.turn(caller.accountId));
+      // The run reads views of the hot tier's arrays until it is done: writes meanwhile copy.
+      const lease = ctx.cache?.lease();
+      let universe: Instrument[];
+      let result: Awaited<ReturnType<typeof route.execute>>;
+      try {
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...route.fetch });
+        phase = "evaluate";
+        // Evaluation takes turns of the event loop, round-robin with every other account's work:
+        // one large screen never holds other callers for longer than a slice at a time.
+        result = await route.execute(compiled, universe, () => ctx.admission.turns.turn(caller.accountId));
+      } finally {
+        lease?.release();
+      }
       // Its evaluator's buffers grew to these bars: the query cache weighs the entry again.
       queries.reweigh(body);
       // Keyed by the version read before the fetch: a write in between makes the entry stale, never wrong.

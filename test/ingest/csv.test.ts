@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CsvImportError, importBarsCsv, isAlignedOpen, parseBarsCsv, parseTime } from "../../src/ingest/csv.js";
+import { CsvImportError, isAlignedOpen, parseBarsCsv, parseTime } from "../../src/ingest/csv.js";
+import { importBarsCsv } from "../../src/ingest/importer.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { tempDir } from "../kit/index.js";
 
