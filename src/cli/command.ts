@@ -118,6 +118,7 @@ export const OPTIONS = {
   tier: { type: "string", value: "T", description: "free, essential or plus (a new account)" },
   account: { type: "string", value: "ID", description: "add the key to this existing account" },
   label: { type: "string", value: "L", description: "a note to tell keys apart" },
+  scope: { type: "string", value: "run|write", description: "what the key may do: run screens (default), or write: push bars too (POST /xql/bars)" },
 } as const satisfies OptionTable;
 
 export type OptionName = keyof typeof OPTIONS;
