@@ -14,7 +14,6 @@ import { defineConfig } from "vitest/config";
 const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
-  "test/cli/data.test.ts",
   "test/cli/history.test.ts",
   "test/mcp/bridge.test.ts",
   "test/package/version.test.ts",

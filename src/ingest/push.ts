@@ -5,6 +5,7 @@
  * whole push is refused. Bars still open are left out, not refused: a feed may send its
  * current bar with the closed ones.
  */
+import { assertNever } from "../errors.js";
 import { CsvImportError, normalizeMarket, parseBarsCsv } from "./csv.js";
 import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "./formats.js";
 import { BarRowBatch, type BarRow, type ClosedBars, closedBarsOnly } from "./rows.js";
@@ -52,12 +53,8 @@ export function parsePush(format: PushFormat, text: string, options: CsvPushOpti
     case "ndjson":
       return closedBarsOnly(parseNdjsonPush(text, now), now);
     default:
-      return assertNeverFormat(format);
+      return assertNever(format, "push format");
   }
-}
-
-function assertNeverFormat(format: never): never {
-  throw new Error(`Unknown push format '${String(format)}'`);
 }
 
 function parseCsvPush(text: string, options: CsvPushOptions, now: number) {

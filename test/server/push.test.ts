@@ -27,7 +27,7 @@ function ndjson(rows: readonly Record<string, unknown>[]): string {
   return rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
 }
 
-function bar(symbol: string, time: number, close: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function bar(symbol: string, time: number | string, close: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { market: "CRYPTO", timeframe: "m1", symbol, time, open: close - 1, high: close + 2, low: close - 2, close, volume: 10, ...extra };
 }
 
@@ -169,7 +169,7 @@ describe("POST /xql/bars", () => {
     for (const type of ["application/json", "text/plain"]) {
       const response = await server.post("/xql/bars", JSON.stringify(bar("BTCUSDT", OPEN_M1 - MINUTE, 1)), key, { "content-type": type });
       expect(response.status).toBe(415);
-      expect((await response.json()).error).toMatch(/^Send bars as text\/csv .* or application\/x-ndjson$/);
+      expect(((await response.json()) as { error: string }).error).toMatch(/^Send bars as text\/csv .* or application\/x-ndjson$/);
     }
     // 16 MiB of valid bars is read (then refused for their times, not their size); one byte more is a 413.
     const line = `${JSON.stringify(bar("BTCUSDT", OPEN_M1 - MINUTE, 100))}\n`;
@@ -178,7 +178,7 @@ describe("POST /xql/bars", () => {
     const padded = full + " ".repeat(limit - full.length);
     const atLimit = await server.post("/xql/bars", padded, key, NDJSON);
     expect(atLimit.status).toBe(400);
-    expect((await atLimit.json()).error).toContain("duplicate bar");
+    expect(((await atLimit.json()) as { error: string }).error).toContain("duplicate bar");
     const over = await server.post("/xql/bars", `${padded} `, key, NDJSON);
     expect(over.status).toBe(413);
     expect(await over.json()).toEqual({ error: `Request body exceeds the limit of ${limit} bytes` });
