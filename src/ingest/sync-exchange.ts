@@ -181,12 +181,23 @@ class CcxtSpot implements Exchange {
     this.pageLimit = features?.spot?.fetchOHLCV?.limit ?? 500;
     this.hasTickers = exchange.has.fetchTickers === true;
     this.apiUrl = options.apiUrl;
-    // ccxt turns a 429/418 into an error without its headers; this sees them first.
+    // ccxt turns a 429/418 into an error without its headers; this sees them first, and pauses
+    // every request from then on: the limit is per address, so the requests already waiting in
+    // ccxt's limiter must wait too.
     const handleErrors = exchange.handleErrors.bind(exchange);
     exchange.handleErrors = ((code: number, reason: string, url: string, method: string, headers: Record<string, string>, ...rest: unknown[]) => {
-      if (code === 429 || code === 418) this.retryAfter = retryAfterMs(headers?.["Retry-After"] ?? headers?.["retry-after"], Date.now());
+      if (code === 429 || code === 418) {
+        this.retryAfter = retryAfterMs(headers?.["Retry-After"] ?? headers?.["retry-after"], Date.now());
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + (this.retryAfter ?? options.baseDelayMs ?? 1000));
+      }
       return (handleErrors as (...args: unknown[]) => unknown)(code, reason, url, method, headers, ...rest);
     }) as typeof exchange.handleErrors;
+    // Every HTTP request, after ccxt's limiter has let it go, waits out a pause first.
+    const fetch = exchange.fetch.bind(exchange);
+    exchange.fetch = (async (...args: Parameters<typeof exchange.fetch>) => {
+      for (let wait = this.pausedUntil - Date.now(); wait > 0; wait = this.pausedUntil - Date.now()) await sleep(wait);
+      return fetch(...args);
+    }) as typeof exchange.fetch;
   }
 
   async spotMarkets(): Promise<SpotMarket[]> {
@@ -217,8 +228,6 @@ class CcxtSpot implements Exchange {
     const base = this.options.baseDelayMs ?? 1000;
     const max = this.options.maxDelayMs ?? 60_000;
     for (let attempt = 1; ; attempt++) {
-      const wait = this.pausedUntil - Date.now();
-      if (wait > 0) await sleep(wait);
       try {
         return await request();
       } catch (error) {
@@ -227,9 +236,9 @@ class CcxtSpot implements Exchange {
         if (attempt >= attempts) throw error;
         const backoff = Math.min(max, base * 2 ** (attempt - 1));
         const told = limited ? this.retryAfter : undefined;
-        this.retryAfter = undefined;
-        const delay = Math.max(backoff, told ?? 0);
-        if (limited) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
+        // Limited: the pause set when the answer came (its Retry-After) holds every request; this one waits with them.
+        const delay = limited ? Math.max(0, this.pausedUntil - Date.now(), told === undefined ? backoff : 0) : backoff;
+        if (limited && told === undefined) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
         this.options.onRetry?.(
           limited
             ? `${this.id} is limiting requests (${statusOf(error)}); waiting ${seconds(delay)}${told !== undefined ? " as its Retry-After says" : ""}, then retrying ${what}`

@@ -60,7 +60,7 @@ export interface SyncOptions {
   store: BarStore;
   pairs: readonly ChosenPair[];
   timeframe: SyncTimeframe;
-  /** Open time of the oldest bar wanted (ms); default the latest {@link DEFAULT_SYNC_BARS} bars. */
+  /** The oldest bar wanted: the one open at this time (ms); default the latest {@link DEFAULT_SYNC_BARS} bars. */
   since?: number;
   /** Keep running: after each close (plus `settleMs`), fetch what closed. */
   follow?: boolean;
@@ -150,7 +150,7 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
   const batchSymbols = options.batchSymbols ?? DEFAULT_BATCH_SYMBOLS;
   const notice = options.onNotice ?? (() => {});
   const start = latestClosedOpen(options.timeframe, clock.now());
-  const since = options.since === undefined ? start - (DEFAULT_SYNC_BARS - 1) * dur : Math.ceil(options.since / dur) * dur;
+  const since = options.since === undefined ? start - (DEFAULT_SYNC_BARS - 1) * dur : Math.floor(options.since / dur) * dur;
   const report: SyncReport = { written: 0, replaced: 0, requests: 0, fetchMs: 0, writes: 0, writeMs: 0, failed: [], refused: 0, stopped: false, since };
 
   const stored = new Map<string, SeriesInfo>();

@@ -85,6 +85,8 @@ export class ExchangeStandIn {
   private readonly sockets = new Set<Socket>();
   private faults: { kind: "status"; status: number; retryAfter?: string } | { kind: "drop" } | undefined;
   private faultCount = 0;
+  /** Answer every bar from startTime to the open one whatever the limit (as Kraken does), not Binance's `limit`. */
+  ignoreLimit = false;
   /** ms each klines answer waits before it is sent. */
   klinesDelayMs = 0;
   /** Told after each klines answer is sent. */
@@ -255,7 +257,7 @@ export class ExchangeStandIn {
     const end = params.has("endTime") ? Number(params.get("endTime")) : Infinity;
     const rows: unknown[] = [];
     const served: KlinesServed = { symbol, interval, startTime: start, limit, closed: [], open: undefined };
-    for (let t = Math.ceil(Math.max(start, pair.listed ?? -Infinity) / dur) * dur; t <= openBar && t <= end && rows.length < limit; t += dur) {
+    for (let t = Math.ceil(Math.max(start, pair.listed ?? -Infinity) / dur) * dur; t <= openBar && t <= end && (this.ignoreLimit || rows.length < limit); t += dur) {
       if (pair.holes?.includes(t)) continue;
       const bar = t === openBar ? partialBar(symbol, t) : finalBar(symbol, t);
       rows.push([t, bar.open, bar.high, bar.low, bar.close, bar.volume, t + dur - 1, "0", 10, "0", "0", "0"]);
