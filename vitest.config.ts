@@ -14,6 +14,7 @@ import { defineConfig } from "vitest/config";
 const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
+  "test/cli/data-sync-process.test.ts",
   "test/cli/history.test.ts",
   "test/mcp/bridge.test.ts",
   "test/package/version.test.ts",

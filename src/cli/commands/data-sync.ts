@@ -106,7 +106,7 @@ export async function syncAction(positionals: string[], values: Values, io: CliI
     if (error instanceof MissingCcxtError) {
       const range = peerRange("ccxt");
       throw new CliError(
-        `data sync needs ccxt, which \`npm install xql\` leaves out so that the library installs light. Install it beside xql: npm install ${range ? `ccxt@${range}` : "ccxt"}`,
+        `the sync needs ccxt, which \`npm install xql\` leaves out so that the library installs light. Install it beside xql: npm install ${range ? `ccxt@${range}` : "ccxt"}`,
       );
     }
     if (error instanceof UnknownExchangeError) {
