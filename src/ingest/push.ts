@@ -18,6 +18,8 @@ export type PushFormat = "csv" | "ndjson";
 /** The fields of one NDJSON line, in the order the messages list them. */
 export const NDJSON_FIELDS = ["market", "timeframe", "symbol", "time", "open", "high", "low", "close", "volume"] as const;
 
+const FIELD_SET: ReadonlySet<string> = new Set(NDJSON_FIELDS);
+
 /** What the query string of a CSV push may say about its rows (as `xql data import`'s options). */
 export interface CsvPushOptions {
   market?: string;
@@ -102,16 +104,21 @@ function parseNdjsonPush(text: string, now: number) {
     if (raw === "") continue;
     const row = ndjsonRow(raw, line);
     const timeframe = row.timeframe;
-    let market: string;
-    try {
-      market = normalizeMarket(row.market);
-    } catch {
-      throw new PushError(line, `market '${row.market}' is not a market name (letters, digits and _, starting with a letter)`);
-    }
-    if (!isTimeframe(timeframe)) throw new PushError(line, `timeframe: ${unknownTimeframeMessage(timeframe, TIMEFRAMES)}`);
-    const key = `${market}\u0000${timeframe}`;
+    // Feeds send one market and timeframe on every line: each spelling is checked once.
+    const key = `${row.market}\u0000${timeframe}`;
     let batch = batches.get(key);
-    if (!batch) batches.set(key, (batch = new BarRowBatch(market, timeframe, now)));
+    if (!batch) {
+      let market: string;
+      try {
+        market = normalizeMarket(row.market);
+      } catch {
+        throw new PushError(line, `market '${row.market}' is not a market name (letters, digits and _, starting with a letter)`);
+      }
+      if (!isTimeframe(timeframe)) throw new PushError(line, `timeframe: ${unknownTimeframeMessage(timeframe, TIMEFRAMES)}`);
+      // `crypto` and `CRYPTO` are one market: one batch, so a bar sent under both spellings is a duplicate.
+      batch = [...batches.values()].find((b) => b.market === market && b.timeframe === timeframe) ?? new BarRowBatch(market, timeframe, now);
+      batches.set(key, batch);
+    }
     try {
       batch.add(row, line);
     } catch (error) {
@@ -121,7 +128,7 @@ function parseNdjsonPush(text: string, now: number) {
   }
   if (batches.size === 0) throw new PushError(0, "the body holds no bars");
   try {
-    return [...batches.values()].map((batch) => batch.finish());
+    return [...new Set(batches.values())].map((batch) => batch.finish());
   } catch (error) {
     if (error instanceof CsvImportError) throw new PushError(error.line, error.reason);
     throw error;
@@ -140,11 +147,15 @@ function ndjsonRow(raw: string, line: number): BarRow & { market: string; timefr
     throw new PushError(line, `expected an object {${NDJSON_FIELDS.map((f) => `"${f}"`).join(", ")}}`);
   }
   const object = value as Record<string, unknown>;
-  for (const field of NDJSON_FIELDS) {
-    if (!Object.hasOwn(object, field)) throw new PushError(line, `${field} is missing`);
+  const keys = Object.keys(object);
+  // Nine keys, all known: every field is there (the usual line, checked in one pass).
+  if (keys.length !== NDJSON_FIELDS.length || !keys.every((k) => FIELD_SET.has(k))) {
+    for (const field of NDJSON_FIELDS) {
+      if (!Object.hasOwn(object, field)) throw new PushError(line, `${field} is missing`);
+    }
+    const extra = keys.filter((k) => !FIELD_SET.has(k));
+    throw new PushError(line, `unknown field ${JSON.stringify(extra[0])} (fields: ${NDJSON_FIELDS.join(", ")})`);
   }
-  const extra = Object.keys(object).filter((k) => !(NDJSON_FIELDS as readonly string[]).includes(k));
-  if (extra.length > 0) throw new PushError(line, `unknown field ${JSON.stringify(extra[0])} (fields: ${NDJSON_FIELDS.join(", ")})`);
   for (const field of ["market", "timeframe", "symbol"] as const) {
     if (typeof object[field] !== "string") throw new PushError(line, `${field} must be a string, found ${JSON.stringify(object[field])}`);
   }

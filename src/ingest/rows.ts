@@ -23,7 +23,9 @@ export interface BarRow {
 
 /** A field of our CSV, quoted when it holds a delimiter, a quote or a line break (the parser unquotes it). */
 function csvField(value: number | string): string {
-  const text = String(value);
+  // A number's text never holds a delimiter or a quote.
+  if (typeof value === "number") return String(value);
+  const text = value;
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -43,6 +45,10 @@ export class BarRowBatch {
 
   get market(): string {
     return this.parser.market;
+  }
+
+  get timeframe(): Timeframe {
+    return this.parser.timeframe;
   }
 
   /** Rows accepted so far. */

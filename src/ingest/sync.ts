@@ -85,6 +85,10 @@ export interface FollowRound {
   symbols: number;
   /** ms from the close to the commit of the round's last batch. */
   lagMs: number;
+  /** ms of it spent waiting for the exchange (requests through ccxt's limiter). */
+  fetchMs: number;
+  /** ms of it spent writing. */
+  writeMs: number;
 }
 
 /** What a sync did. */
@@ -249,11 +253,20 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
       if (signal.aborted) break;
       for (const work of works) work.failed = undefined;
       const writtenBefore = report.written;
+      const fetchBefore = report.fetchMs;
+      const writeBefore = report.writeMs;
       extendTails(works, latestClosedOpen(options.timeframe, clock.now()), dur, since);
       const symbolsBefore = new Map(works.map((w) => [w, w.last]));
       const committed = await catchUp();
       const symbols = works.filter((w) => w.last !== symbolsBefore.get(w)).length;
-      options.onRound?.({ close, written: report.written - writtenBefore, symbols, lagMs: committed === undefined ? 0 : committed - close });
+      options.onRound?.({
+        close,
+        written: report.written - writtenBefore,
+        symbols,
+        lagMs: committed === undefined ? 0 : committed - close,
+        fetchMs: report.fetchMs - fetchBefore,
+        writeMs: report.writeMs - writeBefore,
+      });
       collectFailures(works, report);
     }
   }

@@ -145,6 +145,8 @@ describe("POST /xql/bars", () => {
       [JSON.stringify(bar("BTCUSDT", t, 100, { high: 2e12 })), "line 2: high 2000000000000 is out of range"],
       [JSON.stringify(bar("BTCUSDT", t, 100, { volume: 1e19 })), "line 2: volume 10000000000000000000 is out of range"],
       [JSON.stringify(bar("BTCUSDT", OPEN_M1 - 3 * MINUTE, 100)), "line 2: duplicate bar for BTCUSDT at 2026-11-20T13:22:00.000Z (first on line 1)"],
+      // Market names match case-insensitively: "crypto" is the market of line 1 too.
+      [JSON.stringify(bar("BTCUSDT", OPEN_M1 - 3 * MINUTE, 100, { market: "crypto" })), "line 2: duplicate bar for BTCUSDT at 2026-11-20T13:22:00.000Z (first on line 1)"],
     ];
     const version = await server.store.dataVersion();
     for (const [line, message] of cases) {
