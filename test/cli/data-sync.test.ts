@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../store/helpers.js";
+import { barOpen, rampBars, tempDir } from "../store/helpers.js";
 import type { ExchangeStandIn } from "../ingest/exchange-stand-in.js";
 import { MINUTE, servedBars, standIn, storedBars } from "../ingest/sync-helpers.js";
 import { xqlIn } from "./in-process.js";
@@ -100,6 +100,20 @@ describe("xql data sync", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("warns when the pairs hold the synthetic seed's bars, which a sync would only extend", async () => {
+    exchange = await standIn([{ base: "BTC", quote: "USDT" }]);
+    const db = join(dir, "seeded.db");
+    // What the seed writes for each pair: among every timeframe, weeks imported as such.
+    const seeded = new SqliteStore(db);
+    await seeded.upsertBars([{ market: "CRYPTO", timeframe: "w", symbols: [{ symbol: "BTCUSDT", bars: rampBars("w", 10, barOpen("w", Date.now()) - 7 * 86_400_000) }] }]);
+    await seeded.close();
+    const result = await xqlIn(["data", "sync", "binance", "--symbols", "BTC/USDT", "--timeframe", "d", "--since", "3d", "--api-url", exchange.url, "--db", db]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      "xql data sync: warning: 1 of these pairs (BTCUSDT) hold weekly bars imported as such, as the synthetic seed writes them; the sync only adds bars after and before them. For real data, sync into a database of its own (--db)",
+    );
   });
 
   it("refuses what it cannot do with a usage error that says what was meant", async () => {

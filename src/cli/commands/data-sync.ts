@@ -134,6 +134,17 @@ export async function syncAction(positionals: string[], values: Values, io: CliI
       throw new CliError(`${exchangeId}: ${error instanceof Error ? error.message : String(error)}`);
     }
 
+    // The synthetic seed (`xql serve` or `xql run` on an empty store) writes pairs with real
+    // names at every timeframe, weeks included; a sync would resume after its last made-up bar.
+    const chosen = new Set(pairs.map((p) => p.stored));
+    const seeded = (await store.series(SYNC_MARKET)).filter((s) => s.timeframe === "w" && !s.derived && chosen.has(s.symbol)).map((s) => s.symbol);
+    if (seeded.length > 0) {
+      io.stderr.write(
+        `xql data sync: warning: ${seeded.length} of these pairs (${seeded.slice(0, 3).join(", ")}${seeded.length > 3 ? ", ..." : ""}) hold weekly bars imported as such, as the synthetic seed writes them; ` +
+          `the sync only adds bars after and before them. For real data, sync into a database of its own (--db), or delete them first (xql data delete --symbol S --market ${SYNC_MARKET})\n`,
+      );
+    }
+
     const controller = new AbortController();
     io.onStop((reason) => {
       io.stderr.write(`xql data sync: ${reason}: stopping after the batch in hand${reason === "SIGINT" ? " (Ctrl-C again stops at once)" : ""}\n`);

@@ -33,8 +33,8 @@ const DATA_OPTIONS = {
 
 const data = (...names: (keyof typeof DATA_OPTIONS)[]): OptionTable => Object.fromEntries(names.map((n) => [n, DATA_OPTIONS[n]]));
 
-/** Each action's options. */
-const ACTION_OPTIONS = {
+/** Each action's options (the deploy files are checked against them). */
+export const DATA_ACTION_OPTIONS = {
   seed: { ...data("bars"), ...pick("db") },
   import: { ...data("market"), timeframe: SYNC_OPTIONS.timeframe, ...data("symbol", "tz", "format", "columns", "time-format"), ...pick("db") },
   status: { ...data("format"), ...pick("db") },
@@ -42,7 +42,7 @@ const ACTION_OPTIONS = {
   sync: SYNC_OPTIONS,
 } as const satisfies Record<string, OptionTable>;
 
-type Action = keyof typeof ACTION_OPTIONS;
+type Action = keyof typeof DATA_ACTION_OPTIONS;
 type Values = Record<string, string | boolean | undefined>;
 
 const help = `Usage:
@@ -292,12 +292,12 @@ export const dataCommand: Command = {
   async run(args, io) {
     const [action, ...rest] = args;
     if (action === undefined) throw new UsageError("xql data needs an action: seed, import, status, delete or sync");
-    if (!Object.hasOwn(ACTION_OPTIONS, action)) {
-      const meant = closest(action, Object.keys(ACTION_OPTIONS));
+    if (!Object.hasOwn(DATA_ACTION_OPTIONS, action)) {
+      const meant = closest(action, Object.keys(DATA_ACTION_OPTIONS));
       throw new UsageError(`xql data: unknown action '${action}'${meant ? `, did you mean '${meant}'?` : ""} Use seed, import, status, delete or sync.`);
     }
     const name = action as Action;
-    const { values, positionals } = parseCommandLine(`data ${name}`, rest, ACTION_OPTIONS[name], POSITIONALS[name]);
+    const { values, positionals } = parseCommandLine(`data ${name}`, rest, DATA_ACTION_OPTIONS[name], POSITIONALS[name]);
     switch (name) {
       case "seed":
         return seed(values, io);
