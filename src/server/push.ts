@@ -9,7 +9,7 @@ import { PushError, type PushFormat, parsePush } from "../ingest/push.js";
 import type { BarStore } from "../store/store.js";
 import type { Clock } from "./app.js";
 import type { Authenticator } from "./auth.js";
-import { describeError, fromStore, sendStoreFailure } from "./errors.js";
+import { BUSY_RETRY_AFTER_S, STORE_BUSY, describeError, fromStore, sendStoreFailure } from "./errors.js";
 
 /** 16 MiB: the largest push accepted. */
 export const PUSH_BODY_LIMIT = 16 * 1024 * 1024;
@@ -75,11 +75,20 @@ export function registerPush(app: FastifyInstance, ctx: PushContext): void {
       result = await fromStore(() => ctx.bars.upsertBars(parsed.batches));
     } catch (error) {
       request.log.error({ err: describeError(error), account: caller.accountId }, "bar push failed");
+      // Another writer (an import) held the store's lock longer than a write waits: busy, not down.
+      if (lockHeld(error)) return reply.code(503).header("Retry-After", String(BUSY_RETRY_AFTER_S)).send(STORE_BUSY);
       return sendStoreFailure(reply, error);
     }
     request.log.info({ account: caller.accountId, written: result.written, replaced: result.replaced, open: parsed.open }, "bars");
     return reply.code(200).send({ written: result.written, replaced: result.replaced, symbols: result.symbols });
   });
+}
+
+/** SQLite's "another connection holds the lock" (SQLITE_BUSY, SQLITE_LOCKED), under the store wrapper's cause. */
+function lockHeld(error: unknown): boolean {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code);
 }
 
 const errorWithLine = {

@@ -3,6 +3,7 @@
  * kinds, every kind of bad row refused with nothing written, open bars left out, no metering,
  * and pushes racing runs.
  */
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiKey, issueApiKey } from "../../src/accounts/keys.js";
 import { NOW, startServer, type Running } from "./helpers.js";
@@ -187,6 +188,25 @@ describe("POST /xql/bars", () => {
     // Other routes keep their 64 KiB.
     const query = await server.post("/xql/validate", "x".repeat(65 * 1024), key);
     expect(await query.json()).toEqual({ error: "Request body exceeds the limit of 65536 bytes" });
+  });
+
+  it("answers 503 with Retry-After, writing nothing, while another process holds the store's write lock", async () => {
+    server = await startServer({ seed: false });
+    const key = await writeKey(server);
+    const other = new Database(server.file);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const response = await server.post("/xql/bars", ndjson([bar("BTCUSDT", OPEN_M1 - MINUTE, 100)]), key, NDJSON);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("1");
+      expect(await response.json()).toEqual({ error: "Data store busy, retry shortly" });
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    expect(await server.store.barCount()).toBe(0);
+    const after = await server.post("/xql/bars", ndjson([bar("BTCUSDT", OPEN_M1 - MINUTE, 100)]), key, NDJSON);
+    expect(await after.json()).toEqual({ written: 1, replaced: 0, symbols: 1 });
   });
 
   it("is in /openapi.json beside GET /xql/bars", async () => {

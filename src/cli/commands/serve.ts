@@ -30,6 +30,7 @@ const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postg
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
   GET /xql/bars       GET /health        GET /openapi.json
+  POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /               the playground (open http://127.0.0.1:8787/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
