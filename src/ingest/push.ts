@@ -31,22 +31,18 @@ export interface CsvPushOptions {
   timeFormat?: string;
 }
 
-/** A push that cannot be written: the message, and the 1-based line it names (0: the request as a whole). */
-export class PushError extends Error {
-  override readonly name = "PushError";
-  constructor(
-    readonly line: number,
-    readonly reason: string,
-  ) {
-    super(line > 0 ? `line ${line}: ${reason}` : reason);
-  }
-}
+/**
+ * A push that cannot be written: the message, and the 1-based line it names (0: the request as
+ * a whole). The import's own {@link CsvImportError}, so a bad row reads the same in both.
+ */
+export class PushError extends CsvImportError {}
 
 /**
  * Checks a pushed body and gives the batches to write (closed bars only) with the count of
  * open bars left out; `now` decides both which bars are open and how far ahead a time may be.
  *
- * @throws PushError naming the first bad line, or what is missing from the request.
+ * @throws CsvImportError (a {@link PushError} for what only a push can get wrong) naming the
+ * first bad line, or what is missing from the request.
  */
 export function parsePush(format: PushFormat, text: string, options: CsvPushOptions, now: number): ClosedBars {
   switch (format) {
@@ -119,20 +115,10 @@ function parseNdjsonPush(text: string, now: number) {
       batch = [...batches.values()].find((b) => b.market === market && b.timeframe === timeframe) ?? new BarRowBatch(market, timeframe, now);
       batches.set(key, batch);
     }
-    try {
-      batch.add(row, line);
-    } catch (error) {
-      if (error instanceof CsvImportError) throw new PushError(error.line, error.reason);
-      throw error;
-    }
+    batch.add(row, line);
   }
   if (batches.size === 0) throw new PushError(0, "the body holds no bars");
-  try {
-    return [...new Set(batches.values())].map((batch) => batch.finish());
-  } catch (error) {
-    if (error instanceof CsvImportError) throw new PushError(error.line, error.reason);
-    throw error;
-  }
+  return [...new Set(batches.values())].map((batch) => batch.finish());
 }
 
 /** One NDJSON line as a row: an object with every field, numbers (or decimal text) where numbers go. */

@@ -5,7 +5,8 @@
  * transaction writes it. Writes are not runs: nothing is metered.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { PushError, type PushFormat, parsePush } from "../ingest/push.js";
+import { CsvImportError } from "../ingest/csv.js";
+import { type PushFormat, parsePush } from "../ingest/push.js";
 import type { BarStore } from "../store/store.js";
 import type { Clock } from "./app.js";
 import type { Authenticator } from "./auth.js";
@@ -65,7 +66,7 @@ export function registerPush(app: FastifyInstance, ctx: PushContext): void {
         now,
       );
     } catch (error) {
-      if (!(error instanceof PushError)) throw error;
+      if (!(error instanceof CsvImportError)) throw error;
       return reply.code(400).send({ error: `${error.message}; nothing was written`, line: error.line });
     }
     reply.header("X-XQL-Open-Bars", String(parsed.open));
