@@ -41,6 +41,14 @@ export interface PushContext {
 
 export function registerPush(app: FastifyInstance, ctx: PushContext): void {
   const { auth } = ctx;
+  // One push writes at a time in this process: writes serialize on the store's locks anyway,
+  // and a burst of pushes must not take every pooled connection from the runs (PostgreSQL).
+  let writing: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(write: () => Promise<T>): Promise<T> => {
+    const turn = writing.then(write, write);
+    writing = turn.catch(() => undefined);
+    return turn;
+  };
 
   // With the key, before the body: a run key is refused without uploading 16 MiB.
   async function writeScope(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -73,7 +81,7 @@ export function registerPush(app: FastifyInstance, ctx: PushContext): void {
     if (parsed.batches.length === 0) return reply.code(200).send({ written: 0, replaced: 0, symbols: 0 });
     let result;
     try {
-      result = await fromStore(() => ctx.bars.upsertBars(parsed.batches));
+      result = await fromStore(() => oneAtATime(() => ctx.bars.upsertBars(parsed.batches)));
     } catch (error) {
       request.log.error({ err: describeError(error), account: caller.accountId }, "bar push failed");
       // Another writer (an import) held the store's lock longer than a write waits: busy, not down.
