@@ -117,7 +117,7 @@ export const PUSH_OPENAPI_PATHS = {
   "/xql/bars": {
     post: {
       operationId: "pushBars",
-      summary: "Write bars from your own feed (a key with the write scope; never metered)",
+      summary: "Write bars from your own feed (a key with the write scope; never metered, admitted like every authenticated route)",
       description:
         "The whole body is checked before anything is written, by the rules of `xql data import` (finite numbers, high ≥ max(open, close), low ≤ min(open, close), volume ≥ 0, prices within 1e-12..1e12, times on the timeframe's boundaries, at most 2 days ahead, no bar twice); the first bad row is a 400 naming its line and field, and nothing is written. Bars whose period has not ended (open time + duration after the server's clock) are left out and counted in X-XQL-Open-Bars. Overlapping bars replace stored ones; coarser timeframes are derived; one transaction.",
       parameters: [
@@ -168,6 +168,7 @@ export const PUSH_OPENAPI_PATHS = {
         "403": { description: "The key has the run scope", content: { "application/json": { schema: fixedError, example: CANNOT_WRITE } } },
         "408": { description: "The request took longer than the server's timeout to arrive", content: { "application/json": { schema: fixedError } } },
         "413": { $ref: "#/components/responses/TooLarge" },
+        "429": { $ref: "#/components/responses/TooManyRequests" },
         "415": { description: "Neither text/csv nor application/x-ndjson", content: { "application/json": { schema: fixedError, example: UNSUPPORTED } } },
         "500": { description: "The data store failed; nothing was written", content: { "application/json": { schema: fixedError } } },
         "503": {
