@@ -14,7 +14,7 @@ import { defineConfig } from "vitest/config";
 const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
-  "test/cli/data.test.ts",
+  "test/cli/data-sync-process.test.ts",
   "test/cli/history.test.ts",
   "test/ingest/streaming.test.ts",
   "test/mcp/bridge.test.ts",

@@ -1,7 +1,7 @@
 /**
  * The Fastify application, composed from its parts: `auth.ts` (keys, before the body),
  * `quota.ts` (days, headers, runs in flight), `body.ts` (text and JSON bodies, hints),
- * `routes.ts` (the endpoints, in the contract's order) and `errors.ts` (fixed bodies, the
+ * `routes.ts` (the endpoints, in the contract's order), `push.ts` (bars from a feed), and `errors.ts` (fixed bodies, the
  * error and not-found handlers). No language logic lives here: queries go to the core
  * (`validate`, `explain`, `compile`), bars come from a {@link BarStore}.
  */
@@ -26,6 +26,7 @@ import { Admission, DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED } from "
 import { DEFAULT_QUERY_CACHE_BYTES } from "./query-cache.js";
 import { DEFAULT_RESULTS_CACHE_BYTES } from "./results-cache.js";
 import { DEFAULT_COST_BUDGET } from "../plan/cost.js";
+import { registerPush } from "./push.js";
 import { registerRoutes } from "./routes.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -227,6 +228,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     runs: new ResultsCache(options.resultsCacheBytes ?? DEFAULT_RESULTS_CACHE_BYTES, options.resultsCacheTtlMs ?? 5_000),
     openApi: JSON.stringify(openApiDocument()),
   });
+
+  registerPush(app, { bars, auth, clock });
 
   registerPlayground(app, {
     bars,

@@ -1,6 +1,16 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
+import { PUSH_OPENAPI_PATHS } from "./push.js";
+
+type Paths = Record<string, Record<string, unknown>>;
+
+/** The paths of several route modules as one object: a path served by two modules (GET and POST /xql/bars) keeps both methods. */
+function mergePaths(...parts: Paths[]): Paths {
+  const merged: Paths = {};
+  for (const part of parts) for (const [path, methods] of Object.entries(part)) merged[path] = { ...merged[path], ...methods };
+  return merged;
+}
 
 const errorBody = {
   type: "object",
@@ -109,8 +119,7 @@ export function openApiDocument(): Record<string, unknown> {
         "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days).",
     },
     security: [{ bearer: [] }],
-    paths: {
-      ...PLAYGROUND_OPENAPI_PATHS,
+    paths: mergePaths(PLAYGROUND_OPENAPI_PATHS, PUSH_OPENAPI_PATHS, {
       "/xql/validate": {
         post: {
           operationId: "validate",
@@ -238,7 +247,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
         },
       },
-    },
+    }),
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An API key, `xql_` followed by 32 base62 characters" },
