@@ -8,6 +8,7 @@
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
+import { XqlError } from "../errors.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
 import { BarCache, DEFAULT_WARMUP } from "../store/fetch.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
@@ -22,6 +23,10 @@ import { ResultsCache } from "./results-cache.js";
 import { registerPlayground } from "./playground.js";
 import { DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED, InFlightRuns, setRateLimitHeaders, utcDay } from "./quota.js";
 import { registerRoutes } from "./routes.js";
+import { type AlertStore, hasAlerts } from "../alerts/alerts.js";
+import { AlertEngine } from "../alerts/engine.js";
+import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
+import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -86,6 +91,30 @@ export interface ServerOptions {
   resultsCacheTtlMs?: number;
   /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
   playgroundDir?: string;
+  /**
+   * Where alerts are kept (decisions §7). Default: the bar store's own (`store.alerts` of the
+   * built-in stores); `false`, or a bar store without one, serves no alerts routes and evaluates
+   * nothing.
+   */
+  alerts?: AlertStore | false;
+  /**
+   * Accept `http://` webhooks and private, loopback and link-local addresses (`xql serve
+   * --allow-private-webhooks`): for tests and local setups only. Default false.
+   */
+  allowPrivateWebhooks?: boolean;
+  /** How webhook host names are resolved, at creation and before each delivery. Default: the system resolver. */
+  webhookResolver?: Resolver;
+  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000); the clock above times them too. */
+  alertTiming?: {
+    /** How long a webhook has to answer. */
+    deliveryTimeoutMs?: number;
+    /** How often deliveries committed by other processes are looked for (delivery worker, stream). */
+    pollMs?: number;
+    /** How long after a write of bars the alerts are evaluated (the rest of its batch lands meanwhile). */
+    settleMs?: number;
+    /** Between the stream's heartbeat comments. */
+    heartbeatMs?: number;
+  };
 }
 
 /** 10 s: the longest a client may take to send its request headers. */
@@ -173,12 +202,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
     roles.set(store, [...(roles.get(store) ?? []), role]);
   }
+  const queries = new QueryCache(xqlOptions, options.queryCacheSize ?? 1024);
   registerRoutes(app, {
     bars,
     quota,
     dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),
     auth,
-    queries: new QueryCache(xqlOptions, options.queryCacheSize ?? 1024),
+    queries,
     clock,
     warmup: options.warmup ?? DEFAULT_WARMUP,
     cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
@@ -189,6 +219,46 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   registerPlayground(app, { bars, authenticate: auth.authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
+
+  const owner = [options.store, bars].find(hasAlerts);
+  const alerts = options.alerts === false ? undefined : (options.alerts ?? (owner && hasAlerts(owner) ? owner.alerts : undefined));
+  if (alerts) {
+    const resolve = options.webhookResolver ?? systemResolver;
+    const timing = options.alertTiming ?? {};
+    const engine = new AlertEngine({
+      bars,
+      alerts,
+      clock,
+      compile: (text) => {
+        const compiled = queries.compile(text);
+        return compiled instanceof XqlError ? undefined : compiled;
+      },
+      warmup: options.warmup ?? DEFAULT_WARMUP,
+      cache: new BarCache(8),
+      sliceMs: options.evaluationSliceMs ?? 10,
+      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+      resolve,
+      deliveryTimeoutMs: timing.deliveryTimeoutMs,
+      pollMs: timing.pollMs,
+      settleMs: timing.settleMs,
+      log: app.log,
+    });
+    registerAlertRoutes(app, {
+      alerts,
+      engine,
+      auth,
+      queries,
+      clock,
+      bodyLimit,
+      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+      resolve,
+      heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    });
+    app.addHook("onReady", async () => engine.start());
+    // Open streams end before the server waits for its connections to close.
+    app.addHook("preClose", async () => engine.hub.close());
+    app.addHook("onClose", async () => engine.stop());
+  }
 
   installErrorHandlers(app, {
     bodyLimit,

@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
+import { ALERTS_OPENAPI_PATHS, ALERTS_OPENAPI_SCHEMAS } from "./alerts-openapi.js";
 
 const errorBody = {
   type: "object",
@@ -87,7 +88,7 @@ export function openApiDocument(): Record<string, unknown> {
       title: "XQL screening service",
       version: VERSION,
       description:
-        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days).",
+        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days). Alerts watch a screen and report, as each base bar closes, which symbols started and stopped matching, by signed webhook and a stream; they are never metered.",
     },
     security: [{ bearer: [] }],
     paths: {
@@ -179,6 +180,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...ALERTS_OPENAPI_PATHS,
       "/usage": {
         get: {
           operationId: "usage",
@@ -238,6 +240,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       schemas: {
+        ...ALERTS_OPENAPI_SCHEMAS,
         Valid: {
           type: "object",
           required: ["valid"],

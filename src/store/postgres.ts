@@ -20,6 +20,8 @@ import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation,
 import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
+import { PostgresAlerts } from "../alerts/postgres.js";
+import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
@@ -134,6 +136,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
     `,
   },
+  { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
@@ -201,6 +204,14 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly url: string;
   /** Accounts, keys and quota counters, on this pool. */
   readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+  /** Alerts, their claims and their outbox, on this pool. */
+  readonly alerts = new PostgresAlerts({
+    query: (text, values) => this.query(text, values),
+    transaction: async (work) => {
+      await this.ready();
+      return this.transaction(work);
+    },
+  });
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.file = redactUrl(url);

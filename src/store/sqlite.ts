@@ -10,6 +10,8 @@ import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
+import { SqliteAlerts } from "../alerts/sqlite.js";
+import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import type { BarBatch, BarStore, DataListener, LatestBarsRequest, DeleteBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
@@ -116,6 +118,7 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
     `,
   },
+  { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
@@ -181,6 +184,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   private readonly stmt;
   /** Accounts, keys and quota counters, on this connection. */
   readonly accounts: SqliteAccounts;
+  private alertStore: SqliteAlerts | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
@@ -294,6 +298,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async close(): Promise<void> {
     this.changes.close();
     if (this.db.open) this.db.close();
+  }
+
+  /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
+  get alerts(): SqliteAlerts {
+    return (this.alertStore ??= new SqliteAlerts(this.db, this.timeouts));
   }
 
   /** True while the connection is open; false after {@link SqliteStore.close}. */

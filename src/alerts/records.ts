@@ -1,0 +1,97 @@
+/** Rows of the alert tables as both SQL stores select them, and the records they make. */
+import type { AlertRecord, DeliveryOutcome, DeliveryStatus, DeliverySummary, MatchRow } from "./alerts.js";
+import type { Timeframe } from "../types.js";
+import { assertNever } from "../errors.js";
+
+/** The columns of an {@link AlertRow}, for both backends' SELECTs. */
+export const ALERT_COLUMNS = "id, account_id, name, query, webhook, market, timeframe, created_at, last_time, matching";
+
+export interface AlertRow {
+  id: string;
+  account_id: string;
+  name: string;
+  query: string;
+  webhook: string | null;
+  market: string;
+  timeframe: Timeframe;
+  created_at: number;
+  last_time: number | null;
+  matching: string;
+}
+
+export function alertRecord(row: AlertRow): AlertRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    query: row.query,
+    webhook: row.webhook,
+    market: row.market,
+    timeframe: row.timeframe,
+    createdAt: Number(row.created_at),
+    lastTime: row.last_time === null ? null : Number(row.last_time),
+    matching: JSON.parse(row.matching) as MatchRow[],
+  };
+}
+
+/** The columns of a {@link DeliveryRow}. */
+export const DELIVERY_COLUMNS = "id, time, events, status, attempts, created_at, delivered_at, last_error";
+
+export interface DeliveryRow {
+  id: string;
+  time: number;
+  events: number;
+  status: DeliveryStatus;
+  attempts: number;
+  created_at: number;
+  delivered_at: number | null;
+  last_error: string | null;
+}
+
+export function deliverySummary(row: DeliveryRow): DeliverySummary {
+  return {
+    id: row.id,
+    time: Number(row.time),
+    events: row.events,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: Number(row.created_at),
+    deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
+    lastError: row.last_error,
+  };
+}
+
+/**
+ * The pending deliveries a worker may send now: each alert's oldest pending one (bar order),
+ * due and not leased. `?`/`$n` placeholders are the caller's; this is the shared WHERE.
+ */
+export function dueDeliveriesSql(now: string, limit: string): string {
+  return `SELECT d.id, d.alert_id, a.webhook, a.secret, d.body, d.attempts, d.created_at
+    FROM alert_deliveries d JOIN alerts a ON a.id = d.alert_id
+    WHERE d.status = 'pending' AND d.next_attempt_at <= ${now} AND d.lease_until <= ${now} AND a.webhook IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.alert_id = d.alert_id AND e.status = 'pending' AND e.time < d.time)
+    ORDER BY d.next_attempt_at, d.seq
+    LIMIT ${limit}`;
+}
+
+/**
+ * When the next delivery may be sent: the earliest due time (or lease end) among each alert's
+ * oldest pending delivery; the later ones wait for it (bar order), so they cannot be due sooner.
+ */
+export const NEXT_DUE_SQL = `SELECT min(greatest(d.next_attempt_at, d.lease_until)) AS next FROM alert_deliveries d
+  WHERE d.status = 'pending'
+    AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.alert_id = d.alert_id AND e.status = 'pending' AND e.time < d.time)`;
+
+/** The column values an attempt's outcome sets: status, next attempt, delivered time, error. */
+export function settlement(outcome: DeliveryOutcome): { status: DeliveryStatus; next: number; deliveredAt: number | null; error: string | null } {
+  switch (outcome.kind) {
+    case "delivered":
+      return { status: "delivered", next: outcome.at, deliveredAt: outcome.at, error: null };
+    case "retry":
+      return { status: "pending", next: outcome.next, deliveredAt: null, error: outcome.error };
+    case "failed":
+      return { status: "failed", next: outcome.at, deliveredAt: null, error: outcome.error };
+    default:
+      return assertNever(outcome, "delivery outcome");
+  }
+}
