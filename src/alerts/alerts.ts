@@ -95,6 +95,8 @@ export interface DeliverySummary {
   createdAt: number;
   /** When the webhook answered 2xx; null otherwise. */
   deliveredAt: number | null;
+  /** When the next attempt is due, for a pending delivery; null otherwise. */
+  nextAttemptAt: number | null;
   /** What the last failed attempt met (`HTTP 500`, `timeout`, ...); null when none failed. */
   lastError: string | null;
 }

@@ -54,6 +54,8 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   private running = false;
   private inFlight = new Set<Promise<void>>();
+  /** Deliveries this worker is sending: never sent twice at once, even if a lease ran out meanwhile. */
+  private readonly sending = new Set<string>();
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly timeoutMs: number;
@@ -105,7 +107,10 @@ export class DeliveryWorker {
         }
       }
       for (const delivery of claimed) {
+        if (this.sending.has(delivery.id)) continue;
+        this.sending.add(delivery.id);
         const attempt = this.attempt(delivery).finally(() => {
+          this.sending.delete(delivery.id);
           this.inFlight.delete(attempt);
           this.wake();
         });

@@ -35,7 +35,7 @@ export function alertRecord(row: AlertRow): AlertRecord {
 }
 
 /** The columns of a {@link DeliveryRow}. */
-export const DELIVERY_COLUMNS = "id, time, events, status, attempts, created_at, delivered_at, last_error";
+export const DELIVERY_COLUMNS = "id, time, events, status, attempts, created_at, delivered_at, next_attempt_at, last_error";
 
 export interface DeliveryRow {
   id: string;
@@ -45,6 +45,7 @@ export interface DeliveryRow {
   attempts: number;
   created_at: number;
   delivered_at: number | null;
+  next_attempt_at: number;
   last_error: string | null;
 }
 
@@ -57,6 +58,7 @@ export function deliverySummary(row: DeliveryRow): DeliverySummary {
     attempts: row.attempts,
     createdAt: Number(row.created_at),
     deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
+    nextAttemptAt: row.status === "pending" ? Number(row.next_attempt_at) : null,
     lastError: row.last_error,
   };
 }

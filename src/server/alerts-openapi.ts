@@ -144,7 +144,7 @@ export const ALERTS_OPENAPI_SCHEMAS = {
         description: "The latest deliveries, newest first",
         items: {
           type: "object",
-          required: ["id", "time", "events", "status", "attempts", "createdAt", "deliveredAt", "lastError"],
+          required: ["id", "time", "events", "status", "attempts", "createdAt", "deliveredAt", "nextAttemptAt", "lastError"],
           properties: {
             id: { type: "string" },
             time: { type: "integer", description: "Open time of the base bar, UTC ms" },
@@ -153,6 +153,7 @@ export const ALERTS_OPENAPI_SCHEMAS = {
             attempts: { type: "integer", minimum: 0 },
             createdAt: { type: "string", format: "date-time" },
             deliveredAt: { type: ["string", "null"], format: "date-time" },
+            nextAttemptAt: { type: ["string", "null"], format: "date-time", description: "When a pending delivery is tried next" },
             lastError: { type: ["string", "null"], description: "What the last failed attempt met" },
           },
           additionalProperties: false,

@@ -80,6 +80,7 @@ function deliveryShown(d: DeliverySummary): Record<string, unknown> {
     attempts: d.attempts,
     createdAt: new Date(d.createdAt).toISOString(),
     deliveredAt: d.deliveredAt === null ? null : new Date(d.deliveredAt).toISOString(),
+    nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
     lastError: d.lastError,
   };
 }

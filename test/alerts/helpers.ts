@@ -31,6 +31,8 @@ export interface Received {
   body: string;
   /** The answer given: `ok`, `fail`, `timeout`, `reset`, `slow`, or a redirect. */
   answer: Answer;
+  /** When it arrived, by the receiver's clock (ms). */
+  at: number;
 }
 
 export type Answer = "ok" | "fail" | "timeout" | "reset" | "slow" | { redirect: string };
@@ -43,7 +45,10 @@ export class Receiver {
   private readonly server = createServer((request, response) => this.handle(request, response));
   private waiters: (() => void)[] = [];
 
-  constructor(public answer: (n: number, delivery: string) => Answer = () => "ok") {
+  constructor(
+    public answer: (n: number, delivery: string) => Answer = () => "ok",
+    private readonly clock: { now(): number } = { now: () => Date.now() },
+  ) {
     this.server.on("connection", (socket) => {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
@@ -93,6 +98,7 @@ export class Receiver {
         signature: String(request.headers["x-xql-signature"] ?? ""),
         body: Buffer.concat(chunks).toString("utf8"),
         answer,
+        at: this.clock.now(),
       });
       const wake = this.waiters;
       this.waiters = [];
