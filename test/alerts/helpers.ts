@@ -40,7 +40,10 @@ export type Answer = "ok" | "fail" | "timeout" | "reset" | "slow" | { redirect: 
 /** A webhook receiver on 127.0.0.1; `answer` picks each request's fate from its number (1-based) and delivery id. */
 export class Receiver {
   readonly received: Received[] = [];
+  /** TCP connections accepted, requests or not (a TLS hello to this plain HTTP server is one). */
+  connections = 0;
   url = "";
+  port = 0;
   private readonly sockets = new Set<Socket>();
   private readonly server = createServer((request, response) => this.handle(request, response));
   private waiters: (() => void)[] = [];
@@ -50,6 +53,7 @@ export class Receiver {
     private readonly clock: { now(): number } = { now: () => Date.now() },
   ) {
     this.server.on("connection", (socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
@@ -57,7 +61,8 @@ export class Receiver {
 
   async start(path = "/hook"): Promise<this> {
     await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}${path}`;
     return this;
   }
 
