@@ -7,13 +7,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { backoffAfter } from "../../src/alerts/deliver.js";
-import { startServer, type Running } from "../server/helpers.js";
-import { type Answer, type DeliveryBody, Receiver, RunningClock, signedBy } from "./helpers.js";
+import type { Running } from "../server/helpers.js";
+import { type Answer, type DeliveryBody, FEED_START, type FeedServer, HOUR, Receiver, type RunningClock, signedBy, startFeedServer, until } from "./helpers.js";
 
-const HOUR = 3_600_000;
-/** Monday 2026-11-02 00:00 UTC: bar 0 of the feed. */
-const START = Date.UTC(2026, 10, 2);
-const SYMBOLS = ["AAA", "BBB", "CCC"];
+const START = FEED_START;
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
 
 interface Setup {
@@ -22,10 +19,7 @@ interface Setup {
   key: string;
   receiver: Receiver;
   alert: { id: string; secret: string };
-  /**
-   * Writes bar `step` (hour 9 + step) of every symbol, at the closes given or its last close
-   * (a symbol without a bar at t does not match at t), and waits until the alert evaluated it.
-   */
+  /** Writes bar `step` (see {@link FeedServer.push}) and waits until the alert evaluated it. */
   push(step: number, closes: Record<string, number>): Promise<void>;
   detail(): Promise<{ asOf: string; deliveries: { id: string; status: string; attempts: number; lastError: string | null; nextAttemptAt: string | null; createdAt: string }[] }>;
 }
@@ -35,35 +29,18 @@ afterEach(async () => {
   for (const r of running.splice(0)) await r.stop();
 });
 
-/** A server whose store holds ten closed h1 bars of three CRYPTO symbols closing at 50, and one alert on `close > 100`. */
-async function setup(answer: (n: number, delivery: string) => Answer, timing: { deliveryTimeoutMs?: number } = {}): Promise<Setup> {
-  const clock = new RunningClock(START + 1000 * HOUR);
+/** The feed server with one alert on `close > 100` posting to a receiver that answers as told. */
+async function setup(answer: (n: number, delivery: string) => Answer): Promise<Setup> {
+  const feed = await startFeedServer();
+  const { server, clock } = feed;
+  running.push(server);
   const receiver = await new Receiver(answer, clock).start();
   running.push(receiver);
-  const server = await startServer({
-    seed: false,
-    clock,
-    allowPrivateWebhooks: true,
-    alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: timing.deliveryTimeoutMs ?? 400 },
-  });
-  running.push(server);
-  const bar = (i: number, close: number) => ({ time: [START + i * HOUR], open: [close], high: [close], low: [close], close: [close], volume: [1] });
-  await server.store.upsertBars([
-    {
-      market: "CRYPTO",
-      timeframe: "h1",
-      symbols: SYMBOLS.map((symbol) => ({
-        symbol,
-        bars: { time: Array.from({ length: 10 }, (_, i) => START + i * HOUR), open: new Array(10).fill(50), high: new Array(10).fill(50), low: new Array(10).fill(50), close: new Array(10).fill(50), volume: new Array(10).fill(1) },
-      })),
-    },
-  ]);
   const { key } = await server.key("plus");
   const created = await server.post("/xql/alerts", JSON.stringify({ query: QUERY, webhook: receiver.url, name: "over 100" }), key, { "content-type": "application/json" });
   expect(created.status).toBe(201);
   const alert = (await created.json()) as { id: string; secret: string; matching: string[] };
   expect(alert.matching).toEqual([]);
-  const last: Record<string, number> = Object.fromEntries(SYMBOLS.map((symbol) => [symbol, 50]));
   const detail = async () => (await (await server.get(`/xql/alerts/${alert.id}`, key)).json()) as Awaited<ReturnType<Setup["detail"]>>;
   return {
     server,
@@ -73,20 +50,10 @@ async function setup(answer: (n: number, delivery: string) => Answer, timing: { 
     alert,
     detail,
     async push(step, closes) {
-      const time = START + (9 + step) * HOUR;
-      Object.assign(last, closes);
-      await server.store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: Object.entries(last).map(([symbol, close]) => ({ symbol, bars: bar(9 + step, close) })) }]);
+      const time = await feed.push(step, closes);
       await until(async () => (await detail()).asOf === new Date(time).toISOString());
     },
   };
-}
-
-async function until(test: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /**

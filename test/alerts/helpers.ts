@@ -9,6 +9,8 @@ import { compile } from "../../src/api.js";
 import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
 import { signatureOf } from "../../src/alerts/sign.js";
 import type { Instrument } from "../../src/types.js";
+import type { ServerOptions } from "../../src/server/app.js";
+import { startServer, type Running } from "../server/helpers.js";
 
 /** A clock that runs in real time from `start`, and can be moved on. */
 export class RunningClock {
@@ -187,4 +189,121 @@ export function matchingAt(query: string, universe: Instrument[], time: number):
 function baseTimes(query: string, instrument: Instrument): number[] {
   const base = compile(query).plan.sources[0]!.timeframe;
   return Array.from(instrument.bars[base]?.time ?? []);
+}
+
+export const HOUR = 3_600_000;
+/** Monday 2026-11-02 00:00 UTC: bar 0 of the feed of {@link startFeedServer}. */
+export const FEED_START = Date.UTC(2026, 10, 2);
+export const FEED_SYMBOLS = ["AAA", "BBB", "CCC"];
+
+/** Resolves once `test` holds, polling; rejects after `ms`. */
+export async function until(test: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface FeedServer {
+  server: Running;
+  clock: RunningClock;
+  /**
+   * Writes the h1 bar of hour 9 + `step` of every symbol, at the closes given or its last close
+   * (a symbol without a bar at t does not match at t); resolves to the bar's open time.
+   */
+  push(step: number, closes: Record<string, number>): Promise<number>;
+}
+
+/**
+ * A server on a fresh SQLite file holding ten closed h1 bars (hours 0–9) of AAA, BBB and CCC
+ * (CRYPTO) closing at 50, with a clock running from 1,000 hours later: every bar written is
+ * closed when written.
+ */
+export async function startFeedServer(options: Partial<ServerOptions> = {}): Promise<FeedServer> {
+  const clock = new RunningClock(FEED_START + 1000 * HOUR);
+  const server = await startServer({ seed: false, clock, allowPrivateWebhooks: true, alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 400 }, ...options });
+  const column = (value: number) => new Array<number>(10).fill(value);
+  await server.store.upsertBars([
+    {
+      market: "CRYPTO",
+      timeframe: "h1",
+      symbols: FEED_SYMBOLS.map((symbol) => ({
+        symbol,
+        bars: { time: Array.from({ length: 10 }, (_, i) => FEED_START + i * HOUR), open: column(50), high: column(50), low: column(50), close: column(50), volume: column(1) },
+      })),
+    },
+  ]);
+  const last: Record<string, number> = Object.fromEntries(FEED_SYMBOLS.map((symbol) => [symbol, 50]));
+  return {
+    server,
+    clock,
+    async push(step, closes) {
+      const time = FEED_START + (9 + step) * HOUR;
+      Object.assign(last, closes);
+      const bars = (close: number) => ({ time: [time], open: [close], high: [close], low: [close], close: [close], volume: [1] });
+      await server.store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: Object.entries(last).map(([symbol, close]) => ({ symbol, bars: bars(close) })) }]);
+      return time;
+    },
+  };
+}
+
+/** One server-sent event as received. */
+export interface SseEvent {
+  id: string;
+  event: string;
+  data: string;
+}
+
+/** An open `GET /xql/alerts/stream`, read as it comes. */
+export interface SseStream {
+  status: number;
+  headers: Headers;
+  events: SseEvent[];
+  /** Comment lines (`: heartbeat`), without the colon. */
+  comments: string[];
+  /** True once the server ended the stream. */
+  ended: boolean;
+  close(): void;
+}
+
+/** Opens the stream with the key (and `Last-Event-ID` when given) and parses events as they arrive. */
+export async function openStream(baseUrl: string, key: string, lastEventId?: string): Promise<SseStream> {
+  const abort = new AbortController();
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: "text/event-stream" };
+  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+  const response = await fetch(`${baseUrl}/xql/alerts/stream`, { headers, signal: abort.signal });
+  const stream: SseStream = { status: response.status, headers: response.headers, events: [], comments: [], ended: false, close: () => abort.abort() };
+  if (!response.body) return stream;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: Partial<SseEvent> = {};
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) stream.comments.push(line.slice(1).trim());
+            else {
+              const colon = line.indexOf(":");
+              const field = line.slice(0, colon);
+              const text = line.slice(colon + 1).replace(/^ /, "");
+              if (field === "id" || field === "event" || field === "data") event[field] = text;
+            }
+          }
+          if (event.data !== undefined) stream.events.push({ id: event.id ?? "", event: event.event ?? "message", data: event.data });
+        }
+      }
+    } catch {
+      // Closed by the test.
+    }
+    stream.ended = true;
+  })();
+  return stream;
 }
