@@ -19,6 +19,7 @@ const PROCESS_TESTS = [
   "test/mcp/bridge.test.ts",
   "test/package/version.test.ts",
   "test/scale/**/*.test.ts",
+  "test/alerts/restart.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];
 

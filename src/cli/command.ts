@@ -115,6 +115,10 @@ export const OPTIONS = {
     description: "Redis for the daily quota counters, shared by replicas (default: $XQL_REDIS_URL; without it the database keeps them)",
   },
   quiet: { type: "boolean", description: "no request logs" },
+  "allow-private-webhooks": {
+    type: "boolean",
+    description: "accept alert webhooks over http:// and to private, loopback or link-local addresses (tests and local setups only)",
+  },
   tier: { type: "string", value: "T", description: "free, essential or plus (a new account)" },
   account: { type: "string", value: "ID", description: "add the key to this existing account" },
   label: { type: "string", value: "L", description: "a note to tell keys apart" },
