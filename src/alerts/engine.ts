@@ -2,14 +2,10 @@
  * The alert engine of one service process: it evaluates every alert when base bars close and
  * commits the outcome, and it runs the delivery worker and the stream hub.
  *
- * When to evaluate: after each committed write of bars (`BarStore.watch`: writes by this
- * process at once, by other processes within the store's watch interval), a short settle later
- * so that the writes of one batch (a sync's symbols, an import's files) are evaluated together;
- * and by the clock, when a bar stored while still in progress closes. A round reads every
- * alert, evaluates each (market, base timeframe) group once (`./evaluate.ts`), and commits
- * each alert's new bars with their claims and deliveries (`AlertStore.commitEvaluations`), so
- * replicas that evaluate the same bar commit it once. A round that fails (the store is down
- * or busy) is tried again with a growing pause.
+ * Rounds run when bars are written or close by the clock (`./schedule.ts`). A round reads
+ * every alert, evaluates each (market, base timeframe) group once (`./evaluate.ts`), and
+ * commits each alert's new bars with their claims and deliveries
+ * (`AlertStore.commitEvaluations`), so replicas that evaluate the same bar commit it once.
  */
 import type { CompiledQuery } from "../api.js";
 import { randomBase62 } from "../accounts/keys.js";
@@ -18,13 +14,10 @@ import type { BarStore } from "../store/store.js";
 import type { AlertRecord, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
 import { DeliveryWorker, type WorkerLog } from "./deliver.js";
 import { type EvaluatedBar, type Screen, baselineOf, evaluateGroup } from "./evaluate.js";
+import { RoundScheduler } from "./schedule.js";
 import { StreamHub } from "./stream.js";
 import { type Resolver, systemResolver } from "./webhook-url.js";
 
-/** 100 ms: how long after a write the engine waits for the rest of its batch. */
-export const DEFAULT_SETTLE_MS = 100;
-/** The longest a stream of writes can put a round off. */
-const MAX_SETTLE_MS = 1_000;
 /** Claims and settled deliveries are kept a week (the stream resumes within 24 h). */
 const KEEP_MS = 7 * 24 * 3_600_000;
 
@@ -69,15 +62,8 @@ export function generateDeliveryId(): string {
 export class AlertEngine {
   readonly hub: StreamHub;
   readonly worker: DeliveryWorker;
+  private readonly scheduler: RoundScheduler;
   private stopped = true;
-  private unwatch: (() => void) | undefined;
-  private round: Promise<void> | undefined;
-  private again = false;
-  private settleTimer: ReturnType<typeof setTimeout> | undefined;
-  private settleStarted = 0;
-  private clockTimer: ReturnType<typeof setTimeout> | undefined;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private failures = 0;
   private lastPrune = 0;
   private readonly refused = new Set<string>();
 
@@ -92,24 +78,29 @@ export class AlertEngine {
       pollMs: options.pollMs,
       log: options.log,
     });
+    this.scheduler = new RoundScheduler({
+      bars: options.bars,
+      clock: options.clock,
+      settleMs: options.settleMs,
+      round: () => this.round(),
+      onFailure: (error, retryInMs) =>
+        options.log?.warn({ err: error instanceof Error ? error.message : String(error), retryInMs }, "alerts: evaluation failed; trying again"),
+    });
   }
 
   /** Starts watching the store, evaluates what closed while nobody watched, and starts delivering. */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.unwatch = this.options.bars.watch(() => this.written());
+    this.scheduler.start();
     this.worker.start();
-    this.evaluate();
   }
 
   /** Stops evaluating and delivering: waits for the round and the attempts in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.unwatch?.();
-    for (const timer of [this.settleTimer, this.clockTimer, this.retryTimer]) if (timer) clearTimeout(timer);
     this.hub.close();
-    await this.round?.catch(() => undefined);
+    await this.scheduler.stop();
     await this.worker.stop();
   }
 
@@ -120,77 +111,35 @@ export class AlertEngine {
 
   /** Evaluates now (or once more right after the round in progress); resolves when that round is done. */
   evaluate(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.round) {
-      this.again = true;
-      return this.round;
-    }
-    const round = (async () => {
-      do {
-        this.again = false;
-        await this.evaluateOnce();
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      if (this.round === round) this.round = undefined;
-    });
-    this.round = round;
-    return round;
-  }
-
-  /** A write was committed: evaluate once its batch has settled. */
-  private written(): void {
-    if (this.stopped) return;
-    const now = Date.now();
-    if (this.settleTimer) {
-      clearTimeout(this.settleTimer);
-      if (now - this.settleStarted >= MAX_SETTLE_MS) {
-        this.settleTimer = undefined;
-        void this.evaluate();
-        return;
-      }
-    } else this.settleStarted = now;
-    this.settleTimer = setTimeout(() => {
-      this.settleTimer = undefined;
-      void this.evaluate();
-    }, this.options.settleMs ?? DEFAULT_SETTLE_MS);
+    return this.scheduler.run();
   }
 
   private evaluateOptions() {
     return { warmup: this.options.warmup, cache: this.options.cache, sliceMs: this.options.sliceMs };
   }
 
-  private async evaluateOnce(): Promise<void> {
-    const { alerts, clock, log } = this.options;
-    let nextClose: number | undefined;
-    try {
-      const now = clock.now();
-      const groups = new Map<string, AlertRecord[]>();
-      for (const alert of await alerts.allAlerts()) {
-        const key = `${alert.market}\u0000${alert.timeframe}`;
-        let group = groups.get(key);
-        if (!group) groups.set(key, (group = []));
-        group.push(alert);
-      }
-      for (const group of groups.values()) {
-        if (this.stopped) return;
-        const close = await this.evaluateGroup(group, now);
-        if (close !== undefined && (nextClose === undefined || close < nextClose)) nextClose = close;
-      }
-      this.failures = 0;
-      if (now - this.lastPrune > 3_600_000) {
-        this.lastPrune = now;
-        await alerts.prune(now - KEEP_MS);
-      }
-    } catch (error) {
-      this.failures++;
-      const pause = Math.min(30_000, 500 * 2 ** Math.min(this.failures - 1, 6));
-      log?.warn({ err: error instanceof Error ? error.message : String(error), retryInMs: pause }, "alerts: evaluation failed; trying again");
-      if (this.retryTimer) clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => void this.evaluate(), pause);
-      this.retryTimer.unref?.();
-      return;
+  /** Every alert, group by group; resolves to the earliest next close. */
+  private async round(): Promise<number | undefined> {
+    const { alerts, clock } = this.options;
+    const now = clock.now();
+    const groups = new Map<string, AlertRecord[]>();
+    for (const alert of await alerts.allAlerts()) {
+      const key = `${alert.market}\u0000${alert.timeframe}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = []));
+      group.push(alert);
     }
-    this.scheduleClose(nextClose);
+    let nextClose: number | undefined;
+    for (const group of groups.values()) {
+      if (this.stopped) return undefined;
+      const close = await this.evaluateGroup(group, now);
+      if (close !== undefined && (nextClose === undefined || close < nextClose)) nextClose = close;
+    }
+    if (now - this.lastPrune > 3_600_000) {
+      this.lastPrune = now;
+      await alerts.prune(now - KEEP_MS);
+    }
+    return nextClose;
   }
 
   /** Evaluates one (market, timeframe) group and commits; resolves to its next close, if any. */
@@ -227,16 +176,5 @@ export class AlertEngine {
       }
     }
     return evaluation.nextClose;
-  }
-
-  /** Looks again when the next stored bar closes by the clock. */
-  private scheduleClose(nextClose: number | undefined): void {
-    if (this.clockTimer) clearTimeout(this.clockTimer);
-    this.clockTimer = undefined;
-    if (nextClose === undefined || this.stopped) return;
-    // A clock that stands still (tests) must not spin: at least a second between such looks.
-    const wait = nextClose - this.options.clock.now();
-    this.clockTimer = setTimeout(() => void this.evaluate(), wait > 0 ? Math.min(wait + 5, 3_600_000) : 1_000);
-    this.clockTimer.unref?.();
   }
 }
