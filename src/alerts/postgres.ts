@@ -29,14 +29,16 @@ export interface PgAlertQueries {
 
 /** Advisory lock key held while outbox rows are inserted ("xql" in ASCII, then 6: migration 6's tables). */
 const OUTBOX_LOCK = 0x78716c06;
+/** First half of the advisory lock held while one account creates an alert (the second: its id hashed). */
+const ACCOUNT_LOCK = 0x78716c07;
 
 export class PostgresAlerts implements AlertStore {
   constructor(private readonly db: PgAlertQueries) {}
 
   async createAlert(alert: NewAlert, limit: number): Promise<boolean> {
     return this.db.transaction(async (client) => {
-      // The account's row lock queues concurrent creations, so the count below is the truth.
-      await client.query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", [alert.accountId]);
+      // Concurrent creations of one account queue on this lock, so the count below is the truth.
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [ACCOUNT_LOCK, alert.accountId]);
       const { rowCount } = await client.query(
         `INSERT INTO alerts (id, account_id, name, query, webhook, secret, market, timeframe, created_at, last_time, matching)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 WHERE (SELECT count(*) FROM alerts WHERE account_id = $2) < $12`,

@@ -13,7 +13,8 @@ export const ALERTS_MIGRATION = {
 export const ALERTS_SQLITE_SQL = `
   CREATE TABLE alerts (
     id         TEXT    PRIMARY KEY,
-    account_id TEXT    NOT NULL REFERENCES accounts (id),
+    -- The account owning it, in the key store (which may be another database: no foreign key).
+    account_id TEXT    NOT NULL,
     name       TEXT    NOT NULL,
     query      TEXT    NOT NULL,
     webhook    TEXT,
@@ -65,7 +66,7 @@ export const ALERTS_SQLITE_SQL = `
 export const ALERTS_POSTGRES_SQL = `
   CREATE TABLE alerts (
     id         text   PRIMARY KEY,
-    account_id text   NOT NULL REFERENCES accounts (id),
+    account_id text   NOT NULL,
     name       text   NOT NULL,
     query      text   NOT NULL,
     webhook    text,
