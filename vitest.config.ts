@@ -20,6 +20,7 @@ const PROCESS_TESTS = [
   "test/package/version.test.ts",
   "test/scale/**/*.test.ts",
   "test/alerts/restart.test.ts",
+  "test/alerts/docs.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];
 

@@ -217,12 +217,12 @@ export interface FeedServer {
 
 /**
  * A server on a fresh SQLite file holding ten closed h1 bars (hours 0–9) of AAA, BBB and CCC
- * (CRYPTO) closing at 50, with a clock running from 1,000 hours later: every bar written is
- * closed when written.
+ * (CRYPTO) closing at 50, with a clock running from 1,000 hours later (or the one given, which
+ * must be past the bars): every bar written is closed when written.
  */
-export async function startFeedServer(options: Partial<ServerOptions> = {}): Promise<FeedServer> {
-  const clock = new RunningClock(FEED_START + 1000 * HOUR);
-  const server = await startServer({ seed: false, clock, allowPrivateWebhooks: true, alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 400 }, ...options });
+export async function startFeedServer(options: Partial<ServerOptions> & { clock?: RunningClock } = {}): Promise<FeedServer> {
+  const clock = options.clock ?? new RunningClock(FEED_START + 1000 * HOUR);
+  const server = await startServer({ seed: false, allowPrivateWebhooks: true, alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 400 }, ...options, clock });
   const column = (value: number) => new Array<number>(10).fill(value);
   await server.store.upsertBars([
     {
