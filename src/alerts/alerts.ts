@@ -30,8 +30,8 @@ export interface AlertEvent {
   columns: Record<string, number | null>;
 }
 
-/** An alert as stored, without its secret. */
-export interface AlertRecord {
+/** An alert as stored, without its secret and the rows it last matched. */
+export interface AlertHead {
   /** `alrt_` followed by 16 base62 characters. */
   id: string;
   accountId: string;
@@ -46,7 +46,17 @@ export interface AlertRecord {
   createdAt: number;
   /** Open time of the last base bar evaluated (the baseline's at creation); null before any. */
   lastTime: number | null;
+}
+
+/** An alert as stored, without its secret. */
+export interface AlertRecord extends AlertHead {
   /** The rows matching at `lastTime`, by symbol. */
+  matching: MatchRow[];
+}
+
+/** Where one alert stands: its last evaluated bar and the rows matching there. */
+export interface AlertState {
+  lastTime: number | null;
   matching: MatchRow[];
 }
 
@@ -135,13 +145,15 @@ export interface AlertStore {
    */
   createAlert(alert: NewAlert, limit: number): Promise<boolean>;
   /** The account's alerts, oldest first. */
-  listAlerts(accountId: string): Promise<AlertRecord[]>;
+  listAlerts(accountId: string): Promise<AlertHead[]>;
   /** The account's alert with this id; another account's is undefined. */
   findAlert(accountId: string, id: string): Promise<AlertRecord | undefined>;
   /** Removes the account's alert with its pending deliveries; false when it has none such. */
   deleteAlert(accountId: string, id: string): Promise<boolean>;
-  /** Every alert, for the evaluation engine. */
-  allAlerts(): Promise<AlertRecord[]>;
+  /** Every alert, for the evaluation engine (without the rows matching: see {@link AlertStore.statesOf}). */
+  alertHeads(): Promise<AlertHead[]>;
+  /** The state of each alert named that still exists. */
+  statesOf(ids: readonly string[]): Promise<Map<string, AlertState>>;
   /**
    * Commits evaluated bars: per alert, in one transaction with the others, its (alert, bar)
    * claims, its new state and its deliveries. An alert no longer at `previous`, deleted, or

@@ -11,7 +11,7 @@ import type { CompiledQuery } from "../api.js";
 import { randomBase62 } from "../accounts/keys.js";
 import type { BarCache } from "../store/fetch.js";
 import type { BarStore } from "../store/store.js";
-import type { AlertRecord, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
+import type { AlertHead, AlertState, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
 import { DeliveryWorker, type WorkerLog } from "./deliver.js";
 import { type EvaluatedBar, type Screen, baselineOf, evaluateGroup } from "./evaluate.js";
 import { RoundScheduler } from "./schedule.js";
@@ -50,7 +50,7 @@ export interface AlertEngineOptions {
 }
 
 /** The webhook body of one delivery, keys in the contract's order. */
-export function deliveryBody(alert: Pick<AlertRecord, "id" | "name" | "timeframe">, bar: EvaluatedBar, delivery: string): string {
+export function deliveryBody(alert: Pick<AlertHead, "id" | "name" | "timeframe">, bar: EvaluatedBar, delivery: string): string {
   return JSON.stringify({ alert: { id: alert.id, name: alert.name }, timeframe: alert.timeframe, time: bar.time, events: bar.events, delivery });
 }
 
@@ -66,6 +66,12 @@ export class AlertEngine {
   private stopped = true;
   private lastPrune = 0;
   private readonly refused = new Set<string>();
+  /**
+   * Each alert's state as this engine last read or committed it: a round reads only the alerts'
+   * heads and the states that moved elsewhere (another replica, a restart), not every alert's
+   * rows each time.
+   */
+  private readonly states = new Map<string, AlertState>();
 
   constructor(private readonly options: AlertEngineOptions) {
     this.hub = new StreamHub({ store: options.alerts, clock: options.clock, pollMs: options.pollMs });
@@ -122,8 +128,14 @@ export class AlertEngine {
   private async round(): Promise<number | undefined> {
     const { alerts, clock } = this.options;
     const now = clock.now();
-    const groups = new Map<string, AlertRecord[]>();
-    for (const alert of await alerts.allAlerts()) {
+    const heads = await alerts.alertHeads();
+    const live = new Set(heads.map((h) => h.id));
+    for (const id of this.states.keys()) if (!live.has(id)) this.states.delete(id);
+    const stale = heads.filter((h) => this.states.get(h.id)?.lastTime !== h.lastTime).map((h) => h.id);
+    for (const [id, state] of await alerts.statesOf(stale)) this.states.set(id, state);
+    const groups = new Map<string, AlertHead[]>();
+    for (const alert of heads) {
+      if (!this.states.has(alert.id)) continue; // deleted between the two reads
       const key = `${alert.market}\u0000${alert.timeframe}`;
       let group = groups.get(key);
       if (!group) groups.set(key, (group = []));
@@ -143,7 +155,7 @@ export class AlertEngine {
   }
 
   /** Evaluates one (market, timeframe) group and commits; resolves to its next close, if any. */
-  private async evaluateGroup(group: readonly AlertRecord[], now: number): Promise<number | undefined> {
+  private async evaluateGroup(group: readonly AlertHead[], now: number): Promise<number | undefined> {
     const screens: Screen[] = [];
     for (const alert of group) {
       const compiled = this.options.compile(alert.query);
@@ -153,7 +165,8 @@ export class AlertEngine {
         this.refused.add(alert.id);
         continue;
       }
-      screens.push({ id: alert.id, query: alert.query, compiled, lastTime: alert.lastTime, matching: alert.matching });
+      const state = this.states.get(alert.id)!;
+      screens.push({ id: alert.id, query: alert.query, compiled, lastTime: state.lastTime, matching: state.matching });
     }
     const evaluation = await evaluateGroup(this.options.bars, screens, now, this.evaluateOptions());
     const byId = new Map(group.map((a) => [a.id, a]));
@@ -166,10 +179,16 @@ export class AlertEngine {
         const delivery = generateDeliveryId();
         return { time: bar.time, matching: bar.matching, delivery: { id: delivery, body: deliveryBody(alert, bar, delivery), events: bar.events.length } };
       });
-      commits.push({ alertId: id, previous: alert.lastTime, bars: outcomes });
+      commits.push({ alertId: id, previous: this.states.get(id)!.lastTime, bars: outcomes });
     }
     if (commits.length > 0) {
       const committed = await this.options.alerts.commitEvaluations(commits, this.options.clock.now());
+      for (const commit of commits) {
+        const latest = commit.bars[commit.bars.length - 1]!;
+        // Lost to another replica (or deleted): read again next round.
+        if (committed.has(commit.alertId)) this.states.set(commit.alertId, { lastTime: latest.time, matching: latest.matching });
+        else this.states.delete(commit.alertId);
+      }
       if (commits.some((c) => committed.has(c.alertId) && c.bars.some((b) => b.delivery))) {
         this.hub.notify();
         this.worker.wake();

@@ -10,7 +10,9 @@
  */
 import type pg from "pg";
 import type {
+  AlertHead,
   AlertRecord,
+  AlertState,
   AlertStore,
   DeliveryOutcome,
   DeliverySummary,
@@ -19,7 +21,21 @@ import type {
   NewAlert,
   StreamItem,
 } from "./alerts.js";
-import { ALERT_COLUMNS, DELIVERY_COLUMNS, alertRecord, deliverySummary, NEXT_DUE_SQL, dueDeliveriesSql, settlement, type AlertRow, type DeliveryRow } from "./records.js";
+import {
+  ALERT_COLUMNS,
+  DELIVERY_COLUMNS,
+  HEAD_COLUMNS,
+  NEXT_DUE_SQL,
+  alertHead,
+  alertRecord,
+  deliverySummary,
+  dueDeliveriesSql,
+  matchingJson,
+  settlement,
+  type AlertHeadRow,
+  type AlertRow,
+  type DeliveryRow,
+} from "./records.js";
 
 /** How the alerts reach the database: a statement, or a transaction on one pooled client. */
 export interface PgAlertQueries {
@@ -53,7 +69,7 @@ export class PostgresAlerts implements AlertStore {
           alert.timeframe,
           alert.createdAt,
           alert.lastTime,
-          JSON.stringify(alert.matching),
+          matchingJson(alert.matching),
           limit,
         ],
       );
@@ -61,9 +77,9 @@ export class PostgresAlerts implements AlertStore {
     });
   }
 
-  async listAlerts(accountId: string): Promise<AlertRecord[]> {
-    const { rows } = await this.db.query<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
-    return rows.map(alertRecord);
+  async listAlerts(accountId: string): Promise<AlertHead[]> {
+    const { rows } = await this.db.query<AlertHeadRow>(`SELECT ${HEAD_COLUMNS} FROM alerts WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
+    return rows.map(alertHead);
   }
 
   async findAlert(accountId: string, id: string): Promise<AlertRecord | undefined> {
@@ -76,9 +92,18 @@ export class PostgresAlerts implements AlertStore {
     return rowCount === 1;
   }
 
-  async allAlerts(): Promise<AlertRecord[]> {
-    const { rows } = await this.db.query<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY market, timeframe, created_at`);
-    return rows.map(alertRecord);
+  async alertHeads(): Promise<AlertHead[]> {
+    const { rows } = await this.db.query<AlertHeadRow>(`SELECT ${HEAD_COLUMNS} FROM alerts ORDER BY market, timeframe, created_at`);
+    return rows.map(alertHead);
+  }
+
+  async statesOf(ids: readonly string[]): Promise<Map<string, AlertState>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: string; last_time: number | null; matching: string }>(
+      "SELECT id, last_time, matching FROM alerts WHERE id = ANY($1::text[])",
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, { lastTime: r.last_time === null ? null : Number(r.last_time), matching: JSON.parse(r.matching) }]));
   }
 
   async commitEvaluations(commits: readonly EvaluationCommit[], now: number): Promise<Set<string>> {
@@ -125,7 +150,7 @@ export class PostgresAlerts implements AlertStore {
           );
         }
         const latest = commit.bars[commit.bars.length - 1]!;
-        await client.query("UPDATE alerts SET last_time = $1, matching = $2 WHERE id = $3", [latest.time, JSON.stringify(latest.matching), commit.alertId]);
+        await client.query("UPDATE alerts SET last_time = $1, matching = $2 WHERE id = $3", [latest.time, matchingJson(latest.matching), commit.alertId]);
         await client.query("RELEASE SAVEPOINT alert");
         committed.add(commit.alertId);
       }

@@ -1,12 +1,14 @@
 /** Rows of the alert tables as both SQL stores select them, and the records they make. */
-import type { AlertRecord, DeliveryOutcome, DeliveryStatus, DeliverySummary, MatchRow } from "./alerts.js";
+import type { AlertHead, AlertRecord, DeliveryOutcome, DeliveryStatus, DeliverySummary, MatchRow } from "./alerts.js";
 import type { Timeframe } from "../types.js";
 import { assertNever } from "../errors.js";
 
-/** The columns of an {@link AlertRow}, for both backends' SELECTs. */
-export const ALERT_COLUMNS = "id, account_id, name, query, webhook, market, timeframe, created_at, last_time, matching";
+/** The columns of an {@link AlertHeadRow}, for both backends' SELECTs. */
+export const HEAD_COLUMNS = "id, account_id, name, query, webhook, market, timeframe, created_at, last_time";
+/** The columns of an {@link AlertRow}. */
+export const ALERT_COLUMNS = `${HEAD_COLUMNS}, matching`;
 
-export interface AlertRow {
+export interface AlertHeadRow {
   id: string;
   account_id: string;
   name: string;
@@ -16,10 +18,13 @@ export interface AlertRow {
   timeframe: Timeframe;
   created_at: number;
   last_time: number | null;
+}
+
+export interface AlertRow extends AlertHeadRow {
   matching: string;
 }
 
-export function alertRecord(row: AlertRow): AlertRecord {
+export function alertHead(row: AlertHeadRow): AlertHead {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -30,8 +35,23 @@ export function alertRecord(row: AlertRow): AlertRecord {
     timeframe: row.timeframe,
     createdAt: Number(row.created_at),
     lastTime: row.last_time === null ? null : Number(row.last_time),
-    matching: JSON.parse(row.matching) as MatchRow[],
   };
+}
+
+export function alertRecord(row: AlertRow): AlertRecord {
+  return { ...alertHead(row), matching: JSON.parse(row.matching) as MatchRow[] };
+}
+
+const serialized = new WeakMap<readonly MatchRow[], string>();
+
+/**
+ * The rows as stored (JSON). Alerts with the same query at the same bar share one list of rows
+ * (`evaluateGroup` shares the pass), so each list is serialized once.
+ */
+export function matchingJson(rows: readonly MatchRow[]): string {
+  let json = serialized.get(rows);
+  if (json === undefined) serialized.set(rows, (json = JSON.stringify(rows)));
+  return json;
 }
 
 /** The columns of a {@link DeliveryRow}. */

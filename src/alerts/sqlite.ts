@@ -8,7 +8,9 @@
  */
 import type Database from "better-sqlite3";
 import type {
+  AlertHead,
   AlertRecord,
+  AlertState,
   AlertStore,
   DeliveryOutcome,
   DeliverySummary,
@@ -17,7 +19,21 @@ import type {
   NewAlert,
   StreamItem,
 } from "./alerts.js";
-import { ALERT_COLUMNS, DELIVERY_COLUMNS, alertRecord, deliverySummary, NEXT_DUE_SQL, dueDeliveriesSql, settlement, type AlertRow, type DeliveryRow } from "./records.js";
+import {
+  ALERT_COLUMNS,
+  DELIVERY_COLUMNS,
+  HEAD_COLUMNS,
+  NEXT_DUE_SQL,
+  alertHead,
+  alertRecord,
+  deliverySummary,
+  dueDeliveriesSql,
+  matchingJson,
+  settlement,
+  type AlertHeadRow,
+  type AlertRow,
+  type DeliveryRow,
+} from "./records.js";
 import { type BusyTimeouts, withoutWaiting } from "../store/sqlite-database.js";
 
 /** Thrown inside one alert's savepoint to undo that alert alone. */
@@ -33,9 +49,10 @@ export class SqliteAlerts implements AlertStore {
     this.stmt = {
       create: db.prepare(`INSERT INTO alerts (id, account_id, name, query, webhook, secret, market, timeframe, created_at, last_time, matching)
         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM alerts WHERE account_id = ?) < ?`),
-      list: db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE account_id = ? ORDER BY created_at, rowid`),
+      list: db.prepare(`SELECT ${HEAD_COLUMNS} FROM alerts WHERE account_id = ? ORDER BY created_at, rowid`),
       find: db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE account_id = ? AND id = ?`),
-      all: db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY market, timeframe, created_at`),
+      heads: db.prepare(`SELECT ${HEAD_COLUMNS} FROM alerts ORDER BY market, timeframe, created_at`),
+      states: db.prepare("SELECT id, last_time, matching FROM alerts WHERE id IN (SELECT value FROM json_each(?))"),
       remove: db.prepare("DELETE FROM alerts WHERE account_id = ? AND id = ?"),
       lastTime: db.prepare("SELECT last_time FROM alerts WHERE id = ?").pluck(),
       claim: db.prepare(
@@ -76,7 +93,7 @@ export class SqliteAlerts implements AlertStore {
         alert.timeframe,
         alert.createdAt,
         alert.lastTime,
-        JSON.stringify(alert.matching),
+        matchingJson(alert.matching),
         alert.accountId,
         limit,
       ),
@@ -84,8 +101,8 @@ export class SqliteAlerts implements AlertStore {
     return changes === 1;
   }
 
-  async listAlerts(accountId: string): Promise<AlertRecord[]> {
-    return (this.stmt.list.all(accountId) as AlertRow[]).map(alertRecord);
+  async listAlerts(accountId: string): Promise<AlertHead[]> {
+    return (this.stmt.list.all(accountId) as AlertHeadRow[]).map(alertHead);
   }
 
   async findAlert(accountId: string, id: string): Promise<AlertRecord | undefined> {
@@ -98,8 +115,13 @@ export class SqliteAlerts implements AlertStore {
     return changes === 1;
   }
 
-  async allAlerts(): Promise<AlertRecord[]> {
-    return (this.stmt.all.all() as AlertRow[]).map(alertRecord);
+  async alertHeads(): Promise<AlertHead[]> {
+    return (this.stmt.heads.all() as AlertHeadRow[]).map(alertHead);
+  }
+
+  async statesOf(ids: readonly string[]): Promise<Map<string, AlertState>> {
+    const rows = (ids.length === 0 ? [] : this.stmt.states.all(JSON.stringify(ids))) as { id: string; last_time: number | null; matching: string }[];
+    return new Map(rows.map((r) => [r.id, { lastTime: r.last_time, matching: JSON.parse(r.matching) }]));
   }
 
   async commitEvaluations(commits: readonly EvaluationCommit[], now: number): Promise<Set<string>> {
@@ -113,7 +135,7 @@ export class SqliteAlerts implements AlertStore {
         if (bar.delivery) this.stmt.outbox.run(bar.delivery.id, bar.time, events, bar.delivery.body, now, now, commit.alertId);
       }
       const latest = commit.bars[commit.bars.length - 1];
-      if (latest) this.stmt.advance.run(latest.time, JSON.stringify(latest.matching), commit.alertId);
+      if (latest) this.stmt.advance.run(latest.time, matchingJson(latest.matching), commit.alertId);
     });
     const all = this.db.transaction((): Set<string> => {
       const committed = new Set<string>();

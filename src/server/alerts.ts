@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { randomBase62 } from "../accounts/keys.js";
 import { XqlError } from "../errors.js";
-import { ALERT_LIMITS, type AlertRecord, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
+import { ALERT_LIMITS, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
 import type { AlertEngine } from "../alerts/engine.js";
 import { generateWebhookSecret } from "../alerts/sign.js";
 import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl } from "../alerts/webhook-url.js";
@@ -67,7 +67,7 @@ function alertRequestOf(text: unknown): AlertRequest {
 }
 
 /** An alert as listed: never its secret. */
-function listed(alert: AlertRecord): Record<string, unknown> {
+function listed(alert: AlertHead): Record<string, unknown> {
   return { id: alert.id, name: alert.name, query: alert.query, webhook: alert.webhook, createdAt: new Date(alert.createdAt).toISOString() };
 }
 
