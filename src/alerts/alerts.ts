@@ -17,12 +17,15 @@ export const ALERT_LIMITS: Readonly<Record<Tier, number>> = {
 
 /** One symbol matching at a bar, with the values of the query's columns there (as in run). */
 export interface MatchRow {
+  /** The instrument, as the store spells it. */
   symbol: string;
+  /** Column text as written in the query → its value there (null when not finite). */
   columns: Record<string, number | null>;
 }
 
 /** What changed for one symbol at a bar, against the alert's previous evaluated bar. */
 export interface AlertEvent {
+  /** The instrument that entered or exited. */
   symbol: string;
   /** `enter`: matches now, did not before; `exit`: the reverse. */
   kind: "enter" | "exit";
@@ -34,13 +37,17 @@ export interface AlertEvent {
 export interface AlertHead {
   /** `alrt_` followed by 16 base62 characters. */
   id: string;
+  /** The account that owns it (its keys see it; others get 404). */
   accountId: string;
+  /** Shown in deliveries; the query's explanation unless the owner named it. */
   name: string;
+  /** The saved query text, as validated at creation. */
   query: string;
   /** Where deliveries are POSTed; null: the stream only. */
   webhook: string | null;
-  /** The query's market and base timeframe, as planned: the bars it watches. */
+  /** The query's market as planned (its configured spelling): the bars it watches. */
   market: string;
+  /** The query's base timeframe: a bar of it closing is what the alert is evaluated on. */
   timeframe: Timeframe;
   /** ms since epoch. */
   createdAt: number;
@@ -56,12 +63,15 @@ export interface AlertRecord extends AlertHead {
 
 /** Where one alert stands: its last evaluated bar and the rows matching there. */
 export interface AlertState {
+  /** Open time of the last base bar evaluated; null before any. */
   lastTime: number | null;
+  /** The rows matching there, by symbol. */
   matching: MatchRow[];
 }
 
 /** A new alert: the record and the secret its webhook deliveries are signed with. */
 export interface NewAlert extends AlertRecord {
+  /** The HMAC key of `X-XQL-Signature` (`whsec_` + 32 base62 characters), shown to the owner once. */
   secret: string;
 }
 
@@ -78,7 +88,14 @@ export interface BarOutcome {
   /** The rows matching at `time`: the state the next bar is compared with. */
   matching: MatchRow[];
   /** The delivery of this bar, when it has events: its id and the webhook body, exactly as sent. */
-  delivery?: { id: string; body: string; events: number };
+  delivery?: {
+    /** `dlv_` + 20 base62 characters: `X-XQL-Delivery`, the same on every retry. */
+    id: string;
+    /** The webhook body (and the stream event's data), as sent. */
+    body: string;
+    /** How many enter and exit events it carries. */
+    events: number;
+  };
 }
 
 /**
@@ -87,21 +104,27 @@ export interface BarOutcome {
  * (alert, bar) claim is new.
  */
 export interface EvaluationCommit {
+  /** The alert evaluated. */
   alertId: string;
+  /** Its last evaluated bar when the evaluation started (null before any): it commits only from there. */
   previous: number | null;
+  /** The bars evaluated after `previous`, oldest first. */
   bars: readonly BarOutcome[];
 }
 
 /** A delivery as the owner sees it (`GET /xql/alerts/{id}`). */
 export interface DeliverySummary {
+  /** The delivery id (`X-XQL-Delivery`). */
   id: string;
   /** The base bar's open time, ms. */
   time: number;
   /** Events in the delivery. */
   events: number;
+  /** Where it is: pending, delivered, failed, or stream-only. */
   status: DeliveryStatus;
   /** POST attempts made so far. */
   attempts: number;
+  /** When the evaluation that made it committed, ms. */
   createdAt: number;
   /** When the webhook answered 2xx; null otherwise. */
   deliveredAt: number | null;
@@ -113,27 +136,58 @@ export interface DeliverySummary {
 
 /** A delivery due for a POST, leased to one worker. */
 export interface DueDelivery {
+  /** The delivery id, sent as `X-XQL-Delivery`. */
   id: string;
+  /** The alert it belongs to. */
   alertId: string;
+  /** The URL to POST to, checked again (resolved) before the attempt. */
   webhook: string;
+  /** The alert's secret, to sign the attempt with. */
   secret: string;
+  /** The body to send, byte for byte the same on every attempt. */
   body: string;
+  /** Attempts made before this one. */
   attempts: number;
+  /** When it was made, ms: it is tried until 24 h later. */
   createdAt: number;
 }
 
 /** What one POST attempt came to. */
 export type DeliveryOutcome =
-  | { kind: "delivered"; at: number }
-  | { kind: "retry"; at: number; next: number; error: string }
-  | { kind: "failed"; at: number; error: string };
+  | {
+      /** The webhook answered 2xx in time. */
+      kind: "delivered";
+      /** When, ms. */
+      at: number;
+    }
+  | {
+      /** It failed and is tried again at `next`. */
+      kind: "retry";
+      /** When the attempt ended, ms. */
+      at: number;
+      /** When the next attempt is due, ms. */
+      next: number;
+      /** What it met: `HTTP 500`, `timeout: …`, `connection reset`, `refused: …`. */
+      error: string;
+    }
+  | {
+      /** It failed with its 24 hours over: no more attempts. */
+      kind: "failed";
+      /** When the last attempt ended, ms. */
+      at: number;
+      /** What the last attempt met. */
+      error: string;
+    };
 
 /** A delivery as the stream sends it: its id, the account's order, and the webhook body. */
 export interface StreamItem {
+  /** The delivery id: the event's `id:`. */
   id: string;
   /** Increases with every delivery committed, in commit order, across the whole store. */
   seq: number;
+  /** The account it belongs to (a stream sends only its own account's). */
   accountId: string;
+  /** The webhook body: the event's `data:`. */
   body: string;
 }
 

@@ -18,7 +18,9 @@ export const MAX_WEBHOOK_LENGTH = 2048;
 
 /** One address a name resolves to. */
 export interface ResolvedAddress {
+  /** The address as text: `93.184.215.14`, `2606:4700::1111`. */
   address: string;
+  /** 4 or 6. */
   family: 4 | 6;
 }
 

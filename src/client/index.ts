@@ -50,6 +50,7 @@ export interface UsageBody {
 export interface AlertBody {
   /** `alrt_` followed by 16 base62 characters. */
   id: string;
+  /** The alert's name: the query's explanation unless one was given. */
   name: string;
   /** The saved query text. */
   query: string;
@@ -69,16 +70,23 @@ export interface AlertCreatedBody extends AlertBody {
 
 /** One delivery of an alert as `GET /xql/alerts/{id}` lists it. */
 export interface AlertDeliverySummary {
+  /** The delivery id (`X-XQL-Delivery`, the stream's `id:`). */
   id: string;
   /** Open time of the base bar, UTC ms. */
   time: number;
+  /** Enter and exit events in it. */
   events: number;
   /** `stream` for an alert without a webhook. */
   status: "pending" | "delivered" | "failed" | "stream";
+  /** POST attempts so far. */
   attempts: number;
+  /** When it was made, ISO 8601. */
   createdAt: string;
+  /** When the webhook answered 2xx, ISO 8601; null otherwise. */
   deliveredAt: string | null;
+  /** When a pending delivery is tried next, ISO 8601; null otherwise. */
   nextAttemptAt: string | null;
+  /** What the last failed attempt met (`HTTP 500`, `timeout: …`); null when none failed. */
   lastError: string | null;
 }
 
@@ -90,6 +98,12 @@ export interface AlertDetailBody extends AlertBody {
   asOf: string | null;
   /** The latest deliveries, newest first. */
   deliveries: AlertDeliverySummary[];
+}
+
+/** The body of `GET /xql/alerts`. */
+export interface AlertListBody {
+  /** The account's alerts, oldest first. */
+  alerts: AlertBody[];
 }
 
 /** What {@link XqlClient.createAlert} sends. */
@@ -161,7 +175,7 @@ export type UsageResponse = XqlResponse<UsageBody>;
 /** What {@link XqlClient.createAlert} resolves to: the alert with its secret on a 201. */
 export type CreateAlertResponse = XqlResponse<AlertCreatedBody, 201>;
 /** What {@link XqlClient.listAlerts} resolves to. */
-export type ListAlertsResponse = XqlResponse<{ alerts: AlertBody[] }>;
+export type ListAlertsResponse = XqlResponse<AlertListBody>;
 /** What {@link XqlClient.getAlert} resolves to: 404 for an alert the key's account does not hold. */
 export type GetAlertResponse = XqlResponse<AlertDetailBody>;
 /** What {@link XqlClient.deleteAlert} resolves to: 204 with a null body. */
@@ -318,7 +332,7 @@ export class XqlClient {
 
   /** `GET /xql/alerts`: the account's alerts, oldest first, without secrets. */
   listAlerts(options?: RequestOptions): Promise<ListAlertsResponse> {
-    return this.#request<{ alerts: AlertBody[] }>("GET", "xql/alerts", undefined, options);
+    return this.#request<AlertListBody>("GET", "xql/alerts", undefined, options);
   }
 
   /** `GET /xql/alerts/{id}`: one alert with its matching symbols and latest deliveries. */

@@ -21,3 +21,21 @@ export { HealthError } from "../store/store.js";
 export type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 export type { BarBatch, BarStore, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars } from "../store/store.js";
 export { generateApiKey, hashApiKey } from "../accounts/keys.js";
+export { ALERT_LIMITS } from "../alerts/alerts.js";
+export type {
+  AlertEvent,
+  AlertHead,
+  AlertRecord,
+  AlertState,
+  AlertStore,
+  BarOutcome,
+  DeliveryOutcome,
+  DeliveryStatus,
+  DeliverySummary,
+  DueDelivery,
+  EvaluationCommit,
+  MatchRow,
+  NewAlert,
+  StreamItem,
+} from "../alerts/alerts.js";
+export type { ResolvedAddress, Resolver } from "../alerts/webhook-url.js";

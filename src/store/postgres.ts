@@ -21,6 +21,7 @@ import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsReq
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { PostgresAlerts } from "../alerts/postgres.js";
+import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
@@ -205,7 +206,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   /** Accounts, keys and quota counters, on this pool. */
   readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
   /** Alerts, their claims and their outbox, on this pool. */
-  readonly alerts = new PostgresAlerts({
+  readonly alerts: AlertStore = new PostgresAlerts({
     query: (text, values) => this.query(text, values),
     transaction: async (work) => {
       await this.ready();

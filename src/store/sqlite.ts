@@ -11,6 +11,7 @@ import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
 import { SqliteAlerts } from "../alerts/sqlite.js";
+import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import type { BarBatch, BarStore, DataListener, LatestBarsRequest, DeleteBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
@@ -301,7 +302,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
-  get alerts(): SqliteAlerts {
+  get alerts(): AlertStore {
     return (this.alertStore ??= new SqliteAlerts(this.db, this.timeouts));
   }
 
