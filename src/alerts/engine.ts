@@ -72,6 +72,8 @@ export class AlertEngine {
    * rows each time.
    */
   private readonly states = new Map<string, AlertState>();
+  /** Compiled queries of the alerts alive, by text: compiled once, whatever the service's query cache keeps. */
+  private readonly compiled = new Map<string, CompiledQuery | undefined>();
 
   constructor(private readonly options: AlertEngineOptions) {
     this.hub = new StreamHub({ store: options.alerts, clock: options.clock, pollMs: options.pollMs });
@@ -131,6 +133,8 @@ export class AlertEngine {
     const heads = await alerts.alertHeads();
     const live = new Set(heads.map((h) => h.id));
     for (const id of this.states.keys()) if (!live.has(id)) this.states.delete(id);
+    const texts = new Set(heads.map((h) => h.query));
+    for (const text of this.compiled.keys()) if (!texts.has(text)) this.compiled.delete(text);
     const stale = heads.filter((h) => this.states.get(h.id)?.lastTime !== h.lastTime).map((h) => h.id);
     for (const [id, state] of await alerts.statesOf(stale)) this.states.set(id, state);
     const groups = new Map<string, AlertHead[]>();
@@ -158,7 +162,8 @@ export class AlertEngine {
   private async evaluateGroup(group: readonly AlertHead[], now: number): Promise<number | undefined> {
     const screens: Screen[] = [];
     for (const alert of group) {
-      const compiled = this.options.compile(alert.query);
+      if (!this.compiled.has(alert.query)) this.compiled.set(alert.query, this.options.compile(alert.query));
+      const compiled = this.compiled.get(alert.query);
       if (!compiled) {
         // Another replica's configuration (markets, ceilings) accepted it; this one cannot evaluate it.
         if (!this.refused.has(alert.id)) this.options.log?.warn({ alert: alert.id }, "alerts: this service cannot compile the alert's query; skipped");
