@@ -119,6 +119,8 @@ export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOpt
         matching: baseline.matching,
       };
       if (!(await fromStore(() => alerts.createAlert(alert, limit)))) return reply.code(403).send(ALERT_LIMIT_REACHED);
+      // A bar that closed while the baseline was read is evaluated now, not at the next write.
+      void engine.evaluate();
       request.log.info({ account: caller.accountId, alert: alert.id, market: alert.market, timeframe: alert.timeframe }, "alert created");
       return reply.code(201).send({
         id: alert.id,
