@@ -21,10 +21,6 @@ import { type Resolver, systemResolver } from "./webhook-url.js";
 /** Claims and settled deliveries are kept a week (the stream resumes within 24 h). */
 const KEEP_MS = 7 * 24 * 3_600_000;
 
-export interface EngineLog extends WorkerLog {
-  info(fields: object, message: string): void;
-}
-
 export interface AlertEngineOptions {
   bars: BarStore;
   alerts: AlertStore;
@@ -46,7 +42,7 @@ export interface AlertEngineOptions {
   pollMs?: number;
   /** How long after a write a round starts, ms. Default 100. */
   settleMs?: number;
-  log?: EngineLog;
+  log?: WorkerLog;
 }
 
 /** The webhook body of one delivery, keys in the contract's order. */
@@ -133,6 +129,7 @@ export class AlertEngine {
     const heads = await alerts.alertHeads();
     const live = new Set(heads.map((h) => h.id));
     for (const id of this.states.keys()) if (!live.has(id)) this.states.delete(id);
+    for (const id of this.refused) if (!live.has(id)) this.refused.delete(id);
     const texts = new Set(heads.map((h) => h.query));
     for (const text of this.compiled.keys()) if (!texts.has(text)) this.compiled.delete(text);
     const stale = heads.filter((h) => this.states.get(h.id)?.lastTime !== h.lastTime).map((h) => h.id);
