@@ -23,7 +23,7 @@ import type { AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../src/api.js";
-import { hashApiKey, issueApiKey } from "../src/accounts/keys.js";
+import { issueApiKey } from "../src/accounts/keys.js";
 import { AlertEngine } from "../src/alerts/engine.js";
 import { unionOf } from "../src/alerts/evaluate.js";
 import { createServer } from "../src/server/app.js";
@@ -102,7 +102,12 @@ async function main(): Promise<void> {
   await app.listen({ port: 0, host: "127.0.0.1" });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const keys: string[] = [];
-  for (let a = 0; a < Math.ceil(ALERTS / 100); a++) keys.push((await issueApiKey(store, { tier: "plus", now: Date.now() })).key);
+  const accounts: string[] = [];
+  for (let a = 0; a < Math.ceil(ALERTS / 100); a++) {
+    const issued = await issueApiKey(store, { tier: "plus", now: Date.now() });
+    keys.push(issued.key);
+    accounts.push(issued.record.accountId);
+  }
   const created = performance.now();
   for (let n = 0; n < ALERTS; n++) {
     const response = await fetch(`${url}/xql/alerts`, {
@@ -122,18 +127,12 @@ async function main(): Promise<void> {
     const before = performance.now();
     await store.upsertBars([batchOf(universe, index, index + 1)]);
     const committed = performance.now();
-    // Every alert whose screen changed at this bar posts once; wait until the outbox is drained.
-    let last = received.length;
-    let quiet = performance.now();
-    while (performance.now() - quiet < 1_500) {
-      await new Promise((r) => setTimeout(r, 20));
-      if (received.length !== last) {
-        last = received.length;
-        quiet = performance.now();
-      }
-    }
+    // Every alert evaluates the bar; those whose screen changed post once. Wait for both.
+    while ((await store.alerts.alertHeads()).some((a) => a.lastTime !== time)) await new Promise((r) => setTimeout(r, 25));
+    const made = (await Promise.all(accounts.map((id) => store.alerts.deliveriesAfter([id], 0, 0, 100_000)))).flat().filter((d) => (JSON.parse(d.body) as { time: number }).time === time).length;
+    while (received.filter((r) => r.time === time).length < made) await new Promise((r) => setTimeout(r, 10));
     const posts = received.filter((r) => r.time === time);
-    const done = Math.max(...posts.map((r) => r.at));
+    const done = posts.length === 0 ? performance.now() : Math.max(...posts.map((r) => r.at));
     writes.push(committed - before);
     latencies.push(done - committed);
     console.log(`bar ${run + 1}: write ${ms(committed - before)}, commit → last of ${posts.length} POSTs ${ms(done - committed)} (load ${load()})`);
@@ -141,10 +140,7 @@ async function main(): Promise<void> {
   await app.close();
   receiver.close();
   // Scenario 1's alerts go: scenario 2 has the store to itself.
-  for (const key of keys) {
-    const record = (await store.findKeyByHash(hashApiKey(key)))!;
-    for (const alert of await store.alerts.listAlerts(record.accountId)) await store.alerts.deleteAlert(record.accountId, alert.id);
-  }
+  for (const account of accounts) for (const alert of await store.alerts.listAlerts(account)) await store.alerts.deleteAlert(account, alert.id);
 
   // The floor: one read of the union plan's bars, one evaluation of each distinct query.
   const compiled = Array.from({ length: Math.min(DISTINCT, ALERTS) }, (_, k) => compile(queryOf(k)));
@@ -174,14 +170,14 @@ async function main(): Promise<void> {
     settleMs: 3_600_000,
   });
   const baselines = new Map<string, Awaited<ReturnType<AlertEngine["baseline"]>>>();
-  const accounts: string[] = [];
-  for (let a = 0; a < Math.ceil(MANY / 100); a++) accounts.push((await issueApiKey(store, { tier: "plus", now: Date.now() })).record.accountId);
+  const many: string[] = [];
+  for (let a = 0; a < Math.ceil(MANY / 100); a++) many.push((await issueApiKey(store, { tier: "plus", now: Date.now() })).record.accountId);
   for (let n = 0; n < MANY; n++) {
     const query = queryOf(1000 + (n % MANY_DISTINCT));
     if (!baselines.has(query)) baselines.set(query, await engine.baseline(compile(query)));
     const b = baselines.get(query)!;
     await store.alerts.createAlert(
-      { id: `alrt_bench${n}`, accountId: accounts[Math.floor(n / 100)]!, name: `bench ${n}`, query, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: Date.now(), lastTime: b.time, matching: b.matching },
+      { id: `alrt_bench${n}`, accountId: many[Math.floor(n / 100)]!, name: `bench ${n}`, query, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: Date.now(), lastTime: b.time, matching: b.matching },
       100,
     );
   }
