@@ -30,11 +30,13 @@ import {
   alertRecord,
   deliverySummary,
   dueDeliveriesSql,
+  dueDelivery,
   matchingJson,
   settlement,
   type AlertHeadRow,
   type AlertRow,
   type DeliveryRow,
+  type DueRow,
 } from "./records.js";
 
 /** How the alerts reach the database: a statement, or a transaction on one pooled client. */
@@ -168,27 +170,11 @@ export class PostgresAlerts implements AlertStore {
 
   async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<{
-        id: string;
-        alert_id: string;
-        webhook: string;
-        secret: string;
-        body: string;
-        attempts: number;
-        created_at: number;
-      }>(`${dueDeliveriesSql("$1", "$2")} FOR UPDATE OF d SKIP LOCKED`, [now, limit]);
+      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql("$1", "$2")} FOR UPDATE OF d SKIP LOCKED`, [now, limit]);
       if (rows.length > 0) {
         await client.query("UPDATE alert_deliveries SET lease_until = $1 WHERE id = ANY($2::text[])", [now + leaseMs, rows.map((r) => r.id)]);
       }
-      return rows.map((r) => ({
-        id: r.id,
-        alertId: r.alert_id,
-        webhook: r.webhook,
-        secret: r.secret,
-        body: r.body,
-        attempts: r.attempts,
-        createdAt: Number(r.created_at),
-      }));
+      return rows.map(dueDelivery);
     });
   }
 

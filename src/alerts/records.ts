@@ -1,5 +1,5 @@
 /** Rows of the alert tables as both SQL stores select them, and the records they make. */
-import type { AlertHead, AlertRecord, DeliveryOutcome, DeliveryStatus, DeliverySummary, MatchRow } from "./alerts.js";
+import type { AlertHead, AlertRecord, DeliveryOutcome, DeliveryStatus, DeliverySummary, DueDelivery, MatchRow } from "./alerts.js";
 import type { Timeframe } from "../types.js";
 import { assertNever } from "../errors.js";
 
@@ -94,6 +94,29 @@ export function dueDeliveriesSql(now: string, limit: string): string {
       AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.alert_id = d.alert_id AND e.status = 'pending' AND e.time < d.time)
     ORDER BY d.next_attempt_at, d.seq
     LIMIT ${limit}`;
+}
+
+/** A row of {@link dueDeliveriesSql}. */
+export interface DueRow {
+  id: string;
+  alert_id: string;
+  webhook: string;
+  secret: string;
+  body: string;
+  attempts: number;
+  created_at: number;
+}
+
+export function dueDelivery(row: DueRow): DueDelivery {
+  return {
+    id: row.id,
+    alertId: row.alert_id,
+    webhook: row.webhook,
+    secret: row.secret,
+    body: row.body,
+    attempts: row.attempts,
+    createdAt: Number(row.created_at),
+  };
 }
 
 /**

@@ -28,11 +28,13 @@ import {
   alertRecord,
   deliverySummary,
   dueDeliveriesSql,
+  dueDelivery,
   matchingJson,
   settlement,
   type AlertHeadRow,
   type AlertRow,
   type DeliveryRow,
+  type DueRow,
 } from "./records.js";
 import { type BusyTimeouts, withoutWaiting } from "../store/sqlite-database.js";
 
@@ -159,17 +161,9 @@ export class SqliteAlerts implements AlertStore {
 
   async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
     const claim = this.db.transaction((): DueDelivery[] => {
-      const rows = this.stmt.due.all({ now, limit }) as {
-        id: string;
-        alert_id: string;
-        webhook: string;
-        secret: string;
-        body: string;
-        attempts: number;
-        created_at: number;
-      }[];
+      const rows = this.stmt.due.all({ now, limit }) as DueRow[];
       for (const row of rows) this.stmt.lease.run(now + leaseMs, row.id);
-      return rows.map((r) => ({ id: r.id, alertId: r.alert_id, webhook: r.webhook, secret: r.secret, body: r.body, attempts: r.attempts, createdAt: r.created_at }));
+      return rows.map(dueDelivery);
     });
     return this.write(() => claim.immediate());
   }

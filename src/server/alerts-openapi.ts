@@ -1,114 +1,113 @@
 /** The alerts routes in `/openapi.json`: their paths and schemas, spread into the document by `openapi.ts`. */
 
-const errorBody = {
-  type: "object",
-  required: ["error"],
-  properties: { error: { type: "string" } },
-  additionalProperties: false,
-} as const;
+/** The `{ "error": "..." }` body schema, which `openapi.ts` owns. */
+type ErrorBodySchema = object;
 
 const json = (schema: object, example?: object) => ({ "application/json": example === undefined ? { schema } : { schema, example } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
-const storeFailed = { description: "The store failed", content: json(errorBody, { error: "Data store unavailable" }) };
-const storeBusy = {
-  description: "The store is busy with another writer (an import); try again shortly",
-  headers: { "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } },
-  content: json(errorBody, { error: "Data store busy, retry shortly" }),
-};
-const notFound = { description: "No such alert on this account (another account's alerts are not found either)", content: json(errorBody, { error: "Alert not found" }) };
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" }, description: "The alert's id (`alrt_…`)" };
 
-export const ALERTS_OPENAPI_PATHS = {
-  "/xql/alerts": {
-    post: {
-      operationId: "createAlert",
-      summary: "Save a screen as an alert on bar close; never metered",
-      description:
-        "The query is validated as by validate (400 with its body). `matching` is the baseline: the symbols matching at the latest closed base bar, which fire no event; from the next closed bar on, each change is a delivery to the webhook (signed, see docs/alerts.md) and to the stream. `secret`, for the webhook signature, is shown only here. Active alerts per account: free 1, essential 20, plus 100. A webhook must be https:// to a public address (checked again, resolved, before each delivery) unless the server allows private webhooks.",
-      requestBody: {
-        required: true,
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              required: ["query"],
-              properties: {
-                query: { type: "string" },
-                webhook: { type: ["string", "null"], description: "https:// URL to POST deliveries to; omitted or null: the stream only" },
-                name: { type: "string", maxLength: 200, description: "Default: the query's explanation" },
+/** The alerts' paths, their error answers with the document's error body. */
+export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
+  const storeFailed = { description: "The store failed", content: json(errorBody, { error: "Data store unavailable" }) };
+  const storeBusy = {
+    description: "The store is busy with another writer (an import); try again shortly",
+    headers: { "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } },
+    content: json(errorBody, { error: "Data store busy, retry shortly" }),
+  };
+  const notFound = { description: "No such alert on this account (another account's alerts are not found either)", content: json(errorBody, { error: "Alert not found" }) };
+  return {
+    "/xql/alerts": {
+      post: {
+        operationId: "createAlert",
+        summary: "Save a screen as an alert on bar close; never metered",
+        description:
+          "The query is validated as by validate (400 with its body). `matching` is the baseline: the symbols matching at the latest closed base bar, which fire no event; from the next closed bar on, each change is a delivery to the webhook (signed, see docs/alerts.md) and to the stream. `secret`, for the webhook signature, is shown only here. Active alerts per account: free 1, essential 20, plus 100. A webhook must be https:// to a public address (checked again, resolved, before each delivery) unless the server allows private webhooks.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["query"],
+                properties: {
+                  query: { type: "string" },
+                  webhook: { type: ["string", "null"], description: "https:// URL to POST deliveries to; omitted or null: the stream only" },
+                  name: { type: "string", maxLength: 200, description: "Default: the query's explanation" },
+                },
+                additionalProperties: false,
               },
-              additionalProperties: false,
+              example: { query: 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 30', webhook: "https://example.com/xql-hook", name: "oversold crypto" },
             },
-            example: { query: 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [rsi(14)]\nrsi(14) < 30', webhook: "https://example.com/xql-hook", name: "oversold crypto" },
           },
         },
-      },
-      responses: {
-        "201": { description: "Created", content: json(ref("AlertCreated")) },
-        "400": {
-          description:
-            "The query is invalid (the validate body), the body is not an alert, or the webhook is refused ({\"error\": \"Webhook URL must be https:// to a public address\"})",
-          content: json({ oneOf: [ref("Invalid"), errorBody] }),
+        responses: {
+          "201": { description: "Created", content: json(ref("AlertCreated")) },
+          "400": {
+            description:
+              "The query is invalid (the validate body), the body is not an alert, or the webhook is refused ({\"error\": \"Webhook URL must be https:// to a public address\"})",
+            content: json({ oneOf: [ref("Invalid"), errorBody] }),
+          },
+          "401": unauthorized,
+          "403": { description: "The account holds its tier's number of alerts", content: json(errorBody, { error: "Alert limit reached for this tier" }) },
+          "408": { description: "The request took longer than the server's timeout to arrive", content: json(errorBody) },
+          "413": { $ref: "#/components/responses/TooLarge" },
+          "500": storeFailed,
+          "503": storeBusy,
         },
-        "401": unauthorized,
-        "403": { description: "The account holds its tier's number of alerts", content: json(errorBody, { error: "Alert limit reached for this tier" }) },
-        "408": { description: "The request took longer than the server's timeout to arrive", content: json(errorBody) },
-        "413": { $ref: "#/components/responses/TooLarge" },
-        "500": storeFailed,
-        "503": storeBusy,
+      },
+      get: {
+        operationId: "listAlerts",
+        summary: "The account's alerts, oldest first (no secrets)",
+        responses: {
+          "200": { description: "Alerts", content: json({ type: "object", required: ["alerts"], properties: { alerts: { type: "array", items: ref("Alert") } }, additionalProperties: false }) },
+          "401": unauthorized,
+          "500": storeFailed,
+        },
       },
     },
-    get: {
-      operationId: "listAlerts",
-      summary: "The account's alerts, oldest first (no secrets)",
-      responses: {
-        "200": { description: "Alerts", content: json({ type: "object", required: ["alerts"], properties: { alerts: { type: "array", items: ref("Alert") } }, additionalProperties: false }) },
-        "401": unauthorized,
-        "500": storeFailed,
+    "/xql/alerts/stream": {
+      get: {
+        operationId: "alertStream",
+        summary: "The account's deliveries as Server-Sent Events",
+        description:
+          "Each delivery is an event with `id:` the delivery id, `event: alert` and `data:` the webhook body (one line of JSON), sent as deliveries are committed, for every alert of the account (with or without a webhook). Comment lines (`: heartbeat`) keep the connection open through proxies. With `Last-Event-ID` the stream starts after that delivery (within 24 h; an id it does not know replays the last 24 h), else with the next delivery.",
+        parameters: [{ name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" }, description: "The last delivery id received" }],
+        responses: {
+          "200": { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } },
+          "401": unauthorized,
+          "500": storeFailed,
+        },
       },
     },
-  },
-  "/xql/alerts/stream": {
-    get: {
-      operationId: "alertStream",
-      summary: "The account's deliveries as Server-Sent Events",
-      description:
-        "Each delivery is an event with `id:` the delivery id, `event: alert` and `data:` the webhook body (one line of JSON), sent as deliveries are committed, for every alert of the account (with or without a webhook). Comment lines (`: heartbeat`) keep the connection open through proxies. With `Last-Event-ID` the stream starts after that delivery (within 24 h; an id it does not know replays the last 24 h), else with the next delivery.",
-      parameters: [{ name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" }, description: "The last delivery id received" }],
-      responses: {
-        "200": { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } },
-        "401": unauthorized,
-        "500": storeFailed,
+    "/xql/alerts/{id}": {
+      get: {
+        operationId: "getAlert",
+        summary: "One alert with its matching symbols and recent deliveries",
+        parameters: [idParameter],
+        responses: {
+          "200": { description: "The alert", content: json(ref("AlertDetail")) },
+          "401": unauthorized,
+          "404": notFound,
+          "500": storeFailed,
+        },
+      },
+      delete: {
+        operationId: "deleteAlert",
+        summary: "Remove the alert (its pending deliveries are dropped)",
+        parameters: [idParameter],
+        responses: {
+          "204": { description: "Removed" },
+          "401": unauthorized,
+          "404": notFound,
+          "500": storeFailed,
+          "503": storeBusy,
+        },
       },
     },
-  },
-  "/xql/alerts/{id}": {
-    get: {
-      operationId: "getAlert",
-      summary: "One alert with its matching symbols and recent deliveries",
-      parameters: [idParameter],
-      responses: {
-        "200": { description: "The alert", content: json(ref("AlertDetail")) },
-        "401": unauthorized,
-        "404": notFound,
-        "500": storeFailed,
-      },
-    },
-    delete: {
-      operationId: "deleteAlert",
-      summary: "Remove the alert (its pending deliveries are dropped)",
-      parameters: [idParameter],
-      responses: {
-        "204": { description: "Removed" },
-        "401": unauthorized,
-        "404": notFound,
-        "500": storeFailed,
-        "503": storeBusy,
-      },
-    },
-  },
-} as const;
+  } as const;
+}
 
 const alertFields = {
   id: { type: "string" },

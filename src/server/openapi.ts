@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
-import { ALERTS_OPENAPI_PATHS, ALERTS_OPENAPI_SCHEMAS } from "./alerts-openapi.js";
+import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
 
 const errorBody = {
   type: "object",
@@ -180,7 +180,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
-      ...ALERTS_OPENAPI_PATHS,
+      ...alertsOpenApiPaths(errorBody),
       "/usage": {
         get: {
           operationId: "usage",
