@@ -121,7 +121,7 @@ function transitions(previous: readonly MatchRow[], pending: readonly number[], 
   const out: EvaluatedBar[] = [];
   let before = previous;
   for (const time of pending) {
-    const now = rows.get(time) ?? [];
+    const now = rows.get(time) ?? NO_ROWS;
     const events: AlertEvent[] = [];
     let i = 0;
     let j = 0;
@@ -144,6 +144,9 @@ function transitions(previous: readonly MatchRow[], pending: readonly number[], 
   }
   return out;
 }
+
+/** The rows of a bar where nothing matched: one list for all (never changed). */
+const NO_ROWS: MatchRow[] = [];
 
 /** One plan and fetch covering every screen: each timeframe with the union of series and the largest need. */
 export function unionOf(compiled: readonly CompiledQuery[]): { plan: Plan; fetch: FetchSource[] } {
