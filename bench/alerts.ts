@@ -48,18 +48,23 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** Query number k: screens that change membership at most bars, of a few shapes and parameters. */
+/**
+ * Query number k: screens as alerts are written — events (crosses, breakouts, extremes) that
+ * a few symbols of a large market start or stop matching at most bars — of a few shapes and
+ * parameters, so k < 100 are 100 distinct texts.
+ */
 function queryOf(k: number): string {
   const head = 'market = "CRYPTO"\ntimeframe = h1\n';
+  const n = Math.floor(k / 4);
   switch (k % 4) {
     case 0:
-      return `${head}columns = [close, rsi(14)]\nrsi(14) < ${30 + (k % 40)}`;
+      return `${head}columns = [close, sma(${10 + n})]\ncrossover(close, sma(${10 + n}))`;
     case 1:
-      return `${head}columns = [close, sma(${10 + (k % 50)})]\nclose > sma(${10 + (k % 50)})`;
+      return `${head}columns = [close, ema(close, ${5 + n})]\ncrossunder(close, ema(close, ${5 + n}))`;
     case 2:
-      return `${head}columns = [close, roc(${1 + (k % 10)})]\nroc(${1 + (k % 10)}) > ${((k % 7) - 3) / 10}`;
+      return `${head}columns = [close, rsi(14)]\nrsi(14) < ${12 + n}`;
     default:
-      return `${head}columns = [close]\nsort = volume desc\nlimit = ${50 + (k % 200)}\nclose > ema(close, ${5 + (k % 30)})`;
+      return `${head}columns = [close, highest(high, ${20 + n})]\nclose > highest(high, ${20 + n})[1]`;
   }
 }
 
