@@ -6,7 +6,7 @@
  * `allowPrivateWebhooks` (`xql serve --allow-private-webhooks`) lets local setups through.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { isPublicAddress, parseWebhookUrl, type Resolver } from "../../src/alerts/webhook-url.js";
+import { checkedAddresses, isPublicAddress, parseWebhookUrl, systemResolver, type Resolver } from "../../src/alerts/webhook-url.js";
 import { NOW, startServer, type Running } from "../server/helpers.js";
 import { Receiver, RunningClock } from "./helpers.js";
 
@@ -51,6 +51,13 @@ describe("public addresses", () => {
 
   it.each(["8.8.8.8", "1.1.1.1", "93.184.215.14", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2a00:1450:4001:80b::200e"])("%s is public", (address) => {
     expect(isPublicAddress(address)).toBe(true);
+  });
+
+  it("refuses a name the system resolver resolves to loopback (localhost, from /etc/hosts)", async () => {
+    expect(await checkedAddresses(new URL("https://localhost/h"), false, systemResolver)).toBeUndefined();
+    const allowed = await checkedAddresses(new URL("https://localhost/h"), true, systemResolver);
+    expect(allowed!.length).toBeGreaterThan(0);
+    expect(allowed!.every((a) => !isPublicAddress(a.address))).toBe(true);
   });
 
   it("reads a webhook URL as WHATWG does, so odd spellings of loopback are caught", () => {
