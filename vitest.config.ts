@@ -17,6 +17,7 @@ const PROCESS_TESTS = [
   "test/cli/data.test.ts",
   "test/cli/history.test.ts",
   "test/mcp/bridge.test.ts",
+  "test/lsp/input-ends.test.ts",
   "test/package/version.test.ts",
   "test/scale/**/*.test.ts",
   "test/alerts/restart.test.ts",

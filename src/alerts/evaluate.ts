@@ -12,6 +12,7 @@ import { type BarCache, fetchUniverse } from "../store/fetch.js";
 import type { Bars, FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
 import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import type { AlertEvent, MatchRow } from "./alerts.js";
+import { alignmentCut } from "../alignment.js";
 
 /** One screen to evaluate: a compiled query and where it stands. */
 export interface Screen {
@@ -247,7 +248,7 @@ function closedAfter(closed: readonly number[], last: number | null, cap: number
  * progress). Shares the columns (views, no copy); unchanged instruments are returned as they are.
  */
 export function truncateAfter(universe: Instrument[], base: Timeframe, latest: number): Instrument[] {
-  const cut = latest + TIMEFRAME_MS[base];
+  const cut = alignmentCut(latest, TIMEFRAME_MS[base]);
   let changed = false;
   const out = universe.map((instrument) => {
     let bars: Partial<Record<Timeframe, Bars>> | undefined;

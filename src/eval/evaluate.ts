@@ -23,7 +23,8 @@ import {
   type RunResult,
   type Timeframe,
 } from "../types.js";
-import { lastClosedIndex } from "./align.js";
+import { alignmentCut, lastClosedIndex } from "../alignment.js";
+import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
 
 /**
  * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
@@ -120,6 +121,14 @@ class Slot {
     readonly node: IrNode,
     readonly timeframe: Timeframe,
   ) {}
+
+  /** Bytes of the buffers this slot keeps. */
+  retainedBytes(): number {
+    let bytes = this.buffer.byteLength;
+    for (const b of this.scratchBuffers) bytes += b?.byteLength ?? 0;
+    for (const c of this.columns ?? []) bytes += c.byteLength;
+    return bytes;
+  }
 }
 
 /** Estimated work per evaluation, for ordering `and`/`or` operands (recursive kernels read all history). */
@@ -238,6 +247,14 @@ class Program {
     return rootSlot;
   }
 
+  /** Bytes of the buffers this program keeps between runs (they grow to the longest bars evaluated). */
+  retainedBytes(): number {
+    let bytes = 0;
+    for (const slot of this.slots.values()) bytes += slot.retainedBytes();
+    for (const frame of this.frames) for (const copy of frame.copies.values()) bytes += copy.retainedBytes();
+    return bytes;
+  }
+
   /** The frame of a timeframe the plan reads (every slot's is one: the plan lists them all). */
   private frame(timeframe: Timeframe): Frame {
     const frame = this.frameOf.get(timeframe);
@@ -284,7 +301,7 @@ class Program {
     if (baseEnd + 1 < sources[0]!.minLookback) return false;
     base.end = baseEnd;
     if (sources.length === 1) return true;
-    const baseClose = base.bars.time[baseEnd]! + base.duration;
+    const baseClose = alignmentCut(base.bars.time[baseEnd]!, base.duration);
     let enough = true;
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
@@ -606,12 +623,16 @@ class Program {
    * window with every frame at its latest end, and read at each window bar; a window bar where a
    * truncated run would have too little history for a source is skipped, as run skips it.
    */
-  history(universe: Iterable<Instrument>, bars: number): HistoryScan {
-    return drain(this.historySteps(universe, bars));
+  history(universe: Iterable<Instrument>, bars: number, maxBytes = Infinity): HistoryScan {
+    return drain(this.historySteps(universe, bars, maxBytes));
   }
 
-  /** `history`, one instrument per step: `historyAsync` yields to the event loop between steps. */
-  *historySteps(universe: Iterable<Instrument>, bars: number): Generator<undefined, HistoryScan, undefined> {
+  /**
+   * `history`, one instrument per step: `historyAsync` yields to the event loop between steps.
+   * With `maxBytes`, the JSON of the matches kept is counted as they are built, and the pass
+   * stops with a plan error as soon as it exceeds that: an answer too large is never built.
+   */
+  *historySteps(universe: Iterable<Instrument>, bars: number, maxBytes = Infinity): Generator<undefined, HistoryScan, undefined> {
     const instruments = [...universe];
     const base = this.planned.baseTimeframe;
     const window = windowTimes(instruments, base, bars);
@@ -621,6 +642,9 @@ class Program {
     let noData = 0;
     let shortHistory = 0;
     let matched = 0;
+    const size = Number.isFinite(maxBytes) ? new ColumnsSize(this.columns.map((c) => c.text)) : undefined;
+    // JSON.stringify(matches): the brackets, and a comma after every match but the last.
+    let bytes = 1;
     for (const instrument of instruments) {
       if (!this.attach(instrument)) {
         noData++;
@@ -666,9 +690,12 @@ class Program {
           for (let k = 0; k < keys.length; k++) keys[k] = this.values(this.sort[k]!.slot, t, t + 1)[t]!;
           const last = kept[kept.length - 1]!.ranked;
           if (this.order(keys, instrument.symbol, last.keys, last.row.symbol) >= 0) continue;
-          kept.pop();
+          bytes -= kept.pop()!.bytes;
         }
-        const hit: HistoryHit = { ranked: this.rowAt(instrument.symbol, t), close: frame.bars.close, index: t, length };
+        const ranked = this.rowAt(instrument.symbol, t);
+        const hit: HistoryHit = { ranked, close: frame.bars.close, index: t, length, bytes: size ? matchBytes(bt, instrument.symbol, size.bytes(ranked.row.columns)) : 0 };
+        bytes += hit.bytes;
+        if (bytes > maxBytes) throw responseTooLarge(maxBytes);
         if (limit === undefined) kept.push(hit);
         else kept.splice(this.insertionPoint(kept, hit.ranked), 0, hit);
       }
@@ -684,7 +711,7 @@ class Program {
     const sources = this.planned.plan.sources;
     if (t + 1 < sources[0]!.minLookback) return false;
     const base = this.frames[0]!;
-    const close = base.bars.time[t]! + base.duration;
+    const close = alignmentCut(base.bars.time[t]!, base.duration);
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
       const frame = this.frames[i]!;
@@ -695,7 +722,8 @@ class Program {
 
   /** The row at base bar `t`: columns and sort keys (computed there if not yet). */
   private rowAt(symbol: string, t: number): RankedRow {
-    const columns: Record<string, number | null> = {};
+    // No prototype: a column written `__proto__` is a key like any other, not the object's prototype.
+    const columns: Record<string, number | null> = Object.create(null);
     for (const c of this.columns) {
       const v = this.values(c.slot, t, t + 1)[t]!;
       columns[c.text] = Number.isFinite(v) ? v : null;
@@ -729,6 +757,8 @@ export interface HistoryHit {
   readonly close: ArrayLike<number>;
   readonly index: number;
   readonly length: number;
+  /** Bytes of the match's JSON (with its comma), when the pass counts them; else 0. */
+  readonly bytes: number;
 }
 
 /** What one `history` pass found, before forward statistics. */
@@ -852,11 +882,14 @@ function checkBars(symbol: string, timeframe: Timeframe, bars: Bars, series: rea
 /** A compiled query's evaluation entry points. */
 export interface Runner {
   run(universe: Iterable<Instrument>): RunResult;
-  history(universe: Iterable<Instrument>, bars: number): HistoryScan;
-  /** `run`, yielding to the event loop every `sliceMs` of work. */
-  runAsync(universe: Iterable<Instrument>, sliceMs: number): Promise<RunResult>;
-  /** `history`, yielding to the event loop every `sliceMs` of work. */
-  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number): Promise<HistoryScan>;
+  /** With `maxBytes`: a plan error once the matches' JSON exceeds it (see `historySteps`). */
+  history(universe: Iterable<Instrument>, bars: number, maxBytes?: number): HistoryScan;
+  /** `run`, yielding to the event loop every `sliceMs` of work (through `turn`, default the next turn of the loop). */
+  runAsync(universe: Iterable<Instrument>, sliceMs: number, turn?: () => Promise<void>): Promise<RunResult>;
+  /** `history`, yielding to the event loop every `sliceMs` of work (through `turn`). */
+  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number, maxBytes?: number, turn?: () => Promise<void>): Promise<HistoryScan>;
+  /** Bytes of the buffers kept between runs (by the idle program), for caches that weigh what they hold. */
+  retainedBytes(): number;
 }
 
 /** Compiles a planned query into a reusable runner over universes of instruments. */
@@ -887,9 +920,11 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   };
   return {
     run: (universe) => using((p) => p.run(universe)),
-    history: (universe, bars) => using((p) => p.history(universe, bars)),
-    runAsync: (universe, sliceMs) => usingAsync((p) => drainAsync(p.runSteps(universe), sliceMs)),
-    historyAsync: (universe, bars, sliceMs) => usingAsync((p) => drainAsync(p.historySteps(universe, bars), sliceMs)),
+    history: (universe, bars, maxBytes) => using((p) => p.history(universe, bars, maxBytes)),
+    runAsync: (universe, sliceMs, turn) => usingAsync((p) => drainAsync(p.runSteps(universe), sliceMs, turn)),
+    historyAsync: (universe, bars, sliceMs, maxBytes, turn) =>
+      usingAsync((p) => drainAsync(p.historySteps(universe, bars, maxBytes), sliceMs, turn)),
+    retainedBytes: () => idle?.retainedBytes() ?? 0,
   };
 }
 
@@ -913,16 +948,21 @@ function drain<T>(steps: Generator<undefined, T, undefined>): T {
  * since the last: a server stays responsive to other callers during a long run, and the
  * result is the same as {@link drain}'s.
  */
-async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs: number): Promise<T> {
+async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs: number, turn = loopTurn): Promise<T> {
   let since = performance.now();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => nextTurn(resolve));
+      await turn();
       since = performance.now();
     }
   }
+}
+
+/** The next turn of the event loop, for any caller. */
+function loopTurn(): Promise<void> {
+  return new Promise<void>((resolve) => nextTurn(resolve));
 }
 
 /** ISO 8601 of a bar time; a time outside Date's range reads as null rather than throwing. */

@@ -6,6 +6,8 @@ type ErrorBodySchema = object;
 const json = (schema: object, example?: object) => ({ "application/json": example === undefined ? { schema } : { schema, example } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
+/** The account's admission, as on every authenticated route (decisions §2 "Fair use"). */
+const tooManyRequests = { $ref: "#/components/responses/TooManyRequests" };
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" }, description: "The alert's id (`alrt_…`)" };
 
 /** The alerts' paths, their error answers with the document's error body. */
@@ -50,6 +52,7 @@ export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
             content: json({ oneOf: [ref("Invalid"), errorBody] }),
           },
           "401": unauthorized,
+        "429": tooManyRequests,
           "403": { description: "The account holds its tier's number of alerts", content: json(errorBody, { error: "Alert limit reached for this tier" }) },
           "408": { description: "The request took longer than the server's timeout to arrive", content: json(errorBody) },
           "413": { $ref: "#/components/responses/TooLarge" },
@@ -63,6 +66,7 @@ export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
         responses: {
           "200": { description: "Alerts", content: json({ type: "object", required: ["alerts"], properties: { alerts: { type: "array", items: ref("Alert") } }, additionalProperties: false }) },
           "401": unauthorized,
+        "429": tooManyRequests,
           "500": storeFailed,
         },
       },
@@ -77,6 +81,7 @@ export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
         responses: {
           "200": { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } },
           "401": unauthorized,
+        "429": tooManyRequests,
           "500": storeFailed,
         },
       },
@@ -89,6 +94,7 @@ export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
         responses: {
           "200": { description: "The alert", content: json(ref("AlertDetail")) },
           "401": unauthorized,
+        "429": tooManyRequests,
           "404": notFound,
           "500": storeFailed,
         },
@@ -100,6 +106,7 @@ export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
         responses: {
           "204": { description: "Removed" },
           "401": unauthorized,
+        "429": tooManyRequests,
           "404": notFound,
           "500": storeFailed,
           "503": storeBusy,

@@ -7,6 +7,7 @@
 import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
+import { ByteLru } from "../byte-lru.js";
 
 /** Warmup bars fetched per source by default: the lookback ceiling. */
 export const DEFAULT_WARMUP = DEFAULT_LOOKBACK_CEILING;
@@ -34,18 +35,25 @@ export interface FetchOptions {
   fetch?: readonly FetchSource[];
 }
 
+/** 256 MiB: the fetch cache's default budget. */
+export const DEFAULT_FETCH_CACHE_BYTES = 256 * 1024 * 1024;
+
 /**
  * Reads of the store kept while its data version stays the same. A write changes the
  * version and empties the cache, so a cached read is never older than the store.
- * At most `capacity` reads are kept, least recently used dropped first.
+ * Bounded by the bytes of the bars held (decisions §2 "Fair use"; a read of one market may be
+ * a few KB or hundreds of MB), least recently used dropped first on every insert; a read
+ * larger than the whole budget is not kept.
  */
 export class BarCache {
   private version: number | undefined;
-  private readonly entries = new Map<string, SymbolBars[]>();
+  private readonly entries: ByteLru<SymbolBars[]>;
   private readonly symbolLists = new Map<string, string[]>();
 
-  /** @param capacity - The most reads kept; beyond it the least recently used is dropped. Default 64. */
-  constructor(readonly capacity = 64) {}
+  /** @param maxBytes - The most bytes of bars kept. Default 256 MiB. */
+  constructor(readonly maxBytes = DEFAULT_FETCH_CACHE_BYTES) {
+    this.entries = new ByteLru(maxBytes);
+  }
 
   /** Forgets everything read before `version`. */
   observe(version: number): void {
@@ -58,21 +66,12 @@ export class BarCache {
 
   /** The read cached under `key`, or `undefined`; a hit becomes the most recently used. */
   get(key: string): SymbolBars[] | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
 
-  /** Caches a read under `key`, then drops the least recently used reads beyond `capacity`. */
+  /** Caches a read under `key`, then drops the least recently used reads beyond the budget. */
   set(key: string, value: SymbolBars[]): void {
-    this.entries.set(key, value);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
+    this.entries.set(key, value, readBytes(value));
   }
 
   /** The symbols of `market` read under the current version, or `undefined`. */
@@ -82,7 +81,7 @@ export class BarCache {
 
   /** Keeps the symbols of `market` until the version changes (markets are few: the map stays small). */
   setSymbols(market: string, symbols: string[]): void {
-    if (this.symbolLists.size >= this.capacity) this.symbolLists.clear();
+    if (this.symbolLists.size >= 64) this.symbolLists.clear();
     this.symbolLists.set(market, symbols);
   }
 
@@ -90,10 +89,27 @@ export class BarCache {
   get size(): number {
     return this.entries.size;
   }
+
+  /** Bytes of bars cached. */
+  get bytes(): number {
+    return this.entries.bytes;
+  }
+}
+
+/** Bytes of the columns of a read (a column shared by several symbols counted each time). */
+function readBytes(read: readonly SymbolBars[]): number {
+  let bytes = 0;
+  for (const { symbol, bars } of read) {
+    bytes += 2 * symbol.length + 64;
+    for (const column of [bars.time, bars.open, bars.high, bars.low, bars.close, bars.volume]) {
+      bytes += ArrayBuffer.isView(column) ? column.byteLength : 8 * column.length;
+    }
+  }
+  return bytes;
 }
 
 function cacheKey(request: LatestBarsRequest): string {
-  return [request.market, request.timeframe, request.baseTimeframe, request.count, request.series.join(",")].join("|");
+  return [request.market, request.timeframe, request.baseTimeframe, request.count, request.series.join(","), request.symbols?.join(",") ?? "*"].join("|");
 }
 
 /**

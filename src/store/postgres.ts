@@ -24,6 +24,7 @@ import { PostgresAlerts } from "../alerts/postgres.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { redactUrl } from "../redact.js";
+import { alignmentCut } from "../alignment.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
 import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type PackedBlock, type ReadBlock } from "./blocks.js";
@@ -363,27 +364,33 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     const base = timeframe === baseTimeframe;
     // Column names come from RAW_SERIES only, never from a request string.
     const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
+    // Only the symbols asked for: their series rows alone, so no other block is read.
+    const only = request.symbols === undefined ? "" : `AND s.symbol = ANY($${base ? 5 : 7}::text[])`;
     const text = base
       ? `SELECT s.symbol, s.first_time, NULL::bigint AS cut, b.block, ${list} FROM series s
          JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
            AND b.block > s.last_time / $3 - $4
-         WHERE s.market = $1 AND s.timeframe = $2
+         WHERE s.market = $1 AND s.timeframe = $2 ${only}
          ORDER BY s.symbol COLLATE "C", b.block DESC`
-      : `SELECT s.symbol, s.first_time, base.last_time + $5 AS cut, b.block, ${list} FROM series s
+      : // Cut at the close of the symbol's latest base bar (src/alignment.ts): blocks back from the
+        // one holding the newest bar the cut lets through, LEAST(newest, cut - 1) — never from the
+        // cut itself, which may lie far past the data (a daily base bar over m1 bars).
+        `SELECT s.symbol, s.first_time, base.last_time AS base_open, b.block, ${list} FROM series s
          JOIN series base ON base.market = s.market AND base.timeframe = $6 AND base.symbol = s.symbol
          JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
-           AND b.block <= (base.last_time + $5 - 1) / $3
-           AND b.block > (base.last_time + $5 - 1) / $3 - $4
-         WHERE s.market = $1 AND s.timeframe = $2
+           AND b.block <= LEAST(s.last_time, base.last_time + $5 - 1) / $3
+           AND b.block > LEAST(s.last_time, base.last_time + $5 - 1) / $3 - $4
+         WHERE s.market = $1 AND s.timeframe = $2 ${only}
          ORDER BY s.symbol COLLATE "C", b.block DESC`;
-    const values = base ? [market, timeframe, span, k] : [market, timeframe, span, k, TIMEFRAME_MS[baseTimeframe], baseTimeframe];
+    const values: unknown[] = base ? [market, timeframe, span, k] : [market, timeframe, span, k, TIMEFRAME_MS[baseTimeframe], baseTimeframe];
+    if (request.symbols !== undefined) values.push([...request.symbols]);
     const rows = await this.arrayQuery(text, values);
     const out: SymbolBars[] = [];
     let i = 0;
     while (i < rows.length) {
       const symbol = rows[i]![0] as string;
       const firstTime = Number(rows[i]![1]);
-      const cut = base ? Infinity : Number(rows[i]![2]);
+      const cut = base ? Infinity : alignmentCut(Number(rows[i]![2]), TIMEFRAME_MS[baseTimeframe]);
       const blocks: ReadBlock[] = [];
       for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(pgBlock(rows[i]!, 4));
       const want = base ? count : count + 1;

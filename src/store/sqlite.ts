@@ -15,6 +15,7 @@ import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import type { BarBatch, BarStore, DataListener, LatestBarsRequest, DeleteBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
+import { alignmentCut } from "../alignment.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type DeriveJob, type Touched } from "./derive.js";
@@ -316,7 +317,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
     const { market, timeframe, baseTimeframe, count } = request;
     const series = orderedSeries(request.series);
-    const statements = this.blockStatementsFor(series);
+    const symbols = request.symbols === undefined ? null : JSON.stringify(request.symbols);
+    const statements = this.blockStatementsFor(series, symbols !== null);
     const span = BLOCK_BARS * TIMEFRAME_MS[timeframe];
     // Blocks per symbol read in the one query: enough when blocks are at least half full;
     // a symbol with sparser blocks is read again on its own, without the bound.
@@ -324,14 +326,14 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     const base = timeframe === baseTimeframe;
     const read = this.db.transaction((): SymbolBars[] => {
       const rows = (base
-        ? statements.base.all({ span, k, market, timeframe })
-        : statements.cut.all({ baseDur: TIMEFRAME_MS[baseTimeframe], baseTimeframe, span, k, market, timeframe })) as unknown[][];
+        ? statements.base.all({ span, k, market, timeframe, ...(symbols === null ? {} : { symbols }) })
+        : statements.cut.all({ baseDur: TIMEFRAME_MS[baseTimeframe], baseTimeframe, span, k, market, timeframe, ...(symbols === null ? {} : { symbols }) })) as unknown[][];
       const out: SymbolBars[] = [];
       let i = 0;
       while (i < rows.length) {
         const symbol = rows[i]![0] as string;
         const firstTime = rows[i]![1] as number;
-        const cut = base ? Infinity : (rows[i]![2] as number);
+        const cut = base ? Infinity : alignmentCut(rows[i]![2] as number, TIMEFRAME_MS[baseTimeframe]);
         const blocks: ReadBlock[] = [];
         for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(readBlock(rows[i]!, 4));
         const want = base ? count : count + 1;
@@ -348,29 +350,36 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return read();
   }
 
-  private blockStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement; one: Database.Statement } {
-    const key = series.join(",");
+  private blockStatementsFor(
+    series: readonly RawSeries[],
+    bySymbol: boolean,
+  ): { base: Database.Statement; cut: Database.Statement; one: Database.Statement } {
+    const key = `${series.join(",")}${bySymbol ? "|symbols" : ""}`;
     let statements = this.blockReads.get(key);
     if (!statements) {
       // Column names come from RAW_SERIES only, never from a request string.
       const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
+      // Only the symbols asked for (a JSON array): their series rows alone, so no other block is read.
+      const only = bySymbol ? "AND s.symbol IN (SELECT value FROM json_each(@symbols))" : "";
       statements = {
         base: this.db
           // CROSS JOIN fixes the loop order: series outside, a primary-key range of blocks inside.
           .prepare(`SELECT s.symbol, s.first_time, NULL, b.block, ${list} FROM series s
             CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
               AND b.block > s.last_time / @span - @k
-            WHERE s.market = @market AND s.timeframe = @timeframe
+            WHERE s.market = @market AND s.timeframe = @timeframe ${only}
             ORDER BY s.symbol, b.block DESC`)
           .raw(true),
-        // Cut at the close of the symbol's latest base bar: blocks up to the one holding the cut.
+        // Cut at the close of the symbol's latest base bar (src/alignment.ts): blocks back from
+        // the one holding the newest bar the cut lets through, min(newest, cut - 1) — never from
+        // the cut itself, which may lie far past the data (a daily base bar over m1 bars).
         cut: this.db
-          .prepare(`SELECT s.symbol, s.first_time, base.last_time + @baseDur, b.block, ${list} FROM series s
+          .prepare(`SELECT s.symbol, s.first_time, base.last_time, b.block, ${list} FROM series s
             CROSS JOIN series base ON base.market = s.market AND base.timeframe = @baseTimeframe AND base.symbol = s.symbol
             CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
-              AND b.block <= (base.last_time + @baseDur - 1) / @span
-              AND b.block > (base.last_time + @baseDur - 1) / @span - @k
-            WHERE s.market = @market AND s.timeframe = @timeframe
+              AND b.block <= min(s.last_time, base.last_time + @baseDur - 1) / @span
+              AND b.block > min(s.last_time, base.last_time + @baseDur - 1) / @span - @k
+            WHERE s.market = @market AND s.timeframe = @timeframe ${only}
             ORDER BY s.symbol, b.block DESC`)
           .raw(true),
         one: this.db
@@ -569,11 +578,12 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async health(): Promise<void> {
     try {
       this.stmt.health.get();
-      this.accounts.readQuota();
     } catch (error) {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
+    // The quota file on its own: a read-only directory or a deleted quota file is named as such.
+    this.accounts.readQuota();
     if (this.readonly) throw new HealthError("database", "opened read-only");
     try {
       await this.accounts.writeHeartbeat(Date.now());

@@ -40,6 +40,11 @@ export interface LatestBarsRequest {
   series: readonly RawSeries[];
   /** Bars wanted per symbol, the latest ones; off the base timeframe, one more may come (see above). */
   count: number;
+  /**
+   * Only these symbols (the chart of one series reads one); default every symbol of the
+   * market. A symbol without bars at the timeframe is left out of the answer, as always.
+   */
+  symbols?: readonly string[];
 }
 
 /** Bars to write for one market and timeframe. */

@@ -408,6 +408,7 @@ describe("other routes", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/",
+      "/favicon.ico",
       "/health",
       "/openapi.json",
       "/usage",

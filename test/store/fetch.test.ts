@@ -94,9 +94,19 @@ describe("fetchUniverse", () => {
     await expect(fetchUniverse(store, plan, { cache })).rejects.toThrow();
   });
 
-  it("keeps at most `capacity` reads", async () => {
-    const cache = new BarCache(1);
-    await fetchUniverse(store, plan, { cache });
-    expect(cache.size).toBe(1);
+  it("keeps reads within its budget in bytes: a read larger than the budget is not kept", async () => {
+    const roomy = new BarCache();
+    await fetchUniverse(store, plan, { cache: roomy });
+    expect(roomy.size).toBe(2);
+    const read = roomy.bytes;
+    // Two symbols × 300 bars × 8 bytes of time and the named series (three on h1, two on d), at least.
+    expect(read).toBeGreaterThan(2 * 300 * 8 * (3 + 2));
+    const tight = new BarCache(read / 2 + 100);
+    await fetchUniverse(store, plan, { cache: tight });
+    expect(tight.size).toBe(1);
+    expect(tight.bytes).toBeLessThanOrEqual(tight.maxBytes);
+    const none = new BarCache(1000);
+    await fetchUniverse(store, plan, { cache: none });
+    expect(none.size).toBe(0);
   });
 });

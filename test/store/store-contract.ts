@@ -223,6 +223,64 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       }
     });
 
+    it("reads only the symbols asked for, cut or not, and none of the others", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(21, FROM, TO);
+        await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: ["AUDUSD", "EURUSD", "GBPUSD"].map((symbol) => ({ symbol, bars: toBars(h1) })) },
+        ]);
+        const one = await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 50, symbols: ["EURUSD"] });
+        expect(one.map((s) => s.symbol)).toEqual(["EURUSD"]);
+        expect(Array.from(one[0]!.bars.time)).toEqual(h1.slice(-50).map((r) => r.time));
+        const cut = await store.latestBars({ market: "FOREX", timeframe: "d", baseTimeframe: "h1", series: ["close"], count: 5, symbols: ["GBPUSD", "NOSUCH"] });
+        expect(cut.map((s) => s.symbol)).toEqual(["GBPUSD"]);
+        expect(await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 5, symbols: [] })).toEqual([]);
+        expect((await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 5 })).map((s) => s.symbol)).toEqual([
+          "AUDUSD",
+          "EURUSD",
+          "GBPUSD",
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("fetches the finer bars of a coarse base bar whose close lies far past the data (d base, m1 bars ending 00:30), as the library reads them", async () => {
+      const store = await open();
+      try {
+        // 600 m1 bars ending at 00:29 UTC: the store derives the day in progress, which closes at midnight.
+        const end = Date.UTC(2026, 0, 14, 0, 30);
+        const m1: Row[] = Array.from({ length: 600 }, (_, i) => {
+          const time = end - (600 - i) * 60_000;
+          return { time, open: 100 + i, high: 101 + i, low: 99 + i, close: 100.5 + i, volume: 10 + i };
+        });
+        await store.upsertBars([{ market: "CRYPTO", timeframe: "m1", symbols: [{ symbol: "BTCUSDT", bars: toBars(m1) }] }]);
+        const read = await store.latestBars({ market: "CRYPTO", timeframe: "m1", baseTimeframe: "d", series: ["close"], count: 300 });
+        expect(read.map((s) => s.symbol)).toEqual(["BTCUSDT"]);
+        expect(Array.from(read[0]!.bars.time)).toEqual(m1.slice(-301).map((r) => r.time));
+        // The service's fetch and the library over every bar the store holds agree.
+        for (const text of ["columns = [m1::close]\nm1::close > 0", "columns = [m5::close, close]\nm5::close > 0"]) {
+          const q = compile(`market = "CRYPTO"\ntimeframe = d\n${text}`);
+          const served = q.run(await fetchUniverse(store, q.plan, { warmup: 300 }));
+          const all = Object.fromEntries(
+            await Promise.all(
+              q.plan.sources.map(async ({ timeframe }) => {
+                const [bars] = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+                return [timeframe, bars!.bars] as const;
+              }),
+            ),
+          );
+          const library = q.run([{ symbol: "BTCUSDT", bars: all }]);
+          expect(served.results, text).toEqual(library.results);
+          expect(served.results).toHaveLength(1);
+          expect(served.meta.skipped).toEqual({ shortHistory: 0, noData: 0 });
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
     it("reports what a write did: bars written, how many replaced stored ones, symbols, the new data version", async () => {
       const store = await open();
       try {

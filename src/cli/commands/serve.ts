@@ -46,8 +46,8 @@ The database is shared by several replicas when it is a PostgreSQL URL; see docs
 
 Limits (environment; see docs/deployment.md, "Limits and guards"):
   XQL_COST_BUDGET          largest static cost of a query (default 100000)
-  XQL_MAX_RUNS_IN_FLIGHT   runs one account evaluates at once (default 4)
-  XQL_MAX_RUNS_QUEUED      runs one account may have waiting (default 100; beyond: 429)
+  XQL_MAX_RUNS_IN_FLIGHT   requests one account has in work, on every authenticated route (default 4)
+  XQL_MAX_RUNS_QUEUED      requests one account may have waiting (default 100; beyond: 429)
   XQL_HEADERS_TIMEOUT_MS   time to send the request headers (default 10000)
   XQL_REQUEST_TIMEOUT_MS   time to send the whole request (default 30000)
 `;
