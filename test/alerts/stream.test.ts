@@ -110,6 +110,14 @@ describe("GET /xql/alerts/stream", () => {
     expect(tooLate.events).toEqual([]);
   });
 
+  it("holds no place among the account's requests in flight: more streams than the admission's slots, and requests still answer", async () => {
+    const f = await feed({ maxRunsInFlight: 2, maxRunsQueued: 0 });
+    const { key } = await f.server.key("free");
+    const streams = await Promise.all(Array.from({ length: 4 }, () => stream(f, key)));
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    expect((await f.server.get("/xql/alerts", key)).status).toBe(200);
+  });
+
   it("ends open streams when the server closes", async () => {
     const f = await startFeedServer();
     const { key } = await f.server.key("free");
