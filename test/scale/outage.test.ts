@@ -25,7 +25,7 @@ describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica
   beforeAll(async () => {
     await services(["start"], ENV);
     server = await startReplica({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, prefix: freshPrefix(), clock: new TestClock(NOW) });
-    await server.store.pool.query("TRUNCATE bars, series");
+    await server.store.pool.query("TRUNCATE series, bar_blocks, changes");
     await seedSmall(server.store);
     ({ key } = await server.key("free"));
     for (let i = 0; i < 2; i++) expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
