@@ -44,9 +44,10 @@ function sized(bytes: number): string {
 }
 
 function bareParse(text: string): void {
-  const { tokens } = xqlLexer.tokenize(text);
-  xqlParser.input = tokens;
-  xqlParser.query();
+  const { tokens } = xqlLexer().tokenize(text);
+  const parser = xqlParser();
+  parser.input = tokens;
+  parser.query();
 }
 
 /**

@@ -3,8 +3,9 @@
  * railroad-diagram page, so neither can drift from the parser: `scripts/gen-grammar.ts`
  * writes them into `grammar/`, and a test fails when the committed files differ.
  */
-import { createSyntaxDiagramsCode, generateCstDts, type ISerializedGast } from "chevrotain";
-import { xqlParser } from "./parser.js";
+import type { ISerializedGast } from "chevrotain";
+import { createSyntaxDiagramsCode, generateCstDts } from "./chevrotain.js";
+import { XqlParser } from "./parser.js";
 import * as T from "./tokens.js";
 
 type Gast = ISerializedGast & {
@@ -71,9 +72,16 @@ const LEXICAL = `(* Lexical rules (see docs/language.md):
    AdditiveOperator = "+" | "-" ;  MultiplicativeOperator = "*" | "/" ;
    Keywords (reserved, lower case): ${T.KEYWORDS.join(" ")} *)`;
 
+let validated: XqlParser | undefined;
+
+/** A parser built with Chevrotain's grammar validations on: the documents come from a checked grammar. */
+function grammarParser(): XqlParser {
+  return (validated ??= new XqlParser({ validate: true }));
+}
+
 /** The grammar as EBNF, generated from the parser. */
 export function grammarEbnf(): string {
-  const rules = xqlParser.getSerializedGastProductions() as Gast[];
+  const rules = grammarParser().getSerializedGastProductions() as Gast[];
   const lines = [
     "(* XQL grammar. Generated from src/syntax/parser.ts by scripts/gen-grammar.ts: do not edit. *)",
     "",
@@ -87,13 +95,13 @@ export function grammarEbnf(): string {
 
 /** CST node types for the lowering visitor, generated from the parser. */
 export function cstTypes(): string {
-  const dts = generateCstDts(xqlParser.getGAstProductions(), { includeVisitorInterface: false });
+  const dts = generateCstDts(grammarParser().getGAstProductions(), { includeVisitorInterface: false });
   return `/* Generated from src/syntax/parser.ts by scripts/gen-grammar.ts: do not edit. */\n${dts.replace(/^import type .*$/m, 'import type { CstNode, IToken } from "chevrotain";')}`;
 }
 
 /** A self-contained railroad-diagram page: the renderer's scripts are inlined, no network needed. */
 export function grammarDiagramsHtml(readResource: (relativePath: string) => string): string {
-  const html = createSyntaxDiagramsCode(xqlParser.getSerializedGastProductions(), {
+  const html = createSyntaxDiagramsCode(grammarParser().getSerializedGastProductions(), {
     resourceBase: "RESOURCE/",
     css: "RESOURCE/diagrams.css",
   });

@@ -3,7 +3,8 @@
  * give an error instead of a stack overflow), runs the one parser instance, and turns the
  * first lexer or parser error into an `XqlError` with an exact position.
  */
-import { EOF, type IToken } from "chevrotain";
+import type { IToken } from "chevrotain";
+import { EOF } from "./chevrotain.js";
 import { syntaxError, XqlError, type Stage } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
 import { xqlParser } from "./parser.js";
@@ -134,7 +135,7 @@ function countedTimeframeError(text: string, tokens: readonly IToken[], offset: 
 
 /** Lexes and parses `text`; throws `XqlError` at the first problem. */
 export function parseText(text: string): ParsedText {
-  const lexed = T.xqlLexer.tokenize(text);
+  const lexed = T.xqlLexer().tokenize(text);
   const lexError = lexed.errors[0];
   if (lexError) {
     const { offset, message } = lexerMessage(text, lexError.offset);
@@ -153,17 +154,18 @@ export function parseText(text: string): ParsedText {
       "lex",
     );
   }
-  xqlParser.input = lexed.tokens;
+  const parser = xqlParser();
+  parser.input = lexed.tokens;
   let cst: QueryCstNode;
   try {
-    cst = xqlParser.query() as QueryCstNode;
+    cst = parser.query() as QueryCstNode;
   } catch (error) {
     if (error instanceof RangeError) {
       throw syntaxError(text, 0, "Query too deeply nested to parse", "parse");
     }
     throw error;
   }
-  const parseError = xqlParser.errors[0];
+  const parseError = parser.errors[0];
   if (parseError) {
     const token = parseError.token;
     const offset = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;
