@@ -1,9 +1,172 @@
 /**
- * Screen history's figures (decisions §5): the matches of a history pass as the public result,
- * and the forward-return statistics at 1, 5 and 20 base bars.
+ * Screen history (decisions §5): the screen at each of the last `bars` distinct base bar times
+ * of the universe as if that bar were the latest, in one pass per instrument; then the matches
+ * as the public result, with the forward-return statistics at 1, 5 and 20 base bars.
+ *
+ * Why one pass equals `run` over bars truncated after t, bit for bit: every value the
+ * evaluator computes at a bar is a function of the bars up to that bar alone, never of the
+ * range asked (recursive kernels stream from the first bar; windowed kernels run over primed
+ * blocks; everything else is per bar, see values.ts), and alignment takes at each bar the last
+ * coarser bar closed by its close. So the condition, columns and sort keys are computed once
+ * over the window with every frame at its latest end, and read at each window bar; a window
+ * bar where a truncated run would have too little history for a source is skipped, as run
+ * skips it (the one short-history rule, `alignFrames`).
  */
-import type { ForwardStats, HistoryMatch, HistoryResult } from "../types.js";
-import type { HistoryScan } from "./evaluate.js";
+import type { ForwardStats, HistoryMatch, HistoryResult, Instrument, Timeframe } from "../types.js";
+import { alignFrames, attachFrames } from "./bars.js";
+import type { Program } from "./program.js";
+import { bySymbol, insertionPoint, order, rowAt, type RankedRow } from "./rows.js";
+import { values } from "./values.js";
+
+/** One match of `history` before statistics: the row and where its base bar is. */
+export interface HistoryHit {
+  readonly ranked: RankedRow;
+  /** The instrument's base closes, for forward returns. */
+  readonly close: ArrayLike<number>;
+  readonly index: number;
+  readonly length: number;
+}
+
+/** What one `history` pass found, before forward statistics. */
+export interface HistoryScan {
+  /** The window's base bar open times, oldest first. */
+  readonly window: readonly number[];
+  /** Matches at each window bar, by symbol. */
+  readonly perBar: readonly (readonly HistoryHit[])[];
+  readonly instruments: number;
+  readonly noData: number;
+  readonly shortHistory: number;
+  /** Matches over the window before limit. */
+  readonly matched: number;
+}
+
+/** `history`, one instrument per step: `historyAsync` yields to the event loop between steps. */
+export function* historySteps(program: Program, universe: Iterable<Instrument>, bars: number): Generator<undefined, HistoryScan, undefined> {
+  const instruments = [...universe];
+  const window = windowTimes(instruments, program.baseTimeframe, bars);
+  const perBar: HistoryHit[][] = window.map(() => []);
+  const limit = program.limit;
+  const sort = program.sort;
+  const keys = new Array<number>(sort.length).fill(0);
+  const frames = program.frames;
+  const base = program.base;
+  let noData = 0;
+  let shortHistory = 0;
+  let matched = 0;
+  for (const instrument of instruments) {
+    program.epoch++;
+    if (!attachFrames(frames, instrument)) {
+      noData++;
+      continue;
+    }
+    const time = base.bars.time;
+    const length = base.length;
+    // The instrument's bars inside the window are a suffix of its bars (times increase, and
+    // every time of the universe at or after the window's first is in the window).
+    const first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+    // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
+    if (first === length) {
+      noData++;
+      continue;
+    }
+    // Window bars where every source has its minLookback, as a truncated run requires.
+    let from = first;
+    while (from < length && !alignFrames(frames, from)) from++;
+    if (from === length) {
+      shortHistory++;
+      continue;
+    }
+    alignFrames(frames, length - 1);
+    const condition = values(program, program.condition, from, length);
+    let rowsFrom = -1;
+    // Where bar t sits in the window: walked forward with t, no lookup per bar.
+    let w = lowerBound(window, window.length, Number(time[from]));
+    for (let t = from; t < length; t++) {
+      if (condition[t] !== 1) continue;
+      const bt = Number(time[t]);
+      while (window[w]! < bt) w++;
+      if (rowsFrom < 0) {
+        // Columns and sort keys over the rest of the window at once, then read per bar.
+        rowsFrom = t;
+        for (const c of program.columns) values(program, c.slot, t, length);
+        for (const k of sort) values(program, k.slot, t, length);
+      }
+      matched++;
+      const kept = perBar[w]!;
+      if (limit !== undefined && kept.length >= limit) {
+        // The bar's list is full: a row is built only if it beats the last one kept.
+        for (let k = 0; k < keys.length; k++) keys[k] = values(program, sort[k]!.slot, t, t + 1)[t]!;
+        const last = kept[kept.length - 1]!.ranked;
+        if (order(program, keys, instrument.symbol, last.keys, last.row.symbol) >= 0) continue;
+        kept.pop();
+      }
+      const hit: HistoryHit = { ranked: rowAt(program, instrument.symbol, t), close: base.bars.close, index: t, length };
+      if (limit === undefined) kept.push(hit);
+      else kept.splice(insertionPoint(program, kept, hit.ranked), 0, hit);
+    }
+    yield;
+  }
+  // Sort and limit decided which rows match at each bar; they are listed by symbol.
+  for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  return { window, perBar, instruments: instruments.length, noData, shortHistory, matched };
+}
+
+/** The first index i < length with a[i] >= x (length when none), a ascending. */
+function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Number(a[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The last `bars` distinct base bar open times over the universe, oldest first. The window so
+ * far is kept as an ascending list; each instrument's newest `bars` times are merged into it
+ * from the newest back. Instruments usually share their times, so the common case is a
+ * sequential comparison that finds nothing new, with no hashing and no allocation.
+ */
+function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
+  let merged: number[] = [];
+  for (const instrument of instruments) {
+    const time = instrument.bars[base]?.time;
+    if (!time) continue;
+    const n = time.length;
+    const k = Math.min(n, bars);
+    const m = merged.length;
+    if (k <= m) {
+      // Nothing new when the instrument's newest times are the window's newest.
+      let j = 1;
+      while (j <= k && Number(time[n - j]) === merged[m - j]) j++;
+      if (j > k) continue;
+    }
+    const out: number[] = [];
+    let i = m - 1;
+    let j = n - 1;
+    const lo = n - k;
+    // Merge from the newest back. Every step consumes at least one time, so times that are
+    // not increasing (rejected later by the bar checks) cannot stall it.
+    while (out.length < bars && (i >= 0 || j >= lo)) {
+      if (j < lo) out.push(merged[i--]!);
+      else if (i < 0) out.push(Number(time[j--]));
+      else {
+        const a = merged[i]!;
+        const b = Number(time[j]);
+        if (a > b) out.push(merged[i--]!);
+        else {
+          out.push(b);
+          j--;
+          if (a === b) i--;
+        }
+      }
+    }
+    merged = out.reverse();
+  }
+  return merged;
+}
 
 /** The horizons, in base bars, of the forward-return statistics. */
 export const FORWARD_HORIZONS = [1, 5, 20] as const;
