@@ -40,7 +40,7 @@ const trusted = new WeakSet<Bars>();
 /**
  * Marks bars as the store's: sorted, finite and on the timeframe's grid, with columns of one
  * length, as every write checks and every read returns them. The evaluator then skips its
- * pass over their times. Set by `fetchUniverse` (src/store/fetch.ts) on what it hands out, and
+ * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it hands out, and
  * nowhere else: a caller's own bars are always checked. The marked arrays must not be
  * modified afterwards (the store's readers and caches never do).
  */
@@ -99,6 +99,12 @@ const EMPTY = new Float64Array(0);
 const NO_BARS: Bars = { time: EMPTY, open: EMPTY, high: EMPTY, low: EMPTY, close: EMPTY, volume: EMPTY };
 const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
 
+/** A bar column a slot reads: the raw series and the open time. */
+export type Column = RawSeries | "time";
+
+/** Each column's place in {@link Frame.float}, decided when a query is lowered, so reading one is an index, not a keyed lookup. */
+export const COLUMN_INDEX: Readonly<Record<Column, number>> = { time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5 };
+
 /**
  * One plan source's bars for the instrument being evaluated. Made once per program and
  * repointed at each instrument's bars, so starting an instrument allocates nothing and slots
@@ -112,8 +118,13 @@ export class Frame {
   readonly duration: number;
   /** The raw columns the source reads, whose lengths are checked. */
   readonly columns: readonly RawSeries[];
-  /** Per raw column given as something other than a Float64Array: its copy (see `values.ts`). */
-  readonly copies = new Map<RawSeries | "time", ColumnCopy>();
+  /**
+   * The instrument's columns by {@link COLUMN_INDEX}, each the caller's Float64Array, or
+   * undefined when given as another kind of array (then read through a copy, see `values.ts`).
+   */
+  readonly float: (Float64Array | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
+  /** Per column given as something other than a Float64Array: its copy, by {@link COLUMN_INDEX}. */
+  readonly copies: (ColumnCopy | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
   private readonly grid: Grid | undefined;
 
   constructor(
@@ -130,11 +141,22 @@ export class Frame {
 
   /** Points the frame at `bars` of `symbol`, checked unless trusted; the bar count. */
   attach(symbol: string, bars: Bars): number {
-    const length = checkColumns(symbol, this.timeframe, bars, this.columns);
-    if (!trusted.has(bars)) checkTimes(symbol, this.timeframe, bars.time, length, this.grid);
+    let length: number;
+    if (trusted.has(bars)) length = bars.time.length;
+    else {
+      length = checkColumns(symbol, this.timeframe, bars, this.columns);
+      checkTimes(symbol, this.timeframe, bars.time, length, this.grid);
+    }
     this.bars = bars;
     this.length = length;
     this.end = length - 1;
+    const float = this.float;
+    float[0] = asFloat(bars.time);
+    float[1] = asFloat(bars.open);
+    float[2] = asFloat(bars.high);
+    float[3] = asFloat(bars.low);
+    float[4] = asFloat(bars.close);
+    float[5] = asFloat(bars.volume);
     return length;
   }
 }
@@ -145,6 +167,10 @@ export interface ColumnCopy {
   epoch: number;
   lo: number;
   hi: number;
+}
+
+function asFloat(column: ArrayLike<number> | undefined): Float64Array | undefined {
+  return column instanceof Float64Array ? column : undefined;
 }
 
 /**

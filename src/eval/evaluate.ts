@@ -10,7 +10,7 @@ import type { Instrument, RunResult } from "../types.js";
 import { historySteps, type HistoryScan } from "./history.js";
 import { Program } from "./program.js";
 import { runSteps } from "./run.js";
-import { drain, drainAsync } from "./scan.js";
+import { Slice, WHOLE, drain, drainAsync } from "./scan.js";
 
 /** A compiled query's evaluation entry points. */
 export interface Runner {
@@ -49,9 +49,9 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
     }
   };
   return {
-    run: (universe) => using((p) => drain(runSteps(p, universe))),
-    history: (universe, bars) => using((p) => drain(historySteps(p, universe, bars))),
-    runAsync: (universe, sliceMs) => usingAsync((p) => drainAsync(runSteps(p, universe), sliceMs)),
-    historyAsync: (universe, bars, sliceMs) => usingAsync((p) => drainAsync(historySteps(p, universe, bars), sliceMs)),
+    run: (universe) => using((p) => drain(runSteps(p, universe, WHOLE))),
+    history: (universe, bars) => using((p) => drain(historySteps(p, universe, bars, WHOLE))),
+    runAsync: (universe, sliceMs) => usingAsync((p) => drainAsync(runSteps(p, universe, new Slice(sliceMs)))),
+    historyAsync: (universe, bars, sliceMs) => usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs)))),
   };
 }

@@ -15,6 +15,7 @@
 import type { ForwardStats, HistoryMatch, HistoryResult, Instrument, Timeframe } from "../types.js";
 import { alignFrames, attachFrames } from "./bars.js";
 import type { Program } from "./program.js";
+import type { Slice } from "./scan.js";
 import { bySymbol, insertionPoint, order, rowAt, type RankedRow } from "./rows.js";
 import { values } from "./values.js";
 
@@ -40,8 +41,8 @@ export interface HistoryScan {
   readonly matched: number;
 }
 
-/** `history`, one instrument per step: `historyAsync` yields to the event loop between steps. */
-export function* historySteps(program: Program, universe: Iterable<Instrument>, bars: number): Generator<undefined, HistoryScan, undefined> {
+/** `history`, giving way between instruments when its slice is used up (`historyAsync`; see scan.ts). */
+export function* historySteps(program: Program, universe: Iterable<Instrument>, bars: number, slice: Slice): Generator<undefined, HistoryScan, undefined> {
   const instruments = [...universe];
   const window = windowTimes(instruments, program.baseTimeframe, bars);
   const perBar: HistoryHit[][] = window.map(() => []);
@@ -54,6 +55,10 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
   let shortHistory = 0;
   let matched = 0;
   for (const instrument of instruments) {
+    if (slice.due()) {
+      yield;
+      slice.restart();
+    }
     program.epoch++;
     if (!attachFrames(frames, instrument)) {
       noData++;
@@ -104,7 +109,6 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
       if (limit === undefined) kept.push(hit);
       else kept.splice(insertionPoint(program, kept, hit.ranked), 0, hit);
     }
-    yield;
   }
   // Sort and limit decided which rows match at each bar; they are listed by symbol.
   for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));

@@ -12,7 +12,7 @@ import { children, type IrNode } from "../check/ir.js";
 import type { KernelContext } from "../functions/kernel.js";
 import { needKey, type Planned } from "../plan/plan.js";
 import { TIMEFRAME_MS, type Timeframe } from "../types.js";
-import { Frame } from "./bars.js";
+import { COLUMN_INDEX, Frame } from "./bars.js";
 
 export const EMPTY = new Float64Array(0);
 
@@ -55,6 +55,8 @@ export class Slot {
   extra = 0;
   /** For calls: the kernel's inputs, refilled per computation (children, then implicit columns). */
   inputs: Float64Array[] = [];
+  /** For calls, the implicit columns; for series, the raw columns: as `COLUMN_INDEX` indices. */
+  columnIndices: number[] = [];
   /** For arithmetic: the left spine being folded, reused (a slot is never folded re-entrantly). */
   spine: Slot[] = [];
   /**
@@ -157,7 +159,9 @@ export class Program {
       if (n.op === "call") {
         s.extra = n.fn.extraLookback(n.consts);
         s.inputs = new Array<Float64Array>(s.children.length + n.fn.implicit.length).fill(EMPTY);
+        s.columnIndices = n.fn.implicit.map((c) => COLUMN_INDEX[c]);
       }
+      if (n.op === "series") s.columnIndices = n.series.raw.map((c) => COLUMN_INDEX[c]);
       pending.push(...s.children);
     }
     // Costs bottom-up (children were discovered after parents).

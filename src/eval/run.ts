@@ -1,14 +1,15 @@
 /**
- * `run`: the screen at each instrument's latest base bar (decisions §2), one instrument per
- * step of a generator so that `runAsync` can give the event loop a turn between steps.
+ * `run`: the screen at each instrument's latest base bar (decisions §2), as a generator that
+ * gives way between instruments when its slice is used up (`runAsync`; see scan.ts).
  */
 import type { Instrument, RunResult } from "../types.js";
 import { alignFrames, attachFrames } from "./bars.js";
 import type { Program } from "./program.js";
+import type { Slice } from "./scan.js";
 import { rank, rowAt, type RankedRow } from "./rows.js";
 import { valueAtEnd } from "./values.js";
 
-export function* runSteps(program: Program, universe: Iterable<Instrument>): Generator<undefined, RunResult, undefined> {
+export function* runSteps(program: Program, universe: Iterable<Instrument>, slice: Slice): Generator<undefined, RunResult, undefined> {
   const rows: RankedRow[] = [];
   let instruments = 0;
   let shortHistory = 0;
@@ -16,6 +17,10 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>): Gen
   let asOf = -Infinity;
   const base = program.base;
   for (const instrument of universe) {
+    if (slice.due()) {
+      yield;
+      slice.restart();
+    }
     instruments++;
     program.epoch++;
     // No data first: an instrument lacking any bar on a needed source is noData, whatever
@@ -31,7 +36,6 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>): Gen
     const latest = base.bars.time[base.length - 1]!;
     if (latest > asOf) asOf = latest;
     if (valueAtEnd(program, program.condition) === 1) rows.push(rowAt(program, instrument.symbol, base.end));
-    yield;
   }
   return {
     results: rank(program, rows).map((r) => r.row),

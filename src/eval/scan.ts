@@ -1,8 +1,30 @@
 /**
- * The stepwise loop under every evaluation: `run` and `history` are generators that yield
- * between instruments; `drain` runs one to the end at once, `drainAsync` gives the event loop
- * a turn whenever a slice of time has passed, with the same result.
+ * The stepwise loop under every evaluation: `run` and `history` are generators over the
+ * instruments that yield when their {@link Slice} of time is used up; `drain` runs one to the
+ * end at once, `drainAsync` gives the event loop a turn at each yield. The result is the same.
+ * A synchronous run never yields (its slice never ends), so it pays nothing per instrument for
+ * being resumable; an asynchronous one reads the clock once per instrument.
  */
+
+/** How long a stretch of evaluation may run before it gives way. */
+export class Slice {
+  private since = performance.now();
+
+  /** @param ms - Milliseconds of evaluation between turns; Infinity: never give way. */
+  constructor(private readonly ms: number) {}
+
+  /** True when this slice is used up: the generator yields, then calls {@link restart}. */
+  due(): boolean {
+    return this.ms !== Infinity && performance.now() - this.since >= this.ms;
+  }
+
+  restart(): void {
+    this.since = performance.now();
+  }
+}
+
+/** The slice of a synchronous evaluation: it never gives way. */
+export const WHOLE = new Slice(Infinity);
 
 /**
  * A turn of the event loop: `setImmediate` in Node (after pending I/O, without a timer's
@@ -20,18 +42,14 @@ export function drain<T>(steps: Generator<undefined, T, undefined>): T {
 }
 
 /**
- * Runs the steps, giving the event loop a turn (setImmediate) whenever `sliceMs` have passed
- * since the last: a server stays responsive to other callers during a long run, and the
- * result is the same as {@link drain}'s.
+ * Runs the steps, giving the event loop a turn (setImmediate) at each yield, that is whenever
+ * the evaluation's slice is used up: a server stays responsive to other callers during a long
+ * run, and the result is the same as {@link drain}'s.
  */
-export async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs: number): Promise<T> {
-  let since = performance.now();
+export async function drainAsync<T>(steps: Generator<undefined, T, undefined>): Promise<T> {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => nextTurn(resolve));
-      since = performance.now();
-    }
+    await new Promise<void>((resolve) => nextTurn(resolve));
   }
 }

@@ -13,10 +13,10 @@ import type { CompareOperator, IrNode } from "../check/ir.js";
 import type { Kernel } from "../functions/kernel.js";
 import type { SeriesSpec } from "../functions/registry.js";
 import { assertNever } from "../errors.js";
-import type { RawSeries } from "../types.js";
+import type { Bars } from "../types.js";
 import { lastClosedIndex } from "./align.js";
-import type { Frame } from "./bars.js";
-import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
+import { COLUMN_INDEX, type Column, type Frame } from "./bars.js";
+import { EMPTY, PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
 /** Values of `slot` valid at least on [from, to) of its timeframe. */
 export function values(program: Program, slot: Slot, from: number, to: number): Float64Array {
@@ -65,7 +65,7 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
       out.fill(node.value ? 1 : 0, from, to);
       return;
     case "series":
-      series(program, slot, node.series, frame, from, to);
+      series(program, slot, node.series.combine, frame, from, to);
       return;
     case "call": {
       const fn = node.fn;
@@ -73,7 +73,7 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
       const inputs = slot.inputs;
       const children = slot.children;
       for (let k = 0; k < children.length; k++) inputs[k] = values(program, children[k]!, inputFrom, to);
-      const implicit = fn.implicit;
+      const implicit = slot.columnIndices;
       for (let k = 0; k < implicit.length; k++) inputs[children.length + k] = raw(program, frame, implicit[k]!, inputFrom, to);
       const ctx = slot.context(frame.timeframe);
       if (!slot.blocked) {
@@ -168,13 +168,14 @@ function compareInto(op: CompareOperator, a: Float64Array, b: Float64Array, out:
   }
 }
 
-/** A raw column as Float64Array on [from, to): the caller's array when it already is one. */
-function raw(program: Program, frame: Frame, name: RawSeries | "time", from: number, to: number): Float64Array {
-  const column = frame.bars[name];
-  if (column instanceof Float64Array) return column;
+/** Column `index` (`COLUMN_INDEX`) as Float64Array on [from, to): the caller's array when it already is one. */
+function raw(program: Program, frame: Frame, index: number, from: number, to: number): Float64Array {
+  const float = frame.float[index];
+  if (float !== undefined) return float;
   // Other array types are copied once per instrument into a buffer of their own.
-  let copy = frame.copies.get(name);
-  if (!copy) frame.copies.set(name, (copy = { buffer: new Float64Array(0), epoch: -1, lo: 0, hi: 0 }));
+  const column = columnOf(frame.bars, index);
+  let copy = frame.copies[index];
+  if (!copy) frame.copies[index] = copy = { buffer: new Float64Array(0), epoch: -1, lo: 0, hi: 0 };
   if (copy.epoch !== program.epoch || from < copy.lo || to > copy.hi) {
     if (copy.buffer.length < frame.length) copy.buffer = new Float64Array(Math.max(frame.length, copy.buffer.length * 2));
     const lo = Math.max(0, from);
@@ -186,21 +187,29 @@ function raw(program: Program, frame: Frame, name: RawSeries | "time", from: num
   return copy.buffer;
 }
 
+function columnOf(bars: Bars, index: number): ArrayLike<number> {
+  return bars[COLUMNS[index]!];
+}
+
+const COLUMNS = Object.keys(COLUMN_INDEX) as Column[];
+
 /** A series: a raw column read in place, or a derived one combined from its raw columns. */
-function series(program: Program, slot: Slot, spec: SeriesSpec, frame: Frame, from: number, to: number): void {
-  const out = slot.buffer;
-  if (spec.combine === undefined) {
-    const column = frame.bars[spec.raw[0]!];
-    if (column instanceof Float64Array && column.length === frame.length) {
-      slot.view = column;
+function series(program: Program, slot: Slot, combine: SeriesSpec["combine"], frame: Frame, from: number, to: number): void {
+  const indices = slot.columnIndices;
+  if (combine === undefined) {
+    const float = frame.float[indices[0]!];
+    if (float !== undefined && float.length === frame.length) {
+      slot.view = float;
       return;
     }
+    const out = slot.buffer;
+    const column = columnOf(frame.bars, indices[0]!);
     for (let i = from; i < to; i++) out[i] = Number(column[i]);
     return;
   }
-  const columns = (slot.columns ??= spec.raw.map(() => new Float64Array(0)));
-  for (let j = 0; j < spec.raw.length; j++) columns[j] = raw(program, frame, spec.raw[j]!, from, to);
-  spec.combine(columns, out, from, to);
+  const columns = (slot.columns ??= indices.map(() => EMPTY));
+  for (let j = 0; j < indices.length; j++) columns[j] = raw(program, frame, indices[j]!, from, to);
+  combine(columns, slot.buffer, from, to);
 }
 
 /** `a + b - c ...`: fold the left spine bottom-up so long chains cost no call depth. */

@@ -70,13 +70,6 @@ describe("the store's bars are trusted", () => {
     expect(checkedRun).toEqual(trustedRun);
     expect(trustedRun.results).toHaveLength(3);
   });
-
-  it("a trusted source still has its column lengths checked (a cheap check, not a pass over the times)", async () => {
-    const [first] = await fetchUniverse(store, query.plan);
-    const h1 = first!.bars.h1!;
-    const short = { ...h1, close: (h1.close as Float64Array).subarray(1) };
-    expect(() => query.run([{ symbol: "BTCUSDT", bars: { ...first!.bars, h1: short } }])).toThrow(XqlDataError);
-  });
 });
 
 describe("a caller's bars are checked, with the messages as before", () => {
