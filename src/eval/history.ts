@@ -12,11 +12,11 @@
  * bar where a truncated run would have too little history for a source is skipped, as run
  * skips it (the one short-history rule, `alignFrames`).
  */
-import type { ForwardStats, HistoryMatch, HistoryResult, Instrument, Timeframe } from "../types.js";
-import { alignFrames, attachFrames } from "./bars.js";
+import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
+import { alignFrames, attachFrames, isTrusted } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
-import { bySymbol, insertionPoint, order, rowAt, type RankedRow } from "./rows.js";
+import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
 import { values } from "./values.js";
 
 /** One match of `history` before statistics: the row and where its base bar is. */
@@ -46,6 +46,10 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
   const instruments = [...universe];
   const window = windowTimes(instruments, program.baseTimeframe, bars);
   const perBar: HistoryHit[][] = window.map(() => []);
+  // With a limit, each bar's rows are kept in the query's order, their first sort keys beside
+  // them in one typed array (see `rankOf`): deciding whether a match enters a bar's list, and
+  // where, reads numbers in place instead of following each kept row's pointers.
+  const firstKeys = program.limit !== undefined ? window.map(() => new Float64Array(program.limit!)) : [];
   const limit = program.limit;
   const sort = program.sort;
   const keys = new Array<number>(sort.length).fill(0);
@@ -83,37 +87,63 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
     }
     alignFrames(frames, length - 1);
     const condition = values(program, program.condition, from, length);
-    let rowsFrom = -1;
+    // Sort keys over the rest of the window, read per matching bar (computed at the first match).
+    let keyValues: Float64Array[] | undefined;
     // Where bar t sits in the window: walked forward with t, no lookup per bar.
     let w = lowerBound(window, window.length, Number(time[from]));
-    for (let t = from; t < length; t++) {
-      if (condition[t] !== 1) continue;
+    // The matching bars, found by the typed array's own search (the condition is 1 or 0 at every
+    // bar from `from`; its buffer may hold another instrument's values past `length`).
+    for (let t = condition.indexOf(1, from); t !== -1 && t < length; t = condition.indexOf(1, t + 1)) {
       const bt = Number(time[t]);
       while (window[w]! < bt) w++;
-      if (rowsFrom < 0) {
+      if (keyValues === undefined) {
         // Columns and sort keys over the rest of the window at once, then read per bar.
-        rowsFrom = t;
         for (const c of program.columns) values(program, c.slot, t, length);
-        for (const k of sort) values(program, k.slot, t, length);
+        keyValues = sort.map((k) => values(program, k.slot, t, length));
       }
       matched++;
       const kept = perBar[w]!;
-      if (limit !== undefined && kept.length >= limit) {
-        // The bar's list is full: a row is built only if it beats the last one kept.
-        for (let k = 0; k < keys.length; k++) keys[k] = values(program, sort[k]!.slot, t, t + 1)[t]!;
-        const last = kept[kept.length - 1]!.ranked;
-        if (order(program, keys, instrument.symbol, last.keys, last.row.symbol) >= 0) continue;
-        kept.pop();
+      if (limit === undefined) {
+        kept.push({ ranked: rowAt(program, instrument.symbol, t), close: base.bars.close, index: t, length });
+        continue;
       }
-      const hit: HistoryHit = { ranked: rowAt(program, instrument.symbol, t), close: base.bars.close, index: t, length };
-      if (limit === undefined) kept.push(hit);
-      else kept.splice(insertionPoint(program, kept, hit.ranked), 0, hit);
+      for (let k = 0; k < keys.length; k++) keys[k] = keyValues[k]![t]!;
+      const ranks = firstKeys[w]!;
+      const rank = keys.length > 0 ? rankOf(keys[0]!, sort[0]!.descending) : 0;
+      // Where the row goes among those kept: after every row not after it in the query's order.
+      let lo = 0;
+      let hi = kept.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const r = ranks[mid]!;
+        const before = r < rank || (r === rank && order(program, kept[mid]!.ranked.keys, kept[mid]!.ranked.row.symbol, keys, instrument.symbol) <= 0);
+        if (before) lo = mid + 1;
+        else hi = mid;
+      }
+      // The bar's list is full and the row is not before its last: it does not enter.
+      if (lo >= limit) continue;
+      if (kept.length === limit) kept.pop();
+      kept.splice(lo, 0, { ranked: rowAt(program, instrument.symbol, t), close: base.bars.close, index: t, length });
+      ranks.copyWithin(lo + 1, lo, kept.length - 1);
+      ranks[lo] = rank;
     }
   }
   // Sort and limit decided which rows match at each bar; they are listed by symbol.
   for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
   return { window, perBar, instruments: instruments.length, noData, shortHistory, matched };
 }
+
+/**
+ * A first sort key as a number that orders like `order` does on that key alone: ascending keys
+ * as they are, descending ones negated, NaN and ±Infinity after every finite key. Two rows whose
+ * ranks differ are ordered by them; equal ranks are left to `order` (the next keys, the symbol).
+ */
+function rankOf(key: number, descending: boolean): number {
+  if (key - key !== 0) return Infinity;
+  return descending ? -key : key;
+}
+
+const HOUR = TIMEFRAME_MS.h1;
 
 /** The first index i < length with a[i] >= x (length when none), a ascending. */
 function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
@@ -131,16 +161,32 @@ function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
  * The last `bars` distinct base bar open times over the universe, oldest first. The window so
  * far is kept as an ascending list; each instrument's newest `bars` times are merged into it
  * from the newest back. Instruments usually share their times, so the common case is a
- * sequential comparison that finds nothing new, with no hashing and no allocation.
+ * sequential comparison that finds nothing new, with no hashing and no allocation; for the
+ * store's bars of an hour or less, two comparisons (see below).
  */
 function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
   let merged: number[] = [];
+  const duration = TIMEFRAME_MS[base];
+  // Whether every instrument merged so far had the store's bars (strictly increasing, on the grid).
+  let allTrusted = true;
   for (const instrument of instruments) {
-    const time = instrument.bars[base]?.time;
+    const series = instrument.bars[base];
+    const time = series?.time;
     if (!time) continue;
     const n = time.length;
     const k = Math.min(n, bars);
     const m = merged.length;
+    const trusted = isTrusted(series!);
+    if (k <= m && trusted && allTrusted && duration <= HOUR) {
+      // The store's bars of an hour or less lie on a grid of their duration, so two of them are
+      // at least a duration apart. When the instrument's newest k span exactly k − 1 durations,
+      // they are every grid point of that span, and so are the window's newest k with the same
+      // ends (on the same grid, strictly increasing): the same times, without reading them all.
+      const first = Number(time[n - k]);
+      const last = Number(time[n - 1]);
+      if (last === merged[m - 1] && first === merged[m - k] && last - first === (k - 1) * duration) continue;
+    }
+    allTrusted &&= trusted;
     if (k <= m) {
       // Nothing new when the instrument's newest times are the window's newest.
       let j = 1;

@@ -50,19 +50,6 @@ export function rank(program: Program, rows: RankedRow[]): RankedRow[] {
   return limit === undefined ? rows : rows.slice(0, limit);
 }
 
-/** Where `row` goes in `kept`, which is in the query's order. */
-export function insertionPoint(program: Program, kept: readonly { readonly ranked: RankedRow }[], row: RankedRow): number {
-  let lo = 0;
-  let hi = kept.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const other = kept[mid]!.ranked;
-    if (order(program, other.keys, other.row.symbol, row.keys, row.row.symbol) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export function bySymbol(a: ResultRow, b: ResultRow): number {
   return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
 }

@@ -21,15 +21,36 @@ import { EMPTY, PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js"
 /** Values of `slot` valid at least on [from, to) of its timeframe. */
 export function values(program: Program, slot: Slot, from: number, to: number): Float64Array {
   if (from < 0) from = 0;
-  const epoch = program.epoch;
-  if (slot.epoch === epoch && from >= slot.lo && to <= slot.hi) return slot.view ?? slot.buffer;
-  if (slot.epoch === epoch && slot.hi > slot.lo) {
-    // Widen to the union so values computed earlier stay valid.
-    from = Math.min(from, slot.lo);
-    to = Math.max(to, slot.hi);
+  if (slot.epoch === program.epoch && slot.hi > slot.lo) {
+    const lo = slot.lo;
+    const hi = slot.hi;
+    if (from >= lo && to <= hi) return slot.view ?? slot.buffer;
+    if (from <= hi && to >= lo) {
+      // Overlapping what is already computed: compute only the bars missing on either side.
+      // Each value is a function of the bars alone (see below), so the parts join exactly.
+      const start = from < lo ? computeRange(program, slot, from, lo) : lo;
+      if (to > hi) computeRange(program, slot, hi, to);
+      slot.lo = Math.min(start, lo);
+      slot.hi = Math.max(to, hi);
+      return slot.view ?? slot.buffer;
+    }
+    // Apart from it: compute the union, so the values computed earlier stay valid.
+    from = Math.min(from, lo);
+    to = Math.max(to, hi);
   }
+  computeRange(program, slot, from, to);
+  return slot.view ?? slot.buffer;
+}
+
+/**
+ * Computes `slot` on at least [from, to), records that as the slot's range for this instrument
+ * and returns where the computed range starts.
+ */
+function computeRange(program: Program, slot: Slot, from: number, to: number): number {
   const frame = slot.frame;
-  if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end - slot.history));
+  // A recursive kernel streams from the first bar whatever it writes: the bars its consumers
+  // read before the asked range (the plan's `needs`) cost only their writes, so take them now.
+  if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end) - slot.history);
   if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
   slot.view = undefined;
   // A windowed kernel starts its running sums where its range starts, so its rounding would
@@ -38,10 +59,10 @@ export function values(program: Program, slot: Slot, from: number, to: number): 
   // whatever else the query needs (history relies on it).
   if (slot.blocked) from -= from % PRIMED_BLOCK_BARS;
   if (to > from) compute(program, slot, frame, from, to);
-  slot.epoch = epoch;
+  slot.epoch = program.epoch;
   slot.lo = from;
   slot.hi = to;
-  return slot.view ?? slot.buffer;
+  return from;
 }
 
 /** Value of a base-timeframe slot at the frame's end (the base bar being evaluated). */
