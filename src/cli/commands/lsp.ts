@@ -25,9 +25,10 @@ export const lspCommand: Command = {
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
-    const { createConnection, StreamMessageReader, StreamMessageWriter } = await import("vscode-languageserver/node.js");
+    const { createConnection, StreamMessageReader } = await import("vscode-languageserver/node.js");
     const { startLanguageServer } = await import("../../lsp/server.js");
-    const connection = createConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+    const { FramedMessageWriter } = await import("../../lsp/writer.js");
+    const connection = createConnection(new StreamMessageReader(process.stdin), new FramedMessageWriter(process.stdout));
     startLanguageServer(connection);
     connection.listen();
     // The server runs until the client sends `exit` (or closes the pipe).
