@@ -9,7 +9,7 @@
  * 10,000 instruments it is a read of every time of every bar, about as long as the screen.
  */
 import { TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
-import { lastClosedIndex } from "./align.js";
+import { alignmentCut, lastClosedIndex } from "../alignment.js";
 
 /**
  * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
@@ -198,7 +198,7 @@ export function alignFrames(frames: readonly Frame[], t: number): boolean {
   base.end = t;
   let enough = t + 1 >= base.minLookback;
   if (frames.length === 1) return enough;
-  const baseClose = base.bars.time[t]! + base.duration;
+  const baseClose = alignmentCut(base.bars.time[t]!, base.duration);
   for (let i = 1; i < frames.length; i++) {
     const frame = frames[i]!;
     frame.end = lastClosedIndex(frame.bars.time, frame.length, frame.duration, baseClose);

@@ -15,11 +15,14 @@ import { Slice, WHOLE, drain, drainAsync } from "./scan.js";
 /** A compiled query's evaluation entry points. */
 export interface Runner {
   run(universe: Iterable<Instrument>): RunResult;
-  history(universe: Iterable<Instrument>, bars: number): HistoryScan;
-  /** `run`, yielding to the event loop every `sliceMs` of work. */
-  runAsync(universe: Iterable<Instrument>, sliceMs: number): Promise<RunResult>;
-  /** `history`, yielding to the event loop every `sliceMs` of work. */
-  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number): Promise<HistoryScan>;
+  /** With `maxBytes`: a plan error once the matches' JSON exceeds it (see `historySteps`). */
+  history(universe: Iterable<Instrument>, bars: number, maxBytes?: number): HistoryScan;
+  /** `run`, yielding to the event loop every `sliceMs` of work (through `turn`, default the next turn of the loop). */
+  runAsync(universe: Iterable<Instrument>, sliceMs: number, turn?: () => Promise<void>): Promise<RunResult>;
+  /** `history`, yielding to the event loop every `sliceMs` of work (through `turn`). */
+  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number, maxBytes?: number, turn?: () => Promise<void>): Promise<HistoryScan>;
+  /** Bytes of the buffers kept between runs (by the idle program), for caches that weigh what they hold. */
+  retainedBytes(): number;
 }
 
 /** Compiles a planned query into a reusable runner over universes of instruments. */
@@ -50,8 +53,10 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   };
   return {
     run: (universe) => using((p) => drain(runSteps(p, universe, WHOLE))),
-    history: (universe, bars) => using((p) => drain(historySteps(p, universe, bars, WHOLE))),
-    runAsync: (universe, sliceMs) => usingAsync((p) => drainAsync(runSteps(p, universe, new Slice(sliceMs)))),
-    historyAsync: (universe, bars, sliceMs) => usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs)))),
+    history: (universe, bars, maxBytes) => using((p) => drain(historySteps(p, universe, bars, WHOLE, maxBytes))),
+    runAsync: (universe, sliceMs, turn) => usingAsync((p) => drainAsync(runSteps(p, universe, new Slice(sliceMs)), turn)),
+    historyAsync: (universe, bars, sliceMs, maxBytes, turn) =>
+      usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs), maxBytes), turn)),
+    retainedBytes: () => idle?.retainedBytes() ?? 0,
   };
 }

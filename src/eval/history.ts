@@ -12,6 +12,7 @@
  * bar where a truncated run would have too little history for a source is skipped, as run
  * skips it (the one short-history rule, `alignFrames`).
  */
+import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
 import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
 import { alignFrames, attachFrames, isTrusted } from "./bars.js";
 import type { Program } from "./program.js";
@@ -26,6 +27,8 @@ export interface HistoryHit {
   readonly close: ArrayLike<number>;
   readonly index: number;
   readonly length: number;
+  /** Bytes of the match's JSON (with its comma), when the pass counts them; else 0. */
+  readonly bytes: number;
 }
 
 /** What one `history` pass found, before forward statistics. */
@@ -41,8 +44,18 @@ export interface HistoryScan {
   readonly matched: number;
 }
 
-/** `history`, giving way between instruments when its slice is used up (`historyAsync`; see scan.ts). */
-export function* historySteps(program: Program, universe: Iterable<Instrument>, bars: number, slice: Slice): Generator<undefined, HistoryScan, undefined> {
+/**
+ * `history`, giving way between instruments when its slice is used up (`historyAsync`; see
+ * scan.ts). With `maxBytes`, the JSON of the matches kept is counted as they are built, and the
+ * pass stops with a plan error as soon as it exceeds that: an answer too large is never built.
+ */
+export function* historySteps(
+  program: Program,
+  universe: Iterable<Instrument>,
+  bars: number,
+  slice: Slice,
+  maxBytes = Infinity,
+): Generator<undefined, HistoryScan, undefined> {
   const instruments = [...universe];
   const window = windowTimes(instruments, program.baseTimeframe, bars);
   const perBar: HistoryHit[][] = window.map(() => []);
@@ -58,6 +71,17 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
   let noData = 0;
   let shortHistory = 0;
   let matched = 0;
+  const size = Number.isFinite(maxBytes) ? new ColumnsSize(program.columns.map((c) => c.text)) : undefined;
+  // JSON.stringify(matches): the brackets, and a comma after every match but the last.
+  let bytes = 1;
+  // The match at bar t (open time bt) of the instrument being scanned, its JSON counted.
+  const hitAt = (symbol: string, t: number, bt: number, length: number): HistoryHit => {
+    const ranked = rowAt(program, symbol, t);
+    const hitBytes = size ? matchBytes(bt, symbol, size.bytes(ranked.row.columns)) : 0;
+    bytes += hitBytes;
+    if (bytes > maxBytes) throw responseTooLarge(maxBytes);
+    return { ranked, close: base.bars.close, index: t, length, bytes: hitBytes };
+  };
   for (const instrument of instruments) {
     if (slice.due()) {
       yield;
@@ -104,7 +128,7 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
       matched++;
       const kept = perBar[w]!;
       if (limit === undefined) {
-        kept.push({ ranked: rowAt(program, instrument.symbol, t), close: base.bars.close, index: t, length });
+        kept.push(hitAt(instrument.symbol, t, bt, length));
         continue;
       }
       for (let k = 0; k < keys.length; k++) keys[k] = keyValues[k]![t]!;
@@ -122,8 +146,8 @@ export function* historySteps(program: Program, universe: Iterable<Instrument>, 
       }
       // The bar's list is full and the row is not before its last: it does not enter.
       if (lo >= limit) continue;
-      if (kept.length === limit) kept.pop();
-      kept.splice(lo, 0, { ranked: rowAt(program, instrument.symbol, t), close: base.bars.close, index: t, length });
+      if (kept.length === limit) bytes -= kept.pop()!.bytes;
+      kept.splice(lo, 0, hitAt(instrument.symbol, t, bt, length));
       ranks.copyWithin(lo + 1, lo, kept.length - 1);
       ranks[lo] = rank;
     }

@@ -21,9 +21,11 @@ export class Slot {
   private ctx: KernelContext | undefined;
 
   /** What a kernel may know beyond its inputs; scratch buffers live as long as the slot. */
-  context(timeframe: Timeframe): KernelContext {
+  context(timeframe: Timeframe, market: string): KernelContext {
     return (this.ctx ??= {
       timeframeMs: TIMEFRAME_MS[timeframe],
+      timeframe,
+      market,
       scratch: (index: number, length: number): Float64Array => {
         let b = this.scratchBuffers[index];
         if (!b || b.length < length) this.scratchBuffers[index] = b = new Float64Array(Math.max(length, (b?.length ?? 0) * 2));
@@ -70,6 +72,14 @@ export class Slot {
     readonly node: IrNode,
     readonly timeframe: Timeframe,
   ) {}
+
+  /** Bytes of the buffers this slot keeps. */
+  retainedBytes(): number {
+    let bytes = this.buffer.byteLength;
+    for (const b of this.scratchBuffers) bytes += b?.byteLength ?? 0;
+    for (const c of this.columns ?? []) bytes += c.byteLength;
+    return bytes;
+  }
 }
 
 /**
@@ -109,12 +119,15 @@ export class Program {
   readonly sort: readonly { readonly slot: Slot; readonly descending: boolean }[];
   readonly limit: number | undefined;
   readonly baseTimeframe: Timeframe;
+  /** The plan's market, which kernels may read (the FOREX session of `vwap`). */
+  readonly market: string;
 
   constructor(
     checked: CheckedQuery,
     private readonly planned: Planned,
   ) {
     const market = planned.plan.market;
+    this.market = market;
     this.frames = planned.plan.sources.map((source) => new Frame(source.timeframe, source.minLookback, source.series, market));
     for (const frame of this.frames) this.frameOf.set(frame.timeframe, frame);
     this.baseTimeframe = planned.baseTimeframe;
@@ -173,6 +186,14 @@ export class Program {
       }
     }
     return rootSlot;
+  }
+
+  /** Bytes of the buffers this program keeps between runs (they grow to the longest bars evaluated). */
+  retainedBytes(): number {
+    let bytes = 0;
+    for (const slot of this.slots.values()) bytes += slot.retainedBytes();
+    for (const frame of this.frames) for (const copy of frame.copies) bytes += copy?.buffer.byteLength ?? 0;
+    return bytes;
   }
 
   /** The frame of a timeframe the plan reads (every slot's is one: the plan lists them all). */

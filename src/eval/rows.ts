@@ -15,7 +15,8 @@ export interface RankedRow {
 
 /** The row at base bar `t` of the instrument loaded: columns and sort keys (computed there if not yet). */
 export function rowAt(program: Program, symbol: string, t: number): RankedRow {
-  const columns: Record<string, number | null> = {};
+  // No prototype: a column written `__proto__` is a key like any other, not the object's prototype.
+  const columns: Record<string, number | null> = Object.create(null);
   for (const c of program.columns) {
     const v = values(program, c.slot, t, t + 1)[t]!;
     columns[c.text] = Number.isFinite(v) ? v : null;

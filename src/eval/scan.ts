@@ -1,7 +1,8 @@
 /**
  * The stepwise loop under every evaluation: `run` and `history` are generators over the
  * instruments that yield when their {@link Slice} of time is used up; `drain` runs one to the
- * end at once, `drainAsync` gives the event loop a turn at each yield. The result is the same.
+ * end at once, `drainAsync` gives way (a turn of the event loop, or the caller's `turn`) at each
+ * yield. The result is the same.
  * A synchronous run never yields (its slice never ends), so it pays nothing per instrument for
  * being resumable; an asynchronous one reads the clock once per instrument.
  */
@@ -42,14 +43,20 @@ export function drain<T>(steps: Generator<undefined, T, undefined>): T {
 }
 
 /**
- * Runs the steps, giving the event loop a turn (setImmediate) at each yield, that is whenever
- * the evaluation's slice is used up: a server stays responsive to other callers during a long
- * run, and the result is the same as {@link drain}'s.
+ * Runs the steps, giving way through `turn` at each yield, that is whenever the evaluation's
+ * slice is used up: by default the next turn of the event loop (setImmediate), or a caller's
+ * own (the service's admission hands out fair turns between queries). A server stays
+ * responsive to other callers during a long run, and the result is the same as {@link drain}'s.
  */
-export async function drainAsync<T>(steps: Generator<undefined, T, undefined>): Promise<T> {
+export async function drainAsync<T>(steps: Generator<undefined, T, undefined>, turn: () => Promise<void> = loopTurn): Promise<T> {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    await new Promise<void>((resolve) => nextTurn(resolve));
+    await turn();
   }
+}
+
+/** The next turn of the event loop, for any caller. */
+function loopTurn(): Promise<void> {
+  return new Promise<void>((resolve) => nextTurn(resolve));
 }

@@ -14,7 +14,7 @@ import type { Kernel } from "../functions/kernel.js";
 import type { SeriesSpec } from "../functions/registry.js";
 import { assertNever } from "../errors.js";
 import type { Bars } from "../types.js";
-import { lastClosedIndex } from "./align.js";
+import { lastClosedIndex } from "../alignment.js";
 import { COLUMN_INDEX, type Column, type Frame } from "./bars.js";
 import { EMPTY, PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
@@ -96,7 +96,7 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
       for (let k = 0; k < children.length; k++) inputs[k] = values(program, children[k]!, inputFrom, to);
       const implicit = slot.columnIndices;
       for (let k = 0; k < implicit.length; k++) inputs[children.length + k] = raw(program, frame, implicit[k]!, inputFrom, to);
-      const ctx = slot.context(frame.timeframe);
+      const ctx = slot.context(frame.timeframe, program.market);
       if (!slot.blocked) {
         (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
         return;

@@ -8,8 +8,6 @@ import { StoreBusyError } from "../store/store.js";
 
 export const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
 export const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;
-/** Beyond the per-account queue of runs waiting for a slot (not counted against the quota). */
-export const TOO_MANY_RUNS = { error: "Too many concurrent runs for this account" } as const;
 export const STORE_UNAVAILABLE = { error: "Data store unavailable" } as const;
 export const STORE_BUSY = { error: "Data store busy, retry shortly" } as const;
 export const INTERNAL = { error: "Internal server error" } as const;

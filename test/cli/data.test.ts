@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAMES } from "../../src/types.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { xql } from "./run-cli.js";
 
 const T0 = Date.UTC(2026, 0, 5, 10);

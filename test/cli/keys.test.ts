@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { hashApiKey } from "../../src/accounts/keys.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";
 
 /** `xql ...args` in this process; `env` adds to a clean environment whose HOME is `home`. */

@@ -9,8 +9,7 @@ import { compile, XqlDataError, type Bars, type Instrument } from "../../src/ind
 import { barTimePasses, isTrusted } from "../../src/eval/bars.js";
 import { fetchUniverse } from "../../src/store/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { barOpen, rampBars } from "../store/helpers.js";
-import { DAY, HOUR, MINUTE, MONDAY, walk, type ArrayBars } from "./bars.js";
+import { barOpen, DAY, HOUR, MINUTE, MONDAY, rampBars, tickWalk, type ArrayBars } from "../kit/index.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);
 const H1 = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -73,7 +72,7 @@ describe("the store's bars are trusted", () => {
 });
 
 describe("a caller's bars are checked, with the messages as before", () => {
-  const good = (): ArrayBars => walk({ seed: 7, count: 40, timeframe: "h1" });
+  const good = (): ArrayBars => tickWalk({ seed: 7, count: 40, timeframe: "h1" });
   const attempt = (bars: Partial<Record<"h1" | "d" | "w", Bars>>, query = `${H1}close > 0`) => () =>
     compile(query).run([{ symbol: "BAD", bars }]);
 
@@ -105,15 +104,15 @@ describe("a caller's bars are checked, with the messages as before", () => {
   });
 
   it("off the grid: CRYPTO days at 00:00 UTC, weeks on Mondays", () => {
-    const days = walk({ seed: 8, count: 30, timeframe: "d", start: MONDAY + 22 * HOUR });
+    const days = tickWalk({ seed: 8, count: 30, timeframe: "d", start: MONDAY + 22 * HOUR });
     expect(attempt({ d: days }, 'market = "CRYPTO"\ntimeframe = d\nclose > 0')).toThrow(/timeframe d: .* is not on the d grid \(its bars open at 00:00 UTC\)/);
-    const weeks = walk({ seed: 9, count: 30, timeframe: "w", start: MONDAY - DAY });
+    const weeks = tickWalk({ seed: 9, count: 30, timeframe: "w", start: MONDAY - DAY });
     expect(attempt({ w: weeks }, 'market = "CRYPTO"\ntimeframe = w\nclose > 0')).toThrow(/timeframe w: .* is not on the w grid \(its bars open on Monday 00:00 UTC\)/);
   });
 
   it("FOREX days open at 17:00 New York, on a whole UTC hour: 22:00 UTC passes, 22:30 does not", () => {
     const q = 'market = "FOREX"\ntimeframe = d\nclose > 0';
-    const days = walk({ seed: 10, count: 30, timeframe: "d", start: MONDAY - 2 * HOUR });
+    const days = tickWalk({ seed: 10, count: 30, timeframe: "d", start: MONDAY - 2 * HOUR });
     expect(compile(q).run([{ symbol: "EURUSD", bars: { d: days } }]).meta.instruments).toBe(1);
     days.time[4] = days.time[4]! + 30 * MINUTE;
     expect(() => compile(q).run([{ symbol: "EURUSD", bars: { d: days } }])).toThrow(/timeframe d: .* is not on the d grid \(its bars open on the whole hour, UTC\)/);
@@ -127,7 +126,7 @@ describe("a caller's bars are checked, with the messages as before", () => {
   });
 
   it("every source the query reads is checked, other sources are not", () => {
-    const d = walk({ seed: 11, count: 5, timeframe: "d", start: MONDAY - 5 * DAY });
+    const d = tickWalk({ seed: 11, count: 5, timeframe: "d", start: MONDAY - 5 * DAY });
     d.time[2] = d.time[2]! + MINUTE;
     expect(attempt({ h1: good(), d }, `${H1}d::close > 0`)).toThrow(/timeframe d: .* is not on the d grid/);
     expect(attempt({ h1: good(), d })).not.toThrow();

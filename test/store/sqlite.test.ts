@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
-import { barOpen, rampBars, tempDir } from "./helpers.js";
+import { barOpen, rampBars, tempDir } from "../kit/index.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);
 const H1 = TIMEFRAME_MS.h1;

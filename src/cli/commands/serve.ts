@@ -21,10 +21,10 @@ function playgroundDir(): string | undefined {
   return undefined;
 }
 
-const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("quiet") };
+const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet") };
 
 const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…]
-                 [--ceiling N] [--warmup-ceiling N] [--quiet]
+                 [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
@@ -42,8 +42,8 @@ The database is shared by several replicas when it is a PostgreSQL URL; see docs
 
 Limits (environment; see docs/deployment.md, "Limits and guards"):
   XQL_COST_BUDGET          largest static cost of a query (default 100000)
-  XQL_MAX_RUNS_IN_FLIGHT   runs one account evaluates at once (default 4)
-  XQL_MAX_RUNS_QUEUED      runs one account may have waiting (default 100; beyond: 429)
+  XQL_MAX_RUNS_IN_FLIGHT   requests one account has in work, on every authenticated route (default 4)
+  XQL_MAX_RUNS_QUEUED      requests one account may have waiting (default 100; beyond: 429)
   XQL_HEADERS_TIMEOUT_MS   time to send the request headers (default 10000)
   XQL_REQUEST_TIMEOUT_MS   time to send the whole request (default 30000)
 `;
@@ -94,6 +94,9 @@ export const serveCommand: Command = {
     const host = values.host ?? "127.0.0.1";
     const lookbackCeiling = positiveInteger("serve", "ceiling", values.ceiling);
     const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
+    const cacheText = values["cache-mb"] ?? "512";
+    if (!/^\d+$/.test(cacheText)) throw new UsageError(`xql serve: --cache-mb must be a whole number of MiB, got '${cacheText}'`);
+    const cacheMb = Number(cacheText);
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
@@ -115,6 +118,7 @@ export const serveCommand: Command = {
       keys,
       quota,
       warmup,
+      ...(cacheMb === 0 ? { cache: false as const } : { cacheMb }),
       markets: await marketsOf(store),
       ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
       ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
