@@ -14,7 +14,7 @@ import { defineConfig } from "vitest/config";
 const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
-  "test/cli/data.test.ts",
+  "test/cli/data-sync-process.test.ts",
   "test/cli/history.test.ts",
   "test/ingest/streaming.test.ts",
   "test/mcp/bridge.test.ts",
@@ -23,6 +23,8 @@ const PROCESS_TESTS = [
   "test/scripts/recipe.test.ts",
   "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
+  "test/alerts/restart.test.ts",
+  "test/alerts/docs.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];
 

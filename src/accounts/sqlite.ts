@@ -4,8 +4,9 @@
  * attached beside the database (see {@link quotaFileOf}).
  */
 import type Database from "better-sqlite3";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
 import { isTier } from "./accounts.js";
+import { checkedScope } from "./records.js";
 import { KEY_COLUMNS, keyRecord, usageOf, type KeyRow } from "./records.js";
 import { type BusyTimeouts, identityOf, withoutWaiting } from "../store/sqlite-database.js";
 import { HealthError } from "../store/store.js";
@@ -51,7 +52,7 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
       commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
       insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
       findAccount: db.prepare("SELECT id, tier, created_at FROM accounts WHERE id = ?"),
-      insertKey: db.prepare("INSERT INTO api_keys (hash, prefix, account_id, label, created_at) VALUES (?, ?, ?, ?, ?)"),
+      insertKey: db.prepare("INSERT INTO api_keys (hash, prefix, account_id, label, scope, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
       findKey: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
       revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
       listKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
@@ -130,11 +131,12 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
     return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
   }
 
-  async createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  async createKey(key: NewKey, now: number): Promise<KeyRecord> {
     const account = await this.findAccount(key.accountId);
     if (!account) throw new Error(`No account '${key.accountId}'`);
-    this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, now);
-    return { ...key, tier: account.tier, createdAt: now, revokedAt: null };
+    const scope = checkedScope(key.scope);
+    this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, scope, now);
+    return { hash: key.hash, prefix: key.prefix, accountId: key.accountId, label: key.label, scope, tier: account.tier, createdAt: now, revokedAt: null };
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {

@@ -120,9 +120,14 @@ export const OPTIONS = {
     value: "N",
     description: "memory for the hot tier, the latest bars of the series runs read, in MiB (default 512; 0 reads the store on every run)",
   },
+  "allow-private-webhooks": {
+    type: "boolean",
+    description: "accept alert webhooks over http:// and to private, loopback or link-local addresses (tests and local setups only)",
+  },
   tier: { type: "string", value: "T", description: "free, essential or plus (a new account)" },
   account: { type: "string", value: "ID", description: "add the key to this existing account" },
   label: { type: "string", value: "L", description: "a note to tell keys apart" },
+  scope: { type: "string", value: "run|write", description: "what the key may do: run screens (default), or write: push bars too (POST /xql/bars)" },
 } as const satisfies OptionTable;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -266,38 +271,4 @@ export function fileProblem(path: string, error: unknown): string {
 /** True when `--help` or `-h` is among the arguments. */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes("--help") || args.includes("-h");
-}
-
-/**
- * The hand-written splitter the commands used before {@link parseCommandLine}; kept for
- * `xql data` until it moves to the option table.
- * @deprecated Use {@link parseCommandLine}.
- */
-export function parseFlags(
-  args: readonly string[],
-  booleans: readonly string[] = [],
-): { flags: Map<string, string>; positionals: string[] } {
-  const flags = new Map<string, string>();
-  const positionals: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg.startsWith("--") && arg.length > 2) {
-      const eq = arg.indexOf("=");
-      if (eq > 0) {
-        flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-      } else {
-        const name = arg.slice(2);
-        if (booleans.includes(name)) flags.set(name, "true");
-        else {
-          const value = args[i + 1];
-          if (value === undefined) throw new UsageError(`Option --${name} needs a value`);
-          flags.set(name, value);
-          i++;
-        }
-      }
-    } else {
-      positionals.push(arg);
-    }
-  }
-  return { flags, positionals };
 }

@@ -6,16 +6,17 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { hashApiKey, looksLikeApiKey } from "../accounts/keys.js";
-import type { KeyStore, Tier } from "../accounts/accounts.js";
+import type { KeyStore, Scope, Tier } from "../accounts/accounts.js";
 import { TIER_LIMITS } from "../accounts/accounts.js";
 import { UNAUTHORIZED, fromStore } from "./errors.js";
 import { type Admission, admitRequest } from "./admission.js";
 
-/** Who is calling: the account the key belongs to, its tier and daily limit. */
+/** Who is calling: the account the key belongs to, its tier and daily limit, and the key's scope. */
 export interface Caller {
   accountId: string;
   tier: Tier;
   limit: number;
+  scope: Scope;
 }
 
 /** The `onRequest` hook that authenticates, and the lookup of the caller it found. */
@@ -47,7 +48,7 @@ export function createAuthenticator(keys: KeyStore, options: AuthenticatorOption
         await reply.code(401).header("WWW-Authenticate", "Bearer").send(UNAUTHORIZED);
         return;
       }
-      callers.set(request, { accountId: record.accountId, tier: record.tier, limit: TIER_LIMITS[record.tier] });
+      callers.set(request, { accountId: record.accountId, tier: record.tier, limit: TIER_LIMITS[record.tier], scope: record.scope });
       if (options.admission) await admitRequest(options.admission, record.accountId, request, reply, options.beforeRefusal);
     },
     callerOf(request) {

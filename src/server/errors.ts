@@ -48,7 +48,7 @@ export function describeError(error: unknown): Record<string, unknown> {
 }
 
 /** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
-const ROUTE_METHODS = ["GET", "HEAD", "POST"] as const;
+const ROUTE_METHODS = ["GET", "HEAD", "POST", "DELETE"] as const;
 
 /** A request URL without its query string. */
 export function pathOf(url: string): string {
@@ -80,7 +80,9 @@ export function installErrorHandlers(
       return sendStoreFailure(reply, error);
     }
     if (status === 413) {
-      return reply.code(413).send({ error: `Request body exceeds the limit of ${options.bodyLimit} bytes` });
+      // A route may raise the server's limit (a push of bars takes 16 MiB): name the one that applied.
+      const limit = request.routeOptions.bodyLimit ?? options.bodyLimit;
+      return reply.code(413).send({ error: `Request body exceeds the limit of ${limit} bytes` });
     }
     if (status === 408 || (error as { code?: unknown }).code === "FST_ERR_REQUEST_TIMEOUT") {
       return reply.code(408).send({ error: "Request timed out" });

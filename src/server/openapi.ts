@@ -1,6 +1,17 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
+import { PUSH_OPENAPI_PATHS } from "./push.js";
+import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
+
+type Paths = Record<string, Record<string, unknown>>;
+
+/** The paths of several route modules as one object: a path served by two modules (GET and POST /xql/bars) keeps both methods. */
+function mergePaths(...parts: Paths[]): Paths {
+  const merged: Paths = {};
+  for (const part of parts) for (const [path, methods] of Object.entries(part)) merged[path] = { ...merged[path], ...methods };
+  return merged;
+}
 
 const errorBody = {
   type: "object",
@@ -106,11 +117,10 @@ export function openApiDocument(): Record<string, unknown> {
       title: "XQL screening service",
       version: VERSION,
       description:
-        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days).",
+        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days). Alerts watch a screen and report, as each base bar closes, which symbols started and stopped matching, by signed webhook and a stream; they are never metered.",
     },
     security: [{ bearer: [] }],
-    paths: {
-      ...PLAYGROUND_OPENAPI_PATHS,
+    paths: mergePaths(PLAYGROUND_OPENAPI_PATHS, PUSH_OPENAPI_PATHS, {
       "/xql/validate": {
         post: {
           operationId: "validate",
@@ -200,6 +210,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...alertsOpenApiPaths(errorBody),
       "/usage": {
         get: {
           operationId: "usage",
@@ -238,7 +249,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
         },
       },
-    },
+    }),
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An API key, `xql_` followed by 32 base62 characters" },
@@ -266,6 +277,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       schemas: {
+        ...ALERTS_OPENAPI_SCHEMAS,
         Valid: {
           type: "object",
           required: ["valid"],

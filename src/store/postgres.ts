@@ -16,10 +16,13 @@
 import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
+import { PostgresAlerts } from "../alerts/postgres.js";
+import type { AlertStore } from "../alerts/alerts.js";
+import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
@@ -167,9 +170,15 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     `,
     upgrade: upgradeTo4,
   },
+  {
+    version: 5,
+    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
+    sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
+  },
+  { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
 ];
 
-export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
 
 /** Advisory lock key held while migrating ("xql" in ASCII, then 1). */
 const MIGRATION_LOCK = 0x78716c01;
@@ -231,6 +240,14 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly url: string;
   /** Accounts, keys and quota counters, on this pool. */
   readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+  /** Alerts, their claims and their outbox, on this pool. */
+  readonly alerts: AlertStore = new PostgresAlerts({
+    query: (text, values) => this.query(text, values),
+    transaction: async (work) => {
+      await this.ready();
+      return this.transaction(work);
+    },
+  });
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.file = redactUrl(url);
@@ -298,8 +315,11 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
           `The database schema is at version ${current}, newer than this xql understands (${PG_SCHEMA_VERSION}); upgrade xql`,
         );
       }
+      // Every migration not yet recorded runs, not only those above the highest: numbers are
+      // reserved per feature, so a build may meet a database that has 5 but not yet 4.
+      const applied = new Set((await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
       for (const migration of PG_MIGRATIONS) {
-        if (migration.version <= current) continue;
+        if (applied.has(migration.version)) continue;
         await client.query(migration.sql);
         await migration.upgrade?.(client);
         await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
@@ -567,7 +587,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return this.accounts.findAccount(id);
   }
 
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  createKey(key: NewKey, now: number): Promise<KeyRecord> {
     return this.accounts.createKey(key, now);
   }
 

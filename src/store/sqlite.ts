@@ -9,8 +9,11 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
+import { SqliteAlerts } from "../alerts/sqlite.js";
+import type { AlertStore } from "../alerts/alerts.js";
+import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
@@ -162,10 +165,16 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
     upgrade: upgradeTo4,
   },
+  {
+    version: 5,
+    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
+    sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
+  },
+  { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 function migrate(db: Database.Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -180,9 +189,12 @@ function migrate(db: Database.Database): void {
       `The database schema is at version ${current}, newer than this xql understands (${SCHEMA_VERSION}); upgrade xql`,
     );
   }
+  // Every migration not yet recorded runs, not only those above the highest: numbers are
+  // reserved per feature, so a build may meet a database that has 5 but not yet 4.
+  const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
   for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
+    if (applied.has(migration.version)) continue;
     // Each step commits whole or not at all, so a crash never leaves half a schema.
     db.transaction(() => {
       db.exec(migration.sql);
@@ -305,6 +317,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   private readonly bars: SqliteBars;
   /** Accounts, keys and quota counters, on this connection. */
   readonly accounts: SqliteAccounts;
+  private alertStore: SqliteAlerts | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
@@ -356,6 +369,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async close(): Promise<void> {
     this.changes.close();
     if (this.db.open) this.db.close();
+  }
+
+  /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
+  get alerts(): AlertStore {
+    return (this.alertStore ??= new SqliteAlerts(this.db, this.timeouts));
   }
 
   /** True while the connection is open; false after {@link SqliteStore.close}. */
@@ -532,7 +550,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.accounts.findAccount(id);
   }
 
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  createKey(key: NewKey, now: number): Promise<KeyRecord> {
     return this.accounts.createKey(key, now);
   }
 

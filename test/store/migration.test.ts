@@ -102,7 +102,9 @@ describe("migration 4 on SQLite", () => {
       const file = join(dir, `v3-${built}.db`);
       const db = new Database(file);
       db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
-      for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+      // The store whose blocks were never built also has migration 5 (key scopes) but not 4, as a
+      // build of one feature branch left it: every migration not recorded runs, not only the higher ones.
+      for (const m of MIGRATIONS.filter((m) => m.version <= 3 || (!built && m.version === 5))) {
         db.exec(m.sql);
         db.prepare("INSERT INTO schema_migrations VALUES (?, ?, 0)").run(m.version, m.name);
       }
@@ -123,7 +125,7 @@ describe("migration 4 on SQLite", () => {
       try {
         await expectMigrated(store);
         const check = new Database(file, { readonly: true });
-        expect(check.prepare("SELECT max(version) FROM schema_migrations").pluck().get()).toBe(4);
+        expect(check.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual(MIGRATIONS.map((m) => m.version));
         expect(check.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'bars'").pluck().get()).toBe(0);
         check.close();
       } finally {

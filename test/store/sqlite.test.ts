@@ -39,6 +39,18 @@ describe("SqliteStore", () => {
     expect(await store.barCount()).toBe(5);
   });
 
+  it("reads keys made before scopes existed as run keys", async () => {
+    await store.createAccount("acct_old", "free", 1);
+    await store.createKey({ hash: "h_old", prefix: "xql_old", accountId: "acct_old", label: null }, 2);
+    await store.close();
+    const file = join(dir, "sub", "xql.db");
+    const db = new Database(file);
+    db.exec("ALTER TABLE api_keys DROP COLUMN scope; DELETE FROM schema_migrations WHERE version = 5");
+    db.close();
+    store = new SqliteStore(file);
+    expect((await store.findKeyByHash("h_old"))?.scope).toBe("run");
+  });
+
   it("refuses a database written by a newer schema", () => {
     store.close();
     const db = new Database(join(dir, "sub", "xql.db"));
@@ -162,7 +174,7 @@ describe("SqliteStore", () => {
   it("keeps accounts and keys, finds a key by hash and revokes it once", async () => {
     await store.createAccount("acct_1", "essential", NOW);
     const key = await store.createKey({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", label: "ci" }, NOW);
-    expect(key).toEqual({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", tier: "essential", label: "ci", createdAt: NOW, revokedAt: null });
+    expect(key).toEqual({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", tier: "essential", label: "ci", scope: "run", createdAt: NOW, revokedAt: null });
     expect(await store.findKeyByHash("h1")).toEqual(key);
     expect(await store.findKeyByHash("nope")).toBeUndefined();
     await expect(store.createKey({ hash: "h2", prefix: "xql_x", accountId: "acct_missing", label: null }, NOW)).rejects.toThrow(/No account/);

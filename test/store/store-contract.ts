@@ -387,6 +387,28 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
         await store.close();
       }
     });
+
+    it("keys carry a scope: run unless write is asked for, listed and found with it; another scope is refused", async () => {
+      const store = await open();
+      try {
+        await store.createAccount("acct_s", "plus", 1);
+        const run = await store.createKey({ hash: "hr", prefix: "xql_r", accountId: "acct_s", label: null }, 2);
+        const write = await store.createKey({ hash: "hw", prefix: "xql_w", accountId: "acct_s", label: "feed", scope: "write" }, 3);
+        expect(run.scope).toBe("run");
+        expect(write.scope).toBe("write");
+        expect((await store.findKeyByHash("hw"))?.scope).toBe("write");
+        expect((await store.findKeyByHash("hr"))?.scope).toBe("run");
+        expect((await store.listKeys()).map((k) => [k.prefix, k.scope])).toEqual([
+          ["xql_r", "run"],
+          ["xql_w", "write"],
+        ]);
+        await expect(store.createKey({ hash: "hx", prefix: "xql_x", accountId: "acct_s", label: null, scope: "admin" as "run" }, 4)).rejects.toThrow(
+          "Unknown scope 'admin'",
+        );
+      } finally {
+        await store.close();
+      }
+    });
   });
 }
 

@@ -21,22 +21,29 @@ function playgroundDir(): string | undefined {
   return undefined;
 }
 
-const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet") };
+/** The options of `xql serve` (the deploy files are checked against them). */
+export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks") };
 
 const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…]
                  [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
+                 [--allow-private-webhooks]
 
 Starts the XQL HTTP service on the embedded SQLite store:
-  POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
+  POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
+  POST /xql/alerts    GET /xql/alerts    GET|DELETE /xql/alerts/{id}  GET /xql/alerts/stream
   GET /xql/bars       GET /health        GET /openapi.json
+  POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /               the playground (open http://127.0.0.1:8787/ in a browser)
+Alerts are evaluated as base bars close and delivered by signed webhook and the stream
+(docs/alerts.md); webhooks must be https:// to a public address unless
+--allow-private-webhooks is given.
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
 Logs are JSON lines on standard output (never a key). SIGTERM or SIGINT stops taking new
 requests, lets running ones finish, closes the database and exits 0.
 
-${optionsHelp(OPTIONS)}
+${optionsHelp(SERVE_OPTIONS)}
 
 The database is shared by several replicas when it is a PostgreSQL URL; see docs/deployment.md.
 
@@ -87,7 +94,7 @@ export const serveCommand: Command = {
   summary: "Start the HTTP service on the embedded store (seeded on first start)",
   help,
   async run(args, io) {
-    const { values } = parseCommandLine("serve", args, OPTIONS);
+    const { values } = parseCommandLine("serve", args, SERVE_OPTIONS);
     const portText = values.port ?? "8787";
     const port = Number(portText);
     if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`xql serve: --port must be an integer from 0 to 65535, got '${portText}'`);
@@ -124,6 +131,7 @@ export const serveCommand: Command = {
       ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
       logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
       playgroundDir: playgroundDir(),
+      allowPrivateWebhooks: values["allow-private-webhooks"] === true,
       ...limits,
     });
     try {
