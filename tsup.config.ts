@@ -2,9 +2,10 @@ import { defineConfig, type Options } from "tsup";
 
 /**
  * The library entries: the core (`xql`) and the subpaths of decisions §4. Each is built as
- * ESM (`.js`, `.d.ts`) and CJS (`.cjs`, `.d.cts`). Runtime dependencies stay external, so
- * a user's `import "xql"` loads chevrotain and nothing else; the server, database and MCP
- * packages are reachable only from `xql/server` (and the CLI).
+ * ESM (`.js`, `.d.ts`) and CJS (`.cjs`, `.d.cts`). Chevrotain's single-file build is bundled
+ * (src/syntax/chevrotain.ts imports it by path), so a user's `import "xql"` loads a few of
+ * our own chunks and no package at all; the server, database and MCP packages (optional
+ * peers, external) are reachable only from `xql/server` (and the CLI).
  */
 const entry = {
   index: "src/index.ts",
@@ -33,11 +34,9 @@ export default defineConfig([
     ...common,
     format: ["cjs"],
     // Shared chunks here too: one copy of the core and of chevrotain for all CJS entries.
+    // (chevrotain is ESM only, and `require` of an ES module needs Node >= 20.19: bundled, it
+    // lets `require("xql")` work on every Node 20 the package supports, engines >= 20.10.)
     splitting: true,
-    // chevrotain 11 (and its @chevrotain/* and lodash-es dependencies) are ESM only, and
-    // `require` of an ES module needs Node >= 20.19. The CJS build bundles them, so
-    // `require("xql")` works on every Node 20 the package supports (engines >= 20.10).
-    noExternal: ["chevrotain", /^@chevrotain\//, "lodash-es"],
   },
   {
     // The bin. Its chunks stay under dist/cli/, apart from the library's.

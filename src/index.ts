@@ -20,7 +20,7 @@
 export { validate, explain, compile } from "./api.js";
 export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions } from "./api.js";
 export { XqlError, ERROR_CATALOGUE, errorMessage } from "./errors.js";
-export { XqlDataError } from "./eval/evaluate.js";
+export { XqlDataError } from "./eval/bars.js";
 export type { Stage, ErrorCode, ErrorEntry, ErrorGroup, ErrorParams, TypedPlace } from "./errors.js";
 export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./synthetic/synthetic.js";
 export type { SyntheticOptions } from "./synthetic/synthetic.js";

@@ -7,8 +7,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { createSyntaxDiagramsCode, generateCstDts, type ISerializedGast } from "chevrotain";
-import { xqlParser } from "../../src/syntax/parser.js";
+import type { ISerializedGast } from "chevrotain";
+import { createSyntaxDiagramsCode, generateCstDts } from "../../src/syntax/chevrotain.js";
+import { XqlParser } from "../../src/syntax/parser.js";
 import * as T from "../../src/syntax/tokens.js";
 import type { Generated } from "./generated.js";
 
@@ -76,9 +77,16 @@ const LEXICAL = `(* Lexical rules (see docs/language.md):
    AdditiveOperator = "+" | "-" ;  MultiplicativeOperator = "*" | "/" ;
    Keywords (reserved, lower case): ${T.KEYWORDS.join(" ")} *)`;
 
+let validated: XqlParser | undefined;
+
+/** A parser built with Chevrotain's grammar validations on: the documents come from a checked grammar. */
+function grammarParser(): XqlParser {
+  return (validated ??= new XqlParser({ validate: true }));
+}
+
 /** The grammar as EBNF, generated from the parser. */
 export function grammarEbnf(): string {
-  const rules = xqlParser.getSerializedGastProductions() as Gast[];
+  const rules = grammarParser().getSerializedGastProductions() as Gast[];
   const lines = [
     "(* XQL grammar. Generated from src/syntax/parser.ts by npm run gen (scripts/gen/grammar.ts): do not edit. *)",
     "",
@@ -92,7 +100,7 @@ export function grammarEbnf(): string {
 
 /** CST node types for the lowering visitor, generated from the parser. */
 export function cstTypes(): string {
-  const dts = generateCstDts(xqlParser.getGAstProductions(), { includeVisitorInterface: false });
+  const dts = generateCstDts(grammarParser().getGAstProductions(), { includeVisitorInterface: false });
   return `/* Generated from src/syntax/parser.ts by npm run gen (scripts/gen/grammar.ts): do not edit. */\n${dts.replace(/^import type .*$/m, 'import type { CstNode, IToken } from "chevrotain";')}`;
 }
 
@@ -105,7 +113,7 @@ function chevrotainResource(path: string): string {
 
 /** A self-contained railroad-diagram page: the renderer's scripts are inlined, no network needed. */
 export function grammarDiagramsHtml(readResource: (relativePath: string) => string = chevrotainResource): string {
-  const html = createSyntaxDiagramsCode(xqlParser.getSerializedGastProductions(), {
+  const html = createSyntaxDiagramsCode(grammarParser().getSerializedGastProductions(), {
     resourceBase: "RESOURCE/",
     css: "RESOURCE/diagrams.css",
   });

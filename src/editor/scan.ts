@@ -98,7 +98,7 @@ function scanGap(text: string, from: number, to: number, out: Piece[]): void {
 
 /** Every token, comment and stray character of `text`, in order. Never throws. */
 export function scan(text: string): Piece[] {
-  const { tokens } = xqlLexer.tokenize(text);
+  const { tokens } = xqlLexer().tokenize(text);
   const out: Piece[] = [];
   let at = 0;
   let previous: Piece | undefined;

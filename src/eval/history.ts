@@ -1,9 +1,246 @@
 /**
- * Screen history's figures (decisions §5): the matches of a history pass as the public result,
- * and the forward-return statistics at 1, 5 and 20 base bars.
+ * Screen history (decisions §5): the screen at each of the last `bars` distinct base bar times
+ * of the universe as if that bar were the latest, in one pass per instrument; then the matches
+ * as the public result, with the forward-return statistics at 1, 5 and 20 base bars.
+ *
+ * Why one pass equals `run` over bars truncated after t, bit for bit: every value the
+ * evaluator computes at a bar is a function of the bars up to that bar alone, never of the
+ * range asked (recursive kernels stream from the first bar; windowed kernels run over primed
+ * blocks; everything else is per bar, see values.ts), and alignment takes at each bar the last
+ * coarser bar closed by its close. So the condition, columns and sort keys are computed once
+ * over the window with every frame at its latest end, and read at each window bar; a window
+ * bar where a truncated run would have too little history for a source is skipped, as run
+ * skips it (the one short-history rule, `alignFrames`).
  */
-import type { ForwardStats, HistoryMatch, HistoryResult } from "../types.js";
-import type { HistoryScan } from "./evaluate.js";
+import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
+import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
+import { alignFrames, attachFrames, isTrusted } from "./bars.js";
+import type { Program } from "./program.js";
+import type { Slice } from "./scan.js";
+import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
+import { values } from "./values.js";
+
+/** One match of `history` before statistics: the row and where its base bar is. */
+export interface HistoryHit {
+  readonly ranked: RankedRow;
+  /** The instrument's base closes, for forward returns. */
+  readonly close: ArrayLike<number>;
+  readonly index: number;
+  readonly length: number;
+  /** Bytes of the match's JSON (with its comma), when the pass counts them; else 0. */
+  readonly bytes: number;
+}
+
+/** What one `history` pass found, before forward statistics. */
+export interface HistoryScan {
+  /** The window's base bar open times, oldest first. */
+  readonly window: readonly number[];
+  /** Matches at each window bar, by symbol. */
+  readonly perBar: readonly (readonly HistoryHit[])[];
+  readonly instruments: number;
+  readonly noData: number;
+  readonly shortHistory: number;
+  /** Matches over the window before limit. */
+  readonly matched: number;
+}
+
+/**
+ * `history`, giving way between instruments when its slice is used up (`historyAsync`; see
+ * scan.ts). With `maxBytes`, the JSON of the matches kept is counted as they are built, and the
+ * pass stops with a plan error as soon as it exceeds that: an answer too large is never built.
+ */
+export function* historySteps(
+  program: Program,
+  universe: Iterable<Instrument>,
+  bars: number,
+  slice: Slice,
+  maxBytes = Infinity,
+): Generator<undefined, HistoryScan, undefined> {
+  const instruments = [...universe];
+  const window = windowTimes(instruments, program.baseTimeframe, bars);
+  const perBar: HistoryHit[][] = window.map(() => []);
+  // With a limit, each bar's rows are kept in the query's order, their first sort keys beside
+  // them in one typed array (see `rankOf`): deciding whether a match enters a bar's list, and
+  // where, reads numbers in place instead of following each kept row's pointers.
+  const firstKeys = program.limit !== undefined ? window.map(() => new Float64Array(program.limit!)) : [];
+  const limit = program.limit;
+  const sort = program.sort;
+  const keys = new Array<number>(sort.length).fill(0);
+  const frames = program.frames;
+  const base = program.base;
+  let noData = 0;
+  let shortHistory = 0;
+  let matched = 0;
+  const size = Number.isFinite(maxBytes) ? new ColumnsSize(program.columns.map((c) => c.text)) : undefined;
+  // JSON.stringify(matches): the brackets, and a comma after every match but the last.
+  let bytes = 1;
+  // The match at bar t (open time bt) of the instrument being scanned, its JSON counted.
+  const hitAt = (symbol: string, t: number, bt: number, length: number): HistoryHit => {
+    const ranked = rowAt(program, symbol, t);
+    const hitBytes = size ? matchBytes(bt, symbol, size.bytes(ranked.row.columns)) : 0;
+    bytes += hitBytes;
+    if (bytes > maxBytes) throw responseTooLarge(maxBytes);
+    return { ranked, close: base.bars.close, index: t, length, bytes: hitBytes };
+  };
+  for (const instrument of instruments) {
+    if (slice.due()) {
+      yield;
+      slice.restart();
+    }
+    program.epoch++;
+    if (!attachFrames(frames, instrument)) {
+      noData++;
+      continue;
+    }
+    const time = base.bars.time;
+    const length = base.length;
+    // The instrument's bars inside the window are a suffix of its bars (times increase, and
+    // every time of the universe at or after the window's first is in the window).
+    const first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+    // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
+    if (first === length) {
+      noData++;
+      continue;
+    }
+    // Window bars where every source has its minLookback, as a truncated run requires.
+    let from = first;
+    while (from < length && !alignFrames(frames, from)) from++;
+    if (from === length) {
+      shortHistory++;
+      continue;
+    }
+    alignFrames(frames, length - 1);
+    const condition = values(program, program.condition, from, length);
+    // Sort keys over the rest of the window, read per matching bar (computed at the first match).
+    let keyValues: Float64Array[] | undefined;
+    // Where bar t sits in the window: walked forward with t, no lookup per bar.
+    let w = lowerBound(window, window.length, Number(time[from]));
+    // The matching bars, found by the typed array's own search (the condition is 1 or 0 at every
+    // bar from `from`; its buffer may hold another instrument's values past `length`).
+    for (let t = condition.indexOf(1, from); t !== -1 && t < length; t = condition.indexOf(1, t + 1)) {
+      const bt = Number(time[t]);
+      while (window[w]! < bt) w++;
+      if (keyValues === undefined) {
+        // Columns and sort keys over the rest of the window at once, then read per bar.
+        for (const c of program.columns) values(program, c.slot, t, length);
+        keyValues = sort.map((k) => values(program, k.slot, t, length));
+      }
+      matched++;
+      const kept = perBar[w]!;
+      if (limit === undefined) {
+        kept.push(hitAt(instrument.symbol, t, bt, length));
+        continue;
+      }
+      for (let k = 0; k < keys.length; k++) keys[k] = keyValues[k]![t]!;
+      const ranks = firstKeys[w]!;
+      const rank = keys.length > 0 ? rankOf(keys[0]!, sort[0]!.descending) : 0;
+      // Where the row goes among those kept: after every row not after it in the query's order.
+      let lo = 0;
+      let hi = kept.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const r = ranks[mid]!;
+        const before = r < rank || (r === rank && order(program, kept[mid]!.ranked.keys, kept[mid]!.ranked.row.symbol, keys, instrument.symbol) <= 0);
+        if (before) lo = mid + 1;
+        else hi = mid;
+      }
+      // The bar's list is full and the row is not before its last: it does not enter.
+      if (lo >= limit) continue;
+      if (kept.length === limit) bytes -= kept.pop()!.bytes;
+      kept.splice(lo, 0, hitAt(instrument.symbol, t, bt, length));
+      ranks.copyWithin(lo + 1, lo, kept.length - 1);
+      ranks[lo] = rank;
+    }
+  }
+  // Sort and limit decided which rows match at each bar; they are listed by symbol.
+  for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  return { window, perBar, instruments: instruments.length, noData, shortHistory, matched };
+}
+
+/**
+ * A first sort key as a number that orders like `order` does on that key alone: ascending keys
+ * as they are, descending ones negated, NaN and ±Infinity after every finite key. Two rows whose
+ * ranks differ are ordered by them; equal ranks are left to `order` (the next keys, the symbol).
+ */
+function rankOf(key: number, descending: boolean): number {
+  if (key - key !== 0) return Infinity;
+  return descending ? -key : key;
+}
+
+const HOUR = TIMEFRAME_MS.h1;
+
+/** The first index i < length with a[i] >= x (length when none), a ascending. */
+function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Number(a[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The last `bars` distinct base bar open times over the universe, oldest first. The window so
+ * far is kept as an ascending list; each instrument's newest `bars` times are merged into it
+ * from the newest back. Instruments usually share their times, so the common case is a
+ * sequential comparison that finds nothing new, with no hashing and no allocation; for the
+ * store's bars of an hour or less, two comparisons (see below).
+ */
+function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
+  let merged: number[] = [];
+  const duration = TIMEFRAME_MS[base];
+  // Whether every instrument merged so far had the store's bars (strictly increasing, on the grid).
+  let allTrusted = true;
+  for (const instrument of instruments) {
+    const series = instrument.bars[base];
+    const time = series?.time;
+    if (!time) continue;
+    const n = time.length;
+    const k = Math.min(n, bars);
+    const m = merged.length;
+    const trusted = isTrusted(series!);
+    if (k <= m && trusted && allTrusted && duration <= HOUR) {
+      // The store's bars of an hour or less lie on a grid of their duration, so two of them are
+      // at least a duration apart. When the instrument's newest k span exactly k − 1 durations,
+      // they are every grid point of that span, and so are the window's newest k with the same
+      // ends (on the same grid, strictly increasing): the same times, without reading them all.
+      const first = Number(time[n - k]);
+      const last = Number(time[n - 1]);
+      if (last === merged[m - 1] && first === merged[m - k] && last - first === (k - 1) * duration) continue;
+    }
+    allTrusted &&= trusted;
+    if (k <= m) {
+      // Nothing new when the instrument's newest times are the window's newest.
+      let j = 1;
+      while (j <= k && Number(time[n - j]) === merged[m - j]) j++;
+      if (j > k) continue;
+    }
+    const out: number[] = [];
+    let i = m - 1;
+    let j = n - 1;
+    const lo = n - k;
+    // Merge from the newest back. Every step consumes at least one time, so times that are
+    // not increasing (rejected later by the bar checks) cannot stall it.
+    while (out.length < bars && (i >= 0 || j >= lo)) {
+      if (j < lo) out.push(merged[i--]!);
+      else if (i < 0) out.push(Number(time[j--]));
+      else {
+        const a = merged[i]!;
+        const b = Number(time[j]);
+        if (a > b) out.push(merged[i--]!);
+        else {
+          out.push(b);
+          j--;
+          if (a === b) i--;
+        }
+      }
+    }
+    merged = out.reverse();
+  }
+  return merged;
+}
 
 /** The horizons, in base bars, of the forward-return statistics. */
 export const FORWARD_HORIZONS = [1, 5, 20] as const;

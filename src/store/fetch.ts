@@ -4,6 +4,7 @@
  * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
+import { trustBars } from "../eval/bars.js";
 import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
 import type { BarStore, LatestBarsRequest } from "./store.js";
@@ -87,7 +88,9 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
         bySymbol.set(symbol, (held = {}));
         order.push(symbol);
       }
-      held[timeframe] = bars;
+      // The store checked these bars when they were written and read them back in time
+      // order: the evaluator may skip its own pass over their times (src/eval/bars.ts).
+      held[timeframe] = trustBars(bars);
     }
   }
   return order.map((symbol) => ({ symbol, bars: bySymbol.get(symbol)! }));

@@ -3,7 +3,8 @@
  * give an error instead of a stack overflow), runs the one parser instance, and turns the
  * first lexer or parser error into an `XqlError` with an exact position.
  */
-import { EOF, type IToken } from "chevrotain";
+import type { IToken } from "chevrotain";
+import { EOF } from "./chevrotain.js";
 import { fail, failWith, XqlError, type Failure } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
 import { parseFailure, xqlParser } from "./parser.js";
@@ -131,7 +132,7 @@ function countedTimeframeError(text: string, tokens: readonly IToken[], offset: 
 
 /** Lexes and parses `text`; throws `XqlError` at the first problem. */
 export function parseText(text: string): ParsedText {
-  const lexed = T.xqlLexer.tokenize(text);
+  const lexed = T.xqlLexer().tokenize(text);
   const lexError = lexed.errors[0];
   if (lexError) {
     const { offset, failure } = lexerFailure(text, lexError.offset);
@@ -145,17 +146,18 @@ export function parseText(text: string): ParsedText {
   if (lexed.tokens.length > MAX_QUERY_TOKENS) {
     throw fail("query-too-long", { max: MAX_QUERY_TOKENS, count: lexed.tokens.length }, { text, offset: lexed.tokens[MAX_QUERY_TOKENS]!.startOffset, stage: "lex" });
   }
-  xqlParser.input = lexed.tokens;
+  const parser = xqlParser();
+  parser.input = lexed.tokens;
   let cst: QueryCstNode;
   try {
-    cst = xqlParser.query() as QueryCstNode;
+    cst = parser.query() as QueryCstNode;
   } catch (error) {
     if (error instanceof RangeError) {
       throw fail("query-too-complex", { what: "deeply nested to parse" }, { text, offset: 0, stage: "parse" });
     }
     throw error;
   }
-  const parseError = xqlParser.errors[0];
+  const parseError = parser.errors[0];
   if (parseError) {
     const token = parseError.token;
     const offset = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;

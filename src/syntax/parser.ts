@@ -1,13 +1,14 @@
 /**
- * The XQL grammar as one Chevrotain `CstParser`, built once per process (Chevrotain's
- * self-analysis is the expensive part). Precedence, lowest first:
+ * The XQL grammar as one Chevrotain `CstParser`, built once per process on first use
+ * (Chevrotain's self-analysis is the expensive part). Precedence, lowest first:
  * `or` < `and` < `not` < comparison < `+ -` < `* /` < unary `-` < `tf::` < `expr[n]` < primary.
  *
  * The grammar is deliberately a little wider than the language where that buys a better
  * message: comparisons may chain and history offsets may be any expression here, and the
  * lowering stage rejects both with a position and a plain explanation.
  */
-import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from "chevrotain";
+import type { IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
+import { CstParser, EOF } from "./chevrotain.js";
 import type { Failure } from "../errors.js";
 import * as T from "./tokens.js";
 
@@ -66,12 +67,19 @@ export function parseFailure(message: string): Failure<ParseFailureCode> {
 }
 
 export class XqlParser extends CstParser {
-  constructor() {
+  /**
+   * `validate`: run Chevrotain's grammar validations (ambiguities, left recursion, ...), which
+   * throw on a defect. They cost a cold start tens of milliseconds and can only fail when this
+   * file changes, so the process's parser skips them and `test/syntax/definitions.test.ts`
+   * (and `npm run gen`, scripts/gen/grammar.ts) builds one with them.
+   */
+  constructor({ validate = false }: { validate?: boolean } = {}) {
     super(T.allTokens, {
       nodeLocationTracking: "onlyOffset",
       errorMessageProvider: messages,
       recoveryEnabled: false,
       maxLookahead: 2,
+      skipValidations: !validate,
     });
     this.performSelfAnalysis();
   }
@@ -252,5 +260,9 @@ export class XqlParser extends CstParser {
   });
 }
 
-/** The one parser instance of the process. */
-export const xqlParser = new XqlParser();
+let parser: XqlParser | undefined;
+
+/** The one parser of the process, built on first use (see `xqlLexer`). */
+export function xqlParser(): XqlParser {
+  return (parser ??= new XqlParser());
+}

@@ -1,9 +1,10 @@
 /**
- * XQL tokens. The lexer is built once per process. Keywords are lower case and reserved;
+ * XQL tokens. The lexer is built once per process, on first use. Keywords are lower case and reserved;
  * `<name>::` is one token so that `d::close` needs no lookahead and an unknown timeframe
  * (`x1::close`) can be reported at its own token.
  */
-import { createToken, Lexer, type TokenType } from "chevrotain";
+import type { ILexerConfig, Lexer as ChevrotainLexer, TokenType } from "chevrotain";
+import { createToken, Lexer } from "./chevrotain.js";
 
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
 /**
@@ -155,7 +156,24 @@ export const TOKEN_LABELS: Readonly<Record<string, string>> = {
   ...Object.fromEntries(KEYWORDS.map((k) => [k[0]!.toUpperCase() + k.slice(1), `'${k}'`])),
 };
 
-export const xqlLexer = new Lexer(allTokens, {
+/**
+ * The lexer's settings. Chevrotain's validations of the token definitions are skipped at run
+ * time (they cost a cold start milliseconds and can only fail when this file changes);
+ * `test/syntax/definitions.test.ts` runs them.
+ */
+export const LEXER_CONFIG: ILexerConfig = {
   positionTracking: "onlyOffset",
   ensureOptimizations: false,
-});
+  skipValidations: true,
+};
+
+let lexer: ChevrotainLexer | undefined;
+
+/**
+ * The one lexer of the process, built on first use: analysing the token patterns costs a cold
+ * start milliseconds, which a program that imports the core and never lexes (a server
+ * starting, `xql keys`) should not pay.
+ */
+export function xqlLexer(): ChevrotainLexer {
+  return (lexer ??= new Lexer(allTokens, LEXER_CONFIG));
+}

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { compile, validate, type HistoryResult, type Instrument, type Timeframe } from "../../src/index.js";
 import { arbitraryExpression } from "../../src/testing/index.js";
 import { printExpression } from "../../src/ast/print.js";
+import { trustBars } from "../../src/eval/bars.js";
 import { forwardStats } from "../../src/eval/history.js";
 import { HOUR, MONDAY, cutInstrument, multiTimeframe, prng, symbolName, type ArrayBars } from "../kit/index.js";
 
@@ -98,6 +99,34 @@ describe("screen history equals run over truncated bars", () => {
       }),
       { numRuns: 60, seed: 20261123 },
     );
+  });
+});
+
+describe("the store's bars (marked checked) and the same bars injected", () => {
+  /** The instrument's bars in fresh objects marked as the store's (the arrays shared). */
+  const trusted = (inst: Inst): Instrument => ({
+    symbol: inst.symbol,
+    bars: Object.fromEntries(Object.entries(inst.bars).map(([tf, b]) => [tf, trustBars({ ...b! })])),
+  });
+  /** Bar `at` and after of the h1 bars left out: the instrument then has a gap. */
+  const withGap = (inst: Inst, at: number): Inst => {
+    const h1 = inst.bars.h1!;
+    const keep = (a: Float64Array) => Float64Array.from([...a.subarray(0, at), ...a.subarray(at + 3)]);
+    return { symbol: `${inst.symbol}G`, bars: { h1: { time: keep(h1.time), open: keep(h1.open), high: keep(h1.high), low: keep(h1.low), close: keep(h1.close), volume: keep(h1.volume) } } };
+  };
+
+  it("give the same history: same window, matches and statistics (instruments alike, ending earlier, with a gap)", () => {
+    const u = universe(12, 5);
+    // Two instruments with the first one's very times (the window's shortcut for the store's
+    // bars applies to them), one with a gap inside the window, the others ending at their own hour.
+    const alike = { symbol: "SAME", bars: { h1: { ...u[0]!.bars.h1!, close: u[0]!.bars.h1!.close.map((c) => c * 1.01) } } };
+    const all: Inst[] = [u[0]!, alike, withGap(u[0]!, u[0]!.bars.h1!.time.length - 20), ...u.slice(1)];
+    const query = compile(`${HEADER}columns = [close, rsi(5)]\nsort = rsi(5) desc\nlimit = 3\nrsi(5) > 45 or crossover(sma(3), ema(close, 8))`);
+    for (const bars of [10, 40, 200]) {
+      const injected = query.history(all, { bars });
+      expect(injected.stats.matches).toBeGreaterThan(0);
+      expect(query.history(all.map(trusted), { bars })).toEqual(injected);
+    }
   });
 });
 

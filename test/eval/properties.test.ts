@@ -122,7 +122,8 @@ describe("run properties", () => {
       fc.property(queryArb, fc.integer({ min: 0, max: 14 * 24 * 4 - 1 }), fc.double({ min: 0.5, max: 2, noNaN: true }), (q, quarter, factor) => {
         const end = Date.UTC(2025, 5, 2) + quarter * 15 * 60_000;
         const u = syntheticUniverse({ market: "FOREX", symbols: 4, timeframes: ["h1", "h4", "d", "w"], bars: 150, seed: 3, end }) as Inst[];
-        const c = compile(header + q);
+        // The FOREX market: its h4, d and w bars open at 17:00 New York, off CRYPTO's UTC grid.
+        const c = compile(header.replace('"CRYPTO"', '"FOREX"') + q);
         const expected = c.run(u).results;
         for (const inst of u) {
           const h1 = inst.bars.h1!;

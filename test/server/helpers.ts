@@ -126,13 +126,24 @@ export async function atMost<T, R>(width: number, items: readonly T[], task: (it
   return results;
 }
 
-/** A bar store whose reads answer bars the evaluator refuses (times out of order): an evaluation that fails. */
+/**
+ * A bar store whose reads answer bars the evaluator cannot read (their close column throws when
+ * it is reached): an evaluation that fails. Not times out of order: the evaluator trusts the
+ * order of the store's bars and no longer checks it (src/eval/bars.ts, `trustBars`).
+ */
 export function corruptBars<S extends BarStore>(store: S): S {
   return new Proxy(store, {
     get(target, name, receiver) {
       if (name === "latestBars") {
         return async (request: LatestBarsRequest): Promise<SymbolBars[]> =>
-          (await target.latestBars(request)).map(({ symbol, bars }) => ({ symbol, bars: { ...bars, time: Float64Array.from(bars.time).reverse() } }));
+          (await target.latestBars(request)).map(({ symbol, bars }) => ({
+            symbol,
+            bars: Object.defineProperty({ ...bars }, "close", {
+              get: (): never => {
+                throw new Error(`corrupt close column of ${symbol}`);
+              },
+            }),
+          }));
       }
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;

@@ -6,7 +6,7 @@ import { XqlError } from "../../src/errors.js";
 const HEADER = 'market = "FOREX"\ntimeframe = h1\n';
 
 function tokenNames(text: string): string[] {
-  const { tokens, errors } = xqlLexer.tokenize(text);
+  const { tokens, errors } = xqlLexer().tokenize(text);
   expect(errors).toEqual([]);
   return tokens.map((t) => `${t.tokenType.name}:${t.image}`);
 }

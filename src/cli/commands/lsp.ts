@@ -25,8 +25,9 @@ export const lspCommand: Command = {
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
-    const { createConnection, StreamMessageReader, StreamMessageWriter } = await import("vscode-languageserver/node.js");
+    const { createConnection, StreamMessageReader } = await import("vscode-languageserver/node.js");
     const { startLanguageServer } = await import("../../lsp/server.js");
+    const { FramedMessageWriter } = await import("../../lsp/writer.js");
     const reader = new StreamMessageReader(process.stdin);
     const boundary = new MessageBoundary();
     process.stdin.on("data", (chunk: Buffer) => boundary.add(chunk));
@@ -34,7 +35,7 @@ export const lspCommand: Command = {
     // (`Content-Length: 100` then 10 bytes and the pipe closed): it kept the process alive.
     // The end of input is noticed here instead, so the timer is never armed.
     reader.partialMessageTimeout = 0;
-    const connection = createConnection(reader, new StreamMessageWriter(process.stdout));
+    const connection = createConnection(reader, new FramedMessageWriter(process.stdout));
     let shutdown = false;
     connection.onShutdown(() => {
       shutdown = true;

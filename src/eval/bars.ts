@@ -1,0 +1,283 @@
+/**
+ * The bars an evaluation reads: checking them (or trusting the store's), one frame per plan
+ * source pointed at the instrument being evaluated, and the one short-history rule.
+ *
+ * Bars a caller injects are checked once per instrument and source, in one pass over the time
+ * column: finite, strictly increasing, and on the timeframe's grid where the market's grid is
+ * known. Bars the store hands out (`fetchUniverse`) were checked when they were written and
+ * read back ordered by time, so they carry a mark ({@link trustBars}) and skip that pass: over
+ * 10,000 instruments it is a read of every time of every bar, about as long as the screen.
+ */
+import { TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
+import { alignmentCut, lastClosedIndex } from "../alignment.js";
+
+/**
+ * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
+ * strictly increasing (unsorted or duplicate), times off the timeframe's grid (FOREX and
+ * CRYPTO), or columns of unequal length. Query errors are never thrown this way; they come
+ * back as data from `validate` and `explain`.
+ *
+ * @example
+ * ```ts
+ * import { compile, XqlDataError } from "xql";
+ *
+ * try {
+ *   compile('market = "FOREX"\ntimeframe = h1\nclose > 1').run(myUniverse);
+ * } catch (e) {
+ *   if (e instanceof XqlDataError) console.error(e.message); // "Instrument 'EURUSD', timeframe h1: bar times must be ..."
+ *   else throw e;
+ * }
+ * ```
+ */
+export class XqlDataError extends Error {
+  /** Always `"XqlDataError"`. */
+  override readonly name = "XqlDataError";
+}
+
+/** Bars the store checked when they were written and read back in time order. */
+const trusted = new WeakSet<Bars>();
+
+/**
+ * Marks bars as the store's: sorted, finite and on the timeframe's grid, with columns of one
+ * length, as every write checks and every read returns them. The evaluator then skips its
+ * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it hands out, and
+ * nowhere else: a caller's own bars are always checked. The marked arrays must not be
+ * modified afterwards (the store's readers and caches never do).
+ */
+export function trustBars(bars: Bars): Bars {
+  trusted.add(bars);
+  return bars;
+}
+
+/** True when {@link trustBars} marked these bars. */
+export function isTrusted(bars: Bars): boolean {
+  return trusted.has(bars);
+}
+
+let timePasses = 0;
+
+/**
+ * How many passes over a time column the checks have made in this process: one per
+ * (instrument, source) of injected bars per run, none for trusted bars. For tests, which
+ * assert the skip by this count rather than by timing.
+ */
+export function barTimePasses(): number {
+  return timePasses;
+}
+
+/** The grid a timeframe's open times lie on: `(time − origin)` a whole multiple of `step`. */
+interface Grid {
+  readonly step: number;
+  readonly origin: number;
+}
+
+/** Monday 1970-01-05 00:00 UTC: weekly bars open on Mondays (decisions §1). */
+const FIRST_MONDAY = 4 * TIMEFRAME_MS.d;
+const HOUR = TIMEFRAME_MS.h1;
+
+/**
+ * The grid of the market's bars, where the contract fixes it (decisions §1 and §2 "Sessions"):
+ * CRYPTO is UTC-aligned throughout, weeks opening Monday; FOREX minutes and hours are aligned
+ * to the UTC hour, and its h4, d and w bars open at 17:00 New York (21:00 or 22:00 UTC with
+ * daylight saving), so on a whole UTC hour, which is what is checked here (the importer checks
+ * the exact hour). Other configured markets have sessions of their own (an exchange's hourly
+ * bars may open at :15 or :30 past the UTC hour): no grid is checked for them.
+ */
+function gridOf(market: string, timeframe: Timeframe): Grid | undefined {
+  const step = TIMEFRAME_MS[timeframe];
+  switch (market.toUpperCase()) {
+    case "CRYPTO":
+      return { step, origin: timeframe === "w" ? FIRST_MONDAY : 0 };
+    case "FOREX":
+      return { step: Math.min(step, HOUR), origin: 0 };
+    default:
+      return undefined;
+  }
+}
+
+const EMPTY = new Float64Array(0);
+const NO_BARS: Bars = { time: EMPTY, open: EMPTY, high: EMPTY, low: EMPTY, close: EMPTY, volume: EMPTY };
+const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
+
+/** A bar column a slot reads: the raw series and the open time. */
+export type Column = RawSeries | "time";
+
+/** Each column's place in {@link Frame.float}, decided when a query is lowered, so reading one is an index, not a keyed lookup. */
+export const COLUMN_INDEX: Readonly<Record<Column, number>> = { time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5 };
+
+/**
+ * One plan source's bars for the instrument being evaluated. Made once per program and
+ * repointed at each instrument's bars, so starting an instrument allocates nothing and slots
+ * reach their frame by reference, not by a keyed lookup.
+ */
+export class Frame {
+  bars: Bars = NO_BARS;
+  length = 0;
+  /** Index of the latest bar that counts at the base bar being evaluated (aligned end). */
+  end = -1;
+  readonly duration: number;
+  /** The raw columns the source reads, whose lengths are checked. */
+  readonly columns: readonly RawSeries[];
+  /**
+   * The instrument's columns by {@link COLUMN_INDEX}, each the caller's Float64Array, or
+   * undefined when given as another kind of array (then read through a copy, see `values.ts`).
+   */
+  readonly float: (Float64Array | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
+  /** Per column given as something other than a Float64Array: its copy, by {@link COLUMN_INDEX}. */
+  readonly copies: (ColumnCopy | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
+  private readonly grid: Grid | undefined;
+
+  constructor(
+    readonly timeframe: Timeframe,
+    /** Bars the source needs at a base bar for it to be evaluated (the plan's minLookback). */
+    readonly minLookback: number,
+    series: readonly RawSeries[],
+    market: string,
+  ) {
+    this.duration = TIMEFRAME_MS[timeframe];
+    this.columns = RAW_FIELDS.filter((name) => series.includes(name));
+    this.grid = gridOf(market, timeframe);
+  }
+
+  /** Points the frame at `bars` of `symbol`, checked unless trusted; the bar count. */
+  attach(symbol: string, bars: Bars): number {
+    let length: number;
+    if (trusted.has(bars)) length = bars.time.length;
+    else {
+      length = checkColumns(symbol, this.timeframe, bars, this.columns);
+      checkTimes(symbol, this.timeframe, bars.time, length, this.grid);
+    }
+    this.bars = bars;
+    this.length = length;
+    this.end = length - 1;
+    const float = this.float;
+    float[0] = asFloat(bars.time);
+    float[1] = asFloat(bars.open);
+    float[2] = asFloat(bars.high);
+    float[3] = asFloat(bars.low);
+    float[4] = asFloat(bars.close);
+    float[5] = asFloat(bars.volume);
+    return length;
+  }
+}
+
+/** A raw column copied into a Float64Array, valid on [lo, hi) for one instrument (`epoch`). */
+export interface ColumnCopy {
+  buffer: Float64Array;
+  epoch: number;
+  lo: number;
+  hi: number;
+}
+
+function asFloat(column: ArrayLike<number> | undefined): Float64Array | undefined {
+  return column instanceof Float64Array ? column : undefined;
+}
+
+/**
+ * Points every frame at the instrument's bars. False when a source has no bars at all (the
+ * instrument has no data for the query); throws {@link XqlDataError} for malformed bars.
+ */
+export function attachFrames(frames: readonly Frame[], instrument: Instrument): boolean {
+  for (let k = 0; k < frames.length; k++) {
+    const frame = frames[k]!;
+    const bars = instrument.bars[frame.timeframe];
+    if (!bars || frame.attach(instrument.symbol, bars) === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * The short-history rule, the one place it is written: makes base bar `t` the latest, every
+ * other frame ending at its last bar closed by t's close (decisions §1 alignment), and tells
+ * whether every source then has at least its minLookback bars (minLookback counts aligned
+ * bars). `run` skips an instrument for which it is false at its latest bar (`shortHistory`);
+ * `history` skips the window bars at which it is false, as a run truncated there would.
+ */
+export function alignFrames(frames: readonly Frame[], t: number): boolean {
+  const base = frames[0]!;
+  base.end = t;
+  let enough = t + 1 >= base.minLookback;
+  if (frames.length === 1) return enough;
+  const baseClose = alignmentCut(base.bars.time[t]!, base.duration);
+  for (let i = 1; i < frames.length; i++) {
+    const frame = frames[i]!;
+    frame.end = lastClosedIndex(frame.bars.time, frame.length, frame.duration, baseClose);
+    if (frame.end + 1 < frame.minLookback) enough = false;
+  }
+  return enough;
+}
+
+/** The time column's length, after checking that every column the source reads has as many values. */
+function checkColumns(symbol: string, timeframe: Timeframe, bars: Bars, columns: readonly RawSeries[]): number {
+  const time = bars.time;
+  if (!time || typeof time.length !== "number") {
+    throw new XqlDataError(`Instrument '${symbol}', timeframe ${timeframe}: bars have no time column`);
+  }
+  const length = time.length;
+  for (let k = 0; k < columns.length; k++) {
+    const name = columns[k]!;
+    const column = bars[name];
+    if (!column || column.length !== length) {
+      throw new XqlDataError(
+        `Instrument '${symbol}', timeframe ${timeframe}: column '${name}' has ${column ? column.length : "no"} values for ${length} bars`,
+      );
+    }
+  }
+  return length;
+}
+
+/**
+ * One pass over the times: each greater than the one before (so none is NaN, and none repeats),
+ * the last finite (so all are), each on the grid when there is one.
+ */
+function checkTimes(symbol: string, timeframe: Timeframe, time: ArrayLike<number>, length: number, grid: Grid | undefined): void {
+  timePasses++;
+  let previous = -Infinity;
+  if (grid === undefined) {
+    for (let i = 0; i < length; i++) {
+      const t = time[i]!;
+      if (!(t > previous)) notIncreasing(symbol, timeframe, i, t, previous);
+      previous = t;
+    }
+  } else {
+    const { step, origin } = grid;
+    for (let i = 0; i < length; i++) {
+      const t = time[i]!;
+      if (!(t > previous)) notIncreasing(symbol, timeframe, i, t, previous);
+      // A whole number of steps from the origin: the quotient has no fraction. (The remainder
+      // operator on doubles costs a library call per bar; this is a divide and a floor.)
+      const steps = (t - origin) / step;
+      if (steps !== Math.floor(steps)) offGrid(symbol, timeframe, i, t, grid);
+      previous = t;
+    }
+  }
+  if (length > 0 && !Number.isFinite(time[length - 1]!)) {
+    throw new XqlDataError(`Instrument '${symbol}', timeframe ${timeframe}: bar time ${time[length - 1]} is not finite`);
+  }
+}
+
+function notIncreasing(symbol: string, timeframe: Timeframe, i: number, t: number, previous: number): never {
+  throw new XqlDataError(
+    `Instrument '${symbol}', timeframe ${timeframe}: bar times must be finite and strictly increasing, oldest first (time[${i}] = ${t} after ${previous})`,
+  );
+}
+
+function offGrid(symbol: string, timeframe: Timeframe, i: number, t: number, grid: Grid): never {
+  throw new XqlDataError(
+    `Instrument '${symbol}', timeframe ${timeframe}: bar time ${dateOf(t)}(time[${i}] = ${t}) is not on the ${timeframe} grid (its bars open ${gridWords(grid)})`,
+  );
+}
+
+/** The ISO date and a space, or nothing for a time outside Date's range. */
+function dateOf(t: number): string {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? "" : `${d.toISOString()} `;
+}
+
+function gridWords({ step, origin }: Grid): string {
+  if (origin === FIRST_MONDAY) return "on Monday 00:00 UTC";
+  if (step === TIMEFRAME_MS.d) return "at 00:00 UTC";
+  if (step > HOUR) return `every ${step / HOUR} hours from 00:00 UTC`;
+  if (step === HOUR) return "on the whole hour, UTC";
+  return `every ${step / 60_000} minutes from the whole hour`;
+}

@@ -1,0 +1,56 @@
+/**
+ * Result rows and their order, one way for `run` and `history`: a row's columns and sort keys
+ * are read at one base bar, rows are ordered by the query's sort keys then by symbol (NaN and
+ * ±Infinity last), and `limit` keeps the first.
+ */
+import type { ResultRow } from "../types.js";
+import type { Program } from "./program.js";
+import { values } from "./values.js";
+
+/** A row and its sort keys, in the query's sort order. */
+export interface RankedRow {
+  readonly row: ResultRow;
+  readonly keys: number[];
+}
+
+/** The row at base bar `t` of the instrument loaded: columns and sort keys (computed there if not yet). */
+export function rowAt(program: Program, symbol: string, t: number): RankedRow {
+  // No prototype: a column written `__proto__` is a key like any other, not the object's prototype.
+  const columns: Record<string, number | null> = Object.create(null);
+  for (const c of program.columns) {
+    const v = values(program, c.slot, t, t + 1)[t]!;
+    columns[c.text] = Number.isFinite(v) ? v : null;
+  }
+  return { row: { symbol, columns }, keys: program.sort.map((s) => values(program, s.slot, t, t + 1)[t]!) };
+}
+
+/** The query's order: its sort keys, then the symbol. Negative when a comes first. */
+export function order(program: Program, a: readonly number[], aSymbol: string, b: readonly number[], bSymbol: string): number {
+  const sort = program.sort;
+  for (let k = 0; k < sort.length; k++) {
+    const x = a[k]!;
+    const y = b[k]!;
+    // NaN sorts last whatever the direction (decisions §1). ±Infinity (a division by
+    // zero) goes with it: it prints as null like NaN, and a null at the top of a
+    // descending sort would bury every real value beneath an undefined one.
+    const xn = !Number.isFinite(x);
+    const yn = !Number.isFinite(y);
+    if (xn || yn) {
+      if (xn && yn) continue;
+      return xn ? 1 : -1;
+    }
+    if (x !== y) return sort[k]!.descending ? y - x : x - y;
+  }
+  return aSymbol < bSymbol ? -1 : aSymbol > bSymbol ? 1 : 0;
+}
+
+/** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
+export function rank(program: Program, rows: RankedRow[]): RankedRow[] {
+  rows.sort((a, b) => order(program, a.keys, a.row.symbol, b.keys, b.row.symbol));
+  const limit = program.limit;
+  return limit === undefined ? rows : rows.slice(0, limit);
+}
+
+export function bySymbol(a: ResultRow, b: ResultRow): number {
+  return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
+}
