@@ -16,6 +16,7 @@ const PROCESS_TESTS = [
   "test/cli/serve-run.test.ts",
   "test/cli/data.test.ts",
   "test/cli/history.test.ts",
+  "test/cli/light-install.test.ts",
   "test/mcp/bridge.test.ts",
   "test/package/version.test.ts",
   "test/scale/**/*.test.ts",

@@ -1,6 +1,6 @@
 /**
- * The MCP bridge: four tools over the HTTP API, served on stdio to an AI assistant's MCP
- * client. `xql_validate`, `xql_explain` and `xql_run` forward the query to the service through
+ * The MCP bridge: five tools over the HTTP API, served on stdio to an AI assistant's MCP
+ * client. `xql_validate`, `xql_explain`, `xql_run` and `xql_history` forward the query to the service through
  * {@link XqlClient} and return its body as structured content and as JSON text; a 4xx/5xx is a
  * tool result with `isError: true` carrying the same body. `xql_nl_reference` answers from the
  * library's phrase reference. Nothing but protocol goes to stdout; logs go to stderr.
@@ -12,6 +12,7 @@ import type { Readable, Writable } from "node:stream";
 import { XqlClient, XqlClientError, type XqlResponse } from "../client/index.js";
 import { findPhrases } from "../phrases/index.js";
 import { VERSION } from "../version.js";
+import { DEFAULT_BASE_URL, MCP_TOOLS } from "./tools.js";
 import {
   EXPLAIN_DESCRIPTION,
   REFERENCE_DESCRIPTION,
@@ -30,8 +31,7 @@ import {
   validateOutput,
 } from "./schemas.js";
 
-/** Where the bridge looks for the service when `XQL_BASE_URL` is not set. */
-export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
+export { DEFAULT_BASE_URL, MCP_TOOLS };
 
 type Body = Record<string, unknown>;
 
@@ -63,7 +63,7 @@ export interface CreateMcpServerOptions {
   inFlight?: Set<Promise<unknown>>;
 }
 
-/** An MCP server named "xql" with the four tools, calling the service through `client`. */
+/** An MCP server named "xql" with the tools of {@link MCP_TOOLS}, calling the service through `client`. */
 export function createMcpServer(client: XqlClient, options: CreateMcpServerOptions = {}): McpServer {
   const track = (call: Promise<CallToolResult>): Promise<CallToolResult> => {
     const inFlight = options.inFlight;
@@ -195,6 +195,6 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
   stdout.on("error", () => close(false));
 
   await server.connect(transport);
-  log(`xql mcp ${VERSION}: serving xql_validate, xql_explain, xql_run, xql_history, xql_nl_reference for ${client.baseUrl}`);
+  log(`xql mcp ${VERSION}: serving ${MCP_TOOLS.map((tool) => tool.name).join(", ")} for ${client.baseUrl}`);
   await closed;
 }

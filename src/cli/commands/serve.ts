@@ -1,13 +1,19 @@
-/** `xql serve`: the HTTP service on the embedded store, seeded on first start. */
+/**
+ * `xql serve`: the HTTP service on the embedded store, seeded on first start. Fastify, the
+ * stores and Redis are imported when the command runs, so `--help` prints in a library install.
+ */
 import type { Command } from "../command.js";
 import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger } from "../command.js";
 import { DEFAULT_WARMUP } from "../../store/fetch.js";
-import { createServer } from "../../server/index.js";
 import { FallbackKeyStore } from "../../accounts/key-fallback.js";
-import { RedisQuotaStore } from "../../accounts/redis.js";
+import type { RedisQuotaStore } from "../../accounts/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+
+/** Where `xql serve` listens unless told otherwise. */
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = "127.0.0.1";
 
 /**
  * The built playground: `dist/playground` beside the bin's `dist/cli/`, or, running the
@@ -23,13 +29,13 @@ function playgroundDir(): string | undefined {
 
 const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("quiet") };
 
-const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…]
+const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--db FILE|postgres://…] [--redis redis://…]
                  [--ceiling N] [--warmup-ceiling N] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
-  POST /xql/validate  POST /xql/explain  POST /xql/run  GET /usage
-  GET /xql/bars       GET /health        GET /openapi.json
-  GET /               the playground (open http://127.0.0.1:8787/ in a browser)
+  POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history
+  GET /usage          GET /xql/bars      GET /health    GET /openapi.json
+  GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
@@ -88,22 +94,23 @@ export const serveCommand: Command = {
   help,
   async run(args, io) {
     const { values } = parseCommandLine("serve", args, OPTIONS);
-    const portText = values.port ?? "8787";
+    const portText = values.port ?? String(DEFAULT_PORT);
     const port = Number(portText);
     if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`xql serve: --port must be an integer from 0 to 65535, got '${portText}'`);
-    const host = values.host ?? "127.0.0.1";
+    const host = values.host ?? DEFAULT_HOST;
     const lookbackCeiling = positiveInteger("serve", "ceiling", values.ceiling);
     const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
+    const { createServer } = await import("../../server/index.js");
 
     const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
     let quota: RedisQuotaStore | undefined;
     try {
       await seedOnFirstUse(store, io.stderr);
-      if (redis !== undefined) quota = await RedisQuotaStore.open(redis);
+      if (redis !== undefined) quota = await (await import("../../accounts/redis.js")).RedisQuotaStore.open(redis);
     } catch (error) {
       await store.close();
       throw error;
