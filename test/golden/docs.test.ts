@@ -1,7 +1,7 @@
 /** docs/functions.md is generated from the registry; the other docs name what the code does. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { functionsMarkdown } from "../../scripts/gen-docs.js";
+import { functionsMarkdown, readmeWithFunctions } from "../../scripts/gen-docs.js";
 import { errorsMarkdown } from "../../scripts/gen-errors.js";
 import { FUNCTIONS, SERIES } from "../../src/functions/registry.js";
 import { TIMEFRAMES } from "../../src/types.js";
@@ -13,6 +13,12 @@ const read = (path: string): string => readFileSync(new URL(`../../${path}`, imp
 describe("docs", () => {
   it("docs/functions.md is what the registry generates", () => {
     if (read("docs/functions.md") !== functionsMarkdown()) expect.fail("docs/functions.md is out of date: run npx tsx scripts/gen-docs.ts");
+  });
+
+  it("README.md's function list is what the registry generates", () => {
+    const text = read("README.md");
+    if (text !== readmeWithFunctions(text)) expect.fail("README.md's function list is out of date: run npx tsx scripts/gen-docs.ts");
+    for (const name of [...FUNCTIONS.keys(), ...SERIES.keys()]) expect(text).toMatch(new RegExp(`[\`\\s]${name}[\`\\s]`));
   });
 
   it("docs/errors.md's catalogue is what the error table generates", () => {
