@@ -18,6 +18,7 @@ const PROCESS_TESTS = [
   "test/cli/history.test.ts",
   "test/cli/light-install.test.ts",
   "test/mcp/bridge.test.ts",
+  "test/lsp/neovim.test.ts",
   "test/package/version.test.ts",
   "test/scale/**/*.test.ts",
 ];
