@@ -11,6 +11,7 @@ import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../synthetic/symbols.js";
 import type { Instrument, XqlOptions } from "../../types.js";
 import { DEFAULT_MARKETS } from "../../types.js";
 import { compileOrReport, renderRunResult } from "../report.js";
+import { priceDecimals } from "../table.js";
 import type { Format } from "../command.js";
 
 const OPTIONS = { ...pick("format", "db", "synthetic"), ...QUERY_LIMIT_OPTIONS };
@@ -84,7 +85,15 @@ export const runCommand: Command = {
         await store.close();
       }
     }
-    io.stdout.write(renderRunResult(compiled.run(universe), format));
+    const result = compiled.run(universe);
+    const base = compiled.plan.sources[0]?.timeframe;
+    const shown = new Set(result.results.map((row) => row.symbol));
+    const decimals = new Map(
+      format === "table" && base !== undefined
+        ? universe.filter((i) => shown.has(i.symbol)).map((i) => [i.symbol, priceDecimals(i.bars[base])] as const)
+        : [],
+    );
+    io.stdout.write(renderRunResult(result, format, decimals));
     return 0;
   },
 };
