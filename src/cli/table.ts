@@ -1,9 +1,8 @@
 /** Plain-text tables for people (`--format table`). */
 
-import type { Bars } from "../types.js";
+import { MAX_DECIMALS, significantDecimals } from "../precision.js";
 
-/** The most decimals a table shows: beyond them a double's digits are representation, not data. */
-const MAX_DECIMALS = 12;
+export { decimalsOf, priceDecimals } from "../precision.js";
 
 /**
  * A number as people read it in a screen: rounded to six significant digits or to the
@@ -14,30 +13,8 @@ const MAX_DECIMALS = 12;
 export function formatNumber(value: number | null, priceDecimals = 0): string {
   if (value === null || !Number.isFinite(value)) return "-";
   if (Number.isInteger(value)) return String(value);
-  const significant = Math.max(0, 5 - Math.floor(Math.log10(Math.abs(value))));
-  const decimals = Math.min(MAX_DECIMALS, Math.max(significant, priceDecimals));
+  const decimals = Math.min(MAX_DECIMALS, Math.max(significantDecimals(value, 6), priceDecimals));
   return String(Number(value.toFixed(decimals)));
-}
-
-/** The decimals a price is written with: those of its shortest decimal form (0.00012 has 5). */
-export function decimalsOf(price: number): number {
-  if (!Number.isFinite(price)) return 0;
-  const [mantissa, exponent] = String(Math.abs(price)).split("e");
-  const fraction = mantissa!.split(".")[1]?.length ?? 0;
-  return Math.min(MAX_DECIMALS, Math.max(0, fraction - Number(exponent ?? 0)));
-}
-
-/**
- * The decimals an instrument's prices are quoted in: the most that any open, high, low or close
- * of its latest `sample` bars is written with (a feed's tick shows there; 0 without bars).
- */
-export function priceDecimals(bars: Bars | undefined, sample = 200): number {
-  if (bars === undefined) return 0;
-  let decimals = 0;
-  for (const column of [bars.open, bars.high, bars.low, bars.close]) {
-    for (let i = Math.max(0, column.length - sample); i < column.length; i++) decimals = Math.max(decimals, decimalsOf(column[i]!));
-  }
-  return decimals;
 }
 
 /** Rows of cells under a header; `numeric` columns align right. */
