@@ -14,12 +14,16 @@ import { defineConfig } from "vitest/config";
 const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
-  "test/cli/data.test.ts",
+  "test/cli/data-sync-process.test.ts",
   "test/cli/history.test.ts",
   "test/cli/light-install.test.ts",
+  "test/ingest/streaming.test.ts",
   "test/mcp/bridge.test.ts",
+  "test/lsp/input-ends.test.ts",
   "test/lsp/neovim.test.ts",
   "test/package/version.test.ts",
+  "test/scripts/recipe.test.ts",
+  "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];

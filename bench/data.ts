@@ -1,192 +1,290 @@
 /**
- * Data benchmark (not a test; issue 12). Run: `npm run bench:data`.
+ * Data engine benchmark (not a test; issue 19). Run: `npm run bench:data`, which bundles this
+ * file and its import child with tsup and runs them with node, as the CLI and the service run
+ * from their build. Independent of today's date: every bar lies in 2023–2024.
  *
- * 1. Cold and warm runs of examples/multi-timeframe.xql (h1, h4, d; 300 bars fetched per
- *    source) over N CRYPTO instruments on SQLite, and on PostgreSQL when
- *    XQL_TEST_DATABASE_URL is set. Cold: fetch by plan from the store (packed blocks) and
- *    evaluate, no cache; warm: the same with the fetch cache already holding the reads.
- *    Beside them, the memory-copy limit: copying the same bytes (every column the cold fetch
- *    returned) from memory into new typed arrays.
- * 2. Import throughput (rows/s) per file format, through the same importer the CLI uses.
+ * Prints the machine's load average first and last. For SQLite and, when XQL_TEST_DATABASE_URL
+ * is set, PostgreSQL (`scripts/services.sh start`):
  *
- * Env: BENCH_SIZES (default "264,10000"), BENCH_RUNS (default 7), BENCH_IMPORT_ROWS (default 200000).
+ * 1. Runs of examples/multi-timeframe.xql (h1, h4, d; 300 bars fetched per source) over N
+ *    CRYPTO instruments (default 10,000): the evaluation alone (bars already in memory); from the
+ *    hot tier once warm; the first run after the service's own write and after another
+ *    process's write (one closed h1 bar appended to every instrument); the first run after a
+ *    start (a new store object and tier). Beside them the floor: one contiguous copy
+ *    (`Float64Array.prototype.set`) of the bytes the run reads.
+ * 2. Appending one closed h1 bar to each of N series whose h4, d and w are derived.
+ * 3. Imports through the CLI's importer in a child process (its peak RSS from
+ *    `process.resourceUsage()`): a 1,000,000-row multi-symbol CSV (100 symbols × 10,000 h1 bars)
+ *    and a 525,600-row Binance 1-minute dump of one year, both written by the bench.
+ *
+ * Env: BENCH_INSTRUMENTS (default 10000), BENCH_RUNS (default 7), BENCH_SKIP_IMPORT=1, BENCH_SKIP_RUNS=1.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { compile } from "../src/api.js";
-import { importBars } from "../src/ingest/csv.js";
-import { BarCache, fetchUniverse } from "../src/store/fetch.js";
+import { fetchUniverse } from "../src/store/fetch.js";
+import { HotTier } from "../src/store/hot-tier.js";
 import { openStore, type Store } from "../src/store/open.js";
 import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Bars, Instrument, Timeframe } from "../src/types.js";
 import { freshDatabase } from "../test/scale/helpers.js";
 
-const SIZES = (process.env.BENCH_SIZES ?? "264,10000").split(",").map(Number);
+const N = Number(process.env.BENCH_INSTRUMENTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 200_000);
 const QUERY = readFileSync(new URL("../examples/multi-timeframe.xql", import.meta.url), "utf8");
 const TIMEFRAMES: Timeframe[] = ["h1", "h4", "d"];
 const BARS = 310;
+/** Every bar of the bench lies before this: 2024-12-02 13:00 UTC. */
+const END = Date.UTC(2024, 11, 2, 13);
+const H = 3_600_000;
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number): string => `${x.toFixed(1)} ms`;
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(" ");
 
-function batches(n: number): BarBatch[] {
-  const universe = syntheticUniverse({ market: "CRYPTO", symbols: n, timeframes: TIMEFRAMES, bars: BARS, end: Date.UTC(2026, 10, 20, 13, 25) });
-  return TIMEFRAMES.map((timeframe) => ({
-    market: "CRYPTO",
-    timeframe,
-    symbols: universe.map((i) => ({ symbol: i.symbol, bars: i.bars[timeframe]! })),
-  }));
+function universeBatches(market: string, timeframes: Timeframe[], bars: number): BarBatch[] {
+  const universe = syntheticUniverse({ market: "CRYPTO", symbols: N, timeframes, bars, end: END });
+  return timeframes.map((timeframe) => ({ market, timeframe, symbols: universe.map((i) => ({ symbol: i.symbol, bars: i.bars[timeframe]! })) }));
 }
 
-/** Copies every column of `universe` from one flat buffer into fresh typed arrays: the memory-copy limit of a fetch. */
-function copyLimit(universe: Instrument[]): { ms: number; bytes: number } {
-  const shapes: number[] = [];
-  const seen = new Set<Float64Array>(); // unread series are one shared NaN column: not bytes read
-  for (const i of universe) {
-    for (const b of Object.values(i.bars) as Bars[]) {
-      for (const c of Object.values(b) as Float64Array[]) {
-        if (seen.has(c)) continue;
-        seen.add(c);
-        shapes.push(c.length);
-      }
+/** Doubles a run reads: per source, per instrument, its bars × (time + the plan's series). */
+function bytesRead(universe: Instrument[], plan: ReturnType<typeof compile>["plan"]): number {
+  let values = 0;
+  for (const instrument of universe) {
+    for (const source of plan.sources) {
+      const bars = instrument.bars[source.timeframe];
+      if (bars) values += bars.time.length * (1 + source.series.length);
     }
   }
-  const total = shapes.reduce((s, n) => s + n, 0);
-  const source = new Float64Array(total).map((_, i) => i);
+  return values * 8;
+}
+
+/** The floor: one contiguous copy of `bytes` (median of RUNS). */
+function copyFloor(bytes: number): number {
+  const n = bytes / 8;
+  const from = new Float64Array(n).map((_, i) => i);
+  const to = new Float64Array(n);
   const samples: number[] = [];
   for (let r = 0; r < RUNS; r++) {
     const t = performance.now();
-    let at = 0;
-    const out: Float64Array[] = [];
-    for (const n of shapes) {
-      const c = new Float64Array(n);
-      c.set(source.subarray(at, at + n));
-      at += n;
-      out.push(c);
-    }
+    to.set(from);
     samples.push(performance.now() - t);
-    if (out.length !== shapes.length) throw new Error("copy");
   }
-  return { ms: median(samples), bytes: total * 8 };
+  if (to[n - 1] !== n - 1) throw new Error("copy");
+  return median(samples);
 }
 
-async function runs(name: string, store: Store, n: number): Promise<void> {
-  const q = compile(QUERY);
-  const cold: number[] = [];
-  const coldFetch: number[] = [];
-  let universe: Instrument[] = [];
-  let first = "";
-  for (let r = 0; r < RUNS; r++) {
-    const t = performance.now();
-    universe = await fetchUniverse(store, q.plan);
-    const f = performance.now();
-    const result = q.run(universe);
-    cold.push(performance.now() - t);
-    coldFetch.push(f - t);
-    const text = JSON.stringify(result);
-    if (r === 0) first = text;
-    else if (text !== first) throw new Error("cold runs differ");
-  }
-  const cache = new BarCache();
-  await fetchUniverse(store, q.plan, { cache });
-  const warm: number[] = [];
-  for (let r = 0; r < RUNS; r++) {
-    const t = performance.now();
-    const result = q.run(await fetchUniverse(store, q.plan, { cache }));
-    warm.push(performance.now() - t);
-    if (JSON.stringify(result) !== first) throw new Error("warm differs from cold");
-  }
-  const limit = copyLimit(universe);
-  say(
-    `${name.padEnd(10)} ${String(n).padStart(6)} instruments: cold ${median(cold).toFixed(1)} ms (fetch ${median(coldFetch).toFixed(1)} ms), ` +
-      `warm ${median(warm).toFixed(1)} ms; memory copy of the same ${(limit.bytes / 1e6).toFixed(1)} MB ${limit.ms.toFixed(1)} ms ` +
-      `(cold fetch / copy = ${(median(coldFetch) / limit.ms).toFixed(1)}x)`,
-  );
+/** One closed h1 bar for every instrument of `market`, after `last`. */
+function nextBars(market: string, symbols: readonly string[], time: number): BarBatch[] {
+  const one = (price: number): Bars => ({
+    time: [time],
+    open: [price],
+    high: [price + 1],
+    low: [price - 1],
+    close: [price + 0.5],
+    volume: [10],
+  });
+  return [{ market, timeframe: "h1", symbols: symbols.map((symbol, i) => ({ symbol, bars: one(100 + (i % 50)) })) }];
 }
 
-async function backend(name: string, open: () => Promise<{ store: Store; done: () => Promise<void> }>): Promise<void> {
-  for (const n of SIZES) {
-    const { store, done } = await open();
-    try {
-      const t = performance.now();
-      const { written: rows } = await store.upsertBars(batches(n));
-      say(`${name.padEnd(10)} ${String(n).padStart(6)} instruments: wrote ${rows.toLocaleString("en-US")} bars in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-      await runs(name, store, n);
-    } finally {
-      await done();
-    }
-  }
-}
-
-async function imports(dir: string): Promise<void> {
-  const hours = IMPORT_ROWS;
-  const t0 = Date.UTC(2020, 0, 6);
-  const H = 3_600_000;
-  const row = (i: number): [number, number, number, number, number, number] => {
-    const o = 100 + Math.sin(i / 50) * 10;
-    return [t0 + i * H, o, o + 1, o - 1, o + 0.5, 1000 + (i % 97)];
-  };
-  const pad = (x: number): string => String(x).padStart(2, "0");
-  const files: [string, string, Parameters<typeof importBars>[2]][] = [];
-  const lines = (f: (i: number) => string): string => Array.from({ length: hours }, (_, i) => f(i)).join("\n") + "\n";
-  writeFileSync(join(dir, "xql.csv"), lines((i) => { const r = row(i); return `BENCH,${r.join(",")}`; }));
-  files.push(["xql CSV", join(dir, "xql.csv"), { market: "X1", timeframe: "h1" }]);
-  writeFileSync(join(dir, "BENCHUSDT-1h-2020-01.csv"), lines((i) => { const r = row(i); return [r[0] * 1000, r[1], r[2], r[3], r[4], r[5], r[0] * 1000 + H * 1000 - 1, 0, 1, 0, 0, 0].join(","); }));
-  files.push(["Binance µs", join(dir, "BENCHUSDT-1h-2020-01.csv"), { market: "X2" }]);
-  writeFileSync(join(dir, "mt.tsv"), lines((i) => {
-    const r = row(i);
-    const d = new Date(r[0]);
-    return [`${d.getUTCFullYear()}.${pad(d.getUTCMonth() + 1)}.${pad(d.getUTCDate())}`, `${pad(d.getUTCHours())}:00:00`, r[1], r[2], r[3], r[4], r[5], 0, 1].join("\t");
-  }));
-  files.push(["MetaTrader", join(dir, "mt.tsv"), { market: "X3", timeframe: "h1", symbol: "BENCH" }]);
-  writeFileSync(join(dir, "hd.csv"), lines((i) => {
-    const r = row(i);
-    const d = new Date(r[0] - 5 * H);
-    return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ${pad(d.getUTCHours())}0000;${r.slice(1).join(";")}`;
-  }));
-  files.push(["HistData", join(dir, "hd.csv"), { market: "X4", timeframe: "h1", symbol: "BENCH" }]);
-  writeFileSync(join(dir, "generic.csv.gz"), gzipSync(lines((i) => { const r = row(i); return [r[0] / 1000, ...r.slice(1)].join(";"); })));
-  files.push(["generic .gz", join(dir, "generic.csv.gz"), { market: "X5", timeframe: "h1", symbol: "BENCH", columns: ["time", "open", "high", "low", "close", "volume"], timeFormat: "s" }]);
-  const store = await openStore(join(dir, "import.db"));
+async function runs(name: string, open: () => Promise<Store>): Promise<void> {
+  let store = await open();
+  const other = await open();
   try {
-    for (const [name, file, options] of files) {
-      const t = performance.now();
-      const result = await importBars(store, file, options);
-      const s = (performance.now() - t) / 1000;
-      say(`import ${name.padEnd(12)} ${result.rows.toLocaleString("en-US")} rows in ${s.toFixed(2)} s = ${Math.round(result.rows / s).toLocaleString("en-US")} rows/s (SQLite, with derivation and blocks)`);
+    let t = performance.now();
+    const { written } = await store.upsertBars(universeBatches("CRYPTO", TIMEFRAMES, BARS));
+    say(`${name}: wrote ${written.toLocaleString("en-US")} bars (${N} instruments × h1, h4, d × ${BARS}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const q = compile(QUERY);
+    const options = { fetch: q.fetch };
+    // Cold fetch (no tier): the instruments in memory for the evaluation alone and the floor.
+    const universe = await fetchUniverse(store, q.plan, options);
+    const evaluation: number[] = [];
+    for (let r = 0; r < RUNS; r++) {
+      t = performance.now();
+      q.run(universe);
+      evaluation.push(performance.now() - t);
     }
+    const bytes = bytesRead(universe, q.plan);
+    const floor = copyFloor(bytes);
+    const evalAlone = median(evaluation);
+    say(`${name}: evaluation alone ${ms(evalAlone)}; the floor, one copy of the ${(bytes / 1e6).toFixed(1)} MB a run reads: ${ms(floor)}`);
+
+    const timed = async (tier: HotTier): Promise<number> => {
+      const start = performance.now();
+      const lease = tier.lease();
+      try {
+        q.run(await fetchUniverse(store, q.plan, { ...options, cache: tier, lease }));
+        return performance.now() - start;
+      } finally {
+        lease.release();
+      }
+    };
+
+    // First run after a start: a new store object and an empty tier.
+    await store.close();
+    store = await open();
+    let tier = new HotTier(store);
+    tier.watch();
+    const first = await timed(tier);
+    const warm: number[] = [];
+    for (let r = 0; r < RUNS; r++) warm.push(await timed(tier));
+    const hot = median(warm);
+    say(`${name}: first run after a start ${ms(first)} (${(first / floor).toFixed(0)}× the floor); from the hot tier ${ms(hot)} = ${(hot / evalAlone).toFixed(2)}× the evaluation alone (${(hot / floor).toFixed(0)}× the floor)`);
+
+    // The first run after a write: the service's own, then another process's.
+    const symbols = universe.map((i) => i.symbol);
+    let next = END;
+    const afterLocal: number[] = [];
+    const afterRemote: number[] = [];
+    for (let r = 0; r < Math.max(3, Math.floor(RUNS / 2)); r++) {
+      await store.upsertBars(nextBars("CRYPTO", symbols, next));
+      next += H;
+      afterLocal.push(await timed(tier));
+      await other.upsertBars(nextBars("CRYPTO", symbols, next));
+      next += H;
+      afterRemote.push(await timed(tier));
+    }
+    say(`${name}: first run after a write of one bar to each instrument: the service's own ${ms(median(afterLocal))}, another process's ${ms(median(afterRemote))} (tier: ${JSON.stringify(tier.stats())})`);
+    // And it still matches a cold read.
+    const cold = JSON.stringify(q.run(await fetchUniverse(store, q.plan, options)));
+    const fromTier = JSON.stringify(q.run(await fetchUniverse(store, q.plan, { ...options, cache: tier })));
+    if (cold !== fromTier) throw new Error(`${name}: the hot tier differs from a cold read`);
+    tier.close();
+    tier = new HotTier(store);
+  } finally {
+    await other.close();
+    await store.close();
+  }
+}
+
+async function appends(name: string, open: () => Promise<Store>): Promise<void> {
+  const store = await open();
+  try {
+    const market = "APPEND";
+    await store.upsertBars(universeBatches(market, ["h1"], 300));
+    const symbols = (await store.symbols(market)).slice(0, N);
+    const samples: number[] = [];
+    let next = END;
+    for (let r = 0; r < Math.max(RUNS, 20); r++) {
+      const batches = nextBars(market, symbols, next);
+      next += H;
+      const t = performance.now();
+      await store.upsertBars(batches);
+      samples.push(performance.now() - t);
+    }
+    samples.sort((a, b) => a - b);
+    say(
+      `${name}: append one closed h1 bar to each of ${symbols.length.toLocaleString("en-US")} series (h4, d, w derived): median ${ms(median(samples))}, ` +
+        `fastest ${ms(samples[0]!)}, slowest ${ms(samples.at(-1)!)} over ${samples.length} appends`,
+    );
   } finally {
     await store.close();
   }
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "xql-bench-data-"));
-  try {
-    let k = 0;
-    await backend("SQLite", async () => {
-      const store = await openStore(join(dir, `bench-${k++}.db`));
-      return { store, done: () => store.close() };
-    });
-    const url = process.env.XQL_TEST_DATABASE_URL;
-    if (url) {
-      await backend("PostgreSQL", async () => {
-        const fresh = await freshDatabase(url);
-        const store = await openStore(fresh.url);
-        return { store, done: async () => { await store.close(); await fresh.drop(); } };
-      });
-    } else {
-      say("PostgreSQL: skipped (XQL_TEST_DATABASE_URL not set)");
+/** Writes the import files: a multi-symbol xql CSV and a Binance 1-minute dump of 2024. */
+async function importFiles(dir: string): Promise<{ csv: string; binance: string }> {
+  const csv = join(dir, "multi-symbol.csv");
+  const binance = join(dir, "BTCUSDT-1m-2024.csv");
+  const write = async (file: string, rows: number, line: (i: number) => string): Promise<void> => {
+    const out = createWriteStream(file);
+    let chunk: string[] = [];
+    for (let i = 0; i < rows; i++) {
+      chunk.push(line(i));
+      if (chunk.length === 10_000) {
+        if (!out.write(`${chunk.join("\n")}\n`)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+        chunk = [];
+      }
     }
-    await imports(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    out.end(chunk.length > 0 ? `${chunk.join("\n")}\n` : "");
+    await new Promise<void>((resolve) => out.once("finish", () => resolve()));
+  };
+  const price = (i: number): [number, number, number, number] => {
+    const o = Math.round((100 + 20 * Math.sin(i / 500) + (i % 7)) * 100) / 100;
+    const c = Math.round((o + ((i % 5) - 2) * 0.1) * 100) / 100;
+    return [o, Math.max(o, c) + 0.25, Math.min(o, c) - 0.25, c];
+  };
+  const t0 = Date.UTC(2023, 0, 2);
+  await write(csv, 1_000_000, (i) => {
+    const symbol = `SYM${String(Math.floor(i / 10_000)).padStart(3, "0")}`;
+    const [o, h, l, c] = price(i);
+    return `${symbol},${t0 + (i % 10_000) * H},${o},${h},${l},${c},${1000 + (i % 97)}`;
+  });
+  const y0 = Date.UTC(2024, 0, 1);
+  await write(binance, 525_600, (i) => {
+    const [o, h, l, c] = price(i);
+    const t = y0 + i * 60_000;
+    return `${t},${o.toFixed(2)},${h.toFixed(2)},${l.toFixed(2)},${c.toFixed(2)},${(10 + (i % 13)).toFixed(5)},${t + 59_999},1234.5,42,5.5,678.9,0`;
+  });
+  return { csv, binance };
 }
 
-void main();
+function importChild(name: string, file: string, db: string, options: object): void {
+  const child = join(dirname(fileURLToPath(import.meta.url)), "data-import.js");
+  const run = spawnSync(process.execPath, [child, file, db, JSON.stringify(options)], { encoding: "utf8", env: process.env });
+  if (run.status !== 0) throw new Error(`${name}: import child failed: ${run.stderr}`);
+  const { rows, seconds, maxRssMb } = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { rows: number; seconds: number; maxRssMb: number };
+  say(`import ${name}: ${rows.toLocaleString("en-US")} rows in ${seconds.toFixed(2)} s = ${Math.round(rows / seconds).toLocaleString("en-US")} rows/s, peak RSS ${maxRssMb} MB`);
+}
+
+async function main(): Promise<void> {
+  say(`load average ${load()} (1, 5, 15 min); ${N.toLocaleString("en-US")} instruments`);
+  const dir = mkdtempSync(join(tmpdir(), "xql-bench-data-"));
+  const url = process.env.XQL_TEST_DATABASE_URL;
+  const drops: (() => Promise<void>)[] = [];
+  try {
+    const backends: [string, () => Promise<() => Promise<Store>>][] = [
+      [
+        "SQLite",
+        async () => {
+          const file = join(dir, `bench-${Math.random().toString(36).slice(2)}.db`);
+          return () => openStore(file);
+        },
+      ],
+    ];
+    if (url) {
+      backends.push([
+        "PostgreSQL",
+        async () => {
+          const fresh = await freshDatabase(url);
+          drops.push(fresh.drop);
+          return () => openStore(fresh.url);
+        },
+      ]);
+    } else say("PostgreSQL: skipped (XQL_TEST_DATABASE_URL not set; `scripts/services.sh start` prints it)");
+    if (!process.env.BENCH_SKIP_RUNS) {
+      for (const [name, make] of backends) {
+        await runs(name, await make());
+        await appends(name, await make());
+      }
+    }
+    if (!process.env.BENCH_SKIP_IMPORT) {
+      const { csv, binance } = await importFiles(dir);
+      for (const [name] of backends) {
+        for (const [label, file, options] of [
+          ["1,000,000-row multi-symbol CSV", csv, { market: "CRYPTO", timeframe: "h1" }],
+          ["525,600-row Binance 1-minute dump", binance, { market: "CRYPTO" }],
+        ] as const) {
+          let target = join(dir, `import-${Math.random().toString(36).slice(2)}.db`);
+          if (name !== "SQLite") {
+            const fresh = await freshDatabase(url!);
+            drops.push(fresh.drop);
+            target = fresh.url;
+          }
+          importChild(`${label} (${name})`, file, target, options);
+        }
+      }
+    }
+  } finally {
+    for (const drop of drops) await drop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  say(`load average ${load()} at the end`);
+}
+
+await main();

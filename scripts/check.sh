@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's whole check, as CI runs it (`npm run check`, called by .ci/run after `npm ci`):
 # start the PostgreSQL and Redis servers the scale-out tests use, install Chromium for the
-# browser tests when missing, typecheck, build, run every
-# test, then pack the package and exercise the tarball as a user would.
+# browser tests when missing, typecheck (noUnusedLocals included), lint (Biome's lint rules),
+# build, run every test, then pack the package and exercise the tarball as a user would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
@@ -24,6 +24,8 @@ bash scripts/browser.sh
 
 echo "== typecheck"
 npm run typecheck
+echo "== lint"
+npm run lint
 echo "== build"
 npm run build
 echo "== tests"

@@ -98,6 +98,19 @@ status=0
   || { cat "$work/serve.err" >&2; echo "xql serve without its optional packages should name them (exit 1), exited $status" >&2; exit 1; }
 echo "  xql serve there: $(head -1 "$work/serve.err" | cut -c1-120)..."
 
+step "SQLite install: the tarball with better-sqlite3 and without pg; xql run --db over a SQLite file"
+sqlite="$work/sqlite"
+mkdir -p "$sqlite"
+cp "$repo"/scripts/pack-check/fixture/package.json "$sqlite/"
+bsq=$(node -p 'require("./package.json").peerDependencies["better-sqlite3"]')
+(cd "$sqlite" && npm_quiet npm install --no-audit --no-fund --prefer-offline --loglevel=error "$tarball" "better-sqlite3@$bsq" >/dev/null)
+[ ! -e "$sqlite/node_modules/pg" ] || { echo "the SQLite install holds pg: the check needs it absent" >&2; exit 1; }
+printf 'market = "FOREX"\ntimeframe = h1\ncolumns = [close, d::close]\nclose > 0\n' >"$sqlite/q.xql"
+(cd "$sqlite" && npm_quiet npx --no-install xql run q.xql --db x.db --format json >run.json 2>run.err) \
+  || { cat "$sqlite/run.err" >&2; echo "xql run --db x.db failed without pg installed" >&2; exit 1; }
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (!Array.isArray(r.results) || r.results.length === 0 || r.meta.instruments < 1) { console.error(r); process.exit(1); }' "$sqlite/run.json"
+echo "  xql run --db x.db without pg: $(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).results.length' "$sqlite/run.json") results over the seeded SQLite file"
+
 step "full install: the tarball with the optional packages the service, stores, CLI and MCP bridge use"
 project="$work/project"
 mkdir -p "$project"

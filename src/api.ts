@@ -4,8 +4,8 @@
  */
 import { parse } from "./ast/lower.js";
 import { check, type CheckedQuery } from "./check/check.js";
-import { XqlError, syntaxError } from "./errors.js";
-import { createRunner } from "./eval/evaluate.js";
+import { XqlError, fail } from "./errors.js";
+import { createRunner, type Runner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
 import { DEFAULT_COST_BUDGET, checkColumns, checkCost } from "./plan/cost.js";
 import { planQuery, type Planned } from "./plan/plan.js";
@@ -92,6 +92,12 @@ export interface CompiledQuery {
 export interface YieldOptions {
   /** Milliseconds of evaluation between turns of the event loop. Default 10. */
   sliceMs?: number;
+  /**
+   * How a turn is given: resolves when the evaluation may go on. Default: the next turn of the
+   * event loop (`setImmediate`). The service passes its scheduler, which hands turns out
+   * round-robin by account.
+   */
+  turn?: () => Promise<void>;
 }
 
 function historyBars(options: HistoryOptions): number {
@@ -100,6 +106,12 @@ function historyBars(options: HistoryOptions): number {
     throw new RangeError(`history: bars must be a positive integer, got ${String(options.bars)}`);
   }
   return bars;
+}
+
+function maxBytesOf(options: HistoryOptions): number {
+  const max = options.maxBytes ?? Infinity;
+  if (!(max > 0)) throw new RangeError(`history: maxBytes must be a positive number, got ${String(options.maxBytes)}`);
+  return max;
 }
 
 function sliceOf(options: YieldOptions): number {
@@ -135,9 +147,35 @@ export type ExplainResult =
       error: ErrorBody;
     };
 
+/** Internal facts of each compiled query: its static cost (`src/plan/cost.ts`) and its runner. */
+const internals = new WeakMap<CompiledQuery, { cost: number; runner: Runner }>();
+
+/**
+ * The static cost of a query compiled by {@link compile}: bar-steps per instrument. Internal
+ * (not exported by the package): the service prices a history as this × (window + 1).
+ */
+export function costOf(query: CompiledQuery): number {
+  return internalsOf(query).cost;
+}
+
+/**
+ * Bytes a compiled query keeps between runs (its evaluator's buffers, grown to the longest bars
+ * it evaluated). Internal: the service's query cache weighs its entries with it.
+ */
+export function retainedBytesOf(query: CompiledQuery): number {
+  return internalsOf(query).runner.retainedBytes();
+}
+
+function internalsOf(query: CompiledQuery): { cost: number; runner: Runner } {
+  const found = internals.get(query);
+  if (!found) throw new TypeError("not a query compiled by compile()");
+  return found;
+}
+
 interface Compiled {
   readonly checked: CheckedQuery;
   readonly planned: Planned;
+  readonly cost: number;
 }
 
 function resolveOptions(options: XqlOptions | undefined): {
@@ -165,20 +203,20 @@ function resolveOptions(options: XqlOptions | undefined): {
 
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
   const { markets, lookbackCeiling, warmupCeiling, costBudget } = resolveOptions(options);
-  if (typeof query !== "string") throw syntaxError("", 0, "The query must be a string", "parse");
+  if (typeof query !== "string") throw fail("query-not-string", {}, { text: "", offset: 0, stage: "parse" });
   let ast;
   try {
     ast = parse(query);
   } catch (error) {
     // Chevrotain recursion is bounded by MAX_NESTING; this is the last line of defence.
-    if (error instanceof RangeError) throw syntaxError(query, 0, "Query too complex to parse", "parse");
+    if (error instanceof RangeError) throw fail("query-too-complex", { what: "complex to parse" }, { text: query, offset: 0, stage: "parse" });
     throw error;
   }
   const checked = check(ast, query, markets);
   checkColumns(checked);
   const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
-  checkCost(checked, planned, costBudget);
-  return { checked, planned };
+  const cost = checkCost(checked, planned, costBudget);
+  return { checked, planned, cost };
 }
 
 function attempt<T>(query: string, options: XqlOptions | undefined, then: (c: Compiled) => T): T | { valid: false; error: ErrorBody } {
@@ -247,22 +285,24 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
   try {
     compiled = compileStages(query, options);
   } catch (error) {
-    if (error instanceof RangeError) throw syntaxError(String(query), 0, "Query too complex", "parse");
+    if (error instanceof RangeError) throw fail("query-too-complex", { what: "complex" }, { text: String(query), offset: 0, stage: "parse" });
     throw error;
   }
   const { checked, planned } = compiled;
   const explanation = explainQuery(checked);
   const runner = createRunner(checked, planned);
-  return Object.freeze({
+  const compiledQuery: CompiledQuery = Object.freeze({
     plan: planned.plan,
     explanation,
     fetch: planned.fetch,
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
     history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
-      historyResult(runner.history(universe, historyBars(options))),
+      historyResult(runner.history(universe, historyBars(options), maxBytesOf(options))),
     runAsync: (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> =>
-      runner.runAsync(universe, sliceOf(options)),
+      runner.runAsync(universe, sliceOf(options), options.turn),
     historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> =>
-      historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options))),
+      historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options), maxBytesOf(options), options.turn)),
   });
+  internals.set(compiledQuery, { cost: compiled.cost, runner });
+  return compiledQuery;
 }

@@ -4,9 +4,10 @@
  *
  * `ERROR_CATALOGUE` is the one table of every error the front end can give: a stable code
  * (a readable kebab-case id such as `unknown-identifier`, never renumbered), its type, the
- * stages that raise it, its message template and an example; `XqlError.code` is the code of
- * the entry whose pattern the message matches. docs/errors.md's catalogue is generated from it
- * (`npx tsx scripts/gen-errors.ts`).
+ * stages that raise it, the template its message is rendered from and an example. Code raises
+ * an error by its code and parameters, `fail("unknown-identifier", { name, suggestion }, at)`
+ * (as jsonata does), so the code is known where the error is made and the message has one
+ * spelling. docs/errors.md's catalogue is generated from the table (`npm run gen`).
  */
 import type { ErrorBody, InvalidResult, Position } from "./types.js";
 
@@ -46,13 +47,14 @@ export class XqlError extends Error {
   /**
    * @param body - The spec's error object.
    * @param stage - The stage that found the problem.
+   * @param code - Its kind in {@link ERROR_CATALOGUE}.
    */
-  constructor(body: ErrorBody, stage: Stage) {
+  constructor(body: ErrorBody, stage: Stage, code: ErrorCode) {
     super(body.message);
     this.type = body.type;
     this.position = body.position;
     this.stage = stage;
-    this.code = errorCodeOf(body.type, body.message);
+    this.code = code;
   }
 
   /** The spec's error body: `{ type, message, position? }` (position only for syntax errors). */
@@ -84,23 +86,346 @@ export function positionAt(text: string, offset: number): Position {
   return { line, column: at - lineStart + 1, offset: at };
 }
 
-/** A syntax error at `offset` of `text`. */
-export function syntaxError(text: string, offset: number, message: string, stage: Stage): XqlError {
-  return new XqlError({ type: "syntax", message, position: positionAt(text, offset) }, stage);
-}
-
-/** A plan error (no position). */
-export function planError(message: string): XqlError {
-  return new XqlError({ type: "plan", message }, "plan");
-}
-
 /** The part of docs/errors.md an entry is listed under. */
 export type ErrorGroup = "lexical" | "grammar" | "structural" | "check" | "plan" | "outside";
+
+/** The parameters of a message without variable parts. */
+type NoParams = Record<never, never>;
+
+/** A value's type as messages name it. */
+type ValueKind = "number" | "boolean";
+
+/** Where a value of the wrong type stands, as `type-mismatch` names it. */
+export type TypedPlace =
+  | {
+      /** The prefix operator whose operand it is. */
+      readonly operandOf: "not" | "-";
+    }
+  | {
+      /** The binary operator it is a side of. */
+      readonly sideOf: string;
+    }
+  | {
+      /** The parameter it is passed as. */
+      readonly argument: string;
+      /** The function called. */
+      readonly of: string;
+    };
+
+const article = (kind: ValueKind): string => (kind === "number" ? "a number" : "a boolean");
+
+function placeText(place: TypedPlace): string {
+  if ("operandOf" in place) return `The operand of '${place.operandOf}'`;
+  if ("sideOf" in place) return `Each side of '${place.sideOf}'`;
+  return `Argument '${place.argument}' of ${place.of}`;
+}
+
+const didYouMean = (suggestion: string | undefined): string => (suggestion === undefined ? "" : `, did you mean '${suggestion}'?`);
+
+/**
+ * Every error the front end can give, by code, in the order docs/errors.md lists them:
+ * `message` renders the text from the parameters; `template` is how docs/errors.md shows it
+ * (`<x>` marking a part that varies, with notes on where it points).
+ */
+const CATALOGUE = {
+  "unterminated-string": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (_: NoParams) => "Unterminated string",
+    template: "`Unterminated string` (at the opening quote; a string may not span lines)", example: '`market = "FOREX`',
+  },
+  "invalid-escape": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (_: NoParams) => 'Invalid escape in string: only \\" and \\\\ are allowed',
+    template: '`Invalid escape in string: only \\" and \\\\ are allowed` (at the backslash)', example: '`market = "FO\\REX"`',
+  },
+  "stray-colon": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (_: NoParams) => "Unexpected character ':'; a timeframe prefix is written like d::close",
+    template: "`Unexpected character ':'; a timeframe prefix is written like d::close`", example: "`d:close > 1`",
+  },
+  "stray-bang": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (_: NoParams) => "Unexpected character '!'; use 'not' for negation or '!=' for inequality",
+    template: "`Unexpected character '!'; use 'not' for negation or '!=' for inequality`", example: "`!(close > 1)`",
+  },
+  "stray-logical": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (p: { character: "&" | "|" }) => `Unexpected character '${p.character}'; use 'and' / 'or'`,
+    template: "`Unexpected character '&'; use 'and' / 'or'` (also for `\\|`)", example: "`close > 1 && true`",
+  },
+  "single-quote": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (_: NoParams) => `Unexpected character "'"; strings use double quotes`,
+    template: "`Unexpected character \"'\"; strings use double quotes`", example: "`market = 'FOREX'`",
+  },
+  "unexpected-character": {
+    type: "syntax", stages: ["lex"], group: "lexical",
+    message: (p: { character: string }) => `Unexpected character '${p.character}'`,
+    template: "`Unexpected character '<c>'`; control and invisible characters (no-break and zero-width spaces, a byte-order mark after the first character) are shown as `U+0007`, `U+00A0`, `U+FEFF`, astral characters whole (`'📈'`, at the offset of their first UTF-16 unit)", example: "`close > 1 # note`",
+  },
+  "unexpected-end-of-input": {
+    type: "syntax", stages: ["parse"], group: "grammar",
+    message: (p: { expected: string }) => `Unexpected end of input, expected ${p.expected}`,
+    template: "`Unexpected end of input, expected <what>`, e.g. `expected ')'`, `expected ']'`, `expected '='`", example: "`rsi(14`",
+  },
+  "expected-expression": {
+    type: "syntax", stages: ["parse"], group: "grammar",
+    message: (p: { token?: string; expected: "an expression" | "a setting, a let binding or a condition" }) =>
+      `Unexpected ${p.token === undefined ? "end of input" : `'${p.token}'`}, expected ${p.expected}`,
+    template: "`Unexpected <token or end of input>, expected an expression`", example: "`close >`, `columns = []`, `rsi(14,)`",
+  },
+  "unexpected-token-expected": {
+    type: "syntax", stages: ["parse"], group: "grammar",
+    message: (p: { token: string; expected: string }) => `Unexpected '${p.token}', expected ${p.expected}`,
+    template: "`Unexpected '<token>', expected <what>`; `<what>` is a token (`'='`, `']'`), `a name`, `a number` or `a string such as \"FOREX\"`", example: "`timeframe h1`, `market = FOREX`, `let and = 1`",
+  },
+  "unexpected-token": {
+    type: "syntax", stages: ["parse"], group: "grammar",
+    message: (p: { token: string }) => `Unexpected '${p.token}'`,
+    template: "`Unexpected '<token>'` (a token that cannot start a statement)", example: "`close > 1)`, `close > 1;;`",
+  },
+  "nesting-too-deep": {
+    type: "syntax", stages: ["parse"], group: "grammar",
+    message: (p: { max: number }) => `Expression nested too deeply: at most ${p.max} levels of parentheses, brackets and prefix operators`,
+    template: "`Expression nested too deeply: at most 64 levels of parentheses, brackets and prefix operators` (at the token that goes past 64)", example: "70 `(`; `close[0][0]…` 70 times; `not not …`",
+  },
+  "query-too-long": {
+    type: "syntax", stages: ["lex"], group: "grammar",
+    message: (p: { max: number; count: number }) => `Query too long: at most ${p.max} tokens (names, numbers, operators), this one has ${p.count}`,
+    template: "`Query too long: at most 4000 tokens (names, numbers, operators), this one has <n>` (at the first token beyond the limit; the cost guard, checked right after lexing)", example: "64 KiB of `close > sma(2) or …`",
+  },
+  "missing-condition": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (_: NoParams) => "Missing condition: a query ends with a boolean condition, such as rsi(14) < 30",
+    template: "`Missing condition: a query ends with a boolean condition, such as rsi(14) < 30` (at the end of input)", example: "`` (empty), settings only",
+  },
+  "second-condition": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (_: NoParams) => "A query has exactly one condition; combine conditions with 'and' or 'or'",
+    template: "`A query has exactly one condition; combine conditions with 'and' or 'or'` (at the second)", example: "`close > 1` then `close < 2`",
+  },
+  "condition-not-last": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (_: NoParams) => "The condition must be the last statement; write settings and lets before it",
+    template: "`The condition must be the last statement; write settings and lets before it`", example: "`true` then `limit = 1`",
+  },
+  "unknown-timeframe": {
+    type: "syntax", stages: ["parse", "lower"], group: "structural",
+    message: (p: { timeframe: string; suggestion?: string; known: readonly string[] }) =>
+      `Unknown timeframe '${p.timeframe}'${p.suggestion === undefined ? ";" : `, did you mean '${p.suggestion}'?`} Timeframes are ${p.known.join(" ")}`,
+    template: "`Unknown timeframe '<tf>', did you mean '<tf>'? Timeframes are m1 m5 m15 m30 h1 h4 d w` (a prefix shown with its `::`); the suggestion reads common spellings first (`1h`/`60`→`h1`, `15m`→`m15`, `4h`→`h4`, `1d`/`daily`/`D`→`d`, `1w`/`weekly`→`w`, `H1`→`h1`), else the closest within edit distance 2; with none, `; Timeframes are ...`. A count written first (`timeframe = 1h`, `1d::`) is reported at its number", example: "`timeframe = h2`, `timeframe = 1h`, `mn::close`, `1d::sma(200)`, `daily::close`",
+  },
+  "number-too-large": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (p: { literal: string }) => `Number '${p.literal}' is too large`,
+    template: "`Number '<literal>' is too large` (beyond the largest double)", example: "`close > 1e400`",
+  },
+  "limit-range": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (p: { max: number; literal: string }) => `Limit must be an integer from 1 to ${p.max}, got ${p.literal}`,
+    template: "`Limit must be an integer from 1 to 10000, got <literal>`", example: "`limit = 0`, `limit = 2.5`",
+  },
+  "history-offset": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (_: NoParams) => "A history offset must be a non-negative integer literal, as in close[1]",
+    template: "`A history offset must be a non-negative integer literal, as in close[1]`", example: "`close[1.5]`, `close[-1]`, `close[n]`",
+  },
+  "chained-comparison": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (_: NoParams) => "Comparisons cannot be chained; join them with 'and', as in a < b and b < c",
+    template: "`Comparisons cannot be chained; join them with 'and', as in a < b and b < c` (at the second operator)", example: "`1 < close < 2`",
+  },
+  "miscased-keyword": {
+    type: "syntax", stages: ["parse", "lower", "check"], group: "structural",
+    message: (p: { word: string }) => `Unexpected '${p.word}'; keywords are lower case: did you mean '${p.word.toLowerCase()}'?`,
+    template: "`Unexpected '<Word>'; keywords are lower case: did you mean '<word>'?`", example: "`rsi(14) < 30 AND close > 1`, `NOT x`, `Limit = 5`, `TRUE`",
+  },
+  "unknown-identifier": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string; suggestion?: string }) => `Unknown identifier '${p.name}'${didYouMean(p.suggestion)}`,
+    template: "`Unknown identifier '<name>', did you mean '<suggestion>'?`, or just `Unknown identifier '<name>'` with no candidate within edit distance 2", example: "`rsii(14) < 30`, `zzzz < 30`",
+  },
+  "function-without-call": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string; example: string }) => `'${p.name}' is a function; call it with arguments, as in ${p.example}`,
+    template: "`'<fn>' is a function; call it with arguments, as in <fn's example>`", example: "`close > sma`",
+  },
+  "call-of-zero-parameter": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string; example: string }) =>
+      `'${p.name}' takes no arguments and is written without parentheses, as in ${p.example}`,
+    template: "`'<fn>' takes no arguments and is written without parentheses, as in <fn's example>` (at the name)", example: "`obv() > 0`",
+  },
+  "call-of-series": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string }) => `'${p.name}' is a series, not a function`,
+    template: "`'<series>' is a series, not a function`", example: "`close(1) > 0`",
+  },
+  "call-of-let": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string }) => `'${p.name}' is a let binding, not a function`,
+    template: "`'<name>' is a let binding, not a function`", example: "`let a = close` then `a(1) > 0`",
+  },
+  "arity": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string; min: number; max: number; signature: string; got: number }) =>
+      `Function '${p.name}' takes ${p.min === p.max ? p.min : p.max === p.min + 1 ? `${p.min} or ${p.max}` : `${p.min} to ${p.max}`} argument${p.max === 1 ? "" : "s"} (${p.signature}), got ${p.got}`,
+    template: "`Function '<fn>' takes <n> argument(s) (<signature>), got <m>`, e.g. `Function 'rsi' takes 1 or 2 arguments (rsi([src,], n)), got 3`", example: "`atr()`",
+  },
+  "length-not-literal": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { param: string; name: string; example: string }) =>
+      `Length '${p.param}' of ${p.name} must be a positive integer literal, as in ${p.example}`,
+    template: "`Length '<param>' of <fn> must be a positive integer literal, as in <example>`", example: "`sma(close, 10 + 10)`, `rsi(n)`",
+  },
+  "length-not-positive-integer": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { param: string; name: string; value: number }) => `Length '${p.param}' of ${p.name} must be a positive integer, got ${p.value}`,
+    template: "`Length '<param>' of <fn> must be a positive integer, got <value>`", example: "`sma(close, 0)`, `ema(close, 2.5)`",
+  },
+  "number-argument-not-literal": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { param: string; name: string; example: string }) =>
+      `Argument '${p.param}' of ${p.name} must be a number literal, as in ${p.example}`,
+    template: "`Argument '<param>' of <fn> must be a number literal, as in <example>`", example: "`bb_upper(20, atr(14))`",
+  },
+  "type-mismatch": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { subject: TypedPlace; expected: ValueKind; got: ValueKind }) => `${placeText(p.subject)} must be ${article(p.expected)}, got ${article(p.got)}`,
+    template: "`<what> must be a number, got a boolean` (or the reverse); `<what>` is `The operand of 'not'`, `The operand of '-'`, `Each side of '<op>'` or `Argument '<param>' of <fn>`", example: "`not close`, `(close > 1) == (open > 1)`",
+  },
+  "condition-not-boolean": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (_: NoParams) => "The condition must be a boolean, got a number; compare it, as in rsi(14) < 30",
+    template: "`The condition must be a boolean, got a number; compare it, as in rsi(14) < 30`", example: "`close`",
+  },
+  "let-self-reference": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string }) => `Let '${p.name}' cannot refer to itself`,
+    template: "`Let '<name>' cannot refer to itself`", example: "`let a = a + 1`",
+  },
+  "let-forward-reference": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string }) => `Let '${p.name}' is used before its definition; move it above`,
+    template: "`Let '<name>' is used before its definition; move it above`", example: "`let a = b * 2` then `let b = close`",
+  },
+  "duplicate-let": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string }) => `Duplicate let '${p.name}'`,
+    template: "`Duplicate let '<name>'`", example: "`let a = 1` twice",
+  },
+  "let-shadows-builtin": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { name: string; builtin: "function" | "series" }) => `'${p.name}' is a built-in ${p.builtin} and cannot be redefined by let`,
+    template: "`'<name>' is a built-in function and cannot be redefined by let` (or `series`)", example: "`let rsi = 50`, `let volume = 1`",
+  },
+  "duplicate-setting": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { setting: "market" | "timeframe" | "columns" | "sort" | "limit" }) => `Duplicate setting '${p.setting}'`,
+    template: "`Duplicate setting '<market\\|timeframe\\|columns\\|sort\\|limit>'`", example: "`limit = 1` twice",
+  },
+  "duplicate-column": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { text: string }) => `Duplicate column '${p.text}'`,
+    template: "`Duplicate column '<text>'` (same text as written; `rsi(14)` and `rsi( 14 )` are different columns)", example: "`columns = [close, close]`",
+  },
+  "too-many-columns": {
+    type: "syntax", stages: ["plan"], group: "check",
+    message: (p: { max: number; count: number }) => `Too many columns: at most ${p.max} per query (this is column ${p.max + 1} of ${p.count})`,
+    template: "`Too many columns: at most 50 per query (this is column 51 of <n>)` (at the 51st column; the cost guard)", example: "`columns = [sma(2), …, sma(52)]`",
+  },
+  "unknown-market": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (p: { market: string; suggestion?: string; known: readonly string[] }) =>
+      `Unknown market '${p.market}'${didYouMean(p.suggestion)}${p.known.length > 0 ? `; known markets: ${p.known.join(", ")}` : ""}`,
+    template: "`Unknown market '<as written>'`, then `, did you mean '<MARKET>'?` when close, then `; known markets: <configured list>` when any are configured", example: '`market = "CRYPT"`, `market = "NYSE"`',
+  },
+  "missing-market": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (_: NoParams) => 'Missing required setting \'market\', e.g. market = "FOREX"',
+    template: "`Missing required setting 'market', e.g. market = \"FOREX\"`", example: "`timeframe = h1` / `true`",
+  },
+  "missing-timeframe": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (_: NoParams) => "Missing required setting 'timeframe', e.g. timeframe = h1",
+    template: "`Missing required setting 'timeframe', e.g. timeframe = h1`", example: '`market = "FOREX"` / `true`',
+  },
+  "lookback-ceiling": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { lookback: number; timeframe: string; ceiling: number }) =>
+      `Lookback of ${p.lookback} bars on timeframe ${p.timeframe} exceeds the ceiling of ${p.ceiling} bars`,
+    template: "`Lookback of <n> bars on timeframe <tf> exceeds the ceiling of <ceiling> bars` (the first source in plan order that exceeds it)", example: "`close > d::sma(400)` → `Lookback of 400 bars on timeframe d exceeds the ceiling of 300 bars`",
+  },
+  "cost-budget": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { cost: number; budget: number }) =>
+      `Query too costly to run: its cost is ${p.cost.toLocaleString("en-US")} bar-steps per instrument, above the budget of ${p.budget.toLocaleString("en-US")}; use fewer distinct expressions, shorter lengths or fewer timeframes`,
+    template: "`Query too costly to run: its cost is <n> bar-steps per instrument, above the budget of <budget>; use fewer distinct expressions, shorter lengths or fewer timeframes` (the cost guard; budget 100,000 by default, `costBudget` option, `XQL_COST_BUDGET` for `xql serve`; docs/deployment.md \"Limits and guards\")", example: "400 distinct `ema(n)` comparisons",
+  },
+  "history-cost": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { cost: number; bars: number; budget: number }) => {
+      const total = p.cost * (p.bars + 1);
+      const most = Math.floor(p.budget / p.cost) - 1;
+      const advice = most >= 1 ? `ask for at most ${most.toLocaleString("en-US")} bars` : "use fewer distinct expressions, shorter lengths or fewer timeframes";
+      return `History too costly to run: its cost is ${total.toLocaleString("en-US")} bar-steps per instrument (${p.cost.toLocaleString("en-US")} × ${(p.bars + 1).toLocaleString("en-US")} for a window of ${p.bars.toLocaleString("en-US")} bars), above the budget of ${p.budget.toLocaleString("en-US")}; ${advice}`;
+    },
+    template: "`History too costly to run: its cost is <total> bar-steps per instrument (<cost> × <bars + 1> for a window of <bars> bars), above the budget of <budget>; ask for at most <n> bars` (or `; use fewer distinct expressions, shorter lengths or fewer timeframes` when no window fits): the service prices `POST /xql/history` as the query's cost × (window + 1) against the cost budget (decisions §2 \"Fair use\")", example: "`rsi(14) < 30` with `?bars=1000`",
+  },
+  "response-too-large": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { maxBytes: number }) =>
+      `Response too large: its JSON would exceed ${p.maxBytes.toLocaleString("en-US")} bytes; use fewer columns, shorter column expressions or a limit, or ask history for fewer bars`,
+    template: "`Response too large: its JSON would exceed <n> bytes; use fewer columns, shorter column expressions or a limit, or ask history for fewer bars` (16 MiB in the service, counted while the rows are built; the library's `history(…, { maxBytes })`)", example: "`true` with 50 columns over `?bars=1000`",
+  },
+  "query-not-string": {
+    type: "syntax", stages: ["parse"], group: "outside",
+    message: (_: NoParams) => "The query must be a string",
+    template: "`The query must be a string` (at 1:1): `validate`/`explain` called with a non-string from JavaScript", example: "`validate(42)`",
+  },
+  "query-too-complex": {
+    type: "syntax", stages: ["parse"], group: "outside",
+    message: (p: { what: "complex" | "complex to parse" | "deeply nested to parse" }) => `Query too ${p.what}`,
+    template: "`Query too complex` / `Query too complex to parse` / `Query too deeply nested to parse` (at 1:1): a last line of defence should the JavaScript stack run out anyway; the nesting guard and the loop-based stages make it unreachable for any query the tests and fuzzers have found", example: "none known",
+  },
+} as const satisfies Readonly<Record<string, CatalogueEntry>>;
+
+interface CatalogueEntry {
+  readonly type: "syntax" | "plan";
+  readonly stages: readonly Stage[];
+  readonly group: ErrorGroup;
+  readonly message: (params: never) => string;
+  readonly template: string;
+  readonly example: string;
+}
+
+/** The stable code of an error kind (`"unknown-identifier"`): one of the catalogue's, listed in docs/errors.md and {@link ERROR_CATALOGUE}. */
+export type ErrorCode = keyof typeof CATALOGUE;
+
+/** The parameters the message of `code` is rendered from. */
+export type ErrorParams<C extends ErrorCode> = Parameters<(typeof CATALOGUE)[C]["message"]>[0];
+
+/** The codes of syntax errors (they carry a position) and of plan errors (they never do). */
+export type SyntaxErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "syntax" ? C : never }[ErrorCode];
+export type PlanErrorCode = Exclude<ErrorCode, SyntaxErrorCode>;
+
+/** The syntax errors stage `S` may raise: those whose catalogue entry lists it. */
+export type ErrorCodeAt<S extends Stage> = { [C in SyntaxErrorCode]: S extends (typeof CATALOGUE)[C]["stages"][number] ? C : never }[SyntaxErrorCode];
+
+/** Where a syntax error points: the query text, the offset in it, and the stage that found it (one of the entry's). */
+export interface ErrorSite<C extends SyntaxErrorCode = SyntaxErrorCode> {
+  readonly text: string;
+  readonly offset: number;
+  readonly stage: (typeof CATALOGUE)[C]["stages"][number];
+}
+
+/** A code with its parameters: an error decided in one place and raised in another (the parser's messages). */
+export type Failure<C extends ErrorCode = ErrorCode> = { [K in C]: { readonly code: K; readonly params: ErrorParams<K> } }[C];
 
 /** One kind of error: its stable code, type, stages, message template and an example. */
 export interface ErrorEntry {
   /** Stable, readable id; never reused for another kind. */
-  readonly code: Exclude<ErrorCode, "unclassified">;
+  readonly code: ErrorCode;
   /** The `type` of the error body. */
   readonly type: "syntax" | "plan";
   /** The stages that raise it (a miscased keyword is noticed wherever its mistake surfaces). */
@@ -111,130 +436,36 @@ export interface ErrorEntry {
   readonly template: string;
   /** A query that gives it (markdown, after `market`/`timeframe`). */
   readonly example: string;
-  /** Matches every message of this kind, and no message of an earlier entry. */
-  readonly pattern: RegExp;
 }
 
-const NAME = "[A-Za-z_][A-Za-z0-9_]*";
-
-const CATALOGUE = [
-  { code: "unterminated-string", type: "syntax", stages: ["lex"], group: "lexical", template: "`Unterminated string` (at the opening quote; a string may not span lines)", example: '`market = "FOREX`', pattern: /^Unterminated string$/ },
-  { code: "invalid-escape", type: "syntax", stages: ["lex"], group: "lexical", template: '`Invalid escape in string: only \\" and \\\\ are allowed` (at the backslash)', example: '`market = "FO\\REX"`', pattern: /^Invalid escape in string: only \\" and \\\\ are allowed$/ },
-  { code: "stray-colon", type: "syntax", stages: ["lex"], group: "lexical", template: "`Unexpected character ':'; a timeframe prefix is written like d::close`", example: "`d:close > 1`", pattern: /^Unexpected character ':'; a timeframe prefix is written like d::close$/ },
-  { code: "stray-bang", type: "syntax", stages: ["lex"], group: "lexical", template: "`Unexpected character '!'; use 'not' for negation or '!=' for inequality`", example: "`!(close > 1)`", pattern: /^Unexpected character '!'; use 'not' for negation or '!=' for inequality$/ },
-  { code: "stray-logical", type: "syntax", stages: ["lex"], group: "lexical", template: "`Unexpected character '&'; use 'and' / 'or'` (also for `\\|`)", example: "`close > 1 && true`", pattern: /^Unexpected character '[&|]'; use 'and' \/ 'or'$/ },
-  { code: "single-quote", type: "syntax", stages: ["lex"], group: "lexical", template: "`Unexpected character \"'\"; strings use double quotes`", example: "`market = 'FOREX'`", pattern: /^Unexpected character "'"; strings use double quotes$/ },
-  { code: "unexpected-character", type: "syntax", stages: ["lex"], group: "lexical", template: "`Unexpected character '<c>'`; control and invisible characters (no-break and zero-width spaces, a byte-order mark after the first character) are shown as `U+0007`, `U+00A0`, `U+FEFF`, astral characters whole (`'📈'`, at the offset of their first UTF-16 unit)", example: "`close > 1 # note`", pattern: /^Unexpected character '(.|..|U\+[0-9A-F]{4})'$/u },
-  { code: "unexpected-end-of-input", type: "syntax", stages: ["parse"], group: "grammar", template: "`Unexpected end of input, expected <what>`, e.g. `expected ')'`, `expected ']'`, `expected '='`", example: "`rsi(14`", pattern: /^Unexpected end of input, expected (?!an expression$).+$/ },
-  { code: "expected-expression", type: "syntax", stages: ["parse"], group: "grammar", template: "`Unexpected <token or end of input>, expected an expression`", example: "`close >`, `columns = []`, `rsi(14,)`", pattern: /^Unexpected .+, expected (an expression|a setting, a let binding or a condition)$/ },
-  { code: "unexpected-token-expected", type: "syntax", stages: ["parse"], group: "grammar", template: "`Unexpected '<token>', expected <what>`; `<what>` is a token (`'='`, `']'`), `a name`, `a number` or `a string such as \"FOREX\"`", example: "`timeframe h1`, `market = FOREX`, `let and = 1`", pattern: /^Unexpected '.+', expected (?!an expression$).+$/ },
-  { code: "unexpected-token", type: "syntax", stages: ["parse"], group: "grammar", template: "`Unexpected '<token>'` (a token that cannot start a statement)", example: "`close > 1)`, `close > 1;;`", pattern: /^Unexpected '.+'$/ },
-  { code: "nesting-too-deep", type: "syntax", stages: ["parse"], group: "grammar", template: "`Expression nested too deeply: at most 64 levels of parentheses, brackets and prefix operators` (at the token that goes past 64)", example: "70 `(`; `close[0][0]…` 70 times; `not not …`", pattern: /^Expression nested too deeply: at most 64 levels of parentheses, brackets and prefix operators$/ },
-  { code: "query-too-long", type: "syntax", stages: ["lex"], group: "grammar", template: "`Query too long: at most 4000 tokens (names, numbers, operators), this one has <n>` (at the first token beyond the limit; the cost guard, checked right after lexing)", example: "64 KiB of `close > sma(2) or …`", pattern: /^Query too long: at most \d+ tokens \(names, numbers, operators\), this one has \d+$/ },
-  { code: "missing-condition", type: "syntax", stages: ["lower"], group: "structural", template: "`Missing condition: a query ends with a boolean condition, such as rsi(14) < 30` (at the end of input)", example: "`` (empty), settings only", pattern: /^Missing condition: a query ends with a boolean condition, such as rsi\(14\) < 30$/ },
-  { code: "second-condition", type: "syntax", stages: ["lower"], group: "structural", template: "`A query has exactly one condition; combine conditions with 'and' or 'or'` (at the second)", example: "`close > 1` then `close < 2`", pattern: /^A query has exactly one condition; combine conditions with 'and' or 'or'$/ },
-  { code: "condition-not-last", type: "syntax", stages: ["lower"], group: "structural", template: "`The condition must be the last statement; write settings and lets before it`", example: "`true` then `limit = 1`", pattern: /^The condition must be the last statement; write settings and lets before it$/ },
-  { code: "unknown-timeframe", type: "syntax", stages: ["parse", "lower"], group: "structural", template: "`Unknown timeframe '<tf>', did you mean '<tf>'? Timeframes are m1 m5 m15 m30 h1 h4 d w` (a prefix shown with its `::`); the suggestion reads common spellings first (`1h`/`60`→`h1`, `15m`→`m15`, `4h`→`h4`, `1d`/`daily`/`D`→`d`, `1w`/`weekly`→`w`, `H1`→`h1`), else the closest within edit distance 2; with none, `; Timeframes are ...`. A count written first (`timeframe = 1h`, `1d::`) is reported at its number", example: "`timeframe = h2`, `timeframe = 1h`, `mn::close`, `1d::sma(200)`, `daily::close`", pattern: /^Unknown timeframe '\w+(::)?'(, did you mean '[a-z0-9]+(::)?'\?|;) Timeframes are m1 m5 m15 m30 h1 h4 d w$/ },
-  { code: "number-too-large", type: "syntax", stages: ["lower"], group: "structural", template: "`Number '<literal>' is too large` (beyond the largest double)", example: "`close > 1e400`", pattern: /^Number '.+' is too large$/ },
-  { code: "limit-range", type: "syntax", stages: ["lower"], group: "structural", template: "`Limit must be an integer from 1 to 10000, got <literal>`", example: "`limit = 0`, `limit = 2.5`", pattern: /^Limit must be an integer from 1 to 10000, got .+$/ },
-  { code: "history-offset", type: "syntax", stages: ["lower"], group: "structural", template: "`A history offset must be a non-negative integer literal, as in close[1]`", example: "`close[1.5]`, `close[-1]`, `close[n]`", pattern: /^A history offset must be a non-negative integer literal, as in close\[1\]$/ },
-  { code: "chained-comparison", type: "syntax", stages: ["lower"], group: "structural", template: "`Comparisons cannot be chained; join them with 'and', as in a < b and b < c` (at the second operator)", example: "`1 < close < 2`", pattern: /^Comparisons cannot be chained; join them with 'and', as in a < b and b < c$/ },
-  { code: "miscased-keyword", type: "syntax", stages: ["parse", "lower", "check"], group: "structural", template: "`Unexpected '<Word>'; keywords are lower case: did you mean '<word>'?`", example: "`rsi(14) < 30 AND close > 1`, `NOT x`, `Limit = 5`, `TRUE`", pattern: new RegExp(`^Unexpected '${NAME}'; keywords are lower case: did you mean '[a-z]+'\\?$`) },
-  { code: "unknown-identifier", type: "syntax", stages: ["check"], group: "check", template: "`Unknown identifier '<name>', did you mean '<suggestion>'?`, or just `Unknown identifier '<name>'` with no candidate within edit distance 2", example: "`rsii(14) < 30`, `zzzz < 30`", pattern: new RegExp(`^Unknown identifier '${NAME}'(, did you mean '${NAME}'\\?)?$`) },
-  { code: "function-without-call", type: "syntax", stages: ["check"], group: "check", template: "`'<fn>' is a function; call it with arguments, as in <fn's example>`", example: "`close > sma`", pattern: new RegExp(`^'${NAME}' is a function; call it with arguments, as in .+$`) },
-  { code: "call-of-zero-parameter", type: "syntax", stages: ["check"], group: "check", template: "`'<fn>' takes no arguments and is written without parentheses, as in <fn's example>` (at the name)", example: "`obv() > 0`", pattern: new RegExp(`^'${NAME}' takes no arguments and is written without parentheses, as in .+$`) },
-  { code: "call-of-series", type: "syntax", stages: ["check"], group: "check", template: "`'<series>' is a series, not a function`", example: "`close(1) > 0`", pattern: new RegExp(`^'${NAME}' is a series, not a function$`) },
-  { code: "call-of-let", type: "syntax", stages: ["check"], group: "check", template: "`'<name>' is a let binding, not a function`", example: "`let a = close` then `a(1) > 0`", pattern: new RegExp(`^'${NAME}' is a let binding, not a function$`) },
-  { code: "arity", type: "syntax", stages: ["check"], group: "check", template: "`Function '<fn>' takes <n> argument(s) (<signature>), got <m>`, e.g. `Function 'rsi' takes 1 or 2 arguments (rsi([src,], n)), got 3`", example: "`atr()`", pattern: /^Function '\w+' takes \d+( or \d+| to \d+)? arguments? \(.+\), got \d+$/ },
-  { code: "length-not-literal", type: "syntax", stages: ["check"], group: "check", template: "`Length '<param>' of <fn> must be a positive integer literal, as in <example>`", example: "`sma(close, 10 + 10)`, `rsi(n)`", pattern: /^Length '\w+' of \w+ must be a positive integer literal, as in .+$/ },
-  { code: "length-not-positive-integer", type: "syntax", stages: ["check"], group: "check", template: "`Length '<param>' of <fn> must be a positive integer, got <value>`", example: "`sma(close, 0)`, `ema(close, 2.5)`", pattern: /^Length '\w+' of \w+ must be a positive integer, got .+$/ },
-  { code: "number-argument-not-literal", type: "syntax", stages: ["check"], group: "check", template: "`Argument '<param>' of <fn> must be a number literal, as in <example>`", example: "`bb_upper(20, atr(14))`", pattern: /^Argument '\w+' of \w+ must be a number literal, as in .+$/ },
-  { code: "type-mismatch", type: "syntax", stages: ["check"], group: "check", template: "`<what> must be a number, got a boolean` (or the reverse); `<what>` is `The operand of 'not'`, `The operand of '-'`, `Each side of '<op>'` or `Argument '<param>' of <fn>`", example: "`not close`, `(close > 1) == (open > 1)`", pattern: /^(The operand of '(not|-)'|Each side of '.+'|Argument '\w+' of \w+) must be (a number|a boolean), got (a number|a boolean)$/ },
-  { code: "condition-not-boolean", type: "syntax", stages: ["check"], group: "check", template: "`The condition must be a boolean, got a number; compare it, as in rsi(14) < 30`", example: "`close`", pattern: /^The condition must be a boolean, got a number; compare it, as in rsi\(14\) < 30$/ },
-  { code: "let-self-reference", type: "syntax", stages: ["check"], group: "check", template: "`Let '<name>' cannot refer to itself`", example: "`let a = a + 1`", pattern: new RegExp(`^Let '${NAME}' cannot refer to itself$`) },
-  { code: "let-forward-reference", type: "syntax", stages: ["check"], group: "check", template: "`Let '<name>' is used before its definition; move it above`", example: "`let a = b * 2` then `let b = close`", pattern: new RegExp(`^Let '${NAME}' is used before its definition; move it above$`) },
-  { code: "duplicate-let", type: "syntax", stages: ["check"], group: "check", template: "`Duplicate let '<name>'`", example: "`let a = 1` twice", pattern: new RegExp(`^Duplicate let '${NAME}'$`) },
-  { code: "let-shadows-builtin", type: "syntax", stages: ["check"], group: "check", template: "`'<name>' is a built-in function and cannot be redefined by let` (or `series`)", example: "`let rsi = 50`, `let volume = 1`", pattern: new RegExp(`^'${NAME}' is a built-in (function|series) and cannot be redefined by let$`) },
-  { code: "duplicate-setting", type: "syntax", stages: ["check"], group: "check", template: "`Duplicate setting '<market\\|timeframe\\|columns\\|sort\\|limit>'`", example: "`limit = 1` twice", pattern: /^Duplicate setting '(market|timeframe|columns|sort|limit)'$/ },
-  { code: "duplicate-column", type: "syntax", stages: ["check"], group: "check", template: "`Duplicate column '<text>'` (same text as written; `rsi(14)` and `rsi( 14 )` are different columns)", example: "`columns = [close, close]`", pattern: /^Duplicate column '.+'$/ },
-  { code: "too-many-columns", type: "syntax", stages: ["plan"], group: "check", template: "`Too many columns: at most 50 per query (this is column 51 of <n>)` (at the 51st column; the cost guard)", example: "`columns = [sma(2), …, sma(52)]`", pattern: /^Too many columns: at most \d+ per query \(this is column \d+ of \d+\)$/ },
-  { code: "unknown-market", type: "syntax", stages: ["check"], group: "check", template: "`Unknown market '<as written>'`, then `, did you mean '<MARKET>'?` when close, then `; known markets: <configured list>` when any are configured", example: '`market = "CRYPT"`, `market = "NYSE"`', pattern: /^Unknown market '.*'(, did you mean '.+'\?)?(; known markets: .+)?$/ },
-  { code: "missing-market", type: "plan", stages: ["plan"], group: "plan", template: "`Missing required setting 'market', e.g. market = \"FOREX\"`", example: "`timeframe = h1` / `true`", pattern: /^Missing required setting 'market', e\.g\. market = "FOREX"$/ },
-  { code: "missing-timeframe", type: "plan", stages: ["plan"], group: "plan", template: "`Missing required setting 'timeframe', e.g. timeframe = h1`", example: '`market = "FOREX"` / `true`', pattern: /^Missing required setting 'timeframe', e\.g\. timeframe = h1$/ },
-  { code: "lookback-ceiling", type: "plan", stages: ["plan"], group: "plan", template: "`Lookback of <n> bars on timeframe <tf> exceeds the ceiling of <ceiling> bars` (the first source in plan order that exceeds it)", example: "`close > d::sma(400)` → `Lookback of 400 bars on timeframe d exceeds the ceiling of 300 bars`", pattern: /^Lookback of \d+ bars on timeframe \w+ exceeds the ceiling of \d+ bars$/ },
-  { code: "cost-budget", type: "plan", stages: ["plan"], group: "plan", template: "`Query too costly to run: its cost is <n> bar-steps per instrument, above the budget of <budget>; use fewer distinct expressions, shorter lengths or fewer timeframes` (the cost guard; budget 100,000 by default, `costBudget` option, `XQL_COST_BUDGET` for `xql serve`; docs/deployment.md \"Limits and guards\")", example: "400 distinct `ema(n)` comparisons", pattern: /^Query too costly to run: its cost is [\d,]+ bar-steps per instrument, above the budget of [\d,]+; use fewer distinct expressions, shorter lengths or fewer timeframes$/ },
-  { code: "query-not-string", type: "syntax", stages: ["parse"], group: "outside", template: "`The query must be a string` (at 1:1): `validate`/`explain` called with a non-string from JavaScript", example: "`validate(42)`", pattern: /^The query must be a string$/ },
-  { code: "query-too-complex", type: "syntax", stages: ["parse"], group: "outside", template: "`Query too complex` / `Query too complex to parse` / `Query too deeply nested to parse` (at 1:1): a last line of defence should the JavaScript stack run out anyway; the nesting guard and the loop-based stages make it unreachable for any query the tests and fuzzers have found", example: "none known", pattern: /^Query too (complex( to parse)?|deeply nested to parse)$/ },
-] as const satisfies readonly ErrorEntry[];
-
 /** Every error the front end can give, in the order docs/errors.md lists them. */
-export const ERROR_CATALOGUE: readonly ErrorEntry[] = CATALOGUE;
+export const ERROR_CATALOGUE: readonly ErrorEntry[] = (Object.keys(CATALOGUE) as ErrorCode[]).map((code) => {
+  const { type, stages, group, template, example } = CATALOGUE[code];
+  return { code, type, stages, group, template, example };
+});
+
+/** The message of `code` rendered from its parameters. */
+export function errorMessage<C extends ErrorCode>(code: C, params: ErrorParams<C>): string {
+  return (CATALOGUE[code].message as (p: ErrorParams<C>) => string)(params);
+}
 
 /**
- * The stable code of an error kind: one of the catalogue's, or `unclassified` for a message it
- * lacks (a bug the tests catch). The compiler checks that this list and the catalogue agree.
+ * The error of kind `code`, its message rendered from the catalogue's template with `params`:
+ * a syntax error at `at` (line and column computed from the offset), or a plan error (no
+ * position). The caller throws it, or (the checker) collects it to report the earliest.
  */
-export type ErrorCode =
-  | "unterminated-string"
-  | "invalid-escape"
-  | "stray-colon"
-  | "stray-bang"
-  | "stray-logical"
-  | "single-quote"
-  | "unexpected-character"
-  | "unexpected-end-of-input"
-  | "expected-expression"
-  | "unexpected-token-expected"
-  | "unexpected-token"
-  | "nesting-too-deep"
-  | "query-too-long"
-  | "missing-condition"
-  | "second-condition"
-  | "condition-not-last"
-  | "unknown-timeframe"
-  | "number-too-large"
-  | "limit-range"
-  | "history-offset"
-  | "chained-comparison"
-  | "miscased-keyword"
-  | "unknown-identifier"
-  | "function-without-call"
-  | "call-of-zero-parameter"
-  | "call-of-series"
-  | "call-of-let"
-  | "arity"
-  | "length-not-literal"
-  | "length-not-positive-integer"
-  | "number-argument-not-literal"
-  | "type-mismatch"
-  | "condition-not-boolean"
-  | "let-self-reference"
-  | "let-forward-reference"
-  | "duplicate-let"
-  | "let-shadows-builtin"
-  | "duplicate-setting"
-  | "duplicate-column"
-  | "too-many-columns"
-  | "unknown-market"
-  | "missing-market"
-  | "missing-timeframe"
-  | "lookback-ceiling"
-  | "cost-budget"
-  | "query-not-string"
-  | "query-too-complex"
-  | "unclassified";
+export function fail<C extends SyntaxErrorCode>(code: C, params: ErrorParams<C>, at: ErrorSite<C>): XqlError;
+export function fail<C extends PlanErrorCode>(code: C, params: ErrorParams<C>): XqlError;
+export function fail(code: ErrorCode, params: unknown, at?: ErrorSite): XqlError {
+  const message = (CATALOGUE[code].message as (p: unknown) => string)(params);
+  if (CATALOGUE[code].type === "plan") return new XqlError({ type: "plan", message }, "plan", code);
+  if (at === undefined) throw new Error(`fail: the syntax error ${code} needs a position`);
+  return new XqlError({ type: "syntax", message, position: positionAt(at.text, at.offset) }, at.stage, code);
+}
 
-// Both directions: every entry's code is in ErrorCode (`satisfies` above), and every code but
-// "unclassified" has an entry (this line fails to compile otherwise).
-const everyCodeHasAnEntry: [Exclude<ErrorCode, (typeof CATALOGUE)[number]["code"] | "unclassified">] extends [never] ? true : false = true;
-void everyCodeHasAnEntry;
-
-/** The code of the catalogue entry a message belongs to (`unclassified` when none matches). */
-export function errorCodeOf(type: "syntax" | "plan", message: string): ErrorCode {
-  for (const entry of ERROR_CATALOGUE) {
-    if (entry.type === type && entry.pattern.test(message)) return entry.code;
-  }
-  return "unclassified";
+/** {@link fail} for a code and parameters decided elsewhere (a {@link Failure}). */
+export function failWith(failure: Failure<SyntaxErrorCode>, at: ErrorSite): XqlError {
+  return fail(failure.code, failure.params as never, at as ErrorSite<typeof failure.code>);
 }
 
 /**

@@ -19,11 +19,13 @@
  */
 export { validate, explain, compile } from "./api.js";
 export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions } from "./api.js";
-export { XqlError, ERROR_CATALOGUE, errorCodeOf } from "./errors.js";
+export { XqlError, ERROR_CATALOGUE, errorMessage } from "./errors.js";
 export { XqlDataError } from "./eval/evaluate.js";
-export type { Stage, ErrorCode, ErrorEntry, ErrorGroup } from "./errors.js";
+export type { Stage, ErrorCode, ErrorEntry, ErrorGroup, ErrorParams, TypedPlace } from "./errors.js";
 export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./synthetic/synthetic.js";
 export type { SyntheticOptions } from "./synthetic/synthetic.js";
+export { deriveTimeframes } from "./sessions/derive.js";
+export type { DeriveOptions } from "./sessions/derive.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";
 export {

@@ -1,3 +1,5 @@
+import { errorMessage } from "./errors.js";
+
 /**
  * "Did you mean" by edit distance: the closest candidate within distance 2. Ties go to the
  * candidate closest when case is ignored (`Sma` means `sma`, not `ema`), then alphabetically.
@@ -93,12 +95,22 @@ export function intendedTimeframe(written: string, timeframes: readonly string[]
 }
 
 /**
- * `Unknown timeframe '1h', did you mean 'h1'? Timeframes are m1 m5 m15 m30 h1 h4 d w`: the
- * message for any timeframe XQL does not know, in `timeframe =` and as a `tf::` prefix.
+ * The parameters of `Unknown timeframe '1h', did you mean 'h1'? Timeframes are m1 m5 m15 m30 h1
+ * h4 d w`, for any timeframe XQL does not know, in `timeframe =` and as a `tf::` prefix (shown
+ * with its `::`).
  */
-export function unknownTimeframeMessage(written: string, timeframes: readonly string[], asPrefix = false): string {
+export function unknownTimeframe(
+  written: string,
+  timeframes: readonly string[],
+  asPrefix = false,
+): { timeframe: string; suggestion?: string; known: readonly string[] } {
   const meant = intendedTimeframe(written, timeframes);
-  const shown = asPrefix ? `${written}::` : written;
-  const suggestion = meant === undefined ? "" : `, did you mean '${asPrefix ? `${meant}::` : meant}'?`;
-  return `Unknown timeframe '${shown}'${suggestion}${meant === undefined ? ";" : ""} Timeframes are ${timeframes.join(" ")}`;
+  const timeframe = asPrefix ? `${written}::` : written;
+  if (meant === undefined) return { timeframe, known: timeframes };
+  return { timeframe, suggestion: asPrefix ? `${meant}::` : meant, known: timeframes };
+}
+
+/** The message of {@link unknownTimeframe}, for callers outside a query (a command line option). */
+export function unknownTimeframeMessage(written: string, timeframes: readonly string[], asPrefix = false): string {
+  return errorMessage("unknown-timeframe", unknownTimeframe(written, timeframes, asPrefix));
 }

@@ -163,6 +163,13 @@ export interface RunResult {
 export interface HistoryOptions {
   /** How many of the universe's latest distinct base bar times to evaluate at (default 100). */
   bars?: number;
+  /**
+   * The most bytes the matches may take as JSON (`JSON.stringify(result.matches)`, UTF-8),
+   * counted while they are built: beyond it history throws a plan {@link XqlError}
+   * (`Response too large: …`) instead of building them. Default: no bound. The service
+   * passes 16 MiB.
+   */
+  maxBytes?: number;
 }
 
 /** One match of screen history: the base bar's open time (ms), the symbol and its columns then. */

@@ -338,6 +338,9 @@ def cases(ta, b, patterns_only=False):
     # v1
     for src, n, text in [("close", 20, "sma(20)"), ("volume", 10, "sma(volume, 10)"), ("open", 3, "sma(open, 3)")]:
         add("sma", text, {"src": src, "n": n}, f"SMA({src}, {n})", one("SMA", [col[src]], [("i", n)]))
+    # avg is sma under the name the spec's v1 set gives it (avg(volume, 20)): TA-Lib's SMA again.
+    for src, n, text in [("volume", 20, "avg(volume, 20)"), ("close", 5, "avg(close, 5)")]:
+        add("avg", text, {"src": src, "n": n}, f"SMA({src}, {n})", one("SMA", [col[src]], [("i", n)]))
     for src, n, text in [("close", 9, "ema(9)"), ("close", 50, "ema(close, 50)"), ("high", 2, "ema(high, 2)")]:
         add("ema", text, {"src": src, "n": n}, f"EMA({src}, {n})", one("EMA", [col[src]], [("i", n)]))
     for src, n, text in [("close", 10, "wma(10)"), ("low", 30, "wma(low, 30)")]:

@@ -20,6 +20,18 @@ export function isTier(name: string): name is Tier {
   return (TIERS as readonly string[]).includes(name);
 }
 
+/**
+ * What a key may do. `run` keys validate, explain, run and read; `write` keys do all of that
+ * and also push bars (`POST /xql/bars`), so a feed's key is the only one that can change data.
+ */
+export const SCOPES = ["run", "write"] as const;
+/** A key's scope: `run` (the default) or `write`. */
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(name: string): name is Scope {
+  return (SCOPES as readonly string[]).includes(name);
+}
+
 /** An account: it carries the tier, and all of its keys share one daily quota. */
 export interface Account {
   /** The account id; `xql keys create` makes `acct_` followed by 16 base62 characters. */
@@ -42,10 +54,21 @@ export interface KeyRecord {
   tier: Tier;
   /** A note to tell keys apart (`xql keys create --label`), or null. */
   label: string | null;
+  /** What the key may do: `run`, or `write` (push bars too). */
+  scope: Scope;
   /** When the key was created: ms since epoch. */
   createdAt: number;
   /** When the key was revoked (ms since epoch), or null while it is valid. */
   revokedAt: number | null;
+}
+
+/** A key to store: its hash, display prefix, account, label and scope (`run` when not given). */
+export interface NewKey {
+  hash: string;
+  prefix: string;
+  accountId: string;
+  label: string | null;
+  scope?: Scope;
 }
 
 /** Accounts (which carry the tier) and their API keys. */
@@ -55,7 +78,7 @@ export interface KeyStore {
   /** The account with this id, or `undefined`. */
   findAccount(id: string): Promise<Account | undefined>;
   /** Adds a key to an existing account; rejects when the account does not exist. */
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord>;
+  createKey(key: NewKey, now: number): Promise<KeyRecord>;
   /** The key with this hash, revoked or not. */
   findKeyByHash(hash: string): Promise<KeyRecord | undefined>;
   /** Marks the key revoked; false when no such key exists or it was already revoked. */

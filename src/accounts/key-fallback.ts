@@ -7,7 +7,7 @@
  * authentication. A key never seen, or seen only as unknown, still fails as the store does.
  * A key revoked during the outage stays usable on this replica until the store is back.
  */
-import type { Account, KeyRecord, KeyStore, Tier } from "./accounts.js";
+import type { Account, KeyRecord, KeyStore, NewKey, Tier } from "./accounts.js";
 
 export class FallbackKeyStore implements KeyStore {
   private readonly known = new Map<string, KeyRecord>();
@@ -43,7 +43,7 @@ export class FallbackKeyStore implements KeyStore {
     return this.inner.findAccount(id);
   }
 
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  createKey(key: NewKey, now: number): Promise<KeyRecord> {
     return this.inner.createKey(key, now);
   }
 

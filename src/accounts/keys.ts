@@ -3,7 +3,7 @@
  * the key itself is shown once, when it is created.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { KeyRecord, KeyStore, Tier } from "./accounts.js";
+import type { KeyRecord, KeyStore, Scope, Tier } from "./accounts.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_PREFIX = "xql_";
@@ -60,11 +60,12 @@ export interface IssuedKey {
 
 /**
  * Issues a key: for a new account of `tier`, or (with `accountId`) for an existing account,
- * sharing its quota. A tier given with an account must be the account's tier.
+ * sharing its quota. A tier given with an account must be the account's tier. The key may
+ * run screens (`scope` `run`, the default) or also push bars (`write`).
  */
 export async function issueApiKey(
   store: KeyStore,
-  options: { tier?: Tier; accountId?: string; label?: string | null; now: number },
+  options: { tier?: Tier; accountId?: string; label?: string | null; scope?: Scope; now: number },
 ): Promise<IssuedKey> {
   let accountId = options.accountId;
   let newAccount = false;
@@ -82,7 +83,7 @@ export async function issueApiKey(
   }
   const key = generateApiKey();
   const record = await store.createKey(
-    { hash: hashApiKey(key), prefix: keyDisplayPrefix(key), accountId, label: options.label ?? null },
+    { hash: hashApiKey(key), prefix: keyDisplayPrefix(key), accountId, label: options.label ?? null, scope: options.scope ?? "run" },
     options.now,
   );
   return { key, record, newAccount };

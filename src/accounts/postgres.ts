@@ -3,9 +3,9 @@
  * pool the bars share ({@link PostgresStore} composes it and migrates the schema first).
  */
 import type pg from "pg";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
 import { isTier } from "./accounts.js";
-import { KEY_COLUMNS, keyRecord, usageOf, type KeyRow } from "./records.js";
+import { KEY_COLUMNS, checkedScope, keyRecord, usageOf, type KeyRow } from "./records.js";
 
 /** How the accounts reach the database: any statement, and a request-path one bounded in time. */
 export interface PgQueries {
@@ -36,16 +36,17 @@ export class PostgresAccounts implements KeyStore, QuotaStore {
     return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
   }
 
-  async createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  async createKey(key: NewKey, now: number): Promise<KeyRecord> {
+    const scope = checkedScope(key.scope);
     const { rows } = await this.db.query<{ tier: Tier }>(
-      `INSERT INTO api_keys (hash, prefix, account_id, label, created_at)
-       SELECT $1, $2, a.id, $4, $5 FROM accounts a WHERE a.id = $3
+      `INSERT INTO api_keys (hash, prefix, account_id, label, scope, created_at)
+       SELECT $1, $2, a.id, $4, $6, $5 FROM accounts a WHERE a.id = $3
        RETURNING (SELECT tier FROM accounts WHERE id = $3) AS tier`,
-      [key.hash, key.prefix, key.accountId, key.label, now],
+      [key.hash, key.prefix, key.accountId, key.label, now, scope],
     );
     const row = rows[0];
     if (!row) throw new Error(`No account '${key.accountId}'`);
-    return { ...key, tier: row.tier, createdAt: now, revokedAt: null };
+    return { hash: key.hash, prefix: key.prefix, accountId: key.accountId, label: key.label, scope, tier: row.tier, createdAt: now, revokedAt: null };
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {

@@ -1,5 +1,6 @@
 /** One key as both SQL stores read it (accounts joined for the tier), and its {@link KeyRecord}. */
-import type { KeyRecord, Tier } from "./accounts.js";
+import type { KeyRecord, Scope, Tier } from "./accounts.js";
+import { isScope } from "./accounts.js";
 
 /** A row of `api_keys` joined with its account's tier, as both SQL backends select it. */
 export interface KeyRow {
@@ -8,12 +9,13 @@ export interface KeyRow {
   account_id: string;
   tier: Tier;
   label: string | null;
+  scope: Scope;
   created_at: number;
   revoked_at: number | null;
 }
 
 /** The columns of a {@link KeyRow}, for both backends' SELECTs (`k` = api_keys, `a` = accounts). */
-export const KEY_COLUMNS = "k.hash, k.prefix, k.account_id, a.tier, k.label, k.created_at, k.revoked_at";
+export const KEY_COLUMNS = "k.hash, k.prefix, k.account_id, a.tier, k.label, k.scope, k.created_at, k.revoked_at";
 
 export function keyRecord(row: KeyRow): KeyRecord {
   return {
@@ -22,6 +24,7 @@ export function keyRecord(row: KeyRow): KeyRecord {
     accountId: row.account_id,
     tier: row.tier,
     label: row.label,
+    scope: row.scope,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
@@ -30,4 +33,11 @@ export function keyRecord(row: KeyRow): KeyRecord {
 /** The usage reported for `used` calls against `limit`. */
 export function usageOf(used: number, limit: number): { used: number; remaining: number } {
   return { used, remaining: Math.max(0, limit - used) };
+}
+
+/** The scope a new key is stored with: `run` unless `write` is asked for; anything else is refused. */
+export function checkedScope(scope: string | undefined): Scope {
+  if (scope === undefined) return "run";
+  if (!isScope(scope)) throw new Error(`Unknown scope '${scope}': use run or write`);
+  return scope;
 }

@@ -4,10 +4,12 @@
  * attached beside the database (see {@link quotaFileOf}).
  */
 import type Database from "better-sqlite3";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
 import { isTier } from "./accounts.js";
+import { checkedScope } from "./records.js";
 import { KEY_COLUMNS, keyRecord, usageOf, type KeyRow } from "./records.js";
-import { type BusyTimeouts, withoutWaiting } from "../store/sqlite-database.js";
+import { type BusyTimeouts, identityOf, withoutWaiting } from "../store/sqlite-database.js";
+import { HealthError } from "../store/store.js";
 
 /** Most keys kept in memory between commits by other connections. */
 const KEY_CACHE_LIMIT = 4096;
@@ -36,6 +38,8 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
   private readonly keyCache = new Map<string, KeyRecord>();
   private keyCacheVersion = -1;
   private quotaStatements: ReturnType<SqliteAccounts["prepareQuota"]> | undefined;
+  /** Device and inode of the quota file when it was attached: `/health` notices it deleted or replaced. */
+  private quotaIdentity: string | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -48,7 +52,7 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
       commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
       insertAccount: db.prepare("INSERT INTO accounts (id, tier, created_at) VALUES (?, ?, ?)"),
       findAccount: db.prepare("SELECT id, tier, created_at FROM accounts WHERE id = ?"),
-      insertKey: db.prepare("INSERT INTO api_keys (hash, prefix, account_id, label, created_at) VALUES (?, ?, ?, ?, ?)"),
+      insertKey: db.prepare("INSERT INTO api_keys (hash, prefix, account_id, label, scope, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
       findKey: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
       revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
       listKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
@@ -66,25 +70,46 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
 
   private prepareQuota() {
     attachQuota(this.db, quotaFileOf(this.file), this.readonly);
+    this.quotaIdentity = identityOf(quotaFileOf(this.file));
     const db = this.db;
+    const ensure = db.prepare("INSERT INTO quota.quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING");
+    // One statement each, so it is atomic across connections and processes.
+    const reserve = db
+      .prepare("UPDATE quota.quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
+      .pluck();
+    const release = db
+      .prepare("UPDATE quota.quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
+      .pluck();
     return {
-      ensure: db.prepare("INSERT INTO quota.quota_usage (account_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING"),
-      // One statement, so it is atomic across connections and processes.
-      reserve: db
-        .prepare("UPDATE quota.quota_usage SET used = used + 1 WHERE account_id = ? AND day = ? AND used < ? RETURNING used")
-        .pluck(),
-      release: db
-        .prepare("UPDATE quota.quota_usage SET used = used - 1 WHERE account_id = ? AND day = ? AND used > 0 RETURNING used")
-        .pluck(),
+      /** The count after a reservation, committed (a failed commit throws), or undefined when the day is used up. */
+      reserveCommitted: db.transaction((accountId: string, day: string, limit: number): number | undefined => {
+        ensure.run(accountId, day);
+        return reserve.get(accountId, day, limit) as number | undefined;
+      }),
+      /** The count after giving one back, committed, or undefined when there was none to give. */
+      releaseCommitted: db.transaction((accountId: string, day: string): number | undefined => release.get(accountId, day) as number | undefined),
       used: db.prepare("SELECT used FROM quota.quota_usage WHERE account_id = ? AND day = ?").pluck(),
       health: db.prepare("SELECT EXISTS (SELECT 1 FROM quota.quota_usage)").pluck(),
       heartbeat: db.prepare("INSERT INTO quota.heartbeat (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
     };
   }
 
-  /** Reads the quota file (throws when it cannot be read). */
+  /**
+   * Reads the quota file, attaching it first if need be; throws a {@link HealthError} naming the
+   * quota file when it cannot be created, read, or is no longer the file attached (deleted or
+   * replaced under a running server: SQLite goes on writing the open file, and the day's
+   * counters would be lost at the next start).
+   */
   readQuota(): void {
-    this.q.health.get();
+    const file = quotaFileOf(this.file);
+    try {
+      this.q.health.get();
+    } catch (error) {
+      // Never attached: the file could not be opened or created (a read-only directory).
+      const attached = this.quotaStatements !== undefined;
+      throw new HealthError("quota", attached ? "cannot be read" : "the quota file cannot be opened or created", { cause: error });
+    }
+    if (this.quotaIdentity !== identityOf(file)) throw new HealthError("quota", "the quota file was deleted or replaced");
   }
 
   /** Writes the quota file's one-row heartbeat, committed: the only write a run makes. */
@@ -106,11 +131,12 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
     return row && { id: row.id, tier: row.tier, createdAt: row.created_at };
   }
 
-  async createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  async createKey(key: NewKey, now: number): Promise<KeyRecord> {
     const account = await this.findAccount(key.accountId);
     if (!account) throw new Error(`No account '${key.accountId}'`);
-    this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, now);
-    return { ...key, tier: account.tier, createdAt: now, revokedAt: null };
+    const scope = checkedScope(key.scope);
+    this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, scope, now);
+    return { hash: key.hash, prefix: key.prefix, accountId: key.accountId, label: key.label, scope, tier: account.tier, createdAt: now, revokedAt: null };
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
@@ -142,10 +168,12 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
 
   async reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
     const q = this.q;
-    const used = await withoutWaiting(this.db, this.timeouts, () => {
-      q.ensure.run(accountId, day);
-      return q.reserve.get(accountId, day, limit) as number | undefined;
-    });
+    // In an explicit transaction, so its COMMIT is a statement of its own that throws when the
+    // commit fails (SQLITE_FULL on a full disk): in autocommit, `UPDATE … RETURNING` hands back
+    // the new row on its first step while the commit that follows fails unseen, and a
+    // reservation that was never written would be taken as granted. Deferred, so only the
+    // quota file is locked (an import's lock on the bars file is never waited for).
+    const used = await withoutWaiting(this.db, this.timeouts, () => q.reserveCommitted(accountId, day, limit));
     if (used !== undefined) return { admitted: true, ...usageOf(used, limit) };
     const current = (q.used.get(accountId, day) as number | undefined) ?? 0;
     return { admitted: false, ...usageOf(current, limit) };
@@ -153,7 +181,7 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
 
   async release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
     const q = this.q;
-    const released = await withoutWaiting(this.db, this.timeouts, () => q.release.get(accountId, day) as number | undefined);
+    const released = await withoutWaiting(this.db, this.timeouts, () => q.releaseCommitted(accountId, day));
     const used = released ?? ((q.used.get(accountId, day) as number | undefined) ?? 0);
     return usageOf(used, limit);
   }
@@ -184,6 +212,18 @@ function attachQuota(db: Database.Database, file: string, readonly: boolean): vo
     }
   }
   db.prepare("ATTACH DATABASE ? AS quota").run(file);
+  try {
+    prepareQuotaFile(db, file);
+  } catch (error) {
+    // Not usable (a read-only directory where it cannot be created): detached, so the next
+    // call tries again from the start instead of finding `quota` already attached.
+    db.exec("DETACH DATABASE quota");
+    throw error;
+  }
+}
+
+/** WAL and the quota tables in the attached quota file. */
+function prepareQuotaFile(db: Database.Database, file: string): void {
   if (file !== ":memory:") db.pragma("quota.journal_mode = WAL");
   db.pragma("quota.synchronous = NORMAL");
   db.transaction(() => {

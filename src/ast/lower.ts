@@ -4,8 +4,8 @@
  * comparisons, exactly one condition and last.
  */
 import type { CstNode, IToken } from "chevrotain";
-import { syntaxError, XqlError } from "../errors.js";
-import { unknownTimeframeMessage } from "../suggest.js";
+import { fail, XqlError, type ErrorCodeAt, type ErrorParams } from "../errors.js";
+import { unknownTimeframe } from "../suggest.js";
 import type * as C from "../syntax/cst.js";
 import { miscasedKeyword, miscasedKeywordError, parseText } from "../syntax/parse.js";
 import { isTimeframe, TIMEFRAMES, type Timeframe } from "../types.js";
@@ -31,21 +31,24 @@ const tokenSpan = (token: IToken): Span => ({ start: token.startOffset, end: tok
 const nodeSpan = (node: CstNode): Span => ({ start: node.location!.startOffset, end: node.location!.endOffset! + 1 });
 const join = (a: Span, b: Span): Span => ({ start: a.start, end: b.end });
 
+/** The errors lowering raises: those whose catalogue entry lists stage `lower`. */
+type LowerCode = ErrorCodeAt<"lower">;
+
 class Lowerer {
   constructor(private readonly text: string) {}
 
-  private fail(offset: number, message: string): never {
-    throw syntaxError(this.text, offset, message, "lower");
+  private fail<C extends LowerCode>(offset: number, code: C, params: ErrorParams<C>): never {
+    throw fail<LowerCode>(code, params, { text: this.text, offset, stage: "lower" });
   }
 
   private timeframe(name: string, at: number, asPrefix = false): Timeframe {
-    if (!isTimeframe(name)) this.fail(at, unknownTimeframeMessage(name, TIMEFRAMES, asPrefix));
+    if (!isTimeframe(name)) this.fail(at, "unknown-timeframe", unknownTimeframe(name, TIMEFRAMES, asPrefix));
     return name;
   }
 
   private number(token: IToken): number {
     const value = Number(token.image);
-    if (!Number.isFinite(value)) this.fail(token.startOffset, `Number '${token.image}' is too large`);
+    if (!Number.isFinite(value)) this.fail(token.startOffset, "number-too-large", { literal: token.image });
     return value;
   }
 
@@ -56,17 +59,12 @@ class Lowerer {
       if (conditionIndex >= 0) {
         // `close > 1 AND close < 2` lexes AND as a name and so reads as a second condition;
         // parse() turns this error into a hint at the AND.
-        this.fail(
-          statement.span.start,
-          statement.kind === "condition"
-            ? "A query has exactly one condition; combine conditions with 'and' or 'or'"
-            : "The condition must be the last statement; write settings and lets before it",
-        );
+        this.fail(statement.span.start, statement.kind === "condition" ? "second-condition" : "condition-not-last", {});
       }
       if (statement.kind === "condition") conditionIndex = index;
     });
     if (conditionIndex < 0) {
-      this.fail(this.text.length, "Missing condition: a query ends with a boolean condition, such as rsi(14) < 30");
+      this.fail(this.text.length, "missing-condition", {});
     }
     return { kind: "query", statements, span: { start: 0, end: this.text.length } };
   }
@@ -120,7 +118,7 @@ class Lowerer {
     const token = cst.children.NumberLiteral[0]!;
     const value = Number(token.image);
     if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
-      this.fail(token.startOffset, `Limit must be an integer from 1 to ${MAX_LIMIT}, got ${token.image}`);
+      this.fail(token.startOffset, "limit-range", { max: MAX_LIMIT, literal: token.image });
     }
     return { kind: "limit", value, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
   }
@@ -168,10 +166,7 @@ class Lowerer {
     const c = cst.children;
     const operators = c.ComparisonOperator ?? [];
     if (operators.length > 1) {
-      this.fail(
-        operators[1]!.startOffset,
-        `Comparisons cannot be chained; join them with 'and', as in a < b and b < c`,
-      );
+      this.fail(operators[1]!.startOffset, "chained-comparison", {});
     }
     return this.chain(c.additive.map((a) => this.additive(a)), operators, (t) => t.image as BinaryOperator);
   }
@@ -220,7 +215,7 @@ class Lowerer {
     offsets.forEach((offsetCst, i) => {
       const offset = this.expression(offsetCst);
       if (offset.kind !== "number" || !Number.isInteger(offset.value) || offset.value < 0) {
-        this.fail(offset.span.start, "A history offset must be a non-negative integer literal, as in close[1]");
+        this.fail(offset.span.start, "history-offset", {});
       }
       node = {
         kind: "history",

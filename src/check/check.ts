@@ -13,12 +13,12 @@ import type {
   SortDirection,
   Span,
 } from "../ast/nodes.js";
-import { assertNever, syntaxError, XqlError } from "../errors.js";
+import { assertNever, fail, XqlError, type ErrorCodeAt, type ErrorParams, type TypedPlace } from "../errors.js";
 import { arity, FUNCTIONS, SERIES, type FunctionSpec, type ValueType } from "../functions/registry.js";
 import { KEYWORDS } from "../syntax/tokens.js";
 import { DEFAULT_MARKETS, type Timeframe } from "../types.js";
 import { IrBuilder, type ArithmeticOperator, type CompareOperator, type IrNode } from "./ir.js";
-import { withSuggestion } from "../suggest.js";
+import { closest } from "../suggest.js";
 
 export interface CheckedColumn {
   readonly text: string;
@@ -72,8 +72,13 @@ function isComparison(operator: string): boolean {
   return operator === "<" || operator === "<=" || operator === ">" || operator === ">=" || operator === "==" || operator === "!=";
 }
 
-function article(type: ValueType): string {
-  return type === "number" ? "a number" : "a boolean";
+/** The errors the checker raises: those whose catalogue entry lists stage `check`. */
+type CheckCode = ErrorCodeAt<"check">;
+
+/** `name`, with the closest of `candidates` as a suggestion when one is within reach. */
+function suggested(name: string, candidates: readonly string[]): { name: string; suggestion?: string } {
+  const suggestion = closest(name, candidates);
+  return suggestion === undefined ? { name } : { name, suggestion };
 }
 
 class Checker {
@@ -89,8 +94,8 @@ class Checker {
     private readonly markets: readonly string[],
   ) {}
 
-  private error(offset: number, message: string): undefined {
-    this.errors.push(syntaxError(this.text, offset, message, "check"));
+  private error<C extends CheckCode>(offset: number, code: C, params: ErrorParams<C>): undefined {
+    this.errors.push(fail<CheckCode>(code, params, { text: this.text, offset, stage: "check" }));
     return undefined;
   }
 
@@ -100,10 +105,9 @@ class Checker {
     statements.forEach((s, index) => {
       if (s.kind !== "let") return;
       if (this.lets.has(s.name)) {
-        this.error(s.nameSpan.start, `Duplicate let '${s.name}'`);
+        this.error(s.nameSpan.start, "duplicate-let", { name: s.name });
       } else if (FUNCTIONS.has(s.name) || SERIES.has(s.name)) {
-        const what = FUNCTIONS.has(s.name) ? "function" : "series";
-        this.error(s.nameSpan.start, `'${s.name}' is a built-in ${what} and cannot be redefined by let`);
+        this.error(s.nameSpan.start, "let-shadows-builtin", { name: s.name, builtin: FUNCTIONS.has(s.name) ? "function" : "series" });
       } else {
         this.lets.set(s.name, { binding: s, index, result: undefined });
       }
@@ -128,7 +132,7 @@ class Checker {
       if (s.kind !== "let" && s.kind !== "condition") {
         const name = SETTING_NAMES[s.kind];
         if (seen.has(name)) {
-          this.error(s.span.start, `Duplicate setting '${name}'`);
+          this.error(s.span.start, "duplicate-setting", { setting: name });
           continue;
         }
         seen.add(name);
@@ -138,11 +142,8 @@ class Checker {
           const wanted = s.value.toUpperCase();
           market = this.markets.find((m) => m.toUpperCase() === wanted);
           if (market === undefined) {
-            this.error(
-              s.valueSpan.start,
-              withSuggestion(`Unknown market '${s.value}'`, wanted, this.markets.map((m) => m.toUpperCase())) +
-                (this.markets.length ? `; known markets: ${this.markets.join(", ")}` : ""),
-            );
+            const suggestion = closest(wanted, this.markets.map((m) => m.toUpperCase()));
+            this.error(s.valueSpan.start, "unknown-market", { market: s.value, ...(suggestion === undefined ? {} : { suggestion }), known: this.markets });
           }
           break;
         }
@@ -156,7 +157,7 @@ class Checker {
           const texts = new Set<string>();
           for (const column of s.columns) {
             if (texts.has(column.text)) {
-              this.error(column.span.start, `Duplicate column '${column.text}'`);
+              this.error(column.span.start, "duplicate-column", { text: column.text });
               continue;
             }
             texts.add(column.text);
@@ -176,10 +177,7 @@ class Checker {
         case "condition": {
           const checked = this.expression(s.expression);
           if (checked && checked.type !== "boolean") {
-            this.error(
-              s.expression.span.start,
-              `The condition must be a boolean, got ${article(checked.type)}; compare it, as in rsi(14) < 30`,
-            );
+            this.error(s.expression.span.start, "condition-not-boolean", {});
           } else if (checked) {
             condition = { expression: s.expression, ir: checked.ir };
           }
@@ -221,10 +219,10 @@ class Checker {
     return [...visible, ...SERIES.keys(), ...bare];
   }
 
-  private expect(checked: Checked, type: ValueType, at: Span, what: string): IrNode | undefined {
+  private expect(checked: Checked, type: ValueType, at: Span, subject: TypedPlace): IrNode | undefined {
     if (!checked) return undefined;
     if (checked.type !== type) {
-      return this.error(at.start, `${what} must be ${article(type)}, got ${article(checked.type)}`);
+      return this.error(at.start, "type-mismatch", { subject, expected: type, got: checked.type });
     }
     return checked.ir;
   }
@@ -242,10 +240,10 @@ class Checker {
       case "unary": {
         const operand = this.expression(e.operand);
         if (e.operator === "not") {
-          const ir = this.expect(operand, "boolean", e.operand.span, "The operand of 'not'");
+          const ir = this.expect(operand, "boolean", e.operand.span, { operandOf: "not" });
           return ir && { type: "boolean", ir: this.ir.make({ op: "not", type: "boolean", operand: ir }) };
         }
-        const ir = this.expect(operand, "number", e.operand.span, "The operand of '-'");
+        const ir = this.expect(operand, "number", e.operand.span, { operandOf: "-" });
         return ir && { type: "number", ir: this.ir.make({ op: "negate", type: "number", operand: ir }) };
       }
       case "timeframe": {
@@ -288,7 +286,7 @@ class Checker {
       const irs: IrNode[] = [];
       let failed = false;
       for (const operand of operands) {
-        const ir = this.expect(this.expression(operand), "boolean", operand.span, `Each side of '${operator}'`);
+        const ir = this.expect(this.expression(operand), "boolean", operand.span, { sideOf: operator });
         if (ir) irs.push(ir);
         else failed = true;
       }
@@ -314,7 +312,7 @@ class Checker {
       const left = comparison ? this.expression(b.left) : acc;
       const leftSpan = comparison ? b.left.span : accSpan;
       const right = this.expression(b.right);
-      const what = `Each side of '${b.operator}'`;
+      const what = { sideOf: b.operator };
       const l = this.expect(left, "number", leftSpan, what);
       const r = this.expect(right, "number", b.right.span, what);
       accSpan = b.span;
@@ -339,43 +337,33 @@ class Checker {
     const info = this.lets.get(name);
     if (info) {
       if (info.index < this.scopeLimit) return info.result;
-      if (name === this.currentLet) return this.error(span.start, `Let '${name}' cannot refer to itself`);
-      return this.error(span.start, `Let '${name}' is used before its definition; move it above`);
+      if (name === this.currentLet) return this.error(span.start, "let-self-reference", { name });
+      return this.error(span.start, "let-forward-reference", { name });
     }
     const series = SERIES.get(name);
     if (series) return { type: "number", ir: this.ir.make({ op: "series", type: "number", series }) };
     const fn = FUNCTIONS.get(name);
     // A zero-parameter built-in (`obv`) is written as a bare name: the name is the call.
     if (fn && fn.params.length === 0) return this.callOf(fn, [], []);
-    if (fn) return this.error(span.start, `'${name}' is a function; call it with arguments, as in ${fn.example}`);
-    const lower = name.toLowerCase();
-    if ((KEYWORDS as readonly string[]).includes(lower)) {
-      return this.error(span.start, `Unexpected '${name}'; keywords are lower case: did you mean '${lower}'?`);
-    }
-    return this.error(span.start, withSuggestion(`Unknown identifier '${name}'`, name, this.names("value")));
+    if (fn) return this.error(span.start, "function-without-call", { name, example: fn.example });
+    if ((KEYWORDS as readonly string[]).includes(name.toLowerCase())) return this.error(span.start, "miscased-keyword", { word: name });
+    return this.error(span.start, "unknown-identifier", suggested(name, this.names("value")));
   }
 
   private call(e: Call): Checked {
     const fn = FUNCTIONS.get(e.callee);
     if (!fn) {
-      if (SERIES.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a series, not a function`);
-      if (this.lets.has(e.callee)) return this.error(e.calleeSpan.start, `'${e.callee}' is a let binding, not a function`);
-      return this.error(e.calleeSpan.start, withSuggestion(`Unknown identifier '${e.callee}'`, e.callee, this.names("call")));
+      if (SERIES.has(e.callee)) return this.error(e.calleeSpan.start, "call-of-series", { name: e.callee });
+      if (this.lets.has(e.callee)) return this.error(e.calleeSpan.start, "call-of-let", { name: e.callee });
+      return this.error(e.calleeSpan.start, "unknown-identifier", suggested(e.callee, this.names("call")));
     }
     if (fn.params.length === 0) {
-      return this.error(
-        e.calleeSpan.start,
-        `'${fn.name}' takes no arguments and is written without parentheses, as in ${fn.example}`,
-      );
+      return this.error(e.calleeSpan.start, "call-of-zero-parameter", { name: fn.name, example: fn.example });
     }
     const { min, max } = arity(fn);
     const n = e.args.length;
     if (n < min || n > max) {
-      const count = min === max ? `${min}` : max === min + 1 ? `${min} or ${max}` : `${min} to ${max}`;
-      return this.error(
-        e.calleeSpan.start,
-        `Function '${fn.name}' takes ${count} argument${max === 1 ? "" : "s"} (${signature(fn)}), got ${n}`,
-      );
+      return this.error(e.calleeSpan.start, "arity", { name: fn.name, min, max, signature: signature(fn), got: n });
     }
     const params = n < fn.params.length ? fn.params.slice(1) : fn.params;
     const args: IrNode[] = [];
@@ -389,23 +377,23 @@ class Checker {
       const arg = e.args[i]!;
       switch (param.kind) {
         case "series": {
-          const ir = this.expect(this.expression(arg), "number", arg.span, `Argument '${param.name}' of ${fn.name}`);
+          const ir = this.expect(this.expression(arg), "number", arg.span, { argument: param.name, of: fn.name });
           if (ir) args.push(ir);
           else failed = true;
           break;
         }
         case "condition": {
-          const ir = this.expect(this.expression(arg), "boolean", arg.span, `Argument '${param.name}' of ${fn.name}`);
+          const ir = this.expect(this.expression(arg), "boolean", arg.span, { argument: param.name, of: fn.name });
           if (ir) args.push(ir);
           else failed = true;
           break;
         }
         case "length": {
           if (arg.kind !== "number") {
-            this.error(arg.span.start, `Length '${param.name}' of ${fn.name} must be a positive integer literal, as in ${fn.example}`);
+            this.error(arg.span.start, "length-not-literal", { param: param.name, name: fn.name, example: fn.example });
             failed = true;
           } else if (!Number.isInteger(arg.value) || arg.value < 1) {
-            this.error(arg.span.start, `Length '${param.name}' of ${fn.name} must be a positive integer, got ${arg.value}`);
+            this.error(arg.span.start, "length-not-positive-integer", { param: param.name, name: fn.name, value: arg.value });
             failed = true;
           } else consts.push(arg.value);
           break;
@@ -418,7 +406,7 @@ class Checker {
                 ? -arg.operand.value
                 : undefined;
           if (literal === undefined) {
-            this.error(arg.span.start, `Argument '${param.name}' of ${fn.name} must be a number literal, as in ${fn.example}`);
+            this.error(arg.span.start, "number-argument-not-literal", { param: param.name, name: fn.name, example: fn.example });
             failed = true;
           } else consts.push(literal);
           break;

@@ -120,9 +120,15 @@ export const OPTIONS = {
     description: "Redis for the daily quota counters, shared by replicas (default: $XQL_REDIS_URL; without it the database keeps them)",
   },
   quiet: { type: "boolean", description: "no request logs" },
+  "cache-mb": {
+    type: "string",
+    value: "N",
+    description: "memory for the hot tier, the latest bars of the series runs read, in MiB (default 512; 0 reads the store on every run)",
+  },
   tier: { type: "string", value: "T", description: "free, essential or plus (a new account)" },
   account: { type: "string", value: "ID", description: "add the key to this existing account" },
   label: { type: "string", value: "L", description: "a note to tell keys apart" },
+  scope: { type: "string", value: "run|write", description: "what the key may do: run screens (default), or write: push bars too (POST /xql/bars)" },
 } as const satisfies OptionTable;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -202,12 +208,17 @@ function usageErrorFrom(command: string, error: unknown, args: readonly string[]
   return new UsageError(`xql ${command}: ${message}`);
 }
 
-/** A positive integer option, or `undefined` when not given. */
-export function positiveInteger(command: string, name: string, text: string | undefined): number | undefined {
+/**
+ * A positive integer option of at most `max`, or `undefined` when not given (callers write
+ * their default with `??`). The one reading of a count for every command: digits only, so
+ * `1e3`, `0x10` and `2.0` are refused rather than read as JavaScript would.
+ */
+export function positiveInteger(command: string, name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) {
-    throw new UsageError(`xql ${command}: --${name} must be a positive integer, got '${text}'`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `an integer from 1 to ${max}`;
+    throw new UsageError(`xql ${command}: --${name} must be ${range}, got '${text}'`);
   }
   return value;
 }
@@ -261,38 +272,4 @@ export function fileProblem(path: string, error: unknown): string {
 /** True when `--help` or `-h` is among the arguments. */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes("--help") || args.includes("-h");
-}
-
-/**
- * The hand-written splitter the commands used before {@link parseCommandLine}; kept for
- * `xql data` until it moves to the option table.
- * @deprecated Use {@link parseCommandLine}.
- */
-export function parseFlags(
-  args: readonly string[],
-  booleans: readonly string[] = [],
-): { flags: Map<string, string>; positionals: string[] } {
-  const flags = new Map<string, string>();
-  const positionals: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg.startsWith("--") && arg.length > 2) {
-      const eq = arg.indexOf("=");
-      if (eq > 0) {
-        flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-      } else {
-        const name = arg.slice(2);
-        if (booleans.includes(name)) flags.set(name, "true");
-        else {
-          const value = args[i + 1];
-          if (value === undefined) throw new UsageError(`Option --${name} needs a value`);
-          flags.set(name, value);
-          i++;
-        }
-      }
-    } else {
-      positionals.push(arg);
-    }
-  }
-  return { flags, positionals };
 }

@@ -1,5 +1,4 @@
 /** A one-line progress bar on standard error, drawn only when it is a terminal. */
-import type { ProgressListener } from "../store/store.js";
 import type { CliOutput } from "./command.js";
 
 export interface Progress {

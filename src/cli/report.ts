@@ -41,14 +41,24 @@ export function reportQueryError(io: CliIo, result: InvalidResult, query: string
   }
 }
 
-/** A CSV field: quoted when it holds a comma, a quote or a line break (column keys like `sma(close, 20)` do). */
+/**
+ * A CSV field of text: a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets
+ * a `'` in front (decisions §2: a spreadsheet would run `=HYPERLINK(…)` in a key's label, or
+ * `-2+3+close*0` in a column's name, as a formula); then quoted when it holds a comma, a quote
+ * or a line break (column keys like `sma(close, 20)` do).
+ */
 export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** Rows as CSV with a header line; `null` cells are empty. */
+/**
+ * Rows as CSV with a header line; `null` cells are empty. Numbers are written as numbers: a
+ * negative value is data a spreadsheet reads as a number, not a formula, so only text cells
+ * are neutralised ({@link csvField}).
+ */
 export function renderCsv(header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
-  const cell = (value: string | number | null): string => (value === null ? "" : csvField(String(value)));
+  const cell = (value: string | number | null): string => (value === null ? "" : typeof value === "number" ? String(value) : csvField(value));
   return [header, ...rows].map((row) => row.map(cell).join(",")).join("\n") + "\n";
 }
 

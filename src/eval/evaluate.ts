@@ -23,7 +23,8 @@ import {
   type RunResult,
   type Timeframe,
 } from "../types.js";
-import { lastClosedIndex } from "./align.js";
+import { alignmentCut, lastClosedIndex } from "../alignment.js";
+import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
 
 /**
  * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
@@ -73,9 +74,11 @@ class Slot {
   private ctx: KernelContext | undefined;
 
   /** What a kernel may know beyond its inputs; scratch buffers live as long as the slot. */
-  context(timeframe: Timeframe): KernelContext {
+  context(timeframe: Timeframe, market: string): KernelContext {
     return (this.ctx ??= {
       timeframeMs: TIMEFRAME_MS[timeframe],
+      timeframe,
+      market,
       scratch: (index: number, length: number): Float64Array => {
         let b = this.scratchBuffers[index];
         if (!b || b.length < length) this.scratchBuffers[index] = b = new Float64Array(Math.max(length, (b?.length ?? 0) * 2));
@@ -120,6 +123,14 @@ class Slot {
     readonly node: IrNode,
     readonly timeframe: Timeframe,
   ) {}
+
+  /** Bytes of the buffers this slot keeps. */
+  retainedBytes(): number {
+    let bytes = this.buffer.byteLength;
+    for (const b of this.scratchBuffers) bytes += b?.byteLength ?? 0;
+    for (const c of this.columns ?? []) bytes += c.byteLength;
+    return bytes;
+  }
 }
 
 /** Estimated work per evaluation, for ordering `and`/`or` operands (recursive kernels read all history). */
@@ -238,20 +249,19 @@ class Program {
     return rootSlot;
   }
 
+  /** Bytes of the buffers this program keeps between runs (they grow to the longest bars evaluated). */
+  retainedBytes(): number {
+    let bytes = 0;
+    for (const slot of this.slots.values()) bytes += slot.retainedBytes();
+    for (const frame of this.frames) for (const copy of frame.copies.values()) bytes += copy.retainedBytes();
+    return bytes;
+  }
+
   /** The frame of a timeframe the plan reads (every slot's is one: the plan lists them all). */
   private frame(timeframe: Timeframe): Frame {
     const frame = this.frameOf.get(timeframe);
     if (!frame) throw new Error(`internal: timeframe ${timeframe} is not a plan source`);
     return frame;
-  }
-
-  /**
-   * Prepares the frames of one instrument at its latest base bar. Returns false when it lacks a
-   * timeframe or the bars a source needs (it then does not match and is not reported).
-   */
-  private load(instrument: Instrument): boolean {
-    if (!this.attach(instrument)) return false;
-    return this.alignAt(this.frames[0]!.length - 1);
   }
 
   /**
@@ -284,7 +294,7 @@ class Program {
     if (baseEnd + 1 < sources[0]!.minLookback) return false;
     base.end = baseEnd;
     if (sources.length === 1) return true;
-    const baseClose = base.bars.time[baseEnd]! + base.duration;
+    const baseClose = alignmentCut(base.bars.time[baseEnd]!, base.duration);
     let enough = true;
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
@@ -342,7 +352,7 @@ class Program {
         for (let k = 0; k < children.length; k++) inputs[k] = this.values(children[k]!, inputFrom, to);
         const implicit = fn.implicit;
         for (let k = 0; k < implicit.length; k++) inputs[children.length + k] = this.raw(frame, implicit[k]!, inputFrom, to);
-        const ctx = slot.context(frame.timeframe);
+        const ctx = slot.context(frame.timeframe, this.planned.plan.market);
         if (!slot.blocked) {
           (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
           return;
@@ -606,12 +616,16 @@ class Program {
    * window with every frame at its latest end, and read at each window bar; a window bar where a
    * truncated run would have too little history for a source is skipped, as run skips it.
    */
-  history(universe: Iterable<Instrument>, bars: number): HistoryScan {
-    return drain(this.historySteps(universe, bars));
+  history(universe: Iterable<Instrument>, bars: number, maxBytes = Infinity): HistoryScan {
+    return drain(this.historySteps(universe, bars, maxBytes));
   }
 
-  /** `history`, one instrument per step: `historyAsync` yields to the event loop between steps. */
-  *historySteps(universe: Iterable<Instrument>, bars: number): Generator<undefined, HistoryScan, undefined> {
+  /**
+   * `history`, one instrument per step: `historyAsync` yields to the event loop between steps.
+   * With `maxBytes`, the JSON of the matches kept is counted as they are built, and the pass
+   * stops with a plan error as soon as it exceeds that: an answer too large is never built.
+   */
+  *historySteps(universe: Iterable<Instrument>, bars: number, maxBytes = Infinity): Generator<undefined, HistoryScan, undefined> {
     const instruments = [...universe];
     const base = this.planned.baseTimeframe;
     const window = windowTimes(instruments, base, bars);
@@ -621,6 +635,9 @@ class Program {
     let noData = 0;
     let shortHistory = 0;
     let matched = 0;
+    const size = Number.isFinite(maxBytes) ? new ColumnsSize(this.columns.map((c) => c.text)) : undefined;
+    // JSON.stringify(matches): the brackets, and a comma after every match but the last.
+    let bytes = 1;
     for (const instrument of instruments) {
       if (!this.attach(instrument)) {
         noData++;
@@ -631,7 +648,7 @@ class Program {
       const length = frame.length;
       // The instrument's bars inside the window are a suffix of its bars (times increase, and
       // every time of the universe at or after the window's first is in the window).
-      let first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+      const first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
       // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
       if (first === length) {
         noData++;
@@ -666,9 +683,12 @@ class Program {
           for (let k = 0; k < keys.length; k++) keys[k] = this.values(this.sort[k]!.slot, t, t + 1)[t]!;
           const last = kept[kept.length - 1]!.ranked;
           if (this.order(keys, instrument.symbol, last.keys, last.row.symbol) >= 0) continue;
-          kept.pop();
+          bytes -= kept.pop()!.bytes;
         }
-        const hit: HistoryHit = { ranked: this.rowAt(instrument.symbol, t), close: frame.bars.close, index: t, length };
+        const ranked = this.rowAt(instrument.symbol, t);
+        const hit: HistoryHit = { ranked, close: frame.bars.close, index: t, length, bytes: size ? matchBytes(bt, instrument.symbol, size.bytes(ranked.row.columns)) : 0 };
+        bytes += hit.bytes;
+        if (bytes > maxBytes) throw responseTooLarge(maxBytes);
         if (limit === undefined) kept.push(hit);
         else kept.splice(this.insertionPoint(kept, hit.ranked), 0, hit);
       }
@@ -684,7 +704,7 @@ class Program {
     const sources = this.planned.plan.sources;
     if (t + 1 < sources[0]!.minLookback) return false;
     const base = this.frames[0]!;
-    const close = base.bars.time[t]! + base.duration;
+    const close = alignmentCut(base.bars.time[t]!, base.duration);
     for (let i = 1; i < sources.length; i++) {
       const source = sources[i]!;
       const frame = this.frames[i]!;
@@ -695,7 +715,8 @@ class Program {
 
   /** The row at base bar `t`: columns and sort keys (computed there if not yet). */
   private rowAt(symbol: string, t: number): RankedRow {
-    const columns: Record<string, number | null> = {};
+    // No prototype: a column written `__proto__` is a key like any other, not the object's prototype.
+    const columns: Record<string, number | null> = Object.create(null);
     for (const c of this.columns) {
       const v = this.values(c.slot, t, t + 1)[t]!;
       columns[c.text] = Number.isFinite(v) ? v : null;
@@ -729,6 +750,8 @@ export interface HistoryHit {
   readonly close: ArrayLike<number>;
   readonly index: number;
   readonly length: number;
+  /** Bytes of the match's JSON (with its comma), when the pass counts them; else 0. */
+  readonly bytes: number;
 }
 
 /** What one `history` pass found, before forward statistics. */
@@ -852,11 +875,14 @@ function checkBars(symbol: string, timeframe: Timeframe, bars: Bars, series: rea
 /** A compiled query's evaluation entry points. */
 export interface Runner {
   run(universe: Iterable<Instrument>): RunResult;
-  history(universe: Iterable<Instrument>, bars: number): HistoryScan;
-  /** `run`, yielding to the event loop every `sliceMs` of work. */
-  runAsync(universe: Iterable<Instrument>, sliceMs: number): Promise<RunResult>;
-  /** `history`, yielding to the event loop every `sliceMs` of work. */
-  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number): Promise<HistoryScan>;
+  /** With `maxBytes`: a plan error once the matches' JSON exceeds it (see `historySteps`). */
+  history(universe: Iterable<Instrument>, bars: number, maxBytes?: number): HistoryScan;
+  /** `run`, yielding to the event loop every `sliceMs` of work (through `turn`, default the next turn of the loop). */
+  runAsync(universe: Iterable<Instrument>, sliceMs: number, turn?: () => Promise<void>): Promise<RunResult>;
+  /** `history`, yielding to the event loop every `sliceMs` of work (through `turn`). */
+  historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number, maxBytes?: number, turn?: () => Promise<void>): Promise<HistoryScan>;
+  /** Bytes of the buffers kept between runs (by the idle program), for caches that weigh what they hold. */
+  retainedBytes(): number;
 }
 
 /** Compiles a planned query into a reusable runner over universes of instruments. */
@@ -887,9 +913,11 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
   };
   return {
     run: (universe) => using((p) => p.run(universe)),
-    history: (universe, bars) => using((p) => p.history(universe, bars)),
-    runAsync: (universe, sliceMs) => usingAsync((p) => drainAsync(p.runSteps(universe), sliceMs)),
-    historyAsync: (universe, bars, sliceMs) => usingAsync((p) => drainAsync(p.historySteps(universe, bars), sliceMs)),
+    history: (universe, bars, maxBytes) => using((p) => p.history(universe, bars, maxBytes)),
+    runAsync: (universe, sliceMs, turn) => usingAsync((p) => drainAsync(p.runSteps(universe), sliceMs, turn)),
+    historyAsync: (universe, bars, sliceMs, maxBytes, turn) =>
+      usingAsync((p) => drainAsync(p.historySteps(universe, bars, maxBytes), sliceMs, turn)),
+    retainedBytes: () => idle?.retainedBytes() ?? 0,
   };
 }
 
@@ -913,16 +941,21 @@ function drain<T>(steps: Generator<undefined, T, undefined>): T {
  * since the last: a server stays responsive to other callers during a long run, and the
  * result is the same as {@link drain}'s.
  */
-async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs: number): Promise<T> {
+async function drainAsync<T>(steps: Generator<undefined, T, undefined>, sliceMs: number, turn = loopTurn): Promise<T> {
   let since = performance.now();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => nextTurn(resolve));
+      await turn();
       since = performance.now();
     }
   }
+}
+
+/** The next turn of the event loop, for any caller. */
+function loopTurn(): Promise<void> {
+  return new Promise<void>((resolve) => nextTurn(resolve));
 }
 
 /** ISO 8601 of a bar time; a time outside Date's range reads as null rather than throwing. */

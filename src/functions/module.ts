@@ -4,8 +4,8 @@
  * lives in one file under `src/functions/builtins/` that exports a `FunctionModule`; the
  * registry is built from the list in `builtins/index.ts`.
  */
-import type { PhraseCategory } from "../phrases/categories.js";
-import type { RawSeries } from "../types.js";
+import type { RawSeries, Timeframe } from "../types.js";
+import { TIMEFRAMES, TIMEFRAME_MS } from "../types.js";
 
 /** The type of an XQL value: a number series or a boolean series. */
 export type ValueType = "number" | "boolean";
@@ -41,8 +41,12 @@ export type InputColumn = RawSeries | "time";
 
 /** What a kernel may know of where it runs, beyond its inputs. */
 export interface KernelContext {
-  /** Duration of one bar of the timeframe being evaluated, in ms (`vwap` anchors its session by it). */
+  /** Duration of one bar of the timeframe being evaluated, in ms. */
   readonly timeframeMs: number;
+  /** The timeframe being evaluated. */
+  readonly timeframe: Timeframe;
+  /** The plan's market (`vwap` takes its session from it: FOREX closes at 17:00 New York). */
+  readonly market: string;
   /**
    * A scratch buffer of at least `length` slots, owned by the calling slot and reused across
    * instruments (index 0, 1, ... name distinct buffers). Contents are unspecified on entry.
@@ -72,6 +76,30 @@ export type Kernel = (
   to: number,
   ctx: KernelContext,
 ) => void;
+
+/**
+ * The groups of the phrase reference, in the order docs/phrases.md lists them. Defined beside
+ * a module's phrases, because a module names the group of each of its phrases; the phrase
+ * reference (src/phrases/) reads the modules, never the other way round.
+ */
+export const PHRASE_CATEGORIES = [
+  "Momentum",
+  "Moving averages",
+  "Trend",
+  "Pullbacks",
+  "MACD",
+  "Bollinger bands",
+  "Volume",
+  "Highs, lows and breakouts",
+  "Gaps",
+  "Ranges and volatility",
+  "Price change and candles",
+  "Indicators",
+  "Across timeframes",
+] as const;
+
+/** One of the {@link PHRASE_CATEGORIES}: the group a phrase entry is listed under. */
+export type PhraseCategory = (typeof PHRASE_CATEGORIES)[number];
 
 /** One entry of the phrase-to-query reference (MCP `xql_nl_reference`, docs/phrases.md). */
 export interface Phrase {
@@ -132,10 +160,12 @@ export interface FunctionModule {
  * A kernel context outside the evaluator (tests, direct kernel calls): fresh scratch buffers
  * kept for the context's lifetime.
  */
-export function standaloneContext(timeframeMs = 3_600_000): KernelContext {
+export function standaloneContext(timeframeMs = 3_600_000, market = "CRYPTO"): KernelContext {
   const buffers: Float64Array[] = [];
   return {
     timeframeMs,
+    timeframe: TIMEFRAMES.find((tf) => TIMEFRAME_MS[tf] === timeframeMs) ?? "h1",
+    market,
     scratch(index, length) {
       let b = buffers[index];
       if (!b || b.length < length) buffers[index] = b = new Float64Array(length);

@@ -87,7 +87,27 @@ export function startLanguageServer(connection: Connection): void {
     };
   });
 
+  /**
+   * The open document and its text; undefined when none is open under `uri`, or when the
+   * client opened it without a text (`didOpen` with `text: null`): every request then answers
+   * empty instead of failing on it.
+   */
+  const opened = (uri: string): { document: TextDocument; text: string } | undefined => {
+    const document = documents.get(uri);
+    const text: unknown = document?.getText();
+    return document && typeof text === "string" ? { document, text } : undefined;
+  };
+  const warned = new Set<string>();
+
   const publish = (document: TextDocument): void => {
+    if (!opened(document.uri)) {
+      if (!warned.has(document.uri)) {
+        warned.add(document.uri);
+        connection.console.warn(`xql: ${document.uri} was opened without a text; it is ignored until the client sends one`);
+      }
+      return;
+    }
+    warned.delete(document.uri);
     const text = document.getText();
     const diagnostics = diagnose(text, options).map((d) => ({
       range: { start: document.positionAt(d.start), end: document.positionAt(d.end) },
@@ -103,9 +123,10 @@ export function startLanguageServer(connection: Connection): void {
   documents.onDidClose((event) => void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] }));
 
   connection.onCompletion((params) => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return [];
-    const { from, to, items } = complete(document.getText(), document.offsetAt(params.position), { markets: options.markets ?? DEFAULT_MARKETS });
+    const open = opened(params.textDocument.uri);
+    if (!open) return [];
+    const { document, text } = open;
+    const { from, to, items } = complete(text, document.offsetAt(params.position), { markets: options.markets ?? DEFAULT_MARKETS });
     const range = { start: document.positionAt(from), end: document.positionAt(to) };
     return items.map((item): CompletionItem => {
       const { text, snippet: isSnippet } = snippet(item.template);
@@ -122,9 +143,10 @@ export function startLanguageServer(connection: Connection): void {
   });
 
   connection.onHover((params) => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return null;
-    const found = hover(document.getText(), document.offsetAt(params.position));
+    const open = opened(params.textDocument.uri);
+    if (!open) return null;
+    const { document, text } = open;
+    const found = hover(text, document.offsetAt(params.position));
     if (!found) return null;
     return {
       contents: { kind: MarkupKind.Markdown, value: found.markdown },
@@ -133,9 +155,10 @@ export function startLanguageServer(connection: Connection): void {
   });
 
   connection.onSignatureHelp((params) => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return null;
-    const help = signatureHelp(document.getText(), document.offsetAt(params.position));
+    const open = opened(params.textDocument.uri);
+    if (!open) return null;
+    const { document, text } = open;
+    const help = signatureHelp(text, document.offsetAt(params.position));
     if (!help) return null;
     return {
       signatures: [
@@ -151,19 +174,20 @@ export function startLanguageServer(connection: Connection): void {
   });
 
   connection.onDocumentFormatting((params) => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return null;
-    const text = document.getText();
+    const open = opened(params.textDocument.uri);
+    if (!open) return null;
+    const { document, text } = open;
     const formatted = format(text);
     if (formatted === undefined || formatted === text) return [];
     return [TextEdit.replace({ start: document.positionAt(0), end: document.positionAt(text.length) }, formatted)];
   });
 
   connection.languages.semanticTokens.on((params) => {
-    const document = documents.get(params.textDocument.uri);
+    const open = opened(params.textDocument.uri);
     const builder = new SemanticTokensBuilder();
-    if (!document) return builder.build();
-    for (const piece of scan(document.getText())) {
+    if (!open) return builder.build();
+    const { document, text } = open;
+    for (const piece of scan(text)) {
       const type = TOKEN_OF[piece.kind];
       if (type === undefined) continue;
       const start = document.positionAt(piece.start);

@@ -159,10 +159,11 @@ export interface ServeStdioOptions {
 }
 
 /**
- * Serves the tools on stdio until the MCP client closes standard input (or the transport
- * fails), then resolves.
+ * Serves the tools on stdio until the MCP client closes standard input, then resolves to
+ * `{}`; when the transport gives up on its input (a JSON-RPC line over its 10 MiB buffer),
+ * resolves to `{ failure }` saying why, so the command exits non-zero.
  */
-export async function serveStdio(client: XqlClient, options: ServeStdioOptions = {}): Promise<void> {
+export async function serveStdio(client: XqlClient, options: ServeStdioOptions = {}): Promise<{ failure?: string }> {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
@@ -170,12 +171,18 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
   const inFlight = new Set<Promise<unknown>>();
   const server = createMcpServer(client, { inFlight });
   const transport = new StdioServerTransport(stdin, stdout);
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
-  });
-  transport.onerror = (error) => log(`xql mcp: ${error.message}`);
-
   let closing = false;
+  let lastError: Error | undefined;
+  // The transport closes itself only when it cannot go on reading (its buffer overflowed):
+  // a close nobody asked for is a failure, with the error it reported just before.
+  const closed = new Promise<{ failure?: string }>((resolve) => {
+    transport.onclose = () => resolve(closing ? {} : { failure: lastError?.message ?? "the transport closed unexpectedly" });
+  });
+  transport.onerror = (error) => {
+    lastError = error;
+    log(`xql mcp: ${error.message}`);
+  };
+
   const close = (drain: boolean): void => {
     if (closing) return;
     closing = true;
@@ -196,5 +203,11 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
 
   await server.connect(transport);
   log(`xql mcp ${VERSION}: serving ${MCP_TOOLS.map((tool) => tool.name).join(", ")} for ${client.baseUrl}`);
-  await closed;
+  const result = await closed;
+  if (result.failure !== undefined) {
+    // Nothing more will be read: stop reading standard input and end the server, so the process exits.
+    stdin.destroy();
+    await server.close().catch(() => undefined);
+  }
+  return result;
 }

@@ -14,9 +14,8 @@
 import { MODULES } from "../functions/builtins/index.js";
 import { COMPOSITE_PHRASES } from "./entries.js";
 
-export { PHRASE_CATEGORIES, type PhraseCategory } from "./categories.js";
-import type { PhraseCategory } from "./categories.js";
-import { PHRASE_CATEGORIES } from "./categories.js";
+export { PHRASE_CATEGORIES, type PhraseCategory } from "../functions/module.js";
+import { PHRASE_CATEGORIES, type PhraseCategory } from "../functions/module.js";
 
 /** One phrase and how it is written in XQL. */
 export interface PhraseEntry {

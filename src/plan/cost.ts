@@ -14,7 +14,8 @@
  * The cost: what one instrument costs to evaluate, in bar-steps. Every distinct computation
  * counts once per timeframe it is needed on (the IR is hash-consed, so `rsi(14)` used three
  * times counts once). A function call runs its kernel over every bar fetched for its
- * timeframe, max(minLookback, 300); anything else (comparisons, arithmetic, `and`/`or`,
+ * timeframe: the plan's fetch for that source (`compile(q).fetch`, max(minLookback, warm-up),
+ * so a `kama` screen counts the ~3,300 bars its convergence fetches, not 300); anything else (comparisons, arithmetic, `and`/`or`,
  * offsets, literals, series) is computed only at the bars the plan needs it at, the latest
  * plus its offset. The service multiplies the cost by the market's instruments, which the
  * budget's default takes into account (docs/deployment.md, "Limits and guards", has the
@@ -22,17 +23,17 @@
  */
 import type { CheckedQuery } from "../check/check.js";
 import { children, type IrNode } from "../check/ir.js";
-import { planError, syntaxError } from "../errors.js";
+import { fail, type XqlError } from "../errors.js";
 import type { Planned } from "./plan.js";
-import type { Timeframe } from "../types.js";
+import { MIN_WARMUP, type Timeframe } from "../types.js";
 
 export { MAX_QUERY_TOKENS } from "../syntax/parse.js";
 /** Most columns a query may return. */
 export const MAX_COLUMNS = 50;
 /** Default budget of a query's static cost (`queryCost`): bar-steps per instrument. */
 export const DEFAULT_COST_BUDGET = 100_000;
-/** The bars the service fetches per source at least (its default warmup). */
-const MIN_FETCH_BARS = 300;
+/** The bars the service fetches per source at least (its default warmup, `MIN_WARMUP`). */
+const MIN_FETCH_BARS = MIN_WARMUP;
 
 /** The static cost of a planned query: bar-steps per instrument (see the module comment). */
 export function queryCost(checked: CheckedQuery, planned: Planned): number {
@@ -47,7 +48,8 @@ export function queryCost(checked: CheckedQuery, planned: Planned): number {
     stack.push(...children(node));
   }
   const bars = new Map<string, number>();
-  for (const source of planned.plan.sources) bars.set(source.timeframe, Math.max(source.minLookback, MIN_FETCH_BARS));
+  // What a source really fetches (warm-up included), never less than the service's default warmup.
+  for (const source of planned.fetch) bars.set(source.timeframe, Math.max(source.bars, MIN_FETCH_BARS));
   let cost = 0;
   for (const [key, offset] of planned.needs) {
     const at = key.indexOf("@");
@@ -62,22 +64,28 @@ export function queryCost(checked: CheckedQuery, planned: Planned): number {
 export function checkColumns(checked: CheckedQuery): void {
   const beyond = checked.columns[MAX_COLUMNS];
   if (beyond) {
-    throw syntaxError(
-      checked.text,
-      beyond.expression.span.start,
-      `Too many columns: at most ${MAX_COLUMNS} per query (this is column ${MAX_COLUMNS + 1} of ${checked.columns.length})`,
-      // Raised once the query is checked, on the way to the plan.
-      "plan",
-    );
+    // Raised once the query is checked, on the way to the plan.
+    const at = { text: checked.text, offset: beyond.expression.span.start, stage: "plan" } as const;
+    throw fail("too-many-columns", { max: MAX_COLUMNS, count: checked.columns.length }, at);
   }
 }
 
-/** Refuses a query whose {@link queryCost} exceeds the budget: a plan error naming both figures. */
-export function checkCost(checked: CheckedQuery, planned: Planned, budget: number): void {
+/** Refuses a query whose {@link queryCost} exceeds the budget (a plan error naming both figures); returns the cost. */
+export function checkCost(checked: CheckedQuery, planned: Planned, budget: number): number {
   const cost = queryCost(checked, planned);
   if (cost > budget) {
-    throw planError(
-      `Query too costly to run: its cost is ${cost.toLocaleString("en-US")} bar-steps per instrument, above the budget of ${budget.toLocaleString("en-US")}; use fewer distinct expressions, shorter lengths or fewer timeframes`,
-    );
+    throw fail("cost-budget", { cost, budget });
   }
+  return cost;
+}
+
+/**
+ * The refusal of a screen history whose price is above the budget, or undefined. History
+ * evaluates the query as of each bar of its window, so it is priced as that many runs and one
+ * more (decisions §2 "Fair use": the query's cost × (window + 1), against the same budget as a
+ * run); the message says the largest window this query may ask for.
+ */
+export function historyCostError(cost: number, bars: number, budget: number): XqlError | undefined {
+  if (cost * (bars + 1) <= budget) return undefined;
+  return fail("history-cost", { cost, bars, budget });
 }

@@ -6,7 +6,7 @@
  */
 import type { CheckedQuery } from "../check/check.js";
 import { children, type IrNode } from "../check/ir.js";
-import { assertNever, planError } from "../errors.js";
+import { assertNever, fail } from "../errors.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
   DEFAULT_WARMUP_CEILING,
@@ -45,8 +45,8 @@ export function planQuery(
   lookbackCeiling = DEFAULT_LOOKBACK_CEILING,
   warmupCeiling = DEFAULT_WARMUP_CEILING,
 ): Planned {
-  if (checked.market === undefined) throw planError("Missing required setting 'market', e.g. market = \"FOREX\"");
-  if (checked.timeframe === undefined) throw planError("Missing required setting 'timeframe', e.g. timeframe = h1");
+  if (checked.market === undefined) throw fail("missing-market", {});
+  if (checked.timeframe === undefined) throw fail("missing-timeframe", {});
   const base = checked.timeframe;
   const needs = new Map<string, number>();
   const lookback = new Map<Timeframe, number>();
@@ -122,9 +122,7 @@ export function planQuery(
   }));
   for (const source of sources) {
     if (source.minLookback > lookbackCeiling) {
-      throw planError(
-        `Lookback of ${source.minLookback} bars on timeframe ${source.timeframe} exceeds the ceiling of ${lookbackCeiling} bars`,
-      );
+      throw fail("lookback-ceiling", { lookback: source.minLookback, timeframe: source.timeframe, ceiling: lookbackCeiling });
     }
   }
   const warm = warmupBars([...recursive.values()]);
@@ -190,7 +188,7 @@ function warmupBars(calls: readonly [IrNode, Timeframe, number][]): Map<Timefram
           lookback = kids.reduce((m, kid) => Math.max(m, L(kid)), 1);
           break;
         default:
-          return assertNever(node, "IR op");
+          assertNever(node, "IR op");
       }
       lookbackMemo.set(key, lookback);
       chainMemo.set(key, chain);

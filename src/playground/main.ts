@@ -15,9 +15,11 @@ import {
   DEFAULT_MARKETS,
   PHRASES,
   PHRASE_CATEGORIES,
+  TIMEFRAME_MS,
   columnHistory,
   compile,
   complete,
+  deriveTimeframes,
   diagnose,
   explain,
   format,
@@ -256,10 +258,24 @@ interface RunOutcome {
 
 const fetchCount = (plan: Plan, timeframe: Timeframe): number => Math.max(plan.sources.find((s) => s.timeframe === timeframe)?.minLookback ?? 1, WARMUP);
 
+/** Most bars of the finest timeframe generated offline (12 weeks of m1, 3 years of h1). */
+const OFFLINE_MAX_BARS = 30_000;
+
+/**
+ * Offline, the screen runs as the service would run it over bars imported at the plan's finest
+ * timeframe: that one is generated, and every coarser one is derived from it by
+ * `deriveTimeframes`, the store's own derivation (FOREX on its 17:00 New York session).
+ */
 function runOffline(text: string, plan: Plan): RunOutcome {
   const timeframes = plan.sources.map((s) => s.timeframe);
-  const bars = Math.max(...plan.sources.map((s) => fetchCount(plan, s.timeframe)));
-  const universe = syntheticUniverse({ market: plan.market, symbols: OFFLINE_SYMBOLS, timeframes, bars });
+  const finest = [...timeframes].sort((a, b) => TIMEFRAME_MS[a] - TIMEFRAME_MS[b])[0]!;
+  // Enough finest bars to cover every source's fetch (FOREX trades five days of seven).
+  const perWeek = plan.market.toUpperCase() === "FOREX" ? 5 / 7 : 1;
+  const needed = Math.max(...plan.sources.map((s) => Math.ceil(((fetchCount(plan, s.timeframe) + 1) * TIMEFRAME_MS[s.timeframe]) / TIMEFRAME_MS[finest] * perWeek) + 1));
+  const bars = Math.min(needed, OFFLINE_MAX_BARS);
+  const universe = syntheticUniverse({ market: plan.market, symbols: OFFLINE_SYMBOLS, timeframes: [finest], bars }).map((instrument) =>
+    deriveTimeframes(instrument, { market: plan.market, to: timeframes }),
+  );
   const { results } = compile(text).run(universe);
   return { plan, results, source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`, barsOf: async (symbol) => universe.find((i) => i.symbol === symbol) };
 }

@@ -1,15 +1,16 @@
 /**
  * The Fastify application, composed from its parts: `auth.ts` (keys, before the body),
  * `quota.ts` (days, headers, runs in flight), `body.ts` (text and JSON bodies, hints),
- * `routes.ts` (the endpoints, in the contract's order) and `errors.ts` (fixed bodies, the
+ * `routes.ts` (the endpoints, in the contract's order), `push.ts` (bars from a feed), and `errors.ts` (fixed bodies, the
  * error and not-found handlers). No language logic lives here: queries go to the core
  * (`validate`, `explain`, `compile`), bars come from a {@link BarStore}.
  */
 import Fastify from "fastify";
-import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
-import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS } from "../types.js";
-import { BarCache, DEFAULT_WARMUP } from "../store/fetch.js";
+import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
+import { DEFAULT_WARMUP } from "../store/fetch.js";
+import { HotTier } from "../store/hot-tier.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
 import { createAuthenticator } from "./auth.js";
@@ -20,7 +21,12 @@ import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
 import { ResultsCache } from "./results-cache.js";
 import { registerPlayground } from "./playground.js";
-import { DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED, InFlightRuns, setRateLimitHeaders, utcDay } from "./quota.js";
+import { setRateLimitHeaders, utcDay } from "./quota.js";
+import { Admission, DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED } from "./admission.js";
+import { DEFAULT_QUERY_CACHE_BYTES } from "./query-cache.js";
+import { DEFAULT_RESULTS_CACHE_BYTES } from "./results-cache.js";
+import { DEFAULT_COST_BUDGET } from "../plan/cost.js";
+import { registerPush } from "./push.js";
 import { registerRoutes } from "./routes.js";
 
 /** Where the server reads the time; tests move it across midnight. */
@@ -59,15 +65,21 @@ export interface ServerOptions {
   warmupCeiling?: number;
   /** Structured logs: false (default), true (JSON lines at info), or Fastify logger options. */
   logger?: FastifyServerOptions["logger"];
-  /** Fetch cache: a {@link BarCache} to share, or false to read the store on every run. Default: a new cache. */
-  cache?: BarCache | false;
-  /** Parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 1024. */
-  queryCacheSize?: number;
+  /**
+   * The hot tier runs read bars from (the latest bars of each series served, in memory, exact at
+   * the store's data version): a {@link HotTier} to share, or false to read the store on every
+   * run. Default: a new tier of `cacheMb`.
+   */
+  cache?: HotTier | false;
+  /** The hot tier's budget in MiB (`xql serve --cache-mb`). Default 512. */
+  cacheMb?: number;
+  /** Bytes of parsed queries kept by text (validate, explain and compile results); 0 turns it off. Default 64 MiB. */
+  queryCacheBytes?: number;
   /** Largest static cost of a query (see docs/deployment.md, "Limits and guards"). Default {@link DEFAULT_COST_BUDGET}. */
   costBudget?: number;
-  /** Runs one account evaluates at once; more wait. Default 4. */
+  /** Requests of one account worked on at once (every authenticated route); more wait. Default 4. */
   maxRunsInFlight?: number;
-  /** Runs one account may have waiting; more answer 429. Default 100. */
+  /** Requests of one account that may wait; more answer 429. Default 100. */
   maxRunsQueued?: number;
   /** ms a client may take to send its headers; 0 turns the limit off. Default 10 000. */
   headersTimeoutMs?: number;
@@ -75,8 +87,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** ms between Node's checks for requests past those timeouts. Default 1000. */
   connectionsCheckMs?: number;
-  /** Run results kept per (query text, data version); 0 turns it off. Default 256. */
-  resultsCacheSize?: number;
+  /** Bytes of run and history answers kept per (query text, data version); 0 turns it off. Default 64 MiB. */
+  resultsCacheBytes?: number;
   /**
    * Milliseconds of evaluation after which a run or history gives the event loop a turn, so one
    * large screen does not hold other callers for longer. Default 10.
@@ -167,46 +179,79 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return payload;
   });
 
-  const auth = createAuthenticator(keys);
   const clock = options.clock ?? systemClock;
+  const admission = new Admission(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED);
+  // Run and history answers carry the rate-limit headers for a known key, whatever went wrong
+  // (an error, or the admission's 429).
+  const rateLimitHeaders = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const caller = auth.maybeCallerOf(request);
+    if (!caller || (request.routeOptions.url !== "/xql/run" && request.routeOptions.url !== "/xql/history")) return;
+    try {
+      const now = clock.now();
+      const usage = await quota.usage(caller.accountId, utcDay(now), caller.limit);
+      setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
+    } catch {
+      // The quota store is down as well; the answer goes out without the headers.
+    }
+  };
+  // Every route that authenticates through this hook gets the per-account admission.
+  const auth = createAuthenticator(keys, { admission, beforeRefusal: rateLimitHeaders });
+  // And its work starts at a fair turn, once its body is read: parsing a 4,000-token query is
+  // synchronous, so one account's admitted requests take one turn at a time, round-robin with
+  // every other account's, instead of running back to back before anyone else's next step.
+  app.addHook("preHandler", async (request) => {
+    const caller = auth.maybeCallerOf(request);
+    if (caller) await admission.turns.turn(caller.accountId);
+  });
   const roles = new Map<unknown, string[]>();
   for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
     roles.set(store, [...(roles.get(store) ?? []), role]);
+  }
+  const tier = options.cache === false ? undefined : (options.cache ?? new HotTier(bars, { budgetBytes: cacheBytes(options.cacheMb) }));
+  if (tier && options.cache === undefined) {
+    // A tier of its own: it follows the store's writes while the server runs.
+    tier.watch();
+    app.addHook("onClose", async () => tier.close());
   }
   registerRoutes(app, {
     bars,
     quota,
     dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),
     auth,
-    queries: new QueryCache(xqlOptions, options.queryCacheSize ?? 1024),
+    queries: new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES),
     clock,
     warmup: options.warmup ?? DEFAULT_WARMUP,
-    cache: options.cache === false ? undefined : (options.cache ?? new BarCache()),
-    inFlight: new InFlightRuns(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED),
+    cache: tier,
+    admission,
+    costBudget: options.costBudget ?? DEFAULT_COST_BUDGET,
     evaluationSliceMs: options.evaluationSliceMs ?? 10,
-    runs: new ResultsCache(options.resultsCacheSize ?? 256, options.resultsCacheTtlMs ?? 5_000),
+    runs: new ResultsCache(options.resultsCacheBytes ?? DEFAULT_RESULTS_CACHE_BYTES, options.resultsCacheTtlMs ?? 5_000),
     openApi: JSON.stringify(openApiDocument()),
   });
 
-  registerPlayground(app, { bars, authenticate: auth.authenticate, markets: xqlOptions.markets!, dir: options.playgroundDir });
+  registerPush(app, { bars, auth, clock });
+
+  registerPlayground(app, {
+    bars,
+    authenticate: auth.authenticate,
+    markets: xqlOptions.markets!,
+    dir: options.playgroundDir,
+    // What a run may fetch for one source: max(minLookback, warm-up), each under its ceiling.
+    maxBars: Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING),
+  });
 
   installErrorHandlers(app, {
     bodyLimit,
-    // Run and history answers carry the rate-limit headers for a known key, whatever went wrong.
-    async beforeError(request, reply) {
-      const caller = auth.maybeCallerOf(request);
-      if (!caller || (request.routeOptions.url !== "/xql/run" && request.routeOptions.url !== "/xql/history")) return;
-      try {
-        const now = clock.now();
-        const usage = await quota.usage(caller.accountId, utcDay(now), caller.limit);
-        setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
-      } catch {
-        // The quota store is down as well; the answer goes out without the headers.
-      }
-    },
+    beforeError: rateLimitHeaders,
   });
 
   return app;
+}
+
+function cacheBytes(mb: number | undefined): number | undefined {
+  if (mb === undefined) return undefined;
+  if (!Number.isInteger(mb) || mb < 0) throw new TypeError("createServer: cacheMb must be a non-negative integer (MiB)");
+  return mb * 1024 * 1024;
 }
 
 function timeoutOption(value: number | undefined, fallback: number, name: string): number {

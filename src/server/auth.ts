@@ -1,22 +1,27 @@
 /**
  * Authentication: a `Bearer` key checked in `onRequest`, before any byte of the body is read
- * or any query parsed. A string that cannot be a key is refused without a store lookup.
+ * or any query parsed. A string that cannot be a key is refused without a store lookup. A
+ * known key's request is then admitted for its account (`admission.ts`): every route that
+ * authenticates through this hook gets the per-account admission with nothing else to do.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { hashApiKey, looksLikeApiKey } from "../accounts/keys.js";
-import type { KeyStore, Tier } from "../accounts/accounts.js";
+import type { KeyStore, Scope, Tier } from "../accounts/accounts.js";
 import { TIER_LIMITS } from "../accounts/accounts.js";
 import { UNAUTHORIZED, fromStore } from "./errors.js";
+import { type Admission, admitRequest } from "./admission.js";
 
-/** Who is calling: the account the key belongs to, its tier and daily limit. */
+/** Who is calling: the account the key belongs to, its tier and daily limit, and the key's scope. */
 export interface Caller {
   accountId: string;
   tier: Tier;
   limit: number;
+  scope: Scope;
 }
 
 /** The `onRequest` hook that authenticates, and the lookup of the caller it found. */
 export interface Authenticator {
+  /** The `onRequest` hook: 401 for a missing or unknown key, else the account's admission (429 beyond its queue). */
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** The caller of an authenticated request; throws when the route skipped authentication. */
   callerOf(request: FastifyRequest): Caller;
@@ -24,7 +29,15 @@ export interface Authenticator {
   maybeCallerOf(request: FastifyRequest): Caller | undefined;
 }
 
-export function createAuthenticator(keys: KeyStore): Authenticator {
+/** What follows a known key: its account's admission, and what a refused request's answer carries. */
+export interface AuthenticatorOptions {
+  /** The per-account admission; without it requests are authenticated only. */
+  admission?: Admission;
+  /** Runs before a 429 of the admission is sent (the metered routes add their rate-limit headers). */
+  beforeRefusal?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+}
+
+export function createAuthenticator(keys: KeyStore, options: AuthenticatorOptions = {}): Authenticator {
   const callers = new WeakMap<FastifyRequest, Caller>();
   return {
     async authenticate(request, reply) {
@@ -35,7 +48,8 @@ export function createAuthenticator(keys: KeyStore): Authenticator {
         await reply.code(401).header("WWW-Authenticate", "Bearer").send(UNAUTHORIZED);
         return;
       }
-      callers.set(request, { accountId: record.accountId, tier: record.tier, limit: TIER_LIMITS[record.tier] });
+      callers.set(request, { accountId: record.accountId, tier: record.tier, limit: TIER_LIMITS[record.tier], scope: record.scope });
+      if (options.admission) await admitRequest(options.admission, record.accountId, request, reply, options.beforeRefusal);
     },
     callerOf(request) {
       const caller = callers.get(request);

@@ -11,40 +11,63 @@ export interface BodyProblem {
   readonly problem: string;
 }
 
+/** A JSON body read: the query and the other fields the route takes (history's `bars`). */
+export interface JsonQuery {
+  readonly query: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
 /** What a route reads from a request: the query text, or why the body holds none. */
 export type QueryBody = string | BodyProblem;
 
-const JSON_FORM = 'a JSON body must be {"query": "<query text>"}';
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Fields a JSON body may carry beside `"query"` on this route (history: `["bars"]`). */
+    jsonFields?: readonly string[];
+  }
+}
 
-/** Reads a JSON body as `{"query": "..."}`; anything else is a {@link BodyProblem} saying so. */
-export function queryFromJson(text: string): QueryBody {
+const jsonForm = (fields: readonly string[]): string =>
+  fields.length === 0
+    ? 'a JSON body must be {"query": "<query text>"}'
+    : `a JSON body must be {"query": "<query text>"${fields.map((f) => `, "${f}": …`).join("")}}`;
+
+/**
+ * Reads a JSON body as `{"query": "..."}` with, on routes that take them, the `fields` beside
+ * it; anything else is a {@link BodyProblem} saying so.
+ */
+export function queryFromJson(text: string, fields: readonly string[] = []): JsonQuery | BodyProblem {
+  const form = jsonForm(fields);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { problem: `The body is not valid JSON (${(error as Error).message}); ${JSON_FORM}, or send the query as text with another Content-Type` };
+    return { problem: `The body is not valid JSON (${(error as Error).message}); ${form}, or send the query as text with another Content-Type` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { problem: `The JSON body is not an object; ${JSON_FORM}` };
+    return { problem: `The JSON body is not an object; ${form}` };
   }
   const keys = Object.keys(value);
   const query = (value as { query?: unknown }).query;
   if (typeof query !== "string") {
-    return { problem: `The JSON body has no string "query"; ${JSON_FORM}` };
+    return { problem: `The JSON body has no string "query"; ${form}` };
   }
-  const extra = keys.filter((key) => key !== "query");
+  const extra = keys.filter((key) => key !== "query" && !fields.includes(key));
   if (extra.length > 0) {
-    return { problem: `The JSON body has fields other than "query" (${extra.map((k) => JSON.stringify(k)).join(", ")}); ${JSON_FORM}` };
+    const allowed = ["query", ...fields].map((k) => JSON.stringify(k)).join(" and ");
+    return { problem: `The JSON body has fields other than ${allowed} (${extra.map((k) => JSON.stringify(k)).join(", ")}); ${form}` };
   }
-  return query;
+  const taken: Record<string, unknown> = Object.create(null);
+  for (const field of fields) if (Object.hasOwn(value, field)) taken[field] = (value as Record<string, unknown>)[field];
+  return { query, fields: taken };
 }
 
-/** Installs the parsers: `application/json` as `{"query"}`, everything else as text; the limit answers 413. */
+/** Installs the parsers: `application/json` as `{"query"}` (and the route's `jsonFields`), everything else as text; the limit answers 413. */
 export function installBodyParsers(app: FastifyInstance, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_request, body, done) => done(null, body));
-  app.addContentTypeParser(/^application\/json\s*(;.*)?$/i, { parseAs: "string", bodyLimit }, (_request, body, done) =>
-    done(null, queryFromJson(body as string)),
+  app.addContentTypeParser(/^application\/json\s*(;.*)?$/i, { parseAs: "string", bodyLimit }, (request, body, done) =>
+    done(null, queryFromJson(body as string, request.routeOptions.config?.jsonFields ?? [])),
   );
 }
 
@@ -52,8 +75,19 @@ export function installBodyParsers(app: FastifyInstance, bodyLimit: number): voi
 export function queryBodyOf(request: FastifyRequest): QueryBody {
   const body = request.body;
   if (typeof body === "string") return body;
+  if (isJsonQuery(body)) return body.query;
   if (typeof body === "object" && body !== null && typeof (body as BodyProblem).problem === "string") return body as BodyProblem;
   return "";
+}
+
+/** A field the route's JSON body carried beside the query (undefined for text bodies and absent fields). */
+export function jsonFieldOf(request: FastifyRequest, field: string): unknown {
+  const body = request.body;
+  return isJsonQuery(body) ? body.fields[field] : undefined;
+}
+
+function isJsonQuery(body: unknown): body is JsonQuery {
+  return typeof body === "object" && body !== null && typeof (body as JsonQuery).query === "string" && typeof (body as JsonQuery).fields === "object";
 }
 
 /** The 400 body of a {@link BodyProblem}: the query-error shape, a syntax error at 1:1. */

@@ -8,8 +8,6 @@ import { StoreBusyError } from "../store/store.js";
 
 export const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
 export const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;
-/** Beyond the per-account queue of runs waiting for a slot (not counted against the quota). */
-export const TOO_MANY_RUNS = { error: "Too many concurrent runs for this account" } as const;
 export const STORE_UNAVAILABLE = { error: "Data store unavailable" } as const;
 export const STORE_BUSY = { error: "Data store busy, retry shortly" } as const;
 export const INTERNAL = { error: "Internal server error" } as const;
@@ -82,7 +80,9 @@ export function installErrorHandlers(
       return sendStoreFailure(reply, error);
     }
     if (status === 413) {
-      return reply.code(413).send({ error: `Request body exceeds the limit of ${options.bodyLimit} bytes` });
+      // A route may raise the server's limit (a push of bars takes 16 MiB): name the one that applied.
+      const limit = request.routeOptions.bodyLimit ?? options.bodyLimit;
+      return reply.code(413).send({ error: `Request body exceeds the limit of ${limit} bytes` });
     }
     if (status === 408 || (error as { code?: unknown }).code === "FST_ERR_REQUEST_TIMEOUT") {
       return reply.code(408).send({ error: "Request timed out" });

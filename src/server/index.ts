@@ -14,10 +14,29 @@ export type { PostgresStoreOptions } from "../store/postgres.js";
 export { DEFAULT_COST_BUDGET } from "../plan/cost.js";
 export { SqliteStore, SCHEMA_VERSION } from "../store/sqlite.js";
 export type { SqliteStoreOptions } from "../store/sqlite.js";
-export { BarCache, DEFAULT_WARMUP, fetchUniverse } from "../store/fetch.js";
+export { DEFAULT_WARMUP, fetchUniverse } from "../store/fetch.js";
+export { HotTier } from "../store/hot-tier.js";
+export type { HotLease, HotTierOptions, HotTierStats } from "../store/hot-tier.js";
 export type { FetchOptions } from "../store/fetch.js";
 export { TIERS, TIER_LIMITS } from "../accounts/accounts.js";
 export { HealthError } from "../store/store.js";
 export type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-export type { BarBatch, BarStore, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars } from "../store/store.js";
+export type {
+  BarBatch,
+  BarStore,
+  ChangesSince,
+  DataChange,
+  DataListener,
+  DeleteBarsRequest,
+  Incoming,
+  LatestBarsRequest,
+  ProgressListener,
+  SeriesInfo,
+  SymbolBars,
+  SymbolWrite,
+  TouchedSeries,
+  WriteResult,
+} from "../store/store.js";
+export type { Columns } from "../store/blocks.js";
+export type { SqliteAccounts } from "../accounts/sqlite.js";
 export { generateApiKey, hashApiKey } from "../accounts/keys.js";

@@ -1,6 +1,16 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
+import { PUSH_OPENAPI_PATHS } from "./push.js";
+
+type Paths = Record<string, Record<string, unknown>>;
+
+/** The paths of several route modules as one object: a path served by two modules (GET and POST /xql/bars) keeps both methods. */
+function mergePaths(...parts: Paths[]): Paths {
+  const merged: Paths = {};
+  for (const part of parts) for (const [path, methods] of Object.entries(part)) merged[path] = { ...merged[path], ...methods };
+  return merged;
+}
 
 const errorBody = {
   type: "object",
@@ -42,6 +52,23 @@ const queryBody = {
   },
 } as const;
 
+const historyBody = {
+  ...queryBody,
+  description: `${queryBody.description} With application/json the window may come in the body: {"query": "<text>", "bars": N}.`,
+  content: {
+    ...queryBody.content,
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["query"],
+        properties: { query: { type: "string" }, bars: { type: "integer", minimum: 1, maximum: 1000 } },
+        additionalProperties: false,
+      },
+      example: { query: 'market = "CRYPTO"\ntimeframe = h1\nrsi(14) < 30', bars: 200 },
+    },
+  },
+} as const;
+
 const keyStoreFailed = {
   description: "The key store failed while checking the API key",
   content: { "application/json": { schema: errorBody, example: { error: "Data store unavailable" } } },
@@ -54,13 +81,15 @@ const timedOut = {
 
 const invalid = { description: "Syntax or plan error", content: { "application/json": { schema: { $ref: "#/components/schemas/Invalid" } } } };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
+/** Every authenticated route: the account's admission (decisions §2 "Fair use"). */
+export const TOO_MANY_REQUESTS_RESPONSE = { $ref: "#/components/responses/TooManyRequests" } as const;
 const tooLarge = { $ref: "#/components/responses/TooLarge" };
 
 /** The 429, 500 and 503 answers of the metered routes (run and history). */
 const meteredFailures = {
   "429": {
     description:
-      "Daily quota exhausted until the next UTC midnight ({\"error\": \"Daily API rate limit exceeded\"}), or too many runs of the account in flight ({\"error\": \"Too many concurrent runs for this account\"}, Retry-After 1, no quota taken)",
+      "Daily quota exhausted until the next UTC midnight ({\"error\": \"Daily API rate limit exceeded\"}), or too many requests of the account in work and waiting ({\"error\": \"Too many concurrent requests for this account\"}, Retry-After 1, no quota taken)",
     headers: {
       ...rateLimitHeaders,
       "Retry-After": { description: "Seconds until the quota resets", schema: { type: "integer" } },
@@ -90,8 +119,7 @@ export function openApiDocument(): Record<string, unknown> {
         "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days).",
     },
     security: [{ bearer: [] }],
-    paths: {
-      ...PLAYGROUND_OPENAPI_PATHS,
+    paths: mergePaths(PLAYGROUND_OPENAPI_PATHS, PUSH_OPENAPI_PATHS, {
       "/xql/validate": {
         post: {
           operationId: "validate",
@@ -103,6 +131,7 @@ export function openApiDocument(): Record<string, unknown> {
             "401": unauthorized,
             "408": timedOut,
             "413": tooLarge,
+            "429": TOO_MANY_REQUESTS_RESPONSE,
             "500": keyStoreFailed,
           },
         },
@@ -118,6 +147,7 @@ export function openApiDocument(): Record<string, unknown> {
             "401": unauthorized,
             "408": timedOut,
             "413": tooLarge,
+            "429": TOO_MANY_REQUESTS_RESPONSE,
             "500": keyStoreFailed,
           },
         },
@@ -127,7 +157,7 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: "run",
           summary: "Fetch the data a query needs and return the matching instruments (metered)",
           description:
-            "The quota is read first (exhausted: 429 before the body is read); a 400 never holds a reservation; the reservation is atomic; a 500 or 503 gives it back; only a 200 consumes quota. One account evaluates at most 4 runs at once, queues 100 more, and is refused beyond that with a 429 that costs no quota.",
+            "The quota is read first (exhausted: 429 before the body is read); a 400 never holds a reservation; the reservation is atomic; a 500 or 503 gives it back; only a 200 consumes quota. An answer whose JSON would exceed 16 MiB is a 400 plan error (`Response too large: …`), given back. Like every authenticated route, one account has at most 4 requests in work and 100 waiting, and is refused beyond that with a 429 that costs no quota.",
           requestBody: queryBody,
           responses: {
             "200": {
@@ -148,17 +178,17 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: "history",
           summary: "When did a screen match over the last N base bars, and what followed (metered like run)",
           description:
-            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar equal a run over the bars up to it. One request counts once against the quota; only a 200 consumes it.",
+            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar equal a run over the bars up to it. The window is `?bars=N` or `\"bars\"` in a JSON body (both: they must agree). Priced as the query's cost × (N + 1) against the cost budget (above it: a 400 plan error naming the largest window that fits, before any reservation); an answer whose JSON would exceed 16 MiB is a 400 plan error counted while the matches are built, never built whole, and given back. One request counts once against the quota; only a 200 consumes it.",
           parameters: [
             {
               name: "bars",
               in: "query",
               required: false,
-              description: "How many of the latest base bars to evaluate at",
+              description: "How many of the latest base bars to evaluate at (or `\"bars\"` in a JSON body)",
               schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
             },
           ],
-          requestBody: queryBody,
+          requestBody: historyBody,
           responses: {
             "200": {
               description: "Matches by bar, with forward-return statistics",
@@ -166,7 +196,7 @@ export function openApiDocument(): Record<string, unknown> {
               content: { "application/json": { schema: { $ref: "#/components/schemas/History" } } },
             },
             "400": {
-              description: "Syntax or plan error in the query, or a `bars` parameter out of range",
+              description: "Syntax or plan error in the query (a window priced above the budget, an answer over 16 MiB), or a `bars` parameter or field out of range, or the two differing",
               headers: rateLimitHeaders,
               content: {
                 "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Invalid" }, errorBody] } },
@@ -190,6 +220,7 @@ export function openApiDocument(): Record<string, unknown> {
               content: { "application/json": { schema: { $ref: "#/components/schemas/Usage" } } },
             },
             "401": unauthorized,
+            "429": TOO_MANY_REQUESTS_RESPONSE,
             "500": { description: "The quota store failed", content: { "application/json": { schema: errorBody } } },
           },
         },
@@ -216,7 +247,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
         },
       },
-    },
+    }),
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An API key, `xql_` followed by 32 base62 characters" },
@@ -235,6 +266,12 @@ export function openApiDocument(): Record<string, unknown> {
         TooLarge: {
           description: "Request body above the limit",
           content: { "application/json": { schema: errorBody } },
+        },
+        TooManyRequests: {
+          description:
+            "The account already has its requests in work (4) and waiting (100) on this server: refused before the body is read, nothing consumed. Several keys of one account are one account.",
+          headers: { "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } },
+          content: { "application/json": { schema: errorBody, example: { error: "Too many concurrent requests for this account" } } },
         },
       },
       schemas: {

@@ -1,18 +1,21 @@
 /**
  * The playground's routes: the page at `/` with its assets (static files built into
  * `dist/playground/` by `npm run build`), and `GET /xql/bars`, the bars of one symbol for the
- * page's chart. Bars are authenticated like every `/xql/` route but not metered: drawing the
- * chart of a result is part of looking at a run already paid for, and reads no more than
- * the run did. No language logic here either.
+ * page's chart. Bars are authenticated (and admitted per account) like every `/xql/` route but
+ * not metered: drawing the chart of a result is part of looking at a run already paid for, so
+ * it reads no more than a run would (decisions §2 "Fair use"): the one series asked for, at
+ * most the bars a run fetches for a source. No language logic here either.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { BarStore } from "../store/store.js";
-import { RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
+import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
+import { fromStore } from "./errors.js";
+import { FAVICON } from "./favicon.js";
 
-/** Bars one `GET /xql/bars` may ask for. */
-export const MAX_CHART_BARS = 5000;
+/** Bars one `GET /xql/bars` may ask for by default: what a run fetches for a source at most (the warm-up ceiling). */
+export const MAX_CHART_BARS = DEFAULT_WARMUP_CEILING;
 /** Bars when `bars` is not given: the service's default warm-up, what a run fetches. */
 export const DEFAULT_CHART_BARS = 300;
 
@@ -22,6 +25,8 @@ export interface PlaygroundOptions {
   readonly authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** Markets queries may name, in their configured spelling. */
   readonly markets: readonly string[];
+  /** The most bars one request may ask for: what a run may fetch for a source. Default {@link MAX_CHART_BARS}. */
+  readonly maxBars?: number;
   /** Where the built page is (`index.html` and its assets); absent: `/` says how to build it. */
   readonly dir?: string;
 }
@@ -48,9 +53,13 @@ function readPage(dir: string | undefined): Map<string, { body: Buffer; type: st
 /** Registers `/`, `/playground/:file` and `GET /xql/bars` on the service. */
 export function registerPlayground(app: FastifyInstance, options: PlaygroundOptions): void {
   const files = readPage(options.dir);
+  const maxBars = options.maxBars ?? MAX_CHART_BARS;
   // The page's HTML names its assets under /playground/ with a content hash, so they can be cached for good.
+  // The page holds an API key field: no other site may frame it (clickjacking), in the CSP
+  // for browsers that read it and in X-Frame-Options for those that do not.
   const security = {
-    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
   };
@@ -60,6 +69,11 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
     if (!page) return reply.code(404).send({ error: "The playground is not built; run `npm run build`" });
     return reply.headers({ ...security, "Cache-Control": "no-cache" }).type(page.type).send(page.body);
   });
+
+  // Every browser asks for it; the page's console shows a 404 otherwise.
+  app.get("/favicon.ico", async (_request, reply) =>
+    reply.headers({ "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=86400" }).type("image/x-icon").send(FAVICON),
+  );
 
   app.get("/playground/:file", async (request, reply) => {
     const { file } = request.params as { file: string };
@@ -81,12 +95,13 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
     const market = options.markets.find((m) => m.toLowerCase() === marketParam.toLowerCase());
     if (market === undefined) return reply.code(400).send({ error: `Unknown market '${marketParam}'; known: ${options.markets.join(", ")}` });
     if (!isTimeframe(timeframe)) return reply.code(400).send({ error: `Unknown timeframe '${timeframe}'; use one of ${TIMEFRAMES.join(" ")}` });
-    const count = barsParam === undefined ? DEFAULT_CHART_BARS : /^\d+$/.test(barsParam) ? Number(barsParam) : NaN;
-    if (!Number.isInteger(count) || count < 1 || count > MAX_CHART_BARS) {
-      return reply.code(400).send({ error: `bars must be an integer from 1 to ${MAX_CHART_BARS}` });
+    const count = barsParam === undefined ? Math.min(DEFAULT_CHART_BARS, maxBars) : /^\d+$/.test(barsParam) ? Number(barsParam) : NaN;
+    if (!Number.isInteger(count) || count < 1 || count > maxBars) {
+      return reply.code(400).send({ error: `bars must be an integer from 1 to ${maxBars}` });
     }
-    const all = await options.bars.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count });
-    const found = all.find((s) => s.symbol === symbol);
+    // The one series asked for: never the whole market to answer one symbol.
+    const read = await fromStore(() => options.bars.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count, symbols: [symbol] }));
+    const found = read.find((s) => s.symbol === symbol);
     if (!found) return reply.code(404).send({ error: `No ${timeframe} bars for '${symbol}' in ${market}` });
     const b = found.bars;
     const columns = {
@@ -132,10 +147,18 @@ export const PLAYGROUND_OPENAPI_PATHS = {
       },
     },
   },
+  "/favicon.ico": {
+    get: {
+      operationId: "favicon",
+      summary: "The playground's icon",
+      security: [],
+      responses: { "200": { description: "A 16×16 icon", content: { "image/x-icon": { schema: { type: "string", format: "binary" } } } } },
+    },
+  },
   "/xql/bars": {
     get: {
       operationId: "bars",
-      summary: "The latest bars of one symbol at one timeframe, for charts; authenticated, never metered",
+      summary: "The latest bars of one symbol at one timeframe, for charts; authenticated and admitted like every route, never metered; reads that one series, at most what a run fetches for a source",
       parameters: [
         { name: "market", in: "query", required: true, schema: { type: "string" }, example: "FOREX" },
         { name: "symbol", in: "query", required: true, schema: { type: "string" }, example: "EURUSD" },
@@ -144,7 +167,7 @@ export const PLAYGROUND_OPENAPI_PATHS = {
           name: "bars",
           in: "query",
           required: false,
-          description: `How many of the latest bars (default ${DEFAULT_CHART_BARS}, at most ${MAX_CHART_BARS})`,
+          description: `How many of the latest bars (default ${DEFAULT_CHART_BARS}, at most ${MAX_CHART_BARS} with the default warm-up ceiling: what a run fetches for a source at most)`,
           schema: { type: "integer", minimum: 1, maximum: MAX_CHART_BARS },
         },
       ],
@@ -153,6 +176,8 @@ export const PLAYGROUND_OPENAPI_PATHS = {
         "400": { description: "A missing or bad parameter", content: { "application/json": { schema: ERROR_SCHEMA } } },
         "401": { $ref: "#/components/responses/Unauthorized" },
         "404": { description: "No bars for that symbol", content: { "application/json": { schema: ERROR_SCHEMA } } },
+        "429": { $ref: "#/components/responses/TooManyRequests" },
+        "500": { description: "The data store failed", content: { "application/json": { schema: ERROR_SCHEMA } } },
       },
     },
   },

@@ -1,57 +1,63 @@
 /**
- * Run (and history) response bodies kept per (endpoint with its query string, query text,
- * data version) for a short time. A run is a pure function
- * of the compiled query and the bars, and the store's data version changes on every write,
- * so a popular screen repeated by many callers costs one lookup until the data moves or the
- * entry expires. Bounded: at most `capacity` entries (least recently used dropped first),
- * texts longer than `maxTextLength` never kept. Quota is metered per request all the same:
- * the route reserves before it looks here.
+ * Run (and history) answers kept, as the JSON text sent, per (endpoint with its query string,
+ * the body's window, query text, data version) for a short time. A run is a pure function of
+ * the compiled query and the bars, and the store's data version changes on every write, so a
+ * popular screen repeated by many callers costs one lookup until the data moves or the entry
+ * expires. Bounded in bytes (decisions §2 "Fair use": an answer may be 40 bytes or 16 MiB),
+ * least recently used dropped first on every insert, so memory stays within the budget
+ * whatever is read or not; texts longer than `maxTextLength` are never kept. Quota is metered
+ * per request all the same: the route reserves before it looks here.
  */
-/** A response body: `{ results, meta }` of a run, or the body of a history. */
-type Body = object;
+import { ByteLru } from "../byte-lru.js";
+
+/** 64 MiB: the results cache's default budget. */
+export const DEFAULT_RESULTS_CACHE_BYTES = 64 * 1024 * 1024;
 
 interface Entry {
   version: number;
   expires: number;
-  result: Body;
+  text: string;
 }
 
 export class ResultsCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: ByteLru<Entry>;
 
   /**
-   * @param capacity - Most entries kept (0 turns the cache off). Default 256.
+   * @param maxBytes - Most bytes of answers kept (0 turns the cache off). Default 64 MiB.
    * @param ttlMs - How long an entry is served, in ms. Default 5,000.
    */
   constructor(
-    readonly capacity = 256,
+    readonly maxBytes = DEFAULT_RESULTS_CACHE_BYTES,
     readonly ttlMs = 5_000,
     readonly maxTextLength = 8192,
-  ) {}
-
-  /** The result cached for `text` at `version`, unexpired at `now`, or undefined. */
-  get(text: string, version: number, now: number): Body | undefined {
-    const entry = this.entries.get(text);
-    if (!entry) return undefined;
-    if (entry.version !== version || entry.expires <= now) {
-      this.entries.delete(text);
-      return undefined;
-    }
-    this.entries.delete(text);
-    this.entries.set(text, entry);
-    return entry.result;
+  ) {
+    this.entries = new ByteLru(maxBytes);
   }
 
-  /** Keeps `result` for `text` at `version` until `now + ttlMs`. */
-  set(text: string, version: number, now: number, result: Body): void {
-    if (this.capacity === 0 || text.length > this.maxTextLength) return;
-    this.entries.delete(text);
-    this.entries.set(text, { version, expires: now + this.ttlMs, result });
-    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  /** The answer cached for `key` at `version`, unexpired at `now`, or undefined. */
+  get(key: string, version: number, now: number): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.version !== version || entry.expires <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.text;
+  }
+
+  /** Keeps the answer `text` (weighing `bytes`, its UTF-8 size) for `key` at `version` until `now + ttlMs`. */
+  set(key: string, version: number, now: number, text: string, bytes = 2 * text.length): void {
+    if (this.maxBytes === 0 || key.length > this.maxTextLength) return;
+    this.entries.set(key, { version, expires: now + this.ttlMs, text }, bytes);
   }
 
   /** Entries held. */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.entries.bytes;
   }
 }

@@ -11,18 +11,22 @@ import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
 import { VERSION } from "../version.js";
-import type { BarCache } from "../store/fetch.js";
 import { fetchUniverse } from "../store/fetch.js";
+import type { HotTier } from "../store/hot-tier.js";
 import type { QuotaStore, QuotaUsage } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
 import { HealthError } from "../store/store.js";
 import type { Authenticator } from "./auth.js";
-import { bodyProblemResult, queryBodyOf, withTransportHint } from "./body.js";
+import { bodyProblemResult, jsonFieldOf, queryBodyOf, withTransportHint } from "./body.js";
 import type { Clock } from "./app.js";
-import { INTERNAL, RATE_LIMITED, TOO_MANY_RUNS, describeError, fromStore, pathOf, sendStoreFailure } from "./errors.js";
+import { INTERNAL, RATE_LIMITED, describeError, fromStore, pathOf, sendStoreFailure } from "./errors.js";
 import type { QueryCache } from "./query-cache.js";
 import type { ResultsCache } from "./results-cache.js";
-import { InFlightRuns, nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
+import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
+import type { Admission } from "./admission.js";
+import { costOf } from "../api.js";
+import { historyCostError } from "../plan/cost.js";
+import { MAX_RESPONSE_BYTES, responseTooLarge, runResultBytes } from "../json-size.js";
 
 export interface RouteContext {
   bars: BarStore;
@@ -33,13 +37,31 @@ export interface RouteContext {
   queries: QueryCache;
   clock: Clock;
   warmup: number;
-  cache: BarCache | undefined;
-  inFlight: InFlightRuns;
+  /** The hot tier runs read their bars from, or undefined to read the store every time. */
+  cache: HotTier | undefined;
+  /** The per-account admission; its turns share evaluation round-robin by account. */
+  admission: Admission;
+  /** The cost budget a history's price (cost × (window + 1)) is held to. */
+  costBudget: number;
   /** Milliseconds of evaluation between turns of the event loop. */
   evaluationSliceMs: number;
-  /** Run and history bodies per (endpoint with query string, query text, data version); metered per request all the same. */
+  /** Run and history answers (JSON text) per (endpoint with query string, window, query text, data version); metered per request all the same. */
   runs: ResultsCache;
   openApi: string;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * The JSON text of an answer already bounded while it was built (rows measured, matches
+ * counted); the envelope around them (meta, stats) is checked too, so nothing over
+ * {@link MAX_RESPONSE_BYTES} is ever sent.
+ */
+function boundedJson(body: object): { text: string; bytes: number } {
+  const text = JSON.stringify(body);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_RESPONSE_BYTES) throw responseTooLarge(MAX_RESPONSE_BYTES);
+  return { text, bytes };
 }
 
 export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -63,6 +85,12 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
   });
 
+  /** The rate-limit headers of the usage read before the body (every answer of a metered route carries them). */
+  function usageHeaders(request: FastifyRequest, reply: FastifyReply): void {
+    const before = usageBefore.get(request);
+    if (before) setRateLimitHeaders(reply, auth.callerOf(request).limit, before.remaining, clock.now());
+  }
+
   /** Runs in onRequest after authentication: an exhausted account hears 429 before uploading its query. */
   async function quotaFirst(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const caller = auth.maybeCallerOf(request);
@@ -77,22 +105,31 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   }
 
   /**
-   * A metered query route (run and history), after quota first: parse and plan (a 400 that
-   * never held a reservation), a slot among the account's runs in flight, the atomic
-   * reservation, the fetch (a 500 or 503 gives the reservation back), then `execute`; only a
-   * 200 consumes.
+   * A metered query route (run and history), after authentication (with the account's
+   * admission) and quota first: parse and plan, the route's own checks (history's window and
+   * price), all before any reservation (a 400 never holds quota); then the atomic reservation,
+   * the fetch and `execute`, which builds the answer's JSON text. Only a 200 consumes: from the
+   * reservation on, whatever fails — the store, the evaluation, an answer too large (400) —
+   * gives the reservation back.
    */
   async function metered(
     request: FastifyRequest,
     reply: FastifyReply,
-    fetchOptions: { extraBaseBars?: number },
-    execute: (compiled: CompiledQuery, universe: Instrument[]) => Promise<{ body: object; log: Record<string, unknown> }>,
+    route: {
+      fetch: { extraBaseBars?: number };
+      /** A refusal of this query on this route, before any reservation (history's price). */
+      check?: (compiled: CompiledQuery) => XqlError | undefined;
+      execute: (
+        compiled: CompiledQuery,
+        universe: Instrument[],
+        turn: () => Promise<void>,
+      ) => Promise<{ answer: { text: string; bytes: number }; log: Record<string, unknown> }>;
+    },
   ): Promise<FastifyReply> {
     const caller = auth.callerOf(request);
     const now = clock.now();
     const day = utcDay(now);
-    const before = usageBefore.get(request);
-    if (before) setRateLimitHeaders(reply, caller.limit, before.remaining, now);
+    usageHeaders(request, reply);
 
     // Parse and plan before any reservation: an invalid query never holds quota.
     const body = queryBodyOf(request);
@@ -101,89 +138,93 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (compiled instanceof XqlError) {
       return reply.code(400).send({ valid: false, error: withTransportHint(body, compiled.body) });
     }
+    const refused = route.check?.(compiled);
+    if (refused) return reply.code(400).send(refused.toResult());
 
-    if (!(await ctx.inFlight.acquire(caller.accountId))) {
-      return reply.code(429).header("Retry-After", "1").send(TOO_MANY_RUNS);
-    }
+    const reservationId = randomUUID();
+    // Gives this reservation back (a 500, or an answer refused once built); with its id, a Redis
+    // that timed out settles it once it wakes.
+    const giveBack = async (): Promise<void> => {
+      try {
+        const after = await quota.release(caller.accountId, day, caller.limit, reservationId);
+        setRateLimitHeaders(reply, caller.limit, after.remaining, now);
+      } catch (error) {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "quota release failed");
+      }
+    };
+    let reservation;
     try {
-      const reservationId = randomUUID();
-      // Gives this reservation back (a 500); with its id, a Redis that timed out settles it once it wakes.
-      const giveBack = async (): Promise<void> => {
-        try {
-          const after = await quota.release(caller.accountId, day, caller.limit, reservationId);
-          setRateLimitHeaders(reply, caller.limit, after.remaining, now);
-        } catch (error) {
-          request.log.error({ err: describeError(error), account: caller.accountId }, "quota release failed");
-        }
-      };
-      let reservation;
-      try {
-        reservation = await quota.reserve(caller.accountId, day, caller.limit, reservationId);
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "quota reservation failed");
-        // The reservation may still land (a stalled Redis runs it when it wakes): cancel it by id.
-        await giveBack();
-        return sendStoreFailure(reply, error);
-      }
-      if (!reservation.admitted) {
-        setRateLimitHeaders(reply, caller.limit, 0, now);
-        return reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
-      }
-      // A run is a pure function of (query, data version): a repeated screen costs a lookup.
-      // Keyed by the endpoint with its query string (history's ?bars) and the query text.
-      const key = `${request.url}\n${body}`;
-      let version: number;
-      try {
-        version = await ctx.bars.dataVersion();
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
-        await giveBack();
-        return sendStoreFailure(reply, error);
-      }
+      reservation = await quota.reserve(caller.accountId, day, caller.limit, reservationId);
+    } catch (error) {
+      request.log.error({ err: describeError(error), account: caller.accountId }, "quota reservation failed");
+      // The reservation may still land (a stalled Redis runs it when it wakes): cancel it by id.
+      await giveBack();
+      return sendStoreFailure(reply, error);
+    }
+    if (!reservation.admitted) {
+      setRateLimitHeaders(reply, caller.limit, 0, now);
+      return reply.code(429).header("Retry-After", String(secondsUntilReset(now))).send(RATE_LIMITED);
+    }
+    // A run is a pure function of (query, data version): a repeated screen costs a lookup.
+    // Keyed by the endpoint with its query string (history's ?bars), the body's window and the query text.
+    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${body}`;
+    let phase: "fetch" | "evaluate" = "fetch";
+    try {
+      const version = await ctx.bars.dataVersion();
       const cached = ctx.runs.get(key, version, now);
       if (cached !== undefined) {
         setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
-        return reply.code(200).send(cached);
+        return reply.code(200).type(JSON_TYPE).send(cached);
       }
-      let universe;
+      // The run reads views of the hot tier's arrays until it is done: writes meanwhile copy.
+      const lease = ctx.cache?.lease();
+      let universe: Instrument[];
+      let result: Awaited<ReturnType<typeof route.execute>>;
       try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, fetch: compiled.fetch, ...fetchOptions });
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
-        await giveBack();
-        return sendStoreFailure(reply, error);
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...route.fetch });
+        phase = "evaluate";
+        // Evaluation takes turns of the event loop, round-robin with every other account's work:
+        // one large screen never holds other callers for longer than a slice at a time.
+        result = await route.execute(compiled, universe, () => ctx.admission.turns.turn(caller.accountId));
+      } finally {
+        lease?.release();
       }
-      let result;
-      try {
-        // Evaluation gives the event loop a turn every `evaluationSliceMs`: one large screen
-        // never holds other callers (health, validate, other runs) for longer than that.
-        result = await execute(compiled, universe);
-      } catch (error) {
-        request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
-        await giveBack();
-        return reply.code(500).send(INTERNAL);
-      }
+      // Its evaluator's buffers grew to these bars: the query cache weighs the entry again.
+      queries.reweigh(body);
       // Keyed by the version read before the fetch: a write in between makes the entry stale, never wrong.
-      ctx.runs.set(key, version, now, result.body);
+      ctx.runs.set(key, version, now, result.answer.text, result.answer.bytes);
       setRateLimitHeaders(reply, caller.limit, reservation.remaining, now);
       request.log.info(
         { account: caller.accountId, market: compiled.plan.market, instruments: universe.length, ...result.log },
         pathOf(request.url).slice("/xql/".length),
       );
-      return reply.code(200).send(result.body);
-    } finally {
-      ctx.inFlight.release(caller.accountId);
+      return reply.code(200).type(JSON_TYPE).send(result.answer.text);
+    } catch (error) {
+      await giveBack();
+      // An answer too large to build: the caller's request, refused before it is built (400).
+      if (error instanceof XqlError) return reply.code(400).send(error.toResult());
+      if (phase === "fetch") {
+        request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
+        return sendStoreFailure(reply, error);
+      }
+      request.log.error({ err: describeError(error), account: caller.accountId }, "evaluation failed");
+      return reply.code(500).send(INTERNAL);
     }
   }
 
   app.post("/xql/run", { onRequest: [auth.authenticate, quotaFirst] }, async (request, reply) =>
-    metered(request, reply, {}, async (compiled, universe) => {
-      const result = await compiled.runAsync(universe, { sliceMs: ctx.evaluationSliceMs });
-      return { body: result, log: { results: result.results.length } };
+    metered(request, reply, {
+      fetch: {},
+      async execute(compiled, universe, turn) {
+        const result = await compiled.runAsync(universe, { sliceMs: ctx.evaluationSliceMs, turn });
+        // Measured before the text is written: an answer over the bound is never built.
+        if (runResultBytes(result) > MAX_RESPONSE_BYTES) throw responseTooLarge(MAX_RESPONSE_BYTES);
+        return { answer: boundedJson(result), log: { results: result.results.length } };
+      },
     }),
   );
 
-  const historyBars = new WeakMap<FastifyRequest, number>();
+  const historyWindows = new WeakMap<FastifyRequest, { bars: number; given: boolean }>();
   // `?bars=N` (default 100, at most 1,000) is checked with the key, before quota or body: a bad
   // window is the caller's mistake in the URL, not a query error, and costs nothing.
   async function historyWindow(request: FastifyRequest): Promise<void> {
@@ -194,16 +235,40 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       // Through the error handler, which adds the rate-limit headers like any run answer.
       throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), { statusCode: 400 });
     }
-    historyBars.set(request, bars);
+    historyWindows.set(request, { bars, given: raw !== undefined });
   }
 
-  app.post("/xql/history", { onRequest: [auth.authenticate, historyWindow, quotaFirst] }, async (request, reply) => {
-    const bars = historyBars.get(request)!;
-    return metered(request, reply, { extraBaseBars: bars - 1 }, async (compiled, universe) => {
-      const result = await compiled.historyAsync(universe, { bars, sliceMs: ctx.evaluationSliceMs });
-      return { body: result, log: { bars, matches: result.stats.matches } };
-    });
-  });
+  app.post(
+    "/xql/history",
+    { onRequest: [auth.authenticate, historyWindow, quotaFirst], config: { jsonFields: ["bars"] } },
+    async (request, reply) => {
+      // The window: `?bars=N`, or `"bars"` in a JSON body (decisions §5), or both when they agree.
+      const fromQuery = historyWindows.get(request)!;
+      const fromBody = jsonFieldOf(request, "bars");
+      let bars = fromQuery.bars;
+      usageHeaders(request, reply);
+      if (fromBody !== undefined) {
+        if (!(typeof fromBody === "number" && Number.isInteger(fromBody) && fromBody >= 1 && fromBody <= MAX_HISTORY_BARS)) {
+          return reply.code(400).send(bodyProblemResult({ problem: `The JSON field "bars" must be an integer from 1 to ${MAX_HISTORY_BARS}` }));
+        }
+        if (fromQuery.given && fromBody !== fromQuery.bars) {
+          return reply.code(400).send(
+            bodyProblemResult({ problem: `The JSON field "bars" (${fromBody}) and the query parameter 'bars' (${fromQuery.bars}) differ; give the window once` }),
+          );
+        }
+        bars = fromBody;
+      }
+      return metered(request, reply, {
+        fetch: { extraBaseBars: bars - 1 },
+        check: (compiled) => historyCostError(costOf(compiled), bars, ctx.costBudget),
+        async execute(compiled, universe, turn) {
+          // The matches are counted while they are built: beyond the bound the pass stops (400).
+          const result = await compiled.historyAsync(universe, { bars, sliceMs: ctx.evaluationSliceMs, maxBytes: MAX_RESPONSE_BYTES, turn });
+          return { answer: boundedJson(result), log: { bars, matches: result.stats.matches } };
+        },
+      });
+    },
+  );
 
   app.get("/usage", { onRequest: auth.authenticate }, async (request, reply) => {
     const caller = auth.callerOf(request);

@@ -1,11 +1,24 @@
 /**
- * Packed bars for cold reads (issue 12). Beside the row table `bars` (the source of truth for
- * writes and derivation), every (market, timeframe, symbol) is kept in `bar_blocks`: one row
- * per time-aligned block of at most {@link BLOCK_BARS} bars, each series a BLOB / bytea of
- * little-endian float64 values (the bytes of a Float64Array). A block covers the fixed time
- * range `[block · BLOCK_BARS · dur, (block + 1) · BLOCK_BARS · dur)` of its timeframe, so a write
- * rebuilds exactly the blocks its span touches, and "the latest N bars" reads a few blocks
- * per symbol — and only the columns the plan names — instead of N rows.
+ * How bars are laid out in a store (both backends), schema version 4:
+ *
+ * - `bar_blocks`: one row per time-aligned block of at most {@link BLOCK_BARS} bars of one
+ *   (market, timeframe, symbol), its bars one BLOB / bytea of little-endian float64 values,
+ *   column after column: n times, n opens, n highs, n lows, n closes, n volumes (the bytes of
+ *   Float64Arrays, one value the reader copies straight into its columns). Block `b` of a
+ *   timeframe covers the open times `[b · BLOCK_BARS · dur, (b + 1) · BLOCK_BARS · dur)`, so a
+ *   write rewrites exactly the blocks its span touches, and "the latest N bars" reads a few
+ *   blocks per symbol. One value per block, not one per column: a cold read of a market is
+ *   bound by the values the driver hands over, six times fewer this way.
+ * - `series`, the catalog: one row per (market, timeframe, symbol) with its count, first and
+ *   last times, whether it is derived, the newest block row's number, and its **tail**: the
+ *   newest bars, kept in the catalog row rather than in a block (at least the latest bar, at
+ *   most a few dozen). Appending a closed bar, or updating a derived bar still in progress,
+ *   rewrites that small row only; the tail is sealed into its block once it holds
+ *   {@link tailLimit} bars, a number that differs between series so that appends to thousands
+ *   of series in step do not all seal at the same bar.
+ *
+ * Invariant: every tail bar is later than every block bar of the series, and a series that
+ * holds any bar holds at least one in its tail.
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { RAW_SERIES, TIMEFRAME_MS } from "../types.js";
@@ -23,108 +36,157 @@ export function blockStart(b: number, tf: Timeframe): number {
   return b * BLOCK_BARS * TIMEFRAME_MS[tf];
 }
 
-/** The bytes of a float64 column (little-endian, as typed arrays are on every platform Node runs on). */
-export function packColumn(values: ArrayLike<number>, from: number, to: number): Buffer {
-  const out = new Float64Array(to - from);
-  for (let i = from; i < to; i++) out[i - from] = values[i]!;
-  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+/** The six columns of a bar, in the order blocks and tails store them. */
+export const COLUMNS = ["time", ...RAW_SERIES] as const;
+export type Column = (typeof COLUMNS)[number];
+
+/** The place of each raw series in packed bars (time is 0). */
+export const RAW_COLUMN: Readonly<Record<RawSeries, number>> = { open: 1, high: 2, low: 3, close: 4, volume: 5 };
+
+/** Bars as Float64Array columns, oldest first. */
+export interface Columns {
+  /** Open times, UTC ms, strictly increasing. */
+  time: Float64Array;
+  /** Opening prices. */
+  open: Float64Array;
+  /** Highest prices. */
+  high: Float64Array;
+  /** Lowest prices. */
+  low: Float64Array;
+  /** Closing prices. */
+  close: Float64Array;
+  /** Traded volumes. */
+  volume: Float64Array;
 }
 
-/** One packed block ready to insert. */
-export interface PackedBlock {
+/** Columns of no bars. */
+export const NO_COLUMNS: Columns = {
+  time: new Float64Array(0),
+  open: new Float64Array(0),
+  high: new Float64Array(0),
+  low: new Float64Array(0),
+  close: new Float64Array(0),
+  volume: new Float64Array(0),
+};
+
+/** Identifies one series of a store. */
+export interface SeriesKey {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+}
+
+/** One catalog row: what a series holds, and its tail. */
+export interface CatalogRow extends SeriesKey {
+  derived: boolean;
+  bars: number;
+  firstTime: number;
+  lastTime: number;
+  /** The newest block row's number, or null when the series has no block row (all in the tail). */
+  sealedBlock: number | null;
+  /** The newest bars, later than every block bar; at least one. */
+  tail: Columns;
+}
+
+/** One block row as written: its bars packed column after column ({@link encodeColumns}). */
+export interface BlockRow extends SeriesKey {
   block: number;
   n: number;
-  columns: Record<"time" | RawSeries, Buffer>;
+  bytes: Buffer;
 }
 
-/** Splits bars (oldest first) into packed blocks of `tf`. */
-export function packBlocks(bars: Bars, tf: Timeframe): PackedBlock[] {
-  const out: PackedBlock[] = [];
-  const n = bars.time.length;
-  let start = 0;
-  while (start < n) {
-    const block = blockOf(bars.time[start]!, tf);
-    let end = start + 1;
-    while (end < n && blockOf(bars.time[end]!, tf) === block) end++;
-    out.push({
-      block,
-      n: end - start,
-      columns: {
-        time: packColumn(bars.time, start, end),
-        open: packColumn(bars.open, start, end),
-        high: packColumn(bars.high, start, end),
-        low: packColumn(bars.low, start, end),
-        close: packColumn(bars.close, start, end),
-        volume: packColumn(bars.volume, start, end),
-      },
-    });
-    start = end;
-  }
+/** One block as read: its number, bar count and packed bars (empty when only the counts were read). */
+export interface ReadBlock {
+  block: number;
+  n: number;
+  bytes: Uint8Array;
+}
+
+/** Packs bars `[from, to)` (all in one block) into a block row. */
+export function packBlock(key: SeriesKey, block: number, bars: Columns, from: number, to: number): BlockRow {
+  return {
+    market: key.market,
+    timeframe: key.timeframe,
+    symbol: key.symbol,
+    block,
+    n: to - from,
+    bytes: encodeColumns(from === 0 && to === bars.time.length ? bars : sliceColumns(bars, from, to)),
+  };
+}
+
+/** Float64 values of packed bytes: a view when aligned, else a copy. */
+export function float64s(bytes: Uint8Array, count = bytes.byteLength / 8): Float64Array {
+  if (bytes.byteOffset % 8 === 0) return new Float64Array(bytes.buffer, bytes.byteOffset, count);
+  const out = new Float64Array(count);
+  new Uint8Array(out.buffer).set(bytes.subarray(0, count * 8));
   return out;
 }
 
 /** Copies a packed column (any alignment) into `target` at `at`, `count` values from value `skip`. */
 export function unpackInto(bytes: Uint8Array, target: Float64Array, at: number, skip: number, count: number): void {
-  const bytesNeeded = count * 8;
   const offset = bytes.byteOffset + skip * 8;
   if (offset % 8 === 0) {
     target.set(new Float64Array(bytes.buffer, offset, count), at);
   } else {
-    new Uint8Array(target.buffer, target.byteOffset + at * 8, bytesNeeded).set(bytes.subarray(skip * 8, skip * 8 + bytesNeeded));
+    new Uint8Array(target.buffer, target.byteOffset + at * 8, count * 8).set(bytes.subarray(skip * 8, (skip + count) * 8));
   }
 }
 
-/** A block as read: its bar count and the packed columns asked for (`time` always). */
-export interface ReadBlock {
-  n: number;
-  time: Uint8Array;
-  columns: (Uint8Array | null)[];
+/** A block read whole, as columns (views when its bytes are aligned). */
+export function blockColumns(block: ReadBlock): Columns {
+  return decodeColumns(block.bytes);
+}
+
+/** Where column `c` (0 time, 1 open … 5 volume) of `n` packed bars starts, in values. */
+export function columnAt(c: number, n: number): number {
+  return c * n;
+}
+
+/** Bars packed column after column: n times, then n opens, highs, lows, closes and volumes (blocks and tails alike). */
+export function encodeColumns(bars: Columns): Buffer {
+  const n = bars.time.length;
+  const out = Buffer.allocUnsafe(n * 48);
+  const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
+  COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
+  return out;
+}
+
+/** Packed bars as columns (views when aligned). */
+export function decodeColumns(bytes: Uint8Array): Columns {
+  const n = bytes.byteLength / 48;
+  const all = float64s(bytes, n * 6);
+  return {
+    time: all.subarray(0, n),
+    open: all.subarray(n, 2 * n),
+    high: all.subarray(2 * n, 3 * n),
+    low: all.subarray(3 * n, 4 * n),
+    close: all.subarray(4 * n, 5 * n),
+    volume: all.subarray(5 * n, 6 * n),
+  };
+}
+
+/** Columns `[from, to)` as views. */
+export function sliceColumns(c: Columns, from: number, to: number): Columns {
+  return {
+    time: c.time.subarray(from, to),
+    open: c.open.subarray(from, to),
+    high: c.high.subarray(from, to),
+    low: c.low.subarray(from, to),
+    close: c.close.subarray(from, to),
+    volume: c.volume.subarray(from, to),
+  };
 }
 
 /**
- * The latest `count` bars with open time before `cut` from a symbol's blocks given newest
- * first, as oldest-first columns; unread series are NaN columns (shared).
+ * How many bars a series' tail may hold before it is sealed into blocks: between 8 and 23,
+ * fixed per series by a hash of its key, so appends to many series in step seal a sixteenth
+ * of them at each bar rather than all of them every sixteenth bar.
  */
-export function assembleLatest(
-  blocks: readonly ReadBlock[],
-  series: readonly RawSeries[],
-  count: number,
-  cut: number,
-  nan: (length: number) => Float64Array,
-): Bars {
-  // Per block (newest first): how many of its bars are before the cut and taken.
-  const taken: { block: ReadBlock; from: number; to: number }[] = [];
-  let total = 0;
-  for (const block of blocks) {
-    if (total >= count) break;
-    let to = block.n;
-    if (cut !== Infinity) {
-      // Only a cut needs the times here (the newest blocks; older ones end before it).
-      const times = new Float64Array(block.n);
-      unpackInto(block.time, times, 0, 0, block.n);
-      while (to > 0 && times[to - 1]! >= cut) to--;
-    }
-    if (to === 0) continue;
-    const from = Math.max(0, to - (count - total));
-    taken.push({ block, from, to });
-    total += to - from;
-  }
-  const time = new Float64Array(total);
-  const filled = series.map(() => new Float64Array(total));
-  let at = total;
-  for (const { block, from, to } of taken) {
-    at -= to - from;
-    unpackInto(block.time, time, at, from, to - from);
-    for (let s = 0; s < series.length; s++) {
-      const bytes = block.columns[s];
-      if (bytes) unpackInto(bytes, filled[s]!, at, from, to - from);
-    }
-  }
-  const column = (name: RawSeries): Float64Array => {
-    const i = series.indexOf(name);
-    return i >= 0 ? filled[i]! : nan(total);
-  };
-  return { time, open: column("open"), high: column("high"), low: column("low"), close: column("close"), volume: column("volume") };
+export function tailLimit(key: SeriesKey): number {
+  let h = 2166136261;
+  const text = `${key.market}\u0000${key.timeframe}\u0000${key.symbol}`;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return 8 + ((h >>> 0) % 16);
 }
 
 /** The series of a request in RAW_SERIES order (column names come only from this list, never from a request string). */
@@ -132,15 +194,25 @@ export function orderedSeries(requested: readonly RawSeries[]): RawSeries[] {
   return RAW_SERIES.filter((name) => requested.includes(name));
 }
 
-/** The bars a write keeps (the last of each time, as the row upserts do), oldest first. */
-export function uniqueBars(bars: Bars): Bars {
+/** The bars a write keeps, oldest first: of bars sharing a time, the last given (as successive upserts would). */
+export function uniqueBars(bars: Bars): Columns {
   const n = bars.time.length;
   let increasing = true;
   for (let i = 1; i < n && increasing; i++) if (!(bars.time[i]! > bars.time[i - 1]!)) increasing = false;
-  if (increasing) return bars;
-  const last = new Map<number, number>();
-  for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
-  const keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
-  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
-  return { time: pick(bars.time), open: pick(bars.open), high: pick(bars.high), low: pick(bars.low), close: pick(bars.close), volume: pick(bars.volume) };
+  const pick = (c: ArrayLike<number>, keep: number[] | null): Float64Array =>
+    keep === null ? (c instanceof Float64Array ? c : Float64Array.from(c)) : Float64Array.from(keep, (i) => c[i]!);
+  let keep: number[] | null = null;
+  if (!increasing) {
+    const last = new Map<number, number>();
+    for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
+    keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
+  }
+  return {
+    time: pick(bars.time, keep),
+    open: pick(bars.open, keep),
+    high: pick(bars.high, keep),
+    low: pick(bars.low, keep),
+    close: pick(bars.close, keep),
+    volume: pick(bars.volume, keep),
+  };
 }

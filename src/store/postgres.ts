@@ -14,32 +14,28 @@
  *   in that same transaction.
  */
 import pg from "pg";
-import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS, isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
+import type { Timeframe } from "../types.js";
+import { isTimeframe } from "../types.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
-import { FULL_SPAN, periodStartSql, planDerivation, recordSpan, type Touched } from "./derive.js";
-import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type PackedBlock, type ReadBlock } from "./blocks.js";
-
-/** One series span whose blocks a write rebuilds; `packed`: blocks already packed from the batch (a series written whole). */
-interface BlockSpan {
-  market: string;
-  timeframe: Timeframe;
-  symbol: string;
-  from: number;
-  to: number;
-  packed?: PackedBlock[];
-}
+import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
+import { runAsync } from "./engine/io.js";
+import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
+import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
+import { symbolWrites } from "./write-batches.js";
+import { sessionOf } from "../sessions/periods.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work the SQL alone cannot do, run after it in the same transaction. */
+  upgrade?: (client: pg.PoolClient) => Promise<void>;
 }
 
 export const PG_MIGRATIONS: readonly Migration[] = [
@@ -134,9 +130,51 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
     `,
   },
+  {
+    version: 4,
+    name: "blocks and tails: bars live in packed blocks and the catalog's tail (the row table goes); FOREX derived on its session; the change log",
+    sql: `
+      CREATE TABLE series_v4 (
+        market       text    NOT NULL,
+        timeframe    text    NOT NULL,
+        symbol       text    NOT NULL,
+        derived      integer NOT NULL,
+        bars         bigint  NOT NULL,
+        first_time   bigint  NOT NULL,
+        last_time    bigint  NOT NULL,
+        -- The newest block row's number (an upper bound), NULL when every bar is in the tail.
+        sealed_block bigint,
+        -- The newest bars (at least the latest), later than every block bar: appends rewrite this row only.
+        tail         bytea   NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol)
+      ) WITH (fillfactor = 50);
+      -- What each write touched, for readers in other replicas (the newest writes only).
+      CREATE TABLE changes (
+        version bigint PRIMARY KEY,
+        touched text   NOT NULL
+      );
+      -- A block's bars as one value, column after column: one TOAST value to fetch per block, not six.
+      CREATE TABLE bar_blocks_v4 (
+        market    text    NOT NULL,
+        timeframe text    NOT NULL,
+        symbol    text    NOT NULL,
+        block     bigint  NOT NULL,
+        n         integer NOT NULL,
+        bars      bytea   NOT NULL,
+        PRIMARY KEY (market, timeframe, symbol, block)
+      );
+      ALTER TABLE bar_blocks_v4 ALTER COLUMN bars SET STORAGE EXTERNAL;
+    `,
+    upgrade: upgradeTo4,
+  },
+  {
+    version: 5,
+    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
+    sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
+  },
 ];
 
-export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
 
 /** Advisory lock key held while migrating ("xql" in ASCII, then 1). */
 const MIGRATION_LOCK = 0x78716c01;
@@ -153,14 +191,12 @@ export interface PostgresStoreOptions {
   statementTimeoutMillis?: number;
   /** Client-side limit on each query, ms (covers a server that stops answering). Default 20000. */
   queryTimeoutMillis?: number;
-  /** Rows per INSERT when writing bars. Default 20000. */
-  writeChunkRows?: number;
   /**
    * Client-side limit on each quota statement and the health probe, ms: they are on every
    * run's path, so a stalled server costs a run at most this long before it answers 500. Default 1000.
    */
   requestTimeoutMillis?: number;
-  /** How often {@link PostgresStore.watch} reads the data version beside LISTEN, in ms. Default 1000. */
+  /** How often the store's `watch` reads the data version beside LISTEN, in ms. Default 1000. */
   watchIntervalMs?: number;
   /** Told about errors of idle pooled connections (a restart of the server, say). */
   onError?: (error: Error) => void;
@@ -191,7 +227,6 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   /** The backend, for callers that hold a store opened by URL. */
   readonly backend = "postgres" as const;
   readonly pool: pg.Pool;
-  private readonly writeChunkRows: number;
   private readonly requestTimeoutMillis: number;
   private migrated: Promise<void> | undefined;
   private closed = false;
@@ -213,7 +248,6 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       options.watchIntervalMs ?? 1000,
       (active) => void this.listen(active),
     );
-    this.writeChunkRows = options.writeChunkRows ?? 20_000;
     this.requestTimeoutMillis = options.requestTimeoutMillis ?? 1000;
     this.pool = new pg.Pool({
       connectionString: url,
@@ -269,21 +303,18 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
           `The database schema is at version ${current}, newer than this xql understands (${PG_SCHEMA_VERSION}); upgrade xql`,
         );
       }
+      // Every migration not yet recorded runs, not only those above the highest: numbers are
+      // reserved per feature, so a build may meet a database that has 5 but not yet 4.
+      const applied = new Set((await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
       for (const migration of PG_MIGRATIONS) {
-        if (migration.version <= current) continue;
+        if (applied.has(migration.version)) continue;
         await client.query(migration.sql);
+        await migration.upgrade?.(client);
         await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
           migration.version,
           migration.name,
           Date.now(),
         ]);
-      }
-      const built = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'blocks_built'");
-      if (Number(built.rows[0]?.value ?? 1) === 0) {
-        // Bars written before migration 3 get their blocks once, inside the migration's transaction.
-        const { rows } = await client.query<{ market: string; timeframe: Timeframe; symbol: string }>("SELECT market, timeframe, symbol FROM series");
-        await this.rebuildBlocks(client, rows.map((r) => ({ ...r, from: -FULL_SPAN, to: FULL_SPAN })));
-        await client.query("UPDATE meta SET value = 1 WHERE key = 'blocks_built'");
       }
     });
   }
@@ -312,13 +343,6 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return this.pool.query<R>({ text, values, query_timeout: this.requestTimeoutMillis } as pg.QueryConfig);
   }
 
-  /** A query whose rows come back as arrays (block reads: no per-row object). */
-  private async arrayQuery(text: string, values: unknown[]): Promise<unknown[][]> {
-    await this.ready();
-    const result = await this.pool.query({ text, values, rowMode: "array" });
-    return result.rows as unknown[][];
-  }
-
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
@@ -342,232 +366,51 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   // ---- BarStore ----
 
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
-    const { market, timeframe, baseTimeframe, count } = request;
-    const series = orderedSeries(request.series);
-    const span = BLOCK_BARS * TIMEFRAME_MS[timeframe];
-    // Blocks per symbol read in the one query: enough when blocks are at least half full;
-    // a symbol with sparser blocks is read again on its own, without the bound.
-    const k = Math.ceil((2 * (count + 1)) / BLOCK_BARS) + 1;
-    const base = timeframe === baseTimeframe;
-    // Column names come from RAW_SERIES only, never from a request string.
-    const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
-    const text = base
-      ? `SELECT s.symbol, s.first_time, NULL::bigint AS cut, b.block, ${list} FROM series s
-         JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
-           AND b.block > s.last_time / $3 - $4
-         WHERE s.market = $1 AND s.timeframe = $2
-         ORDER BY s.symbol COLLATE "C", b.block DESC`
-      : `SELECT s.symbol, s.first_time, base.last_time + $5 AS cut, b.block, ${list} FROM series s
-         JOIN series base ON base.market = s.market AND base.timeframe = $6 AND base.symbol = s.symbol
-         JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
-           AND b.block <= (base.last_time + $5 - 1) / $3
-           AND b.block > (base.last_time + $5 - 1) / $3 - $4
-         WHERE s.market = $1 AND s.timeframe = $2
-         ORDER BY s.symbol COLLATE "C", b.block DESC`;
-    const values = base ? [market, timeframe, span, k] : [market, timeframe, span, k, TIMEFRAME_MS[baseTimeframe], baseTimeframe];
-    const rows = await this.arrayQuery(text, values);
-    const out: SymbolBars[] = [];
-    let i = 0;
-    while (i < rows.length) {
-      const symbol = rows[i]![0] as string;
-      const firstTime = Number(rows[i]![1]);
-      const cut = base ? Infinity : Number(rows[i]![2]);
-      const blocks: ReadBlock[] = [];
-      for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(pgBlock(rows[i]!, 4));
-      const want = base ? count : count + 1;
-      let bars = assembleLatest(blocks, series, want, cut, nanColumn);
-      const oldestRead = Number(rows[i - 1]![3]);
-      if (bars.time.length < want && oldestRead > blockOf(firstTime, timeframe)) {
-        const again = await this.arrayQuery(
-          `SELECT ${list} FROM bar_blocks b WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = $3 ORDER BY b.block DESC`,
-          [market, timeframe, symbol],
-        );
-        bars = assembleLatest(again.map((r) => pgBlock(r, 0)), series, want, cut, nanColumn);
-      }
-      out.push({ symbol, bars });
-    }
-    return out;
+    return this.snapshot((client) => latestBars(client, request));
   }
 
-  /**
-   * Rewrites the blocks of the given series spans (inside a write's transaction), set-based per
-   * (market, timeframe): spans packed from the batch are inserted as they are, the others are
-   * packed from their rows.
-   */
-  private async rebuildBlocks(client: pg.PoolClient, spans: readonly BlockSpan[]): Promise<void> {
-    const groups = new Map<string, { market: string; timeframe: Timeframe; spans: BlockSpan[] }>();
-    for (const span of spans) {
-      const key = `${span.market}\u0000${span.timeframe}`;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = { market: span.market, timeframe: span.timeframe, spans: [] }));
-      g.spans.push(span);
-    }
-    for (const { market, timeframe, spans: group } of groups.values()) {
-      const bound = (span: BlockSpan): [number, number] => {
-        const full = span.from <= -FULL_SPAN || span.to >= FULL_SPAN;
-        return full ? [-FULL_SPAN, FULL_SPAN] : [blockOf(span.from, timeframe), blockOf(span.to, timeframe)];
-      };
-      const symbols = group.map((g) => g.symbol);
-      const b0 = group.map((g) => bound(g)[0]);
-      const b1 = group.map((g) => bound(g)[1]);
-      await client.query(
-        `DELETE FROM bar_blocks b USING unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, b0, b1)
-         WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block >= r.b0 AND b.block <= r.b1`,
-        [market, timeframe, symbols, b0, b1],
-      );
-      // Multi-row VALUES with one parameter per block column: node-pg sends a Buffer as a
-      // binary parameter, where a bytea[] would go as hex text twice the size.
-      let pending: unknown[] = [];
-      let rowsPending = 0;
-      const flush = async (): Promise<void> => {
-        if (rowsPending === 0) return;
-        const tuples: string[] = [];
-        for (let r = 0; r < rowsPending; r++) {
-          const p = 3 + r * 9;
-          tuples.push(`($1, $2, $${p}, $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8})`);
-        }
-        await client.query(
-          `INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES ${tuples.join(", ")}`,
-          [market, timeframe, ...pending],
-        );
-        pending = [];
-        rowsPending = 0;
-      };
-      const add = async (symbol: string, blocks: readonly PackedBlock[]): Promise<void> => {
-        for (const packed of blocks) {
-          const c = packed.columns;
-          pending.push(symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
-          if (++rowsPending >= 500) await flush();
-        }
-      };
-      const fromRows = group.filter((g) => !g.packed);
-      for (const g of group) if (g.packed) await add(g.symbol, g.packed);
-      if (fromRows.length > 0) {
-        const lo = fromRows.map((g) => (bound(g)[0] <= -FULL_SPAN ? -FULL_SPAN : blockStart(bound(g)[0], timeframe)));
-        const hi = fromRows.map((g) => (bound(g)[1] >= FULL_SPAN ? FULL_SPAN : blockStart(bound(g)[1] + 1, timeframe)));
-        const { rows } = await client.query({
-          text: `SELECT b.symbol, array_send(array_agg(b.time ORDER BY b.time)) AS time,
-                   array_send(array_agg(b.open ORDER BY b.time)) AS open, array_send(array_agg(b.high ORDER BY b.time)) AS high,
-                   array_send(array_agg(b.low ORDER BY b.time)) AS low, array_send(array_agg(b.close ORDER BY b.time)) AS close,
-                   array_send(array_agg(b.volume ORDER BY b.time)) AS volume
-                 FROM bars b JOIN unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, lo, hi)
-                   ON b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi
-                 WHERE b.market = $1 AND b.timeframe = $2
-                 GROUP BY b.symbol`,
-          values: [market, timeframe, fromRows.map((g) => g.symbol), lo, hi],
-        });
-        for (const row of rows as Record<string, unknown>[]) {
-          await add(row.symbol as string, packBlocks(decodeColumns(row, ["open", "high", "low", "close", "volume"]), timeframe));
-        }
-      }
-      await flush();
+  /** Reads in one REPEATABLE READ transaction: the catalog rows and the blocks they name are of one version. */
+  private async snapshot<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ready();
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const result = await read(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => (broken = true));
+      throw error;
+    } finally {
+      client.release(broken);
     }
   }
 
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
+    for (const batch of batches) {
+      if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
+    }
+    return this.writeSeries(symbolWrites(batches), onProgress);
+  }
+
+  /**
+   * Writes through the storage engine in one transaction: the bars, their derived timeframes,
+   * the data version, the change log and the NOTIFY, all or nothing. Writers of one market take
+   * its advisory lock in turn, so replicas writing the same series never interleave.
+   */
+  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
     await this.ready();
-    let total = 0;
-    for (const batch of batches) for (const { bars } of batch.symbols) total += bars.time.length;
-    const chunkRows = this.writeChunkRows;
-    const result = await this.transaction(async (client): Promise<WriteResult> => {
-      let done = 0;
-      let replaced = 0;
-      let reported = 0;
-      const touched = await this.touchedSymbols(client, batches);
-      const wholeSeries = new Map<string, Bars>();
-      for (const { market, timeframe, symbols, replace } of batches) {
-        if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
-        const names = symbols.map((s) => s.symbol);
-        // An import at a timeframe served derived so far replaces the derived bars whole.
-        const wasDerived: string[] = [];
-        for (const { symbol, bars } of symbols) {
-          const state = touched.get(`${market}\u0000${symbol}`)!;
-          const derivedBefore = !replace && state.before.get(timeframe)?.derived === true && !state.written.has(timeframe);
-          if (derivedBefore) wasDerived.push(symbol);
-          // A series written whole by this batch (new, replaced, or imported over derived bars):
-          // its blocks are packed from the batch, without reading the rows back.
-          const whole = (replace === true || derivedBefore || !state.before.has(timeframe)) && !state.written.has(timeframe);
-          recordSpan(state.written, timeframe, bars.time, replace === true || derivedBefore);
-          const key = `${market}\u0000${timeframe}\u0000${symbol}`;
-          if (whole) wholeSeries.set(key, uniqueBars(bars));
-          else wholeSeries.delete(key);
-        }
-        const cleared = replace ? names : wasDerived;
-        if (cleared.length > 0) {
-          await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
-            market,
-            timeframe,
-            cleared,
-          ]);
-          await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [
-            market,
-            timeframe,
-            cleared,
-          ]);
-        }
-        const chunk = new Chunk();
-        const flush = async (): Promise<void> => {
-          if (chunk.length === 0) return;
-          // xmax is set on a row an ON CONFLICT updated: those bars replaced stored ones.
-          const { rows } = await client.query<{ replaced: number }>(
-            `WITH w AS (
-               INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
-               SELECT $1, $2, u.* FROM unnest($3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[],
-                 $8::float8[], $9::float8[]) AS u
-               ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
-                 open = excluded.open, high = excluded.high, low = excluded.low,
-                 close = excluded.close, volume = excluded.volume
-               RETURNING (xmax <> 0) AS replaced)
-             SELECT count(*) FILTER (WHERE replaced)::int AS replaced FROM w`,
-            [market, timeframe, chunk.symbol, chunk.time, chunk.open, chunk.high, chunk.low, chunk.close, chunk.volume],
-          );
-          replaced += rows[0]?.replaced ?? 0;
-          done += chunk.length;
-          chunk.clear();
-          if (onProgress && done - reported >= 10_000) {
-            reported = done;
-            onProgress(done, total);
-          }
-        };
-        for (const { symbol, bars } of symbols) {
-          for (const i of lastOfEachTime(bars.time)) {
-            chunk.push(symbol, bars, i);
-            if (chunk.length >= chunkRows) await flush();
-          }
-        }
-        await flush();
-        if (names.length > 0) {
-          await client.query(
-            `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
-             SELECT market, timeframe, symbol, count(*), min(time), max(time), 0 FROM bars
-             WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
-             GROUP BY market, timeframe, symbol
-             ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
-               bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time, derived = 0`,
-            [market, timeframe, names],
-          );
-        }
-      }
-      const spans: BlockSpan[] = await this.derive(client, touched);
-      // Blocks follow the rows: every span written or derived is packed again.
-      for (const { market, symbol, written } of touched.values()) {
-        for (const [timeframe, span] of written) {
-          const whole = wholeSeries.get(`${market}\u0000${timeframe}\u0000${symbol}`);
-          spans.push({
-            market,
-            timeframe,
-            symbol,
-            from: whole || span.full ? -FULL_SPAN : span.from,
-            to: whole || span.full ? FULL_SPAN : span.to,
-            packed: whole ? packBlocks(whole, timeframe) : undefined,
-          });
-        }
-      }
-      await this.rebuildBlocks(client, spans);
+    const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
+    const markets = [...new Set(writes.map((w) => w.market))].sort();
+    const { result, touched } = await this.transaction(async (client) => {
+      for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
+      const outcome = await runAsync(writeBars(writes, onProgress && ((done) => onProgress(done, total))), (request) => answer(client, request));
       const version = await this.bumpVersion(client);
-      return { written: done, replaced, symbols: touched.size, version };
+      await logChange(client, version, outcome.touched);
+      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched };
     });
-    this.changes.publish(result.version, "local");
+    this.changes.publish(result.version, "local", touched);
     onProgress?.(result.written, total);
     return result;
   }
@@ -581,72 +424,13 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return version;
   }
 
-  /** What each symbol a write names held before it (one read per market). */
-  private async touchedSymbols(client: pg.PoolClient, batches: readonly BarBatch[]): Promise<Map<string, Touched>> {
-    const byMarket = new Map<string, Set<string>>();
-    for (const { market, symbols } of batches) {
-      let names = byMarket.get(market);
-      if (!names) byMarket.set(market, (names = new Set()));
-      for (const { symbol } of symbols) names.add(symbol);
-    }
-    const touched = new Map<string, Touched>();
-    for (const [market, names] of byMarket) {
-      for (const symbol of names) touched.set(`${market}\u0000${symbol}`, { market, symbol, before: new Map(), written: new Map() });
-      const { rows } = await client.query<{ symbol: string; timeframe: Timeframe; derived: number }>(
-        "SELECT symbol, timeframe, derived FROM series WHERE market = $1 AND symbol = ANY($2::text[])",
-        [market, [...names]],
-      );
-      for (const r of rows) {
-        (touched.get(`${market}\u0000${r.symbol}`)!.before as Map<Timeframe, { derived: boolean }>).set(r.timeframe, { derived: r.derived === 1 });
-      }
-    }
-    return touched;
+  async barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]> {
+    return this.snapshot((client) => barsSince(client, market, timeframe, since));
   }
 
-  /** Rebuilds the derived periods a write touched, set-based: one DELETE and one INSERT … SELECT per (market, fine, coarse). */
-  private async derive(client: pg.PoolClient, touched: ReadonlyMap<string, Touched>): Promise<BlockSpan[]> {
-    const spans: BlockSpan[] = [];
-    const groups = new Map<string, { market: string; fine: Timeframe; coarse: Timeframe; symbols: string[]; from: number[]; to: number[] }>();
-    for (const { market, symbol, before, written } of touched.values()) {
-      const after = new Map(before);
-      for (const tf of written.keys()) after.set(tf, { derived: false });
-      for (const job of planDerivation(before, after, written)) {
-        const key = `${market}\u0000${job.fine}\u0000${job.coarse}`;
-        let group = groups.get(key);
-        if (!group) groups.set(key, (group = { market, fine: job.fine, coarse: job.coarse, symbols: [], from: [], to: [] }));
-        group.symbols.push(symbol);
-        group.from.push(job.full ? -FULL_SPAN : job.from);
-        group.to.push(job.full ? FULL_SPAN : job.to);
-        spans.push({ market, timeframe: job.coarse, symbol, from: job.full ? -FULL_SPAN : job.from, to: job.full ? FULL_SPAN : job.to - 1 });
-      }
-    }
-    for (const { market, fine, coarse, symbols, from, to } of groups.values()) {
-      const spans = "unnest($3::text[], $4::bigint[], $5::bigint[]) AS r(symbol, lo, hi)";
-      await client.query(
-        `DELETE FROM bars b USING ${spans}
-         WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi`,
-        [market, coarse, symbols, from, to],
-      );
-      await client.query(
-        `INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
-         SELECT $1, $2, b.symbol, ${periodStartSql("b.time", coarse)} AS period,
-           (array_agg(b.open ORDER BY b.time))[1], max(b.high), min(b.low),
-           (array_agg(b.close ORDER BY b.time DESC))[1], sum(b.volume)
-         FROM bars b JOIN ${spans} ON b.symbol = r.symbol AND b.time >= r.lo AND b.time < r.hi
-         WHERE b.market = $1 AND b.timeframe = $6
-         GROUP BY b.symbol, period`,
-        [market, coarse, symbols, from, to, fine],
-      );
-      await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])", [market, coarse, symbols]);
-      await client.query(
-        `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
-         SELECT market, timeframe, symbol, count(*), min(time), max(time), 1 FROM bars
-         WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])
-         GROUP BY market, timeframe, symbol`,
-        [market, coarse, symbols],
-      );
-    }
-    return spans;
+  async changesSince(version: number): Promise<ChangesSince> {
+    await this.ready();
+    return changesSince(this.pool, version);
   }
 
   async symbols(market: string): Promise<string[]> {
@@ -755,83 +539,30 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /**
-   * Deletes a symbol's bars (every market and timeframe unless narrowed; from `from` on when
-   * given) with the series catalog and the data version, in one transaction.
-   */
-  /**
    * Removes bars of one symbol's imported timeframes (all, or those opening at or after
-   * `from`); its derived timeframes are derived again whole from the finest imported one left
-   * (or removed when none is left), and the blocks of every series touched repacked.
+   * `from`); its derived timeframes are derived again wholly from the finest imported one left
+   * (or removed when none is left). One transaction with the data version.
    */
   async deleteBars(request: DeleteBarsRequest): Promise<number> {
     await this.ready();
-    const { symbol } = request;
-    let version: number | undefined;
-    const deleted = await this.transaction(async (client) => {
-      const { rows: held } = await client.query<{ market: string; timeframe: Timeframe; derived: number }>(
-        "SELECT market, timeframe, derived FROM series WHERE symbol = $1 ORDER BY market, timeframe",
-        [symbol],
-      );
+    const { rows: held } = await this.pool.query<{ market: string }>("SELECT DISTINCT market FROM series WHERE symbol = $1 ORDER BY market", [request.symbol]);
+    const markets = held.map((r) => r.market).filter((m) => request.market === undefined || m === request.market);
+    const outcome = await this.transaction(async (client) => {
       let deleted = 0;
-      const markets = new Set<string>();
-      const spans: BlockSpan[] = [];
-      for (const { market, timeframe, derived } of held) {
-        if (request.market !== undefined && request.market !== market) continue;
-        if (request.timeframe !== undefined && request.timeframe !== timeframe) continue;
-        // Derived bars follow the bars they are derived from; they are rebuilt below.
-        if (derived === 1) continue;
-        const { rowCount } = await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = $3 AND time >= $4", [
-          market,
-          timeframe,
-          symbol,
-          request.from ?? -FULL_SPAN,
-        ]);
-        if (!rowCount) continue;
-        deleted += rowCount;
-        markets.add(market);
-        await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = $3", [market, timeframe, symbol]);
-        await client.query(
-          `INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
-           SELECT market, timeframe, symbol, count(*), min(time), max(time), 0 FROM bars
-           WHERE market = $1 AND timeframe = $2 AND symbol = $3 GROUP BY market, timeframe, symbol`,
-          [market, timeframe, symbol],
-        );
-        spans.push({ market, timeframe, symbol, from: -FULL_SPAN, to: FULL_SPAN });
-      }
-      const touched = new Map<string, Touched>();
+      const touched: TouchedSeries[] = [];
       for (const market of markets) {
-        const { rows } = await client.query<{ timeframe: Timeframe; derived: number }>(
-          "SELECT timeframe, derived FROM series WHERE market = $1 AND symbol = $2",
-          [market, symbol],
-        );
-        const imported = new Map<Timeframe, { derived: boolean }>();
-        for (const { timeframe, derived } of rows) {
-          if (derived === 1) {
-            await client.query("DELETE FROM bars WHERE market = $1 AND timeframe = $2 AND symbol = $3", [market, timeframe, symbol]);
-            await client.query("DELETE FROM series WHERE market = $1 AND timeframe = $2 AND symbol = $3", [market, timeframe, symbol]);
-            spans.push({ market, timeframe, symbol, from: -FULL_SPAN, to: FULL_SPAN });
-          } else imported.set(timeframe, { derived: false });
-        }
-        // The finest imported timeframe left, written "whole": every coarser one not imported is derived again.
-        const finest = TIMEFRAMES.find((tf) => imported.has(tf));
-        if (finest !== undefined) {
-          touched.set(`${market}\u0000${symbol}`, {
-            market,
-            symbol,
-            before: imported,
-            written: new Map([[finest, { from: -FULL_SPAN, to: FULL_SPAN, full: true }]]),
-          });
-        }
+        await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
+        const done = await runAsync(deleteEngine({ market, symbol: request.symbol, timeframe: request.timeframe, from: request.from }), (r) => answer(client, r));
+        deleted += done.deleted;
+        touched.push(...done.touched);
       }
-      spans.push(...(await this.derive(client, touched)));
-      // Every series touched is repacked whole, once (two spans of one series would pack it twice).
-      const once = new Map(spans.map((span) => [`${span.market}\u0000${span.timeframe}\u0000${span.symbol}`, { ...span, from: -FULL_SPAN, to: FULL_SPAN }]));
-      await this.rebuildBlocks(client, [...once.values()]);
-      if (deleted > 0) version = await this.bumpVersion(client);
-      return deleted;
+      if (deleted === 0) return { deleted, touched };
+      const version = await this.bumpVersion(client);
+      await logChange(client, version, touched);
+      return { deleted, version, touched };
     });
-    if (version !== undefined) this.changes.publish(version, "local");
-    return deleted;
+    if (outcome.version !== undefined) this.changes.publish(outcome.version, "local", outcome.touched);
+    return outcome.deleted;
   }
 
   // ---- KeyStore and QuotaStore: the accounts on the same pool ----
@@ -844,7 +575,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return this.accounts.findAccount(id);
   }
 
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  createKey(key: NewKey, now: number): Promise<KeyRecord> {
     return this.accounts.createKey(key, now);
   }
 
@@ -883,115 +614,90 @@ interface SeriesRow {
   derived: number;
 }
 
-/** Column arrays for one INSERT … SELECT unnest(…). */
-class Chunk {
-  symbol: string[] = [];
-  time: number[] = [];
-  open: number[] = [];
-  high: number[] = [];
-  low: number[] = [];
-  close: number[] = [];
-  volume: number[] = [];
-
-  get length(): number {
-    return this.time.length;
-  }
-
-  push(symbol: string, bars: Bars, i: number): void {
-    this.symbol.push(symbol);
-    this.time.push(bars.time[i]!);
-    this.open.push(bars.open[i]!);
-    this.high.push(bars.high[i]!);
-    this.low.push(bars.low[i]!);
-    this.close.push(bars.close[i]!);
-    this.volume.push(bars.volume[i]!);
-  }
-
-  clear(): void {
-    this.symbol = [];
-    this.time = [];
-    this.open = [];
-    this.high = [];
-    this.low = [];
-    this.close = [];
-    this.volume = [];
-  }
-}
+/** The advisory lock class of bar writes (with the market's hash as the second key): "xql" in ASCII, then 2. */
+const WRITE_LOCK = 0x78716c02;
 
 /**
- * Indices of the bars to write: every bar, except that of bars sharing a time only the
- * last counts (as when SQLite applies them one after another); one INSERT may not touch a
- * row twice.
+ * Migration 4: the bars move out of the row table. Blocks hold every bar (migration 3, built
+ * here when an older version never did); each series' newest bar leaves its block for the
+ * catalog row's tail, the row table goes, and every FOREX timeframe derived so far on UTC days
+ * is derived again on the session.
  */
-function lastOfEachTime(time: ArrayLike<number>): number[] {
-  const n = time.length;
-  let increasing = true;
-  for (let i = 1; i < n && increasing; i++) if (!(time[i]! > time[i - 1]!)) increasing = false;
-  if (increasing) return Array.from({ length: n }, (_, i) => i);
-  const last = new Map<number, number>();
-  for (let i = 0; i < n; i++) last.set(time[i]!, i);
-  return [...last.values()].sort((a, b) => a - b);
-}
-
-/**
- * A binary one-dimensional array (`array_send`) of int8 or float8 to a Float64Array:
- * a 12-byte header (ndim, has-nulls, element type), then per dimension its length and lower
- * bound, then per element a 4-byte length and 8 big-endian bytes.
- */
-function decodeArray(buffer: Buffer | null | undefined): Float64Array {
-  if (!buffer || buffer.length < 12) return new Float64Array(0);
-  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  const ndim = view.getInt32(0);
-  if (ndim === 0) return new Float64Array(0);
-  const oid = view.getInt32(8);
-  const n = view.getInt32(12);
-  const out = new Float64Array(n);
-  let at = 12 + ndim * 8;
-  if (oid === 20) {
-    for (let i = 0; i < n; i++) {
-      at += 4;
-      out[i] = Number(view.getBigInt64(at));
-      at += 8;
-    }
-  } else {
-    for (let i = 0; i < n; i++) {
-      at += 4;
-      out[i] = view.getFloat64(at);
-      at += 8;
+async function upgradeTo4(client: pg.PoolClient): Promise<void> {
+  const built = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'blocks_built'");
+  if (Number(built.rows[0]?.value ?? 1) === 0) {
+    await client.query("DELETE FROM bar_blocks");
+    await client.query(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
+      SELECT market, timeframe, symbol, floor(time::float8 / (256 * CASE timeframe
+          WHEN 'm1' THEN 60000 WHEN 'm5' THEN 300000 WHEN 'm15' THEN 900000 WHEN 'm30' THEN 1800000
+          WHEN 'h1' THEN 3600000 WHEN 'h4' THEN 14400000 WHEN 'd' THEN 86400000 ELSE 604800000 END))::bigint AS block,
+        count(*)::int,
+        string_agg(float8send(time::float8), ''::bytea ORDER BY time), string_agg(float8send(open), ''::bytea ORDER BY time),
+        string_agg(float8send(high), ''::bytea ORDER BY time), string_agg(float8send(low), ''::bytea ORDER BY time),
+        string_agg(float8send(close), ''::bytea ORDER BY time), string_agg(float8send(volume), ''::bytea ORDER BY time)
+      FROM bars GROUP BY market, timeframe, symbol, block`);
+    // float8send is big-endian; blocks are little-endian: swap each 8-byte value.
+    const { rows } = await client.query<{ market: string; timeframe: Timeframe; symbol: string; block: number; n: number; time: Buffer; open: Buffer; high: Buffer; low: Buffer; close: Buffer; volume: Buffer }>(
+      "SELECT market, timeframe, symbol, block, n, time, open, high, low, close, volume FROM bar_blocks",
+    );
+    await client.query("DELETE FROM bar_blocks");
+    for (const r of rows) {
+      const swap = (b: Buffer): Buffer => Buffer.from(b).swap64();
+      await client.query("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", [
+        r.market, r.timeframe, r.symbol, r.block, r.n, swap(r.time), swap(r.open), swap(r.high), swap(r.low), swap(r.close), swap(r.volume),
+      ]);
     }
   }
-  return out;
-}
-
-/** A block row `[..., n, time, ...series]` from `offset` (bytea comes back as Buffer). */
-function pgBlock(row: unknown[], offset: number): ReadBlock {
-  return { n: Number(row[offset]), time: row[offset + 1] as Uint8Array, columns: row.slice(offset + 2) as Uint8Array[] };
-}
-
-const nanColumns = new Map<number, Float64Array>();
-
-/** One shared NaN column per length for series a query does not read (never written to). */
-function nanColumn(length: number): Float64Array {
-  let column = nanColumns.get(length);
-  if (!column) {
-    column = new Float64Array(length).fill(Number.NaN);
-    if (nanColumns.size < 1024) nanColumns.set(length, column);
+  const { rows: old } = await client.query<{ market: string; timeframe: Timeframe; symbol: string; bars: number; first_time: number; last_time: number; derived: number }>(
+    "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series",
+  );
+  for (const s of old) {
+    const { rows } = await client.query({
+      text: "SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block",
+      values: [s.market, s.timeframe, s.symbol],
+      rowMode: "array",
+    } as pg.QueryConfig);
+    const found = rows as [unknown, ...Buffer[]][];
+    let sealed: number | null = null;
+    let tail: Columns | undefined;
+    for (let i = 0; i < found.length; i++) {
+      const [block, ...columns] = found[i]!;
+      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
+      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
+      const n = c.time.length;
+      if (i === found.length - 1) {
+        // The series' newest bar leaves its block for the tail.
+        tail = sliceColumns(c, n - 1, n);
+        c = sliceColumns(c, 0, n - 1);
+      }
+      if (c.time.length === 0) continue;
+      await client.query("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES ($1, $2, $3, $4, $5, $6)", [
+        s.market, s.timeframe, s.symbol, Number(block), c.time.length, encodeColumns(c),
+      ]);
+      sealed = Number(block);
+    }
+    if (!tail) continue;
+    await client.query(
+      "INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+      [s.market, s.timeframe, s.symbol, s.derived, s.bars, s.first_time, s.last_time, sealed, encodeColumns(tail)],
+    );
   }
-  return column;
-}
-
-function decodeColumns(row: Record<string, unknown>, series: readonly RawSeries[]): Bars {
-  const time = decodeArray(row.time as Buffer | null);
-  const n = time.length;
-  const filled: Partial<Record<RawSeries, Float64Array>> = {};
-  for (const name of series) filled[name] = n === 0 ? new Float64Array(0) : decodeArray(row[name] as Buffer | null);
-  const missing = (): Float64Array => new Float64Array(n).fill(Number.NaN);
-  return {
-    time,
-    open: filled.open ?? missing(),
-    high: filled.high ?? missing(),
-    low: filled.low ?? missing(),
-    close: filled.close ?? missing(),
-    volume: filled.volume ?? missing(),
-  };
+  await client.query(`
+    DROP TABLE bars;
+    DROP TABLE series;
+    DROP TABLE bar_blocks;
+    ALTER TABLE series_v4 RENAME TO series;
+    ALTER INDEX series_v4_pkey RENAME TO series_pkey;
+    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+    ALTER INDEX bar_blocks_v4_pkey RENAME TO bar_blocks_pkey;
+    CREATE INDEX series_symbol ON series (market, symbol);
+    DELETE FROM meta WHERE key = 'blocks_built';
+  `);
+  const { rows: derived } = await client.query<{ market: string; symbol: string }>("SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol");
+  const byMarket = new Map<string, string[]>();
+  for (const { market, symbol } of derived) {
+    if (sessionOf(market) !== "forex") continue;
+    byMarket.set(market, [...(byMarket.get(market) ?? []), symbol]);
+  }
+  for (const [market, symbols] of byMarket) await runAsync(rederiveSymbols(market, symbols), (request) => answer(client, request));
 }

@@ -1,27 +1,34 @@
 /**
  * The embedded store: bars, accounts, API keys and quota counters in one SQLite file
  * (better-sqlite3, WAL). It implements {@link BarStore}, {@link KeyStore} and
- * {@link QuotaStore}, so `xql serve` needs nothing but a file.
+ * {@link QuotaStore}, so `xql serve` needs nothing but a file. Bars are kept as the storage
+ * engine lays them out (`blocks.ts`, `engine/`), written through its one write path.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { RAW_SERIES, TIMEFRAME_MS, isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+import type { Timeframe } from "../types.js";
+import { isTimeframe } from "../types.js";
+import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
-import type { BarBatch, BarStore, DataListener, LatestBarsRequest, DeleteBarsRequest, ProgressListener, SeriesInfo, SymbolBars, WriteResult } from "./store.js";
+import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
-import { FULL_SPAN, aggregateBars, planDerivation, recordSpan, type DeriveJob, type Touched } from "./derive.js";
-import { BLOCK_BARS, assembleLatest, blockOf, blockStart, orderedSeries, packBlocks, uniqueBars, type ReadBlock } from "./blocks.js";
+import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
+import { SqliteBars } from "./sqlite-bars.js";
+import { runSync } from "./engine/io.js";
+import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
+import { symbolWrites } from "./write-batches.js";
+import { sessionOf } from "../sessions/periods.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work the SQL alone cannot do, run after it in the same transaction. */
+  upgrade?: (db: Database.Database) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -116,10 +123,54 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
     `,
   },
+  {
+    version: 4,
+    name: "blocks and tails: bars live in packed blocks and the catalog's tail (the row table goes); FOREX derived on its session; the change log",
+    sql: `
+      CREATE TABLE series_v4 (
+        id           INTEGER PRIMARY KEY,
+        market       TEXT    NOT NULL,
+        timeframe    TEXT    NOT NULL,
+        symbol       TEXT    NOT NULL,
+        derived      INTEGER NOT NULL,
+        bars         INTEGER NOT NULL,
+        first_time   INTEGER NOT NULL,
+        last_time    INTEGER NOT NULL,
+        -- The newest block row's number (an upper bound), NULL when every bar is in the tail.
+        sealed_block INTEGER,
+        -- The newest bars (at least the latest), later than every block bar: appends rewrite this row only.
+        tail         BLOB    NOT NULL
+      );
+      -- What each write touched, for readers in other processes (the newest writes only).
+      CREATE TABLE changes (
+        version INTEGER PRIMARY KEY,
+        touched TEXT    NOT NULL
+      );
+      -- Blocks in a rowid table: a block row (about 12 KB) then lies on one page of a new store's
+      -- 16 KiB pages, where the index-ordered table's much smaller local payload sent every block
+      -- through a chain of overflow pages (four times the work to read or write it).
+      -- Its bars one value, column after column (a reader copies from it what it needs).
+      CREATE TABLE bar_blocks_v4 (
+        id        INTEGER PRIMARY KEY,
+        market    TEXT    NOT NULL,
+        timeframe TEXT    NOT NULL,
+        symbol    TEXT    NOT NULL,
+        block     INTEGER NOT NULL,
+        n         INTEGER NOT NULL,
+        bars      BLOB    NOT NULL
+      );
+    `,
+    upgrade: upgradeTo4,
+  },
+  {
+    version: 5,
+    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
+    sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
+  },
 ];
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 function migrate(db: Database.Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -134,14 +185,100 @@ function migrate(db: Database.Database): void {
       `The database schema is at version ${current}, newer than this xql understands (${SCHEMA_VERSION}); upgrade xql`,
     );
   }
+  // Every migration not yet recorded runs, not only those above the highest: numbers are
+  // reserved per feature, so a build may meet a database that has 5 but not yet 4.
+  const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
   for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
+    if (applied.has(migration.version)) continue;
     // Each step commits whole or not at all, so a crash never leaves half a schema.
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.upgrade?.(db);
       record.run(migration.version, migration.name, Date.now());
     }).immediate();
+  }
+}
+
+/**
+ * Migration 4: the bars move out of the row table. Blocks already hold every bar (migration 3);
+ * each series' newest bar leaves its block for the catalog row's tail, the row table goes, and
+ * every FOREX timeframe derived so far on UTC days is derived again on the session.
+ */
+function upgradeTo4(db: Database.Database): void {
+  const built = db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck().get() as number | undefined;
+  if (built === 0) packLegacyRows(db);
+  const blocks = db.prepare("SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block").raw(true);
+  const putBlock = db.prepare("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)");
+  const insert = db.prepare(`INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const old = db.prepare("SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series").raw(true).all() as [string, Timeframe, string, number, number, number, number][];
+  for (const [market, timeframe, symbol, bars, firstTime, lastTime, derived] of old) {
+    const rows = blocks.all(market, timeframe, symbol) as [number, ...Uint8Array[]][];
+    let sealed: number | null = null;
+    let tail: Columns | undefined;
+    rows.forEach(([block, ...columns], i) => {
+      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
+      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
+      const n = c.time.length;
+      if (i === rows.length - 1) {
+        // The series' newest bar leaves its block for the tail.
+        tail = sliceColumns(c, n - 1, n);
+        c = sliceColumns(c, 0, n - 1);
+      }
+      if (c.time.length === 0) return;
+      putBlock.run(market, timeframe, symbol, block, c.time.length, encodeColumns(c));
+      sealed = block;
+    });
+    if (tail) insert.run(market, timeframe, symbol, derived, bars, firstTime, lastTime, sealed, encodeColumns(tail));
+  }
+  db.exec(`
+    DROP TABLE bars;
+    DROP TABLE series;
+    DROP TABLE bar_blocks;
+    ALTER TABLE series_v4 RENAME TO series;
+    CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
+    CREATE INDEX series_symbol ON series (market, symbol);
+    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+    CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
+    DELETE FROM meta WHERE key = 'blocks_built';
+  `);
+  const bars = new SqliteBars(db);
+  const forex = db.prepare("SELECT DISTINCT market, symbol FROM series WHERE derived = 1").raw(true).all() as [string, string][];
+  const byMarket = new Map<string, string[]>();
+  for (const [market, symbol] of forex) {
+    if (sessionOf(market) !== "forex") continue;
+    byMarket.set(market, [...(byMarket.get(market) ?? []), symbol]);
+  }
+  for (const [market, symbols] of byMarket) runSync(rederiveSymbols(market, symbols), (request) => bars.answer(request));
+}
+
+/** Blocks for rows written before migration 3 whose blocks were never built (a store migrated to 3 but never opened since). */
+function packLegacyRows(db: Database.Database): void {
+  db.exec("DELETE FROM bar_blocks");
+  const series = db.prepare("SELECT market, timeframe, symbol FROM series").raw(true).all() as [string, Timeframe, string][];
+  const read = db.prepare("SELECT time, open, high, low, close, volume FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY time").raw(true);
+  const put = db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const [market, timeframe, symbol] of series) {
+    const rows = read.all(market, timeframe, symbol) as number[][];
+    const c: Columns = {
+      time: Float64Array.from(rows, (r) => r[0]!),
+      open: Float64Array.from(rows, (r) => r[1]!),
+      high: Float64Array.from(rows, (r) => r[2]!),
+      low: Float64Array.from(rows, (r) => r[3]!),
+      close: Float64Array.from(rows, (r) => r[4]!),
+      volume: Float64Array.from(rows, (r) => r[5]!),
+    };
+    let start = 0;
+    while (start < rows.length) {
+      const block = blockOf(c.time[start]!, timeframe);
+      let end = start + 1;
+      while (end < rows.length && blockOf(c.time[end]!, timeframe) === block) end++;
+      const part = sliceColumns(c, start, end);
+      const bytes = (x: Float64Array): Buffer => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
+      put.run(market, timeframe, symbol, block, end - start, bytes(part.time), bytes(part.open), bytes(part.high), bytes(part.low), bytes(part.close), bytes(part.volume));
+      start = end;
+    }
   }
 }
 
@@ -160,10 +297,6 @@ export interface SqliteStoreOptions {
   watchIntervalMs?: number;
 }
 
-type SqlRow = unknown[];
-
-/** Most keys `SqliteStore` keeps in memory between commits by other connections. */
-const KEY_CACHE_LIMIT = 4096;
 
 /**
  * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on one SQLite file.
@@ -176,9 +309,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** The backend, for callers that hold a store opened by URL. */
   readonly backend = "sqlite" as const;
   private readonly db: Database.Database;
-  private readonly readStatements = new Map<string, { base: Database.Statement; cut: Database.Statement }>();
-  private blockReads: Map<string, { base: Database.Statement; cut: Database.Statement; one: Database.Statement }>;
   private readonly stmt;
+  private readonly bars: SqliteBars;
   /** Accounts, keys and quota counters, on this connection. */
   readonly accounts: SqliteAccounts;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
@@ -197,6 +329,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     this.timeouts = { busyTimeoutMs: options.busyTimeoutMs ?? 5000, requestBusyMs: options.requestBusyMs ?? 1000 };
     this.db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     if (!options.readonly) {
+      // A new file gets 16 KiB pages (a block row fits one page); an existing file keeps its own.
+      this.db.pragma("page_size = 16384");
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
@@ -205,41 +339,13 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     this.identity = identityOf(file);
     this.accounts = new SqliteAccounts(this.db, file, this.timeouts, this.readonly);
     this.changes = new ChangeFeed(() => this.versionIfChangedByOthers(), options.watchIntervalMs ?? 200);
-    this.blockReads = new Map();
+    this.bars = new SqliteBars(this.db);
     const db = this.db;
     this.stmt = {
-      symbolsAt: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
-      upsertBar: db.prepare(`INSERT INTO bars (market, timeframe, symbol, time, open, high, low, close, volume)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (market, timeframe, symbol, time) DO UPDATE SET
-          open = excluded.open, high = excluded.high, low = excluded.low,
-          close = excluded.close, volume = excluded.volume`),
-      refreshSeries: db.prepare(`INSERT INTO series (market, timeframe, symbol, bars, first_time, last_time, derived)
-        SELECT market, timeframe, symbol, count(*), min(time), max(time), ? FROM bars
-        WHERE market = ? AND timeframe = ? AND symbol = ?
-        GROUP BY market, timeframe, symbol
-        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET
-          bars = excluded.bars, first_time = excluded.first_time, last_time = excluded.last_time,
-          derived = excluded.derived`),
-      symbolState: db.prepare("SELECT timeframe, derived FROM series WHERE market = ? AND symbol = ?").raw(true),
-      deleteRange: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ?"),
-      readRange: db
-        .prepare(`SELECT time, open, high, low, close, volume FROM bars
-          WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ? AND time < ? ORDER BY time`)
-        .raw(true),
-      marketSymbols: db.prepare("SELECT DISTINCT symbol FROM series WHERE market = ? ORDER BY symbol").pluck(),
-      deleteBlocks: db.prepare("DELETE FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block >= ? AND block <= ?"),
-      insertBlock: db.prepare(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, time, open, high, low, close, volume)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      blocksBuilt: db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck(),
-      markBlocksBuilt: db.prepare("UPDATE meta SET value = 1 WHERE key = 'blocks_built'"),
-      everySeries: db.prepare("SELECT market, timeframe, symbol FROM series").raw(true),
-      deleteSymbol: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ?"),
-      deleteSeries: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value").pluck(),
       commitsByOthers: db.prepare("PRAGMA data_version").pluck(),
-      barsHeld: db.prepare("SELECT bars FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").pluck(),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
+      marketSymbols: db.prepare("SELECT DISTINCT symbol FROM series WHERE market = ? ORDER BY symbol").pluck(),
       markets: db.prepare("SELECT DISTINCT market FROM series ORDER BY market").pluck(),
       allSeries: db.prepare(
         "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series ORDER BY market, timeframe, symbol",
@@ -250,44 +356,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       barCount: db.prepare("SELECT coalesce(sum(bars), 0) FROM series WHERE derived = 0").pluck(),
       health: db.prepare(HEALTH_SQL),
       probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
-      deleteFrom: db.prepare("DELETE FROM bars WHERE market = ? AND timeframe = ? AND symbol = ? AND time >= ?"),
-      seriesOf: db.prepare("SELECT market, timeframe FROM series WHERE symbol = ? ORDER BY market, timeframe").raw(true),
+      marketsOf: db.prepare("SELECT DISTINCT market FROM series WHERE symbol = ? ORDER BY market").pluck(),
     };
-    if (!options.readonly && this.stmt.blocksBuilt.get() === 0) {
-      // Bars written before migration 3 get their blocks once, in one transaction.
-      this.db
-        .transaction(() => {
-          for (const [market, timeframe, symbol] of this.stmt.everySeries.all() as [string, Timeframe, string][]) {
-            this.rebuildBlocks(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
-          }
-          this.stmt.markBlocksBuilt.run();
-        })
-        .immediate();
-    }
-  }
-
-  /** Replaces every block of one series with `bars` packed (the series was written whole by this write). */
-  private writeBlocks(market: string, timeframe: Timeframe, symbol: string, bars: Bars): void {
-    this.stmt.deleteBlocks.run(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
-    for (const packed of packBlocks(bars, timeframe)) {
-      const c = packed.columns;
-      this.stmt.insertBlock.run(market, timeframe, symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
-    }
-  }
-
-  /** Rewrites the blocks of one series that hold open times in [from, to] from its rows (inside a write's transaction). */
-  private rebuildBlocks(market: string, timeframe: Timeframe, symbol: string, from: number, to: number): void {
-    const full = from <= -FULL_SPAN || to >= FULL_SPAN;
-    const b0 = full ? -FULL_SPAN : blockOf(from, timeframe);
-    const b1 = full ? FULL_SPAN : blockOf(to, timeframe);
-    this.stmt.deleteBlocks.run(market, timeframe, symbol, b0, b1);
-    const lo = full ? -FULL_SPAN : blockStart(b0, timeframe);
-    const hi = full ? FULL_SPAN : blockStart(b1 + 1, timeframe);
-    const rows = this.stmt.readRange.all(market, timeframe, symbol, lo, hi) as number[][];
-    for (const packed of packBlocks(rowsToBars(rows), timeframe)) {
-      const c = packed.columns;
-      this.stmt.insertBlock.run(market, timeframe, symbol, packed.block, packed.n, c.time, c.open, c.high, c.low, c.close, c.volume);
-    }
   }
 
   /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
@@ -304,197 +374,34 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   // ---- BarStore ----
 
   async latestBars(request: LatestBarsRequest): Promise<SymbolBars[]> {
-    const { market, timeframe, baseTimeframe, count } = request;
-    const series = orderedSeries(request.series);
-    const statements = this.blockStatementsFor(series);
-    const span = BLOCK_BARS * TIMEFRAME_MS[timeframe];
-    // Blocks per symbol read in the one query: enough when blocks are at least half full;
-    // a symbol with sparser blocks is read again on its own, without the bound.
-    const k = Math.ceil((2 * (count + 1)) / BLOCK_BARS) + 1;
-    const base = timeframe === baseTimeframe;
-    const read = this.db.transaction((): SymbolBars[] => {
-      const rows = (base
-        ? statements.base.all({ span, k, market, timeframe })
-        : statements.cut.all({ baseDur: TIMEFRAME_MS[baseTimeframe], baseTimeframe, span, k, market, timeframe })) as unknown[][];
-      const out: SymbolBars[] = [];
-      let i = 0;
-      while (i < rows.length) {
-        const symbol = rows[i]![0] as string;
-        const firstTime = rows[i]![1] as number;
-        const cut = base ? Infinity : (rows[i]![2] as number);
-        const blocks: ReadBlock[] = [];
-        for (; i < rows.length && rows[i]![0] === symbol; i++) blocks.push(readBlock(rows[i]!, 4));
-        const want = base ? count : count + 1;
-        let bars = assembleLatest(blocks, series, want, cut, nanColumn);
-        const oldestRead = rows[i - 1]![3] as number;
-        if (bars.time.length < want && oldestRead > blockOf(firstTime, timeframe)) {
-          const all = (statements.one.all({ market, timeframe, symbol }) as unknown[][]).map((r) => readBlock(r, 0));
-          bars = assembleLatest(all, series, want, cut, nanColumn);
-        }
-        out.push({ symbol, bars });
-      }
-      return out;
-    });
-    return read();
-  }
-
-  private blockStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement; one: Database.Statement } {
-    const key = series.join(",");
-    let statements = this.blockReads.get(key);
-    if (!statements) {
-      // Column names come from RAW_SERIES only, never from a request string.
-      const list = ["b.n", "b.time", ...series.map((name) => `b.${name}`)].join(", ");
-      statements = {
-        base: this.db
-          // CROSS JOIN fixes the loop order: series outside, a primary-key range of blocks inside.
-          .prepare(`SELECT s.symbol, s.first_time, NULL, b.block, ${list} FROM series s
-            CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
-              AND b.block > s.last_time / @span - @k
-            WHERE s.market = @market AND s.timeframe = @timeframe
-            ORDER BY s.symbol, b.block DESC`)
-          .raw(true),
-        // Cut at the close of the symbol's latest base bar: blocks up to the one holding the cut.
-        cut: this.db
-          .prepare(`SELECT s.symbol, s.first_time, base.last_time + @baseDur, b.block, ${list} FROM series s
-            CROSS JOIN series base ON base.market = s.market AND base.timeframe = @baseTimeframe AND base.symbol = s.symbol
-            CROSS JOIN bar_blocks b ON b.market = s.market AND b.timeframe = s.timeframe AND b.symbol = s.symbol
-              AND b.block <= (base.last_time + @baseDur - 1) / @span
-              AND b.block > (base.last_time + @baseDur - 1) / @span - @k
-            WHERE s.market = @market AND s.timeframe = @timeframe
-            ORDER BY s.symbol, b.block DESC`)
-          .raw(true),
-        one: this.db
-          .prepare(`SELECT ${list} FROM bar_blocks b
-            WHERE b.market = @market AND b.timeframe = @timeframe AND b.symbol = @symbol ORDER BY b.block DESC`)
-          .raw(true),
-      };
-      this.blockReads.set(key, statements);
-    }
-    return statements;
-  }
-
-  private readStatementsFor(series: readonly RawSeries[]): { base: Database.Statement; cut: Database.Statement } {
-    const key = series.join(",");
-    let statements = this.readStatements.get(key);
-    if (!statements) {
-      // Column names come from RAW_SERIES only, never from a request string.
-      const list = ["time", ...series].join(", ");
-      const where = "market = ? AND timeframe = ? AND symbol = ?";
-      statements = {
-        base: this.db.prepare(`SELECT ${list} FROM bars WHERE ${where} ORDER BY time DESC LIMIT ?`).raw(true),
-        cut: this.db.prepare(`SELECT ${list} FROM bars WHERE ${where} AND time < ? ORDER BY time DESC LIMIT ?`).raw(true),
-      };
-      this.readStatements.set(key, statements);
-    }
-    return statements;
+    // One read transaction: the catalog rows and the blocks they name are of one version.
+    return this.db.transaction(() => this.bars.latestBars(request))();
   }
 
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
-    let total = 0;
-    for (const batch of batches) for (const { bars } of batch.symbols) total += bars.time.length;
-    const write = this.db.transaction((): WriteResult => {
-      let done = 0;
-      // Bars held per written series before the write, and distinct times written to it: what
-      // was not added replaced a stored bar.
-      const held = new Map<string, { before: number; unique: number; market: string; timeframe: Timeframe; symbol: string }>();
-      let reported = 0;
-      const { upsertBar, refreshSeries } = this.stmt;
-      const touched = new Map<string, Touched>();
-      const wholeSeries = new Map<string, Bars>();
-      for (const { market, timeframe, symbols, replace } of batches) {
-        if (!isTimeframe(timeframe)) throw new Error(`Unknown timeframe '${String(timeframe)}'`);
-        for (const { symbol, bars } of symbols) {
-          const key = `${market}\u0000${symbol}`;
-          let state = touched.get(key);
-          if (!state) {
-            const before = new Map<Timeframe, { derived: boolean }>();
-            for (const [tf, derived] of this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]) {
-              before.set(tf, { derived: derived === 1 });
-            }
-            state = { market, symbol, before, written: new Map() };
-            touched.set(key, state);
-          }
-          const { time, open, high, low, close, volume } = bars;
-          // An import at a timeframe served derived so far replaces the derived bars whole.
-          const clear = replace === true || (state.before.get(timeframe)?.derived === true && !state.written.has(timeframe));
-          const heldKey = `${timeframe}\u0000${key}`;
-          let count = held.get(heldKey);
-          if (!count) {
-            const before = clear ? 0 : ((this.stmt.barsHeld.get(market, timeframe, symbol) as number | undefined) ?? 0);
-            count = { before, unique: 0, market, timeframe, symbol };
-            held.set(heldKey, count);
-          }
-          count.unique += uniqueBars(bars).time.length;
-          if (clear) {
-            this.stmt.deleteSymbol.run(market, timeframe, symbol);
-            this.stmt.deleteSeries.run(market, timeframe, symbol);
-          }
-          for (let i = 0; i < time.length; i++) {
-            upsertBar.run(market, timeframe, symbol, time[i], open[i], high[i], low[i], close[i], volume[i]);
-          }
-          if (time.length > 0) refreshSeries.run(0, market, timeframe, symbol);
-          // A series written whole by this batch: its blocks are packed from the batch, not read back.
-          const wholeKey = `${timeframe}\u0000${market}\u0000${symbol}`;
-          if ((clear || !state.before.has(timeframe)) && !state.written.has(timeframe)) wholeSeries.set(wholeKey, uniqueBars(bars));
-          else wholeSeries.delete(wholeKey);
-          recordSpan(state.written, timeframe, time, clear);
-          done += time.length;
-          if (onProgress && done - reported >= 10_000) {
-            reported = done;
-            onProgress(done, total);
-          }
-        }
-      }
-      for (const state of touched.values()) {
-        const jobs = this.derive(state);
-        // Blocks follow the rows: every span written or derived is packed again.
-        for (const [tf, span] of state.written) {
-          const whole = wholeSeries.get(`${tf}\u0000${state.market}\u0000${state.symbol}`);
-          if (whole) this.writeBlocks(state.market, tf, state.symbol, whole);
-          else this.rebuildBlocks(state.market, tf, state.symbol, span.full ? -FULL_SPAN : span.from, span.full ? FULL_SPAN : span.to);
-        }
-        for (const job of jobs) {
-          this.rebuildBlocks(state.market, job.coarse, state.symbol, job.full ? -FULL_SPAN : job.from, job.full ? FULL_SPAN : job.to - 1);
-        }
-      }
-      let replaced = 0;
-      for (const count of held.values()) {
-        const after = (this.stmt.barsHeld.get(count.market, count.timeframe, count.symbol) as number | undefined) ?? 0;
-        replaced += Math.max(0, count.unique - (after - count.before));
-      }
+    for (const batch of batches) {
+      if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
+    }
+    const writes = symbolWrites(batches);
+    return this.writeSeries(writes, onProgress);
+  }
+
+  /**
+   * Writes through the storage engine in one transaction: the bars, their derived timeframes,
+   * the data version and the change log, all or nothing.
+   */
+  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
+    const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
+    const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[] } => {
+      const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total))), (request) => this.bars.answer(request));
       const version = this.stmt.bumpVersion.get() as number;
-      return { written: done, replaced, symbols: touched.size, version };
+      this.bars.logChange(version, outcome.touched);
+      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched };
     });
-    const result = write.immediate();
-    this.changes.publish(result.version, "local");
+    const { result, touched } = run.immediate();
+    this.changes.publish(result.version, "local", touched);
     onProgress?.(result.written, total);
     return result;
-  }
-
-  /** Rebuilds the derived timeframes a write touched for one symbol (inside the write's transaction). */
-  private derive({ market, symbol, before, written }: Touched): DeriveJob[] {
-    const after = new Map(before);
-    for (const tf of written.keys()) after.set(tf, { derived: false });
-    const jobs = planDerivation(before, after, written);
-    for (const job of jobs) this.deriveJob(market, symbol, job);
-    return jobs;
-  }
-
-  /** Writes one derivation job: the coarse bars over its span, aggregated from the fine ones. */
-  private deriveJob(market: string, symbol: string, job: DeriveJob): void {
-    {
-      const from = job.full ? -FULL_SPAN : job.from;
-      const to = job.full ? FULL_SPAN : job.to;
-      this.stmt.deleteRange.run(market, job.coarse, symbol, from, to);
-      const rows = this.stmt.readRange.all(market, job.fine, symbol, from, to) as number[][];
-      const fine = rowsToBars(rows);
-      const coarse = aggregateBars(fine, job.coarse);
-      for (let i = 0; i < coarse.time.length; i++) {
-        this.stmt.upsertBar.run(market, job.coarse, symbol, coarse.time[i], coarse.open[i], coarse.high[i], coarse.low[i], coarse.close[i], coarse.volume[i]);
-      }
-      this.stmt.deleteSeries.run(market, job.coarse, symbol);
-      this.stmt.refreshSeries.run(1, market, job.coarse, symbol);
-    }
   }
 
   /** Every symbol of the market holding bars at any timeframe, sorted. */
@@ -535,6 +442,18 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.stmt.dataVersion.get() as number;
   }
 
+  async barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]> {
+    return this.db.transaction(() => this.bars.barsSince(market, timeframe, since))();
+  }
+
+  async changesSince(version: number): Promise<ChangesSince> {
+    return this.db.transaction((): ChangesSince => {
+      const current = this.stmt.dataVersion.get() as number;
+      const writes = this.bars.changesSince(version);
+      return { version: current, touched: writes === null || (writes.at(-1)?.version ?? version) !== current ? null : writes.flatMap((w) => w.touched) };
+    })();
+  }
+
   watch(listener: DataListener): () => void {
     return this.changes.subscribe(listener);
   }
@@ -559,11 +478,12 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async health(): Promise<void> {
     try {
       this.stmt.health.get();
-      this.accounts.readQuota();
     } catch (error) {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
+    // The quota file on its own: a read-only directory or a deleted quota file is named as such.
+    this.accounts.readQuota();
     if (this.readonly) throw new HealthError("database", "opened read-only");
     try {
       await this.accounts.writeHeartbeat(Date.now());
@@ -586,55 +506,27 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /**
-   * Deletes a symbol's bars (in every market and timeframe unless narrowed), those opening at
-   * or after `from` when given; in one transaction with the series catalog and the data version.
-   */
-  /**
    * Removes bars of one symbol's imported timeframes (all, or those opening at or after
    * `from`); the timeframes derived from them are then derived again from what remains (or
-   * removed when nothing imported remains), and the blocks of every series touched repacked.
+   * removed when nothing imported remains). One transaction with the data version.
    */
   async deleteBars(request: DeleteBarsRequest): Promise<number> {
-    const from = request.from ?? -FULL_SPAN;
-    const { symbol } = request;
-    let version: number | undefined;
-    const remove = this.db.transaction((): number => {
+    const markets = (this.stmt.marketsOf.all(request.symbol) as string[]).filter((m) => request.market === undefined || m === request.market);
+    const run = this.db.transaction((): { deleted: number; version?: number; touched: TouchedSeries[] } => {
       let deleted = 0;
-      const markets = new Set<string>();
-      for (const [market, timeframe] of this.stmt.seriesOf.all(symbol) as [string, Timeframe][]) {
-        if (request.market !== undefined && request.market !== market) continue;
-        if (request.timeframe !== undefined && request.timeframe !== timeframe) continue;
-        const state = new Map((this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]).map(([tf, d]) => [tf, d === 1]));
-        // Derived bars follow the bars they are derived from; they are rebuilt below.
-        if (state.get(timeframe) === true) continue;
-        const n = this.stmt.deleteFrom.run(market, timeframe, symbol, from).changes;
-        if (n === 0) continue;
-        deleted += n;
-        markets.add(market);
-        this.stmt.deleteSeries.run(market, timeframe, symbol);
-        this.stmt.refreshSeries.run(0, market, timeframe, symbol);
-        this.rebuildBlocks(market, timeframe, symbol, -FULL_SPAN, FULL_SPAN);
-      }
+      const touched: TouchedSeries[] = [];
       for (const market of markets) {
-        const after = new Map<Timeframe, { derived: boolean }>();
-        for (const [tf, derived] of this.stmt.symbolState.all(market, symbol) as [Timeframe, number][]) {
-          if (derived === 1) {
-            // Every derived timeframe is rebuilt whole from the finest imported one left.
-            this.stmt.deleteSymbol.run(market, tf, symbol);
-            this.stmt.deleteSeries.run(market, tf, symbol);
-            this.rebuildBlocks(market, tf, symbol, -FULL_SPAN, FULL_SPAN);
-          } else after.set(tf, { derived: false });
-        }
-        for (const job of planDerivation(new Map(), after, new Map())) {
-          this.deriveJob(market, symbol, job);
-          this.rebuildBlocks(market, job.coarse, symbol, -FULL_SPAN, FULL_SPAN);
-        }
+        const outcome = runSync(deleteEngine({ market, symbol: request.symbol, timeframe: request.timeframe, from: request.from }), (r) => this.bars.answer(r));
+        deleted += outcome.deleted;
+        touched.push(...outcome.touched);
       }
-      if (deleted > 0) version = this.stmt.bumpVersion.get() as number;
-      return deleted;
+      if (deleted === 0) return { deleted, touched };
+      const version = this.stmt.bumpVersion.get() as number;
+      this.bars.logChange(version, touched);
+      return { deleted, version, touched };
     });
-    const deleted = remove.immediate();
-    if (version !== undefined) this.changes.publish(version, "local");
+    const { deleted, version, touched } = run.immediate();
+    if (version !== undefined) this.changes.publish(version, "local", touched);
     return deleted;
   }
 
@@ -648,7 +540,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.accounts.findAccount(id);
   }
 
-  createKey(key: { hash: string; prefix: string; accountId: string; label: string | null }, now: number): Promise<KeyRecord> {
+  createKey(key: NewKey, now: number): Promise<KeyRecord> {
     return this.accounts.createKey(key, now);
   }
 
@@ -680,59 +572,3 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 /** Thrown inside a transaction to roll it back on purpose (the health probe's write). */
 const ROLLBACK = Symbol("rollback");
 
-/** A block row `[..., n, time, ...series]` from `offset` to a {@link ReadBlock}. */
-function readBlock(row: unknown[], offset: number): ReadBlock {
-  return { n: row[offset] as number, time: row[offset + 1] as Uint8Array, columns: row.slice(offset + 2) as Uint8Array[] };
-}
-
-/** Oldest-first rows `[time, open, high, low, close, volume]` to columns. */
-function rowsToBars(rows: number[][]): Bars {
-  const n = rows.length;
-  const out = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    out.time[i] = r[0]!;
-    out.open[i] = r[1]!;
-    out.high[i] = r[2]!;
-    out.low[i] = r[3]!;
-    out.close[i] = r[4]!;
-    out.volume[i] = r[5]!;
-  }
-  return out;
-}
-
-/** Newest-first raw rows `[time, ...series]` to oldest-first columns; unread series are NaN. */
-function columns(rows: SqlRow[], series: readonly RawSeries[]): Bars {
-  const n = rows.length;
-  const time = new Float64Array(n);
-  const filled: Partial<Record<RawSeries, Float64Array>> = {};
-  for (const name of series) filled[name] = new Float64Array(n);
-  const targets = series.map((name) => filled[name]!);
-  for (let r = 0; r < n; r++) {
-    const row = rows[r]!;
-    const i = n - 1 - r;
-    time[i] = row[0] as number;
-    for (let s = 0; s < targets.length; s++) targets[s]![i] = row[s + 1] as number;
-  }
-  const missing = (): Float64Array => nanColumn(n);
-  return {
-    time,
-    open: filled.open ?? missing(),
-    high: filled.high ?? missing(),
-    low: filled.low ?? missing(),
-    close: filled.close ?? missing(),
-    volume: filled.volume ?? missing(),
-  };
-}
-
-const nanColumns = new Map<number, Float64Array>();
-
-/** One shared NaN column per length for series a query does not read (never written to). */
-function nanColumn(length: number): Float64Array {
-  let column = nanColumns.get(length);
-  if (!column) {
-    column = new Float64Array(length).fill(Number.NaN);
-    if (nanColumns.size < 1024) nanColumns.set(length, column);
-  }
-  return column;
-}

@@ -5,6 +5,7 @@
  * Promise so networked backends fit; the embedded store simply resolves at once.
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
+import type { Columns } from "./blocks.js";
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
@@ -40,6 +41,11 @@ export interface LatestBarsRequest {
   series: readonly RawSeries[];
   /** Bars wanted per symbol, the latest ones; off the base timeframe, one more may come (see above). */
   count: number;
+  /**
+   * Only these symbols (the chart of one series reads one); default every symbol of the
+   * market. A symbol without bars at the timeframe is left out of the answer, as always.
+   */
+  symbols?: readonly string[];
 }
 
 /** Bars to write for one market and timeframe. */
@@ -122,16 +128,64 @@ export interface WriteResult {
   version: number;
 }
 
+/** A series a write changed: its bars opening at or after `from` may differ (−Infinity: any of them, or the series is gone). */
+export interface TouchedSeries {
+  /** The market, in its stored spelling. */
+  market: string;
+  /** The timeframe; derived timeframes a write rebuilt are listed too. */
+  timeframe: Timeframe;
+  /** The symbol. */
+  symbol: string;
+  /** Open time (UTC ms) of the earliest bar that may have changed; −Infinity: any bar, or the series is gone. */
+  from: number;
+}
+
 /** A committed write of bars, as told to {@link BarStore.watch} listeners. */
 export interface DataChange {
   /** The store's data version after the write; each listener sees increasing versions. */
   version: number;
   /** `local`: written through this store object; `remote`: by another connection or process. */
   origin: "local" | "remote";
+  /** For a local write, every series it changed (derived ones included); for a remote one, see {@link BarStore.changesSince}. */
+  touched?: readonly TouchedSeries[];
+}
+
+/** What changed since a data version (see {@link BarStore.changesSince}). */
+export interface ChangesSince {
+  /** The store's data version now. */
+  version: number;
+  /** Every series changed by the writes after the version asked about, or null when the store cannot tell (read everything again). */
+  touched: TouchedSeries[] | null;
 }
 
 /** Told about each committed write of bars. */
 export type DataListener = (change: DataChange) => void;
+
+/** Bars to write to one series, streamed: strictly increasing times, in chunks that follow each other. */
+export interface Incoming {
+  /** The timeframe of every bar (written as imported). */
+  timeframe: Timeframe;
+  /** Drop what the series held first. */
+  replace: boolean;
+  /** Open time of the first bar. */
+  lo: number;
+  /** Open time of the last bar. */
+  hi: number;
+  /** How many bars. */
+  count: number;
+  /** The bars, oldest first; may be iterated more than once (the write reads them again to derive). */
+  chunks(): Iterable<Columns>;
+}
+
+/** What one write does to one symbol of a market: one {@link Incoming} per timeframe written. */
+export interface SymbolWrite {
+  /** The market, stored in this spelling. */
+  market: string;
+  /** The symbol. */
+  symbol: string;
+  /** The bars per timeframe written. */
+  incoming: readonly Incoming[];
+}
 
 /** Called while a long write proceeds: bars written so far of the total. */
 export type ProgressListener = (done: number, total: number) => void;
@@ -146,6 +200,11 @@ export interface BarStore {
   latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
   /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
   upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult>;
+  /**
+   * The write path under {@link upsertBars} with the bars streamed rather than in memory (an
+   * import of any size): sorted, distinct bars per series, in one transaction, all or nothing.
+   */
+  writeSeries?(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult>;
   /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
   deleteBars(request: DeleteBarsRequest): Promise<number>;
   /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */
@@ -158,6 +217,18 @@ export interface BarStore {
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
+  /**
+   * The series changed by the writes after data version `version`, from the store's change log
+   * (which keeps the latest writes only): a reader refreshes those instead of everything. A store
+   * without a log may leave it out; readers then read everything again on a new version.
+   */
+  changesSince?(version: number): Promise<ChangesSince>;
+  /**
+   * Every column of the bars of some series of one market and timeframe opening at or after a
+   * time per symbol (a reader refreshing what a write touched); symbols without such bars are
+   * left out. A store may leave it out; readers then read the latest bars again.
+   */
+  barsSince?(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]>;
   /**
    * Calls `listener` after each committed write of bars: at once for writes through this
    * object, within the store's watch interval (SQLite) or on notification (PostgreSQL) for
@@ -179,6 +250,6 @@ export interface BarStore {
  * missing or unreadable table fails `/health` as it would fail a run (valid SQLite and PostgreSQL).
  */
 export const HEALTH_SQL =
-  "SELECT EXISTS (SELECT 1 FROM bars) AS bars, EXISTS (SELECT 1 FROM series) AS series, " +
+  "SELECT EXISTS (SELECT 1 FROM bar_blocks) AS bars, EXISTS (SELECT 1 FROM series) AS series, " +
   "(SELECT value FROM meta WHERE key = 'data_version') AS data_version, EXISTS (SELECT 1 FROM accounts) AS accounts, " +
   "EXISTS (SELECT 1 FROM api_keys) AS api_keys, EXISTS (SELECT 1 FROM quota_usage) AS quota_usage";

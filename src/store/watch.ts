@@ -5,7 +5,7 @@
  * data_version`) or a notification (PostgreSQL's `LISTEN`); listeners get each new data
  * version once, in increasing order.
  */
-import type { DataChange, DataListener } from "./store.js";
+import type { DataChange, DataListener, TouchedSeries } from "./store.js";
 
 /** The listeners of one store, and the timer that looks for other processes' writes while there are any. */
 export class ChangeFeed {
@@ -35,12 +35,13 @@ export class ChangeFeed {
   }
 
   /** Tells every listener about `version` (once: versions at or below the last one told are dropped). */
-  publish(version: number, origin: DataChange["origin"]): void {
+  publish(version: number, origin: DataChange["origin"], touched?: readonly TouchedSeries[]): void {
     if (!(version > this.last)) return;
     this.last = version;
+    const change: DataChange = touched ? { version, origin, touched } : { version, origin };
     for (const listener of [...this.listeners]) {
       try {
-        listener({ version, origin });
+        listener(change);
       } catch {
         // A listener's failure is its own; the others are still told.
       }

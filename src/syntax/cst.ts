@@ -1,4 +1,4 @@
-/* Generated from src/syntax/parser.ts by scripts/gen-grammar.ts: do not edit. */
+/* Generated from src/syntax/parser.ts by npm run gen (scripts/gen/grammar.ts): do not edit. */
 import type { CstNode, IToken } from "chevrotain";
 
 export interface QueryCstNode extends CstNode {

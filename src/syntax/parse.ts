@@ -4,11 +4,11 @@
  * first lexer or parser error into an `XqlError` with an exact position.
  */
 import { EOF, type IToken } from "chevrotain";
-import { syntaxError, XqlError, type Stage } from "../errors.js";
+import { fail, failWith, XqlError, type Failure } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
-import { xqlParser } from "./parser.js";
+import { parseFailure, xqlParser } from "./parser.js";
 import * as T from "./tokens.js";
-import { unknownTimeframeMessage } from "../suggest.js";
+import { unknownTimeframe } from "../suggest.js";
 import { TIMEFRAMES } from "../types.js";
 
 /** Most tokens a query may have (a realistic screen has 20-400): the cost guard's first limit. */
@@ -23,7 +23,10 @@ export interface ParsedText {
   readonly cst: QueryCstNode;
 }
 
-function lexerMessage(text: string, offset: number): { offset: number; message: string } {
+type LexFailureCode = "unterminated-string" | "invalid-escape" | "stray-colon" | "stray-bang" | "stray-logical" | "single-quote" | "unexpected-character";
+
+/** What the character at `offset` that no token matches means, and where to point. */
+function lexerFailure(text: string, offset: number): { offset: number; failure: Failure<LexFailureCode> } {
   const code = text.codePointAt(offset) ?? 0;
   const char = String.fromCodePoint(code);
   if (char === '"') {
@@ -35,23 +38,23 @@ function lexerMessage(text: string, offset: number): { offset: number; message: 
           i++;
           continue;
         }
-        return { offset: i, message: 'Invalid escape in string: only \\" and \\\\ are allowed' };
+        return { offset: i, failure: { code: "invalid-escape", params: {} } };
       }
       if (c === "\n" || c === "\r") break;
     }
-    return { offset, message: "Unterminated string" };
+    return { offset, failure: { code: "unterminated-string", params: {} } };
   }
-  if (char === ":" ) return { offset, message: "Unexpected character ':'; a timeframe prefix is written like d::close" };
-  if (char === "!") return { offset, message: "Unexpected character '!'; use 'not' for negation or '!=' for inequality" };
-  if (char === "&" || char === "|") return { offset, message: `Unexpected character '${char}'; use 'and' / 'or'` };
-  if (char === "'") return { offset, message: "Unexpected character \"'\"; strings use double quotes" };
+  if (char === ":") return { offset, failure: { code: "stray-colon", params: {} } };
+  if (char === "!") return { offset, failure: { code: "stray-bang", params: {} } };
+  if (char === "&" || char === "|") return { offset, failure: { code: "stray-logical", params: { character: char } } };
+  if (char === "'") return { offset, failure: { code: "single-quote", params: {} } };
   // Control and invisible characters (a no-break space or a byte-order mark pasted in from a
   // web page or an editor) are named by code point, or the message would show nothing.
   const invisible =
     code < 32 || (code >= 0x7f && code <= 0xa0) || code === 0xad || (code >= 0x2000 && code <= 0x200f) ||
     (code >= 0x2028 && code <= 0x202f) || code === 0x205f || code === 0x2060 || code === 0x3000 || code === 0xfeff;
   const shown = invisible ? `U+${code.toString(16).toUpperCase().padStart(4, "0")}` : char;
-  return { offset, message: `Unexpected character '${shown}'` };
+  return { offset, failure: { code: "unexpected-character", params: { character: shown } } };
 }
 
 /** Rejects nesting deeper than {@link MAX_NESTING} before the recursive parser sees it. */
@@ -76,12 +79,7 @@ function checkNesting(text: string, tokens: readonly IToken[]): void {
       postfixDepth = -1;
     }
     if (depth + prefixRun + postfixRun > MAX_NESTING) {
-      throw syntaxError(
-        text,
-        token.startOffset,
-        `Expression nested too deeply: at most ${MAX_NESTING} levels of parentheses, brackets and prefix operators`,
-        "parse",
-      );
+      throw fail("nesting-too-deep", { max: MAX_NESTING }, { text, offset: token.startOffset, stage: "parse" });
     }
   }
 }
@@ -103,9 +101,8 @@ export function miscasedKeyword(tokens: readonly IToken[], offset: number): ITok
 }
 
 /** `Unexpected 'AND'; keywords are lower case: did you mean 'and'?` at the name. */
-export function miscasedKeywordError(text: string, token: IToken, stage: Stage): XqlError {
-  const lower = token.image.toLowerCase();
-  return syntaxError(text, token.startOffset, `Unexpected '${token.image}'; keywords are lower case: did you mean '${lower}'?`, stage);
+export function miscasedKeywordError(text: string, token: IToken, stage: "parse" | "lower" | "check"): XqlError {
+  return fail("miscased-keyword", { word: token.image }, { text, offset: token.startOffset, stage });
 }
 
 /**
@@ -122,11 +119,11 @@ function countedTimeframeError(text: string, tokens: readonly IToken[], offset: 
     const glued = next !== undefined && next.startOffset === token.startOffset + token.image.length;
     if (glued && next.tokenType === T.TimeframePrefix) {
       const written = token.image + next.image.slice(0, -2);
-      return syntaxError(text, token.startOffset, unknownTimeframeMessage(written, TIMEFRAMES, true), "parse");
+      return fail("unknown-timeframe", unknownTimeframe(written, TIMEFRAMES, true), { text, offset: token.startOffset, stage: "parse" });
     }
     if (!prefixOnly && tokens[i - 1]?.tokenType === T.Equals && tokens[i - 2]?.tokenType === T.Timeframe) {
       const written = glued && next.tokenType === T.Identifier ? token.image + next.image : token.image;
-      return syntaxError(text, token.startOffset, unknownTimeframeMessage(written, TIMEFRAMES), "parse");
+      return fail("unknown-timeframe", unknownTimeframe(written, TIMEFRAMES), { text, offset: token.startOffset, stage: "parse" });
     }
   }
   return undefined;
@@ -137,8 +134,8 @@ export function parseText(text: string): ParsedText {
   const lexed = T.xqlLexer.tokenize(text);
   const lexError = lexed.errors[0];
   if (lexError) {
-    const { offset, message } = lexerMessage(text, lexError.offset);
-    throw syntaxError(text, offset, message, "lex");
+    const { offset, failure } = lexerFailure(text, lexError.offset);
+    throw failWith(failure, { text, offset, stage: "lex" });
   }
   // The offset-only lexer records start offsets; the parser's node locations need the ends too.
   for (const token of lexed.tokens) token.endOffset = token.startOffset + token.image.length - 1;
@@ -146,12 +143,7 @@ export function parseText(text: string): ParsedText {
   // The cost guard's first limit (after the nesting check, whose error comes earlier in the text): parsing costs some µs per token, lexing far less, so an
   // over-long query is refused here, for the price of lexing it.
   if (lexed.tokens.length > MAX_QUERY_TOKENS) {
-    throw syntaxError(
-      text,
-      lexed.tokens[MAX_QUERY_TOKENS]!.startOffset,
-      `Query too long: at most ${MAX_QUERY_TOKENS} tokens (names, numbers, operators), this one has ${lexed.tokens.length}`,
-      "lex",
-    );
+    throw fail("query-too-long", { max: MAX_QUERY_TOKENS, count: lexed.tokens.length }, { text, offset: lexed.tokens[MAX_QUERY_TOKENS]!.startOffset, stage: "lex" });
   }
   xqlParser.input = lexed.tokens;
   let cst: QueryCstNode;
@@ -159,7 +151,7 @@ export function parseText(text: string): ParsedText {
     cst = xqlParser.query() as QueryCstNode;
   } catch (error) {
     if (error instanceof RangeError) {
-      throw syntaxError(text, 0, "Query too deeply nested to parse", "parse");
+      throw fail("query-too-complex", { what: "deeply nested to parse" }, { text, offset: 0, stage: "parse" });
     }
     throw error;
   }
@@ -171,7 +163,7 @@ export function parseText(text: string): ParsedText {
     if (counted) throw counted;
     const miscased = miscasedKeyword(lexed.tokens, offset);
     if (miscased) throw miscasedKeywordError(text, miscased, "parse");
-    throw syntaxError(text, offset, parseError.message, "parse");
+    throw failWith(parseFailure(parseError.message), { text, offset, stage: "parse" });
   }
   // `1d::close` parses (as `1` then a second expression) yet is never meant that way.
   const counted = countedTimeframeError(text, lexed.tokens, text.length, true);

@@ -8,40 +8,62 @@
  * lowering stage rejects both with a position and a plain explanation.
  */
 import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from "chevrotain";
+import type { Failure } from "../errors.js";
 import * as T from "./tokens.js";
-
-function describe(token: IToken): string {
-  return token.tokenType === EOF ? "end of input" : `'${token.image}'`;
-}
 
 function label(tokenType: TokenType): string {
   return T.TOKEN_LABELS[tokenType.name] ?? tokenType.name;
 }
 
-const RULE_EXPECTATIONS: Readonly<Record<string, string>> = {
+const RULE_EXPECTATIONS: Readonly<Record<string, "an expression" | "a setting, a let binding or a condition">> = {
   statement: "a setting, a let binding or a condition",
   primary: "an expression",
   sortKey: "an expression",
   expression: "an expression",
 };
 
-/** Plain messages instead of Chevrotain's: `Unexpected end of input, expected ')'`. */
+/**
+ * The error a parser exception stands for, as a catalogue code and its parameters. Chevrotain
+ * keeps only a message string per error, so the failure travels in it as JSON and
+ * {@link parseFailure} reads it back: the code is decided here, where the error is made.
+ */
+function unexpected(actual: IToken, ruleName: string): string {
+  const expected = RULE_EXPECTATIONS[ruleName] ?? "an expression";
+  // At the end of the text every expectation but "an expression" reads as "end of input, expected ...".
+  const failure: Failure<ParseFailureCode> =
+    actual.tokenType === EOF && expected !== "an expression"
+      ? { code: "unexpected-end-of-input", params: { expected } }
+      : { code: "expected-expression", params: actual.tokenType === EOF ? { expected } : { token: actual.image, expected } };
+  return JSON.stringify(failure);
+}
+
 const messages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual }) {
-    return `Unexpected ${describe(actual)}, expected ${label(expected)}`;
+    const failure: Failure<ParseFailureCode> =
+      actual.tokenType === EOF
+        ? { code: "unexpected-end-of-input", params: { expected: label(expected) } }
+        : { code: "unexpected-token-expected", params: { token: actual.image, expected: label(expected) } };
+    return JSON.stringify(failure);
   },
   buildNotAllInputParsedMessage({ firstRedundant }) {
-    return `Unexpected ${describe(firstRedundant)}`;
+    const failure: Failure<ParseFailureCode> = { code: "unexpected-token", params: { token: firstRedundant.image } };
+    return JSON.stringify(failure);
   },
   buildNoViableAltMessage({ actual, ruleName }) {
-    const first = actual[0]!;
-    return `Unexpected ${describe(first)}, expected ${RULE_EXPECTATIONS[ruleName] ?? "an expression"}`;
+    return unexpected(actual[0]!, ruleName);
   },
   buildEarlyExitMessage({ actual, ruleName }) {
-    const first = actual[0]!;
-    return `Unexpected ${describe(first)}, expected ${RULE_EXPECTATIONS[ruleName] ?? "an expression"}`;
+    return unexpected(actual[0]!, ruleName);
   },
 };
+
+/** The codes the grammar itself raises. */
+export type ParseFailureCode = "unexpected-end-of-input" | "expected-expression" | "unexpected-token-expected" | "unexpected-token";
+
+/** The failure behind a message of this parser's provider. */
+export function parseFailure(message: string): Failure<ParseFailureCode> {
+  return JSON.parse(message) as Failure<ParseFailureCode>;
+}
 
 export class XqlParser extends CstParser {
   constructor() {

@@ -19,15 +19,18 @@
  * - No future information. The bar containing `end − 1` may be in progress; it is the
  *   aggregate of the parts of it that exist by `end`, found by splitting it further (below m1
  *   through hidden second and millisecond levels) and keeping only the children before `end`.
- * - FOREX trades Monday 00:00 to Saturday 00:00 UTC: a week has 5 daily bars and no bar
- *   (of d or finer) opens on a Saturday or Sunday; the weekly bar still opens Monday 00:00.
- *   CRYPTO trades 24/7.
+ * - FOREX follows its session (`src/sessions/periods.ts`): it trades from Sunday 17:00 to
+ *   Friday 17:00 New York time (US daylight saving included), a week has 5 daily bars opening
+ *   at 17:00 New York, h4 bars open at 17:00, 21:00, 01:00, ... New York, and no bar opens
+ *   between Friday 17:00 and Sunday 17:00; the weekly bar opens Sunday 17:00 New York. CRYPTO
+ *   trades 24/7 on UTC days and Monday weeks.
  * - Prices are rounded to each symbol's tick, so bars that close at their high (and ties for
  *   `highest`) happen as they do in real data. Volumes are integers so sums are exact.
  */
 import { TIMEFRAMES, isTimeframe, type Bars, type Instrument, type Timeframe } from "../types.js";
 import { CRYPTO_SPECS, FOREX_SPECS, extendSpecs, type SymbolSpec } from "./symbols.js";
 import { Rng, hashInteger, hashString, streamKey } from "./rng.js";
+import { fromNewYorkWallClock, newYorkWallClock } from "../sessions/new-york.js";
 
 /** Options of {@link syntheticUniverse}: which market, how many symbols, which timeframes and how many bars. */
 export interface SyntheticOptions {
@@ -67,6 +70,8 @@ export const DEFAULT_SYNTHETIC_SEED = 1;
  * well before the default end so the data does not end on the round list prices.
  */
 const ANCHOR = Date.UTC(2024, 0, 1);
+/** The FOREX week 0: it opens Sunday 2023-12-31 at 17:00 New York (a wall-clock time written as UTC). */
+const FOREX_ANCHOR_WALL = Date.UTC(2023, 11, 31, 17);
 /** `end` bounds: the weekly process walks from the anchor, so the distance from it is kept sane. */
 const MIN_END = Date.UTC(1970, 0, 1);
 const MAX_END = Date.UTC(2200, 0, 1);
@@ -212,9 +217,18 @@ interface WeekDraws {
   uSpikeSize: number;
 }
 
-/** Weekly bars open Monday 00:00 UTC. */
-function weekStart(t: number): number {
-  return ANCHOR + Math.floor((t - ANCHOR) / WEEK) * WEEK;
+/**
+ * Week k of the weekly process opens at `weekOpen(k)`: Monday 00:00 UTC for CRYPTO; Sunday 17:00
+ * New York for FOREX (the evening before the same Monday), whose five trading days are 24 hours
+ * each whatever daylight saving does (it changes on a Sunday at 02:00, in the weekend).
+ */
+function weekOpen(model: MarketModel, k: number): number {
+  return model.tradingDays === 7 ? ANCHOR + k * WEEK : fromNewYorkWallClock(FOREX_ANCHOR_WALL + k * WEEK);
+}
+
+/** The week whose open is the latest at or before `t` (for FOREX, a weekend time is in the week that just closed). */
+function weekIndex(model: MarketModel, t: number): number {
+  return model.tradingDays === 7 ? Math.floor((t - ANCHOR) / WEEK) : Math.floor((newYorkWallClock(t) - FOREX_ANCHOR_WALL) / WEEK);
 }
 
 function resolveMarket(market: unknown): MarketModel {
@@ -290,15 +304,17 @@ class Generator {
   private oldestBar(level: Level): number {
     if (this.bars === 0) return Infinity;
     const dur = level.dur;
-    const lastOpen = level.dur === WEEK ? weekStart(this.end - 1) : Math.floor((this.end - 1) / dur) * dur;
-    if (level.dur === WEEK || this.model.tradingDays === 7) return lastOpen - (this.bars - 1) * dur;
-    // Trading bars of a week are contiguous, Monday 00:00 to Saturday 00:00: count in trading bars.
+    const model = this.model;
+    const lastWeek = weekIndex(model, this.end - 1);
+    if (level.dur === WEEK) return weekOpen(model, lastWeek - (this.bars - 1));
+    if (model.tradingDays === 7) return Math.floor((this.end - 1) / dur) * dur - (this.bars - 1) * dur;
+    // Trading bars of a week are contiguous, five days from its open: count in trading bars.
     const perWeek = (5 * DAY) / dur;
-    const week = weekStart(lastOpen);
-    const last = lastOpen - week >= 5 * DAY ? week + 5 * DAY - dur : lastOpen;
-    const index = ((week - ANCHOR) / WEEK) * perWeek + (last - week) / dur - (this.bars - 1);
+    const open = weekOpen(model, lastWeek);
+    const offset = Math.min(this.end - 1 - open, 5 * DAY - 1);
+    const index = lastWeek * perWeek + Math.floor(offset / dur) - (this.bars - 1);
     const k = Math.floor(index / perWeek);
-    return ANCHOR + k * WEEK + (index - k * perWeek) * dur;
+    return weekOpen(model, k) + (index - k * perWeek) * dur;
   }
 
   instrument(spec: SymbolSpec): Instrument {
@@ -321,12 +337,12 @@ class Generator {
     });
 
     if (this.minStart[0]! < Infinity) {
-      const kStart = (weekStart(this.minStart[0]!) - ANCHOR) / WEEK;
-      const kEnd = (weekStart(this.end - 1) - ANCHOR) / WEEK;
+      const kStart = weekIndex(this.model, this.minStart[0]!);
+      const kEnd = weekIndex(this.model, this.end - 1);
       const weekly = this.weekly(spec, kStart, kEnd);
       for (let k = kStart; k <= kEnd; k++) {
         const i = k - kStart;
-        this.visit(0, ANCHOR + k * WEEK, weekly.o[i]!, weekly.h[i]!, weekly.l[i]!, weekly.c[i]!, weekly.v[i]!);
+        this.visit(0, weekOpen(this.model, k), weekly.o[i]!, weekly.h[i]!, weekly.l[i]!, weekly.c[i]!, weekly.v[i]!);
       }
     }
 
@@ -527,7 +543,11 @@ class Generator {
   /** Relative activity of a child bar: hour of day for intraday bars, weekday for daily ones. */
   private season(t: number, dur: number): number {
     const dayIndex = Math.floor(t / DAY);
-    if (dur >= DAY) return this.model.weekday[(((dayIndex + 3) % 7) + 7) % 7] ?? 1; // 1970-01-01 was a Thursday
+    if (dur >= DAY) {
+      // The weekday of the bar's middle: a FOREX day opening Sunday 17:00 New York is Monday's.
+      const middle = Math.floor((t + dur / 2) / DAY);
+      return this.model.weekday[(((middle + 3) % 7) + 7) % 7] ?? 1; // 1970-01-01 was a Thursday
+    }
     const hour = Math.floor((t - dayIndex * DAY) / HOUR);
     if (dur <= HOUR) return this.model.hourly[hour]!;
     let sum = 0;

@@ -3,8 +3,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAMES } from "../../src/types.js";
-import { tempDir } from "../store/helpers.js";
-import { xql } from "./run-cli.js";
+import { tempDir } from "../kit/index.js";
+import { xqlIn } from "./in-process.js";
+
+/** `xql ...args` in this process, as every command runs (data included: it talks only through its CliIo). */
+const xql = (args: readonly string[], options: { input?: string; cwd?: string } = {}) => xqlIn(args, options);
 
 const T0 = Date.UTC(2026, 0, 5, 10);
 
@@ -23,8 +26,10 @@ describe("xql data", () => {
       const result = await xql(["data", "import", file, "--market", "stocks", "--timeframe", "h1", "--db", db]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("Imported 50 h1 bars of 1 symbol into market STOCKS");
-      // Not a terminal: no progress bar escapes; the one line on standard error names the format taken.
-      expect(result.stderr).toMatch(/^xql data import: read .+ as xql CSV \(symbol,time,open,high,low,close,volume; [^\n]*\)\n$/);
+      // Not a terminal: no progress bar escapes; standard error names the database made (once) and the format taken.
+      expect(result.stderr).toMatch(
+        new RegExp(`^${pass === 0 ? "xql: created the database .+import\\.db\\n" : ""}xql data import: read .+ as xql CSV \\(symbol,time,open,high,low,close,volume; [^\\n]*\\)\\n$`),
+      );
     }
     const store = new SqliteStore(db);
     expect(await store.barCount()).toBe(50);
@@ -105,6 +110,50 @@ describe("xql data", () => {
         expect(held.every((s) => s.bars === 320)).toBe(true);
       }
     }
+  });
+
+  it("says 'no such file' with the name of a missing import file, not the system's ENOENT", async () => {
+    const result = await xql(["data", "import", "missing.csv", "--market", "CRYPTO", "--timeframe", "h1", "--db", join(dir, "missing.db")], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("xql data: no such file: missing.csv\n");
+    const directory = await xql(["data", "import", dir, "--market", "CRYPTO", "--timeframe", "h1", "--db", join(dir, "missing.db")]);
+    expect(directory.stderr).toBe(`xql data: ${dir} is a directory, not a file\n`);
+  });
+
+  it("names the timeframe meant: --timeframe 1h is a usage error suggesting h1", async () => {
+    const file = join(dir, "tf.csv");
+    writeFileSync(file, `ACME,${T0},10,11,9,10.5,1000\n`);
+    const result = await xql(["data", "import", file, "--market", "STOCKS", "--timeframe", "1h", "--db", join(dir, "tf.db")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown timeframe '1h', did you mean 'h1'? Timeframes are m1 m5 m15 m30 h1 h4 d w");
+    const del = await xql(["data", "delete", "--symbol", "ACME", "--timeframe", "daily", "--db", join(dir, "tf.db")]);
+    expect(del.stderr).toContain("Unknown timeframe 'daily', did you mean 'd'?");
+    const sync = await xql(["data", "sync", "binance", "--symbols", "BTC/USDT", "--timeframe", "1w", "--db", join(dir, "tf.db")]);
+    expect(sync.code).toBe(2);
+    expect(sync.stderr).toContain("weeks are derived from days: use --timeframe d");
+  });
+
+  it("parses every action's options strictly, with a did-you-mean", async () => {
+    const typo = await xql(["data", "import", "x.csv", "--markt", "FOREX"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("xql data import: unknown option '--markt', did you mean '--market'?");
+    const action = await xql(["data", "improt"]);
+    expect(action.code).toBe(2);
+    expect(action.stderr).toContain("unknown action 'improt', did you mean 'import'?");
+    const extra = await xql(["data", "status", "extra", "--db", join(dir, "x.db")]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain("xql data status takes no argument 'extra'");
+    const seedBars = await xql(["data", "seed", "--bars", "0", "--db", join(dir, "x.db")]);
+    expect(seedBars.stderr).toContain("--bars must be a positive integer, got '0'");
+  });
+
+  it("imports from standard input through the command's own streams", async () => {
+    const db = join(dir, "stdin.db");
+    const input = Array.from({ length: 5 }, (_, i) => `ACME,${T0 + i * 3_600_000},10,11,9,10.5,1000`).join("\n");
+    const result = await xql(["data", "import", "-", "--market", "stocks", "--timeframe", "h1", "--db", db], { input });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Imported 5 h1 bars of 1 symbol into market STOCKS");
+    expect(result.stderr).toContain("xql data import: read standard input as xql CSV");
   });
 
   it("prints help", async () => {

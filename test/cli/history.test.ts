@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { compile, syntheticUniverse } from "../../src/index.js";
 import { seedSmallUniverse, NOW } from "../server/helpers.js";
-import { barOpen, tempDir } from "../store/helpers.js";
+import { barOpen, tempDir } from "../kit/index.js";
 import { xql } from "./run-cli.js";
 import { CRYPTO_SYMBOLS } from "../../src/synthetic/symbols.js";
 

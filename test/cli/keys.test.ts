@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { hashApiKey } from "../../src/accounts/keys.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";
 
 /** `xql ...args` in this process; `env` adds to a clean environment whose HOME is `home`. */
@@ -65,6 +65,33 @@ describe("xql keys", () => {
     expect(json.stdout).not.toContain(firstKey);
   });
 
+  it("creates write keys with --scope write; keys list shows every key's scope; another scope is a usage error", async () => {
+    const write = await xql(["keys", "create", "--tier", "plus", "--scope", "write", "--label", "feed", "--db", db]);
+    expect(write.code).toBe(0);
+    expect(write.stdout).toContain("scope:   write (may push bars: POST /xql/bars)");
+    const writeKey = write.stdout.trimEnd().split("\n").at(-1)!;
+    const run = await xql(["keys", "create", "--tier", "plus", "--db", db]);
+    expect(run.stdout).toContain("scope:   run\n");
+    const runKey = run.stdout.trimEnd().split("\n").at(-1)!;
+    const store = new SqliteStore(db);
+    expect((await store.findKeyByHash(hashApiKey(writeKey)))?.scope).toBe("write");
+    expect((await store.findKeyByHash(hashApiKey(runKey)))?.scope).toBe("run");
+    await store.close();
+
+    const json = JSON.parse((await xql(["keys", "list", "--format", "json", "--db", db])).stdout) as { prefix: string; scope: string }[];
+    expect(json.find((r) => r.prefix === `${writeKey.slice(0, 8)}…`)?.scope).toBe("write");
+    expect(json.find((r) => r.prefix === `${runKey.slice(0, 8)}…`)?.scope).toBe("run");
+    const table = (await xql(["keys", "list", "--db", db])).stdout;
+    expect(table.split("\n")[0]).toMatch(/key\s+account\s+tier\s+scope\s+label/);
+    expect(table).toMatch(new RegExp(`${writeKey.slice(0, 8)}…\\s+acct_\\w+\\s+plus\\s+write\\s+feed`));
+    const csv = (await xql(["keys", "list", "--format", "csv", "--db", db])).stdout;
+    expect(csv.split("\n")[0]).toBe("prefix,account,tier,scope,label,created,revoked");
+
+    const wrong = await xql(["keys", "create", "--tier", "free", "--scope", "writ", "--db", db]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("Unknown scope 'writ', did you mean 'write'?: use run or write");
+  });
+
   it("refuses a tier that does not match the account, an unknown account, and an unknown tier", async () => {
     const first = await xql(["keys", "create", "--tier", "free", "--db", db]);
     const account = /account: (acct_\w+)/.exec(first.stdout)![1]!;
@@ -114,8 +141,8 @@ describe("xql keys", () => {
     const { code, stdout } = await xql(["keys", "list", "--format", "csv", "--db", csvDb]);
     expect(code).toBe(0);
     const [header, row] = stdout.trimEnd().split("\n");
-    expect(header).toBe("prefix,account,tier,label,created,revoked");
-    expect(row).toMatch(/^xql_\w{4}…,acct_\w{16},plus,"a, b",\d{4}-\d\d-\d\dT[\d:.]+Z,$/);
+    expect(header).toBe("prefix,account,tier,scope,label,created,revoked");
+    expect(row).toMatch(/^xql_\w{4}…,acct_\w{16},plus,run,"a, b",\d{4}-\d\d-\d\dT[\d:.]+Z,$/);
   });
 
   it("rejects an unknown option or action with a did-you-mean, exit 2", async () => {

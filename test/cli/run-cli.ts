@@ -15,9 +15,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `xql ...args`; the caller owns the process. */
-export function spawnXql(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
-  return spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+/** Starts `xql ...args` (after `nodeArgs`, such as another `--import`); the caller owns the process. */
+export function spawnXql(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: readonly string[] } = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", TSX, ...(options.nodeArgs ?? []), MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
     // A command that names no --db would open the per-user file: keep it in a scratch directory.
     env: { ...process.env, XQL_DB: "", XDG_DATA_HOME: join(tmpdir(), `xql-test-data-${process.pid}`), ...options.env },

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { seedSmallUniverse } from "../server/helpers.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";
 
 describe("xql serve in-process", () => {

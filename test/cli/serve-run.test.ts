@@ -6,7 +6,7 @@ import { fetchCount } from "../../src/store/fetch.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { CRYPTO_SYMBOLS } from "../../src/synthetic/symbols.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { ROOT, spawnXql, xql } from "./run-cli.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, rsi(14)]\nsort = rsi(14) asc\nlimit = 5\nrsi(14) < 50 and close > d::sma(20) * 0';

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { FunctionModule } from "../../src/functions/module.js";
 import { FUNCTIONS } from "../../src/functions/registry.js";
 import { compile } from "../../src/index.js";
-import { MONDAY, multiTimeframe, symbolName } from "./bars.js";
+import { MONDAY, multiTimeframe, symbolName } from "../kit/index.js";
 import * as R from "./reference.js";
 import type { Expr, RefQuery } from "./reference.js";
 

@@ -10,7 +10,7 @@ import { compile, validate, type HistoryResult, type Instrument, type Timeframe 
 import { arbitraryExpression } from "../../src/testing/index.js";
 import { printExpression } from "../../src/ast/print.js";
 import { forwardStats } from "../../src/eval/history.js";
-import { HOUR, MONDAY, cutInstrument, multiTimeframe, prng, symbolName, type ArrayBars } from "./bars.js";
+import { HOUR, MONDAY, cutInstrument, multiTimeframe, prng, symbolName, type ArrayBars } from "../kit/index.js";
 
 type Inst = { symbol: string; bars: Partial<Record<Timeframe, ArrayBars>> };
 const TFS: Timeframe[] = ["h1", "h4", "d", "w"];

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, type Instrument } from "../../src/index.js";
-import { DAY, emptyBars, HOUR, MONDAY, walk } from "./bars.js";
+import { DAY, emptyBars, HOUR, MONDAY, tickWalk } from "../kit/index.js";
 
 const header = 'market = "CRYPTO"\ntimeframe = h1\n';
 const meta = (body: string, universe: Iterable<Instrument>) => compile(header + body).run(universe).meta;
@@ -17,7 +17,7 @@ describe("run meta", () => {
   it("counts matches before limit and gives the newest base bar evaluated", () => {
     const u: Instrument[] = [0, 1, 2].map((i) => ({
       symbol: `S${i}`,
-      bars: { h1: walk({ seed: i + 1, count: 30 + i, timeframe: "h1" }) },
+      bars: { h1: tickWalk({ seed: i + 1, count: 30 + i, timeframe: "h1" }) },
     }));
     const result = compile(header + "limit = 1\ntrue").run(u);
     expect(result.results).toHaveLength(1);
@@ -31,8 +31,8 @@ describe("run meta", () => {
 
   it("short history: fewer base bars than minLookback are skipped and not evaluated", () => {
     const u: Instrument[] = [
-      { symbol: "LONG", bars: { h1: walk({ seed: 1, count: 40, timeframe: "h1" }) } },
-      { symbol: "SHORT", bars: { h1: walk({ seed: 2, count: 10, timeframe: "h1", start: MONDAY + 100 * HOUR }) } },
+      { symbol: "LONG", bars: { h1: tickWalk({ seed: 1, count: 40, timeframe: "h1" }) } },
+      { symbol: "SHORT", bars: { h1: tickWalk({ seed: 2, count: 10, timeframe: "h1", start: MONDAY + 100 * HOUR }) } },
     ];
     const m = meta("sma(20) > 0", u);
     // SHORT's newer bars were not evaluated, so asOf is LONG's latest bar.
@@ -40,12 +40,12 @@ describe("run meta", () => {
   });
 
   it("a missing or empty timeframe is noData, which wins over short history", () => {
-    const h1 = walk({ seed: 3, count: 24 * 30, timeframe: "h1" });
+    const h1 = tickWalk({ seed: 3, count: 24 * 30, timeframe: "h1" });
     const u: Instrument[] = [
       { symbol: "NOD", bars: { h1 } },
       { symbol: "EMPTYD", bars: { h1, d: emptyBars(0) } },
-      { symbol: "SHORTH1_NOD", bars: { h1: walk({ seed: 4, count: 2, timeframe: "h1" }) } },
-      { symbol: "SHORTD", bars: { h1, d: walk({ seed: 5, count: 3, timeframe: "d" }) } },
+      { symbol: "SHORTH1_NOD", bars: { h1: tickWalk({ seed: 4, count: 2, timeframe: "h1" }) } },
+      { symbol: "SHORTD", bars: { h1, d: tickWalk({ seed: 5, count: 3, timeframe: "d" }) } },
       { symbol: "NOTHING", bars: {} },
     ];
     const m = meta("d::sma(5) > 0", u);
@@ -53,7 +53,7 @@ describe("run meta", () => {
   });
 
   it("evaluated but not matched is neither matched nor skipped", () => {
-    const u: Instrument[] = [{ symbol: "A", bars: { h1: walk({ seed: 9, count: 5, timeframe: "h1" }), d: walk({ seed: 9, count: 5, timeframe: "d", start: MONDAY - 10 * DAY }) } }];
+    const u: Instrument[] = [{ symbol: "A", bars: { h1: tickWalk({ seed: 9, count: 5, timeframe: "h1" }), d: tickWalk({ seed: 9, count: 5, timeframe: "d", start: MONDAY - 10 * DAY }) } }];
     expect(meta("close < 0", u)).toEqual({ instruments: 1, matched: 0, skipped: { shortHistory: 0, noData: 0 }, asOf: new Date(MONDAY + 4 * HOUR).toISOString() });
   });
 });

@@ -6,8 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compile, syntheticUniverse, TIMEFRAME_MS, type Instrument, type Timeframe } from "../../src/index.js";
-import { DAY, FIELDS, HOUR, MONDAY, multiTimeframe, prng, symbolName, type ArrayBars } from "./bars.js";
+import { compile, syntheticUniverse, TIMEFRAME_MS, type Timeframe } from "../../src/index.js";
+import { FIELDS, HOUR, MONDAY, multiTimeframe, prng, symbolName, type ArrayBars } from "../kit/index.js";
 
 const QUERIES = [
   "columns = [close, rsi(14)]\nsort = rsi(14) asc\nrsi(14) < 60 or close > sma(20)",

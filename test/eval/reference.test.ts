@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/index.js";
-import { symbolName, walk, type ArrayBars } from "./bars.js";
+import { symbolName, tickWalk, type ArrayBars } from "../kit/index.js";
 import {
   abs, add, and, ago, atr, avg, bb_lower, bb_upper, change, close, close9, crossover, crossunder, div, ema, eq,
   expectedRun, ge, gt, hl2, hlc3, high, highest, le, low, lowest, lt, macd, macd_hist, macd_signal, max, min, mul,
@@ -20,7 +20,7 @@ function universe(): RefInstrument[] {
   const out: RefInstrument[] = [];
   for (let i = 0; i < 40; i++) {
     const count = lengths[i % lengths.length]!;
-    const h1: ArrayBars = walk({
+    const h1: ArrayBars = tickWalk({
       seed: 1000 + i,
       count,
       timeframe: "h1",

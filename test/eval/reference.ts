@@ -9,7 +9,7 @@
  */
 import { standaloneContext, type FunctionModule } from "../../src/functions/module.js";
 import { TIMEFRAME_MS, type Timeframe } from "../../src/types.js";
-import type { ArrayBars } from "./bars.js";
+import { atrOf, emaOf, rsiOf, smaOf, stdevOf, within, type ArrayBars } from "../kit/index.js";
 
 type Series = Float64Array;
 type Raw = "open" | "high" | "low" | "close" | "volume";
@@ -85,7 +85,7 @@ export function num(value: number): Expr {
 
 export const TRUE = new Expr("true", P.primary, "boolean", (ctx, tf) => map(len(ctx, tf), () => 1), (tf, k, acc) => record(acc, tf, k + 1));
 
-function rawSeries(name: string, raws: Raw[], f: (b: ArrayBars, i: number) => number): Expr {
+function rawSeries(name: string, f: (b: ArrayBars, i: number) => number): Expr {
   return new Expr(
     name,
     P.primary,
@@ -98,14 +98,14 @@ function rawSeries(name: string, raws: Raw[], f: (b: ArrayBars, i: number) => nu
   );
 }
 
-export const close = rawSeries("close", ["close"], (b, i) => b.close[i]!);
-export const open = rawSeries("open", ["open"], (b, i) => b.open[i]!);
-export const high = rawSeries("high", ["high"], (b, i) => b.high[i]!);
-export const low = rawSeries("low", ["low"], (b, i) => b.low[i]!);
-export const volume = rawSeries("volume", ["volume"], (b, i) => b.volume[i]!);
-export const hl2 = rawSeries("hl2", ["high", "low"], (b, i) => (b.high[i]! + b.low[i]!) / 2);
-export const hlc3 = rawSeries("hlc3", ["high", "low", "close"], (b, i) => (b.high[i]! + b.low[i]! + b.close[i]!) / 3);
-export const ohlc4 = rawSeries("ohlc4", ["open", "high", "low", "close"], (b, i) => (b.open[i]! + b.high[i]! + b.low[i]! + b.close[i]!) / 4);
+export const close = rawSeries("close", (b, i) => b.close[i]!);
+export const open = rawSeries("open", (b, i) => b.open[i]!);
+export const high = rawSeries("high", (b, i) => b.high[i]!);
+export const low = rawSeries("low", (b, i) => b.low[i]!);
+export const volume = rawSeries("volume", (b, i) => b.volume[i]!);
+export const hl2 = rawSeries("hl2", (b, i) => (b.high[i]! + b.low[i]!) / 2);
+export const hlc3 = rawSeries("hlc3", (b, i) => (b.high[i]! + b.low[i]! + b.close[i]!) / 3);
+export const ohlc4 = rawSeries("ohlc4", (b, i) => (b.open[i]! + b.high[i]! + b.low[i]! + b.close[i]!) / 4);
 
 /** A `let` name standing for `value`; `letLine` is its definition. */
 export function named(name: string, value: Expr): Expr & { letLine: string } {
@@ -280,102 +280,6 @@ function srcArgs(args: (Expr | number)[], fallback: Expr): { src: Expr; printed:
   return { src: fallback, printed: args, nums: args as number[] };
 }
 
-const firstDefined = (x: Series): number => {
-  let f = 0;
-  while (f < x.length && Number.isNaN(x[f]!)) f++;
-  return f;
-};
-
-/**
- * Sum of x[a..b] with Neumaier's compensation: as good as exactly rounded for these windows, so
- * a mean of equal values is that value and the last bit never decides a comparison here.
- */
-function sumOf(x: Series, a: number, b: number): number {
-  let s = 0;
-  let c = 0;
-  for (let j = a; j <= b; j++) {
-    const v = x[j]!;
-    const t = s + v;
-    c += Math.abs(s) >= Math.abs(v) ? s - t + v : v - t + s;
-    s = t;
-  }
-  return s + c;
-}
-
-export function smaOf(x: Series, n: number): Series {
-  return map(x.length, (i) => (i < n - 1 ? NaN : sumOf(x, i - n + 1, i) / n));
-}
-
-/** Population σ; exactly 0 on a window of equal values (as it is mathematically). */
-export function stdevOf(x: Series, n: number): Series {
-  return map(x.length, (i) => {
-    if (i < n - 1) return NaN;
-    const w = x.subarray(i - n + 1, i + 1);
-    if (w.every((v) => v === w[0])) return 0;
-    const m = sumOf(x, i - n + 1, i) / n;
-    let v = 0;
-    for (let j = i - n + 1; j <= i; j++) v += (x[j]! - m) ** 2;
-    return Math.sqrt(v / n);
-  });
-}
-
-/** EMA seeded with the SMA of the first n defined values (leading NaN skipped). */
-export function emaOf(x: Series, n: number): Series {
-  const out = new Float64Array(x.length).fill(NaN);
-  const f = firstDefined(x);
-  if (f + n - 1 >= x.length) return out;
-  let e = 0;
-  for (let j = f; j < f + n; j++) e += x[j]!;
-  e /= n;
-  out[f + n - 1] = e;
-  const alpha = 2 / (n + 1);
-  for (let i = f + n; i < x.length; i++) {
-    e += alpha * (x[i]! - e); // the textbook update; exact on a constant input
-    out[i] = e;
-  }
-  return out;
-}
-
-/** Wilder RSI: mean of the first n gains/losses, then RMA with alpha 1/n; 100 when the average loss is 0. */
-export function rsiOf(x: Series, n: number): Series {
-  const out = new Float64Array(x.length).fill(NaN);
-  const f = firstDefined(x);
-  if (f + n >= x.length) return out;
-  let g = 0;
-  let l = 0;
-  for (let j = f + 1; j <= f + n; j++) {
-    const d = x[j]! - x[j - 1]!;
-    if (d > 0) g += d;
-    else l -= d;
-  }
-  g /= n;
-  l /= n;
-  const value = () => (l === 0 ? 100 : 100 - 100 / (1 + g / l));
-  out[f + n] = value();
-  for (let i = f + n + 1; i < x.length; i++) {
-    const d = x[i]! - x[i - 1]!;
-    g = (g * (n - 1) + Math.max(d, 0)) / n;
-    l = (l * (n - 1) + Math.max(-d, 0)) / n;
-    out[i] = value();
-  }
-  return out;
-}
-
-export function atrOf(h: Series, l: Series, c: Series, n: number): Series {
-  const out = new Float64Array(c.length).fill(NaN);
-  const tr = map(c.length, (i) => (i === 0 ? NaN : Math.max(h[i]! - l[i]!, Math.abs(h[i]! - c[i - 1]!), Math.abs(l[i]! - c[i - 1]!))));
-  if (n >= c.length) return out;
-  let a = 0;
-  for (let j = 1; j <= n; j++) a += tr[j]!;
-  a /= n;
-  out[n] = a;
-  for (let i = n + 1; i < c.length; i++) {
-    a = (a * (n - 1) + tr[i]!) / n;
-    out[i] = a;
-  }
-  return out;
-}
-
 function windowOf(x: Series, n: number, pick: (w: number[]) => number): Series {
   return map(x.length, (i) => {
     if (i < n - 1) return NaN;
@@ -444,7 +348,7 @@ export const change = (...a: Args) => {
   const n = nums[0]!;
   return call("change", printed, [src], n, "number", ([x]) => map(x!.length, (i) => (i < n ? NaN : x![i]! - x![i - n]!)));
 };
-export const atr = (n: number) => call("atr", [n], [], n, "number", ([h, l, c]) => atrOf(h!, l!, c!, n), [high, low, close]);
+export const atr = (n: number) => call("atr", [n], [], n, "number", ([h, l, c]) => atrOf({ high: h!, low: l!, close: c! }, n), [high, low, close]);
 export const abs = (x: Expr) => call("abs", [x], [x], 0, "number", ([v]) => map(v!.length, (i) => Math.abs(v![i]!)));
 export const min = (a: Expr, b: Expr) => call("min", [a, b], [a, b], 0, "number", ([x, y]) => map(x!.length, (i) => Math.min(x![i]!, y![i]!)));
 export const max = (a: Expr, b: Expr) => call("max", [a, b], [a, b], 0, "number", ([x, y]) => map(x!.length, (i) => Math.max(x![i]!, y![i]!)));
@@ -618,8 +522,7 @@ export function expectedRun(q: RefQuery, universe: readonly RefInstrument[]): Ex
   return q.limit === undefined ? rows : rows.slice(0, q.limit);
 }
 
-/** Equal within 1e-9 relative to the larger magnitude or to `scale` (the price level). */
+/** Equal within 1e-9 relative to the expected magnitude or to `scale` (the price level). */
 export function close9(a: number | null, b: number | null, scale = 1): boolean {
-  if (a === null || b === null) return a === b;
-  return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), scale);
+  return within(a, b, { rel: 1e-9, floor: scale });
 }

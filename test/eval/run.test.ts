@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, syntheticUniverse, XqlDataError, type Bars, type Instrument } from "../../src/index.js";
-import { asPlainArrays, DAY, emptyBars, HOUR, MONDAY, symbolName, walk, type ArrayBars } from "./bars.js";
+import { asPlainArrays, DAY, emptyBars, HOUR, MONDAY, symbolName, tickWalk, type ArrayBars } from "../kit/index.js";
 
 const header = 'market = "CRYPTO"\ntimeframe = h1\n';
 const run = (body: string, universe: Iterable<Instrument>) => compile(header + body).run(universe).results;
@@ -23,7 +23,7 @@ function closes(symbol: string, values: number[], volume = 100): Instrument {
 }
 
 describe("columns", () => {
-  const u = [{ symbol: "A", bars: { h1: walk({ seed: 1, count: 60, timeframe: "h1" }) } }];
+  const u = [{ symbol: "A", bars: { h1: tickWalk({ seed: 1, count: 60, timeframe: "h1" }) } }];
 
   it("keys each column by its source text exactly as written, trimmed, in query order", () => {
     const [row] = run("columns = [close,   rsi( 14 ) ,close /  2,\n  hl2 ,d_x]\nlet d_x = high - low\ntrue", u);
@@ -53,7 +53,7 @@ describe("columns", () => {
   });
 
   it("a non-finite column value is null: division by zero, 0/0, an indicator over NaN bars", () => {
-    const b = walk({ seed: 2, count: 30, timeframe: "h1" });
+    const b = tickWalk({ seed: 2, count: 30, timeframe: "h1" });
     b.volume[29] = 0;
     b.close[20] = NaN;
     const [row] = run("columns = [close / 0, -close / 0, volume / volume, sma(close, 14), close]\ntrue", [{ symbol: "A", bars: { h1: b } }]);
@@ -141,7 +141,7 @@ describe("sort and limit", () => {
 });
 
 describe("which instruments are left out", () => {
-  const u = Array.from({ length: 25 }, (_, i) => ({ symbol: symbolName(i), bars: { h1: walk({ seed: i, count: i, timeframe: "h1" }) } }));
+  const u = Array.from({ length: 25 }, (_, i) => ({ symbol: symbolName(i), bars: { h1: tickWalk({ seed: i, count: i, timeframe: "h1" }) } }));
 
   it("an instrument with fewer base bars than the minLookback does not match, even where the condition would be true", () => {
     // sma(20) needs 20 bars; `not (close > sma(20))` would be true on NaN.
@@ -155,20 +155,20 @@ describe("which instruments are left out", () => {
 
   it("instruments with no bars, or lacking the base timeframe, are left out", () => {
     expect(symbols("true", u)).toEqual(u.slice(1).map((x) => x.symbol));
-    expect(symbols("true", [{ symbol: "X", bars: {} }, { symbol: "Y", bars: { h4: walk({ seed: 1, count: 50, timeframe: "h4" }) } }])).toEqual([]);
+    expect(symbols("true", [{ symbol: "X", bars: {} }, { symbol: "Y", bars: { h4: tickWalk({ seed: 1, count: 50, timeframe: "h4" }) } }])).toEqual([]);
   });
 
   it("an instrument lacking a timeframe the query uses is left out", () => {
-    const h1 = walk({ seed: 3, count: 72, timeframe: "h1" });
-    const d = walk({ seed: 3, count: 10, timeframe: "d", start: MONDAY - 10 * DAY });
+    const h1 = tickWalk({ seed: 3, count: 72, timeframe: "h1" });
+    const d = tickWalk({ seed: 3, count: 10, timeframe: "d", start: MONDAY - 10 * DAY });
     expect(symbols("d::close > 0 or true", [{ symbol: "A", bars: { h1 } }, { symbol: "B", bars: { h1, d } }])).toEqual(["B"]);
   });
 
   it("a non-base source counts only the bars closed by the latest base bar's close", () => {
     // 30 h1 bars from Monday 00:00: the base closes Tuesday 06:00, so only Monday's d bar has closed.
-    const h1 = walk({ seed: 4, count: 30, timeframe: "h1" });
-    const d = walk({ seed: 4, count: 2, timeframe: "d" });
-    const dEarlier = walk({ seed: 5, count: 3, timeframe: "d", start: MONDAY - DAY });
+    const h1 = tickWalk({ seed: 4, count: 30, timeframe: "h1" });
+    const d = tickWalk({ seed: 4, count: 2, timeframe: "d" });
+    const dEarlier = tickWalk({ seed: 5, count: 3, timeframe: "d", start: MONDAY - DAY });
     const u2 = [
       { symbol: "ONE_CLOSED", bars: { h1, d } },
       { symbol: "TWO_CLOSED", bars: { h1, d: dEarlier } },
@@ -198,17 +198,17 @@ const ODD_QUERIES = [
 
 describe("odd data never throws", () => {
   const n = 260;
-  const nanEverywhere = walk({ seed: 7, count: n, timeframe: "h1" });
+  const nanEverywhere = tickWalk({ seed: 7, count: n, timeframe: "h1" });
   for (const f of ["open", "high", "low", "close", "volume"] as const) nanEverywhere[f].fill(NaN);
-  const nanHoles = walk({ seed: 8, count: n, timeframe: "h1" });
+  const nanHoles = tickWalk({ seed: 8, count: n, timeframe: "h1" });
   for (const i of [0, 5, 100, 200, 258]) nanHoles.close[i] = nanHoles.high[i] = NaN;
-  const nanLast = walk({ seed: 9, count: n, timeframe: "h1" });
+  const nanLast = tickWalk({ seed: 9, count: n, timeframe: "h1" });
   nanLast.close[n - 1] = NaN;
-  const zeroVolume = walk({ seed: 10, count: n, timeframe: "h1" });
+  const zeroVolume = tickWalk({ seed: 10, count: n, timeframe: "h1" });
   zeroVolume.volume.fill(0);
-  const flat = walk({ seed: 11, count: n, timeframe: "h1", flat: [0, n] });
-  const zeroPrices = walk({ seed: 12, count: n, timeframe: "h1", flat: [0, n], price: 0 });
-  const infinite = walk({ seed: 13, count: n, timeframe: "h1" });
+  const flat = tickWalk({ seed: 11, count: n, timeframe: "h1", flat: [0, n] });
+  const zeroPrices = tickWalk({ seed: 12, count: n, timeframe: "h1", flat: [0, n], price: 0 });
+  const infinite = tickWalk({ seed: 13, count: n, timeframe: "h1" });
   infinite.high[50] = Infinity;
   infinite.low[60] = -Infinity;
   infinite.volume[n - 1] = Infinity;
@@ -222,7 +222,7 @@ describe("odd data never throws", () => {
       const rows = run(q, universe);
       for (const r of rows) for (const v of Object.values(r.columns)) expect(v === null || Number.isFinite(v)).toBe(true);
       // Same instruments plus one ordinary one: the ordinary one is unaffected by its odd neighbours.
-      const ok = { symbol: "ok", bars: { h1: walk({ seed: 14, count: n, timeframe: "h1" }) } };
+      const ok = { symbol: "ok", bars: { h1: tickWalk({ seed: 14, count: n, timeframe: "h1" }) } };
       const alone = run(q, [ok]);
       expect(run(q, [...universe, ok]).filter((r) => r.symbol === "ok")).toEqual(alone);
     });
@@ -240,7 +240,7 @@ describe("odd data never throws", () => {
 });
 
 describe("malformed bars throw XqlDataError with a clear message", () => {
-  const good = (): ArrayBars => walk({ seed: 20, count: 30, timeframe: "h1" });
+  const good = (): ArrayBars => tickWalk({ seed: 20, count: 30, timeframe: "h1" });
   const attempt = (bars: Partial<Record<"h1" | "d", Bars>>, body = "close > 0") => () => run(body, [{ symbol: "BAD", bars }]);
 
   it("times out of order", () => {
@@ -275,7 +275,7 @@ describe("malformed bars throw XqlDataError with a clear message", () => {
   });
 
   it("malformed bars of another source the query reads", () => {
-    const d = walk({ seed: 21, count: 5, timeframe: "d", start: MONDAY - 5 * DAY });
+    const d = tickWalk({ seed: 21, count: 5, timeframe: "d", start: MONDAY - 5 * DAY });
     d.time[4] = d.time[0]!;
     expect(attempt({ h1: good(), d }, "d::close > 0")).toThrow(/Instrument 'BAD', timeframe d: bar times/);
   });
@@ -303,8 +303,8 @@ describe("bars as plain arrays", () => {
     "columns = [d::close, (d::close)[1], d::sma(3)]\ncrossover(close, d::sma(3)) or close > d::close",
   ];
   const typed = Array.from({ length: 12 }, (_, i) => {
-    const h1 = walk({ seed: 30 + i, count: 200, timeframe: "h1" });
-    const d = walk({ seed: 60 + i, count: 12, timeframe: "d", start: MONDAY - 4 * DAY });
+    const h1 = tickWalk({ seed: 30 + i, count: 200, timeframe: "h1" });
+    const d = tickWalk({ seed: 60 + i, count: 12, timeframe: "d", start: MONDAY - 4 * DAY });
     return { symbol: symbolName(i), bars: { h1, d } as Record<"h1" | "d", Bars> };
   });
   const plain = typed.map((x) => ({ symbol: x.symbol, bars: { h1: asPlainArrays(x.bars.h1), d: asPlainArrays(x.bars.d) } }));
@@ -328,7 +328,7 @@ describe("bars as plain arrays", () => {
 
 describe("compiled queries", () => {
   const make = (n: number, count: number) =>
-    Array.from({ length: n }, (_, i) => ({ symbol: symbolName(i), bars: { h1: walk({ seed: 100 + i * count, count, timeframe: "h1" }) } }));
+    Array.from({ length: n }, (_, i) => ({ symbol: symbolName(i), bars: { h1: tickWalk({ seed: 100 + i * count, count, timeframe: "h1" }) } }));
 
   it("run many times over different universes: no state leaks between runs", () => {
     const c = compile(header + "columns = [rsi(14), sma(20), close[2]]\nsort = rsi(14) asc\nrsi(14) < 60 or crossover(close, sma(20))");

@@ -8,12 +8,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { compile } from "../../src/index.js";
 import { FUNCTIONS, type FunctionSpec } from "../../src/functions/registry.js";
 import type { Kernel } from "../../src/functions/kernel.js";
-import { aggregate, MONDAY, symbolName, walk } from "./bars.js";
+import { aggregate, MONDAY, symbolName, tickWalk } from "../kit/index.js";
 
 const header = 'market = "CRYPTO"\ntimeframe = h1\n';
 const N = 20;
 const universe = Array.from({ length: N }, (_, i) => {
-  const h1 = walk({ seed: 500 + i, count: 24 * 20, timeframe: "h1", start: MONDAY });
+  const h1 = tickWalk({ seed: 500 + i, count: 24 * 20, timeframe: "h1", start: MONDAY });
   return { symbol: symbolName(i), bars: { h1, d: aggregate(h1, "d") } };
 });
 

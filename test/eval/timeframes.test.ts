@@ -7,17 +7,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, type Timeframe } from "../../src/index.js";
-import { aggregate, before, cutInstrument, DAY, HOUR, MINUTE, MONDAY, multiTimeframe, walk, WEEK } from "./bars.js";
+import { aggregate, barsBefore, cutInstrument, DAY, HOUR, MINUTE, MONDAY, multiTimeframe, tickWalk, WEEK } from "../kit/index.js";
 import {
   ago, atr, close, close9, crossover, crossunder, ema, expectedRun, ge, gt, high, highest, mul, num, on, queryText, rsi, sma, sub,
-  TRUE, type Expr, type RefQuery,
+  TRUE, type RefQuery,
 } from "./reference.js";
 
 const header = (tf: Timeframe) => `market = "CRYPTO"\ntimeframe = ${tf}\n`;
 
 describe("a coarser timeframe on h1: d::close", () => {
   const days = 6;
-  const h1 = walk({ seed: 1, count: days * 24, timeframe: "h1", start: MONDAY });
+  const h1 = tickWalk({ seed: 1, count: days * 24, timeframe: "h1", start: MONDAY });
   const inst = { symbol: "A", bars: { h1, d: aggregate(h1, "d") } };
   const q = compile(header("h1") + "columns = [d::close]\ntrue");
 
@@ -68,7 +68,7 @@ describe("a coarser timeframe on h1: d::close", () => {
 describe("weeks open Monday 00:00 UTC", () => {
   // Daily bars from a Monday: 52 complete weeks, then Monday..Wednesday of week 53 in progress.
   function daily(count: number) {
-    const d = walk({ seed: 2, count, timeframe: "d", start: MONDAY - 52 * WEEK });
+    const d = tickWalk({ seed: 2, count, timeframe: "d", start: MONDAY - 52 * WEEK });
     for (let i = 52 * 7; i < count; i++) d.high[i] = 1e6; // only an in-progress week sees this
     return d;
   }
@@ -98,7 +98,7 @@ describe("weeks open Monday 00:00 UTC", () => {
   });
 
   it("on h4, w::close changes at the bar that closes at Monday 00:00 (Sunday 20:00), not before", () => {
-    const h4 = walk({ seed: 3, count: 3 * 42, timeframe: "h4", start: MONDAY });
+    const h4 = tickWalk({ seed: 3, count: 3 * 42, timeframe: "h4", start: MONDAY });
     const inst = { symbol: "A", bars: { h4, w: aggregate(h4, "w") } };
     const c = compile(header("h4") + "columns = [w::close]\ntrue");
     const at = (end: number) => c.run([cutInstrument(inst, "h4", end)]).results;
@@ -111,12 +111,12 @@ describe("weeks open Monday 00:00 UTC", () => {
 });
 
 describe("a finer timeframe: m15 on h1", () => {
-  const m15 = walk({ seed: 4, count: 4 * 96, timeframe: "m15", start: MONDAY });
+  const m15 = tickWalk({ seed: 4, count: 4 * 96, timeframe: "m15", start: MONDAY });
   const q = compile(header("h1") + "columns = [m15::close, m15::close[1], (m15::close)[1], m15::sma(4), m15::highest(high, 4) == high]\ntrue");
 
   it("is the last m15 bar inside the h1 bar, whether the h1 bar is complete or in progress", () => {
     for (let n = 8; n <= m15.time.length; n++) {
-      const m = before(m15, MONDAY + n * 15 * MINUTE);
+      const m = barsBefore(m15, MONDAY + n * 15 * MINUTE);
       const h1 = aggregate(m, "h1");
       const complete = n % 4 === 0;
       const [row] = q.run([{ symbol: "A", bars: { h1, m15: m } }]).results;
@@ -134,7 +134,7 @@ describe("a finer timeframe: m15 on h1", () => {
   });
 
   it("m15 bars after the base bar's close are not read", () => {
-    const h1 = aggregate(before(m15, MONDAY + 10 * HOUR), "h1"); // last h1 bar 09:00, complete
+    const h1 = aggregate(barsBefore(m15, MONDAY + 10 * HOUR), "h1"); // last h1 bar 09:00, complete
     const [row] = q.run([{ symbol: "A", bars: { h1, m15 } }]).results;
     expect(row!.columns["m15::close"]).toBe(m15.close[10 * 4 - 1]);
     expect(row!.columns["m15::close"]).toBe(h1.close[9]);

@@ -5,16 +5,16 @@
  * leaving earlier values alone and windows past it as they were. Definedness (first value at
  * L − 1) is the property in lookback.test.ts.
  *
- * Inputs: the four fixtures of ./series.ts (random walks with flat stretches and spikes); a
+ * Inputs: the first walk of the test kit's BARS (a random walk with flat stretches and spikes); a
  * series parameter reads close (the first) or open (the others), a condition parameter
  * close > open, implicit columns the bars (volume: a seeded positive series; time: hourly).
  */
 import { describe, expect, it } from "vitest";
 import { standaloneContext } from "../../src/functions/module.js";
 import { FUNCTIONS, type FunctionSpec } from "../../src/functions/registry.js";
-import { FIXTURES, prng, run } from "./series.js";
+import { BARS, evaluate, prng, within, type Tolerance } from "../kit/index.js";
 
-const bars = FIXTURES[0]!;
+const bars = BARS[0]!;
 const N = bars.close.length;
 const SPECS = [...FUNCTIONS.values()];
 const rand = prng(99);
@@ -54,8 +54,9 @@ const LENGTH_SETS = [
   [20, 3, 2, 4],
 ];
 
-const close12 = (a: number, b: number): boolean =>
-  Number.isNaN(b) ? Number.isNaN(a) : a === b || Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(b), 1e-300);
+/** The running window sums start at from − n + 1 in a partial run, so rounding-level drift is allowed. */
+const TWELVE_DIGITS: Tolerance = { rel: 1e-12, floor: 1e-300 };
+const close12 = (a: number, b: number): boolean => within(a, b, TWELVE_DIGITS);
 
 describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
   const windows: [number, number][] = [
@@ -72,7 +73,7 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
   describe.each(LENGTH_SETS)("lengths %j", (...lengths) => {
     const consts = constsFor(spec, lengths);
     const inputs = inputsFor(spec);
-    const full = run(spec.kernel, inputs, consts);
+    const full = evaluate(spec, inputs, consts);
 
     it.each(windows)("computing only [%i, %i) gives the full run's values there and writes nothing else", (from, to) => {
       const SENTINEL = 7777.25;
@@ -106,7 +107,7 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
         return y;
       });
       const onlyConditions = inputs.every((_, k) => conditions[k] === true);
-      const out = run(spec.kernel, holed, consts);
+      const out = evaluate(spec, holed, consts);
       const extra = spec.extraLookback(consts);
       for (let i = 0; i < at; i++) expect(Object.is(out[i], full[i]), `bar ${i}`).toBe(true);
       // With only condition inputs the hole is an ordinary false bar (count, bars_since).

@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../../src/functions/registry.js";
 import { standaloneContext } from "../../src/functions/module.js";
-import { arbitraryBars, arbitraryConsts, kernelInputs } from "./series.js";
+import { arbitraryBars, arbitraryConsts, kernelInputs } from "../kit/index.js";
 
 const SEED = Number(process.env.XQL_FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.XQL_LOOKBACK_RUNS ?? 60);

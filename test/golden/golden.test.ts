@@ -1,100 +1,25 @@
 /**
- * The golden corpus: every query of test/golden/cases/*.json snapshotted at every stage (the
- * canonical AST text from printQuery, the plan, the explanation) or as its error (the 400 body
- * and the stage that raised it), compared with test/golden/expected/*.json.
+ * The golden corpus (./corpus.ts): every case snapshotted at every stage, compared with
+ * test/golden/expected/*.json. A missing snapshot fails: only
  *
- * UPDATE_GOLDEN=1 npx vitest run test/golden   rewrites the expected files; review the diff.
+ *   UPDATE_GOLDEN=1 npx vitest run test/golden   rewrites the expected files (review the diff),
+ *
+ * and `npm run gen` writes the first snapshot of a new module.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { compile, explain, validate } from "../../src/api.js";
 import { parse } from "../../src/ast/lower.js";
 import type { Expression, Query } from "../../src/ast/nodes.js";
 import { printQuery } from "../../src/ast/print.js";
-import { check } from "../../src/check/check.js";
-import { ERROR_CATALOGUE, XqlError, type ErrorEntry } from "../../src/errors.js";
-import { FUNCTIONS, SERIES, type FunctionSpec } from "../../src/functions/registry.js";
-import { DEFAULT_MARKETS, type XqlOptions } from "../../src/types.js";
+import { ERROR_CATALOGUE, XqlError } from "../../src/errors.js";
+import { FUNCTIONS, SERIES } from "../../src/functions/registry.js";
+import type { XqlOptions } from "../../src/types.js";
 import { expectErrorShape } from "../syntax/positions.js";
+import { EXPECTED, groups, snapshot, textOf, type Snapshot } from "./corpus.js";
 
-const CASES = fileURLToPath(new URL("./cases/", import.meta.url));
-const EXPECTED = fileURLToPath(new URL("./expected/", import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
-
-interface Case {
-  name: string;
-  /** The query text, or its lines (joined with "\n"). */
-  query: string | string[];
-  options?: XqlOptions;
-  /** Set on cases that must fail: the code of the error kind (ERROR_CATALOGUE in src/errors.ts). */
-  kind?: string;
-}
-
-type Snapshot =
-  | { name: string; query: string; ast: string; plan: unknown; explanation: string }
-  | { name: string; query: string; kind: string; stage: string; error: unknown };
-
-const textOf = (c: Case): string => (Array.isArray(c.query) ? c.query.join("\n") : c.query);
-
-/** Runs the stages one by one, so a failure names the stage that raised it. */
-function snapshot(c: Case): Snapshot {
-  const query = textOf(c);
-  const result = explain(query, c.options);
-  if ("valid" in result) {
-    let stage = "?";
-    try {
-      check(parse(query), query, c.options?.markets ?? DEFAULT_MARKETS);
-      stage = "plan";
-    } catch (error) {
-      stage = (error as XqlError).stage;
-    }
-    return { name: c.name, query, kind: c.kind ?? "(none: this case should be valid)", stage, error: result.error };
-  }
-  return { name: c.name, query, ast: printQuery(parse(query)), plan: result.plan, explanation: result.explanation };
-}
-
-const handGroups = readdirSync(CASES)
-  .filter((f) => f.endsWith(".json"))
-  .map((file) => ({ group: file.replace(/\.json$/, ""), cases: JSON.parse(readFileSync(CASES + file, "utf8")) as Case[] }));
-
-/**
- * One group per built-in module, made from the module itself (so a new module is covered with
- * no hand-written case): its example, and a call with every argument (and, where the source
- * may be left out, without it) as columns. Expected snapshots live in expected/modules/.
- */
-const LENGTHS = [5, 10, 3, 7, 4, 6];
-function callOf(fn: FunctionSpec, withSource: boolean): string {
-  if (fn.params.length === 0) return fn.name;
-  let nth = 0;
-  const params = withSource ? fn.params : fn.params.slice(1);
-  const args = params.map((p) => {
-    switch (p.kind) {
-      case "series":
-        return p.default ?? "close";
-      case "condition":
-        return "close > open";
-      case "length":
-        return String(Math.min(LENGTHS[nth++ % LENGTHS.length]!, p.max ?? Infinity));
-      case "number":
-        return String(p.samples?.[0] ?? 2);
-    }
-  });
-  return `${fn.name}(${args.join(", ")})`;
-}
-const moduleGroups = [...FUNCTIONS.values()].map((fn) => {
-  const calls = [callOf(fn, true), ...(fn.params[0]?.default !== undefined ? [callOf(fn, false)] : [])];
-  const query = ['market = "FOREX"', "timeframe = h1", `columns = [${calls.join(", ")}]`, fn.example];
-  const cases: Case[] = [{ name: `${fn.name}: example and every form of call`, query }];
-  // A zero-parameter built-in written with parentheses is an error at the name.
-  if (fn.params.length === 0) {
-    cases.push({ name: `${fn.name}(): written without parentheses`, query: ['market = "FOREX"', "timeframe = h1", `${fn.name}() ${fn.result === "number" ? "> 0" : ""}`.trim()], kind: "call-of-zero-parameter" });
-  }
-  return { group: `modules/${fn.name}`, cases };
-});
-
-const groups = [...handGroups, ...moduleGroups];
 const CATALOGUE = ERROR_CATALOGUE;
 
 function compileOrThrow(query: string, options?: XqlOptions): void {
@@ -125,9 +50,12 @@ describe.each(groups)("golden $group", ({ group, cases }) => {
   const actual = cases.map(snapshot);
 
   it("matches test/golden/expected (UPDATE_GOLDEN=1 rewrites it)", () => {
-    if (UPDATE || !existsSync(file)) {
+    if (UPDATE) {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, `${JSON.stringify(actual, null, 2)}\n`);
+    }
+    if (!existsSync(file)) {
+      expect.fail(`test/golden/expected/${group}.json is missing: write it with UPDATE_GOLDEN=1 npx vitest run test/golden (or npm run gen for a new module) and review it`);
     }
     const expected = JSON.parse(readFileSync(file, "utf8")) as Snapshot[];
     expect(actual).toEqual(expected);
@@ -202,7 +130,9 @@ describe("golden coverage", () => {
     const covered = new Set(all.flatMap((c) => (c.kind ? [c.kind] : [])));
     // Kinds no query text can give (a non-string query, the stack guard) are tested in test/api;
     // the zero-parameter call needs a zero-parameter built-in, whose module cases give it.
-    const untestable = new Set(["query-not-string", "query-too-complex"]);
+    // History's price and an answer's 16 MiB bound come from the window and the bars, not the
+    // text: test/plan/cost.test.ts, test/eval/json-size.test.ts, test/server/fair-use.test.ts.
+    const untestable = new Set(["query-not-string", "query-too-complex", "history-cost", "response-too-large"]);
     if (![...FUNCTIONS.values()].some((f) => f.params.length === 0)) untestable.add("call-of-zero-parameter");
     expect(CATALOGUE.map((k) => k.code).filter((code) => !covered.has(code) && !untestable.has(code))).toEqual([]);
   });

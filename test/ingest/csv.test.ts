@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CsvImportError, importBarsCsv, isAlignedOpen, parseBarsCsv, parseTime } from "../../src/ingest/csv.js";
+import { CsvImportError, isAlignedOpen, parseBarsCsv, parseTime } from "../../src/ingest/csv.js";
+import { importBarsCsv } from "../../src/ingest/importer.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 
 const H = "symbol,time,open,high,low,close,volume";
 const T0 = Date.UTC(2026, 0, 5, 10); // a Monday, 10:00 UTC

@@ -8,10 +8,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
-import { importBars } from "../../src/ingest/csv.js";
+import { importBars } from "../../src/ingest/importer.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { zoneConverter } from "../../src/ingest/formats.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 0, 2, 0, 0); // a Friday

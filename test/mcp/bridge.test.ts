@@ -379,6 +379,25 @@ describe("xql mcp start-up", () => {
     expect(stderr).not.toContain("XQL_API_KEY");
   });
 
+  it("exits 1 with a message on stderr on a JSON-RPC line over 10 MiB, without waiting for stdin to close", async () => {
+    const child = spawn(BRIDGE_COMMAND, BRIDGE_ARGS, {
+      cwd: repoRoot,
+      env: { PATH: process.env["PATH"] ?? "", XQL_API_KEY: "xql_k", XQL_BASE_URL: "http://127.0.0.1:8787" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    // The bridge stops reading: the rest of what is written has nowhere to go.
+    child.stdin.on("error", () => undefined);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on("close", resolve);
+      // 11 MiB of one line, and standard input left open: before, it exited 0 as if asked to.
+      child.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(11 * 1024 * 1024)}`);
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/xql mcp: stopped: ReadBuffer exceeded maximum size of 10485760 bytes/);
+  });
+
   it("speaks only JSON-RPC on stdout and exits 0 when the client closes its stdin", async () => {
     const initialize = {
       jsonrpc: "2.0",

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compile, PHRASES as EXPORTED_PHRASES, findPhrases as exportedFindPhrases, syntheticUniverse, validate } from "../../src/index.js";
 import { FUNCTIONS } from "../../src/functions/registry.js";
 import { PHRASE_CATEGORIES, PHRASES, findPhrases } from "../../src/phrases/index.js";
-import { renderPhrasesMarkdown } from "../../src/phrases/markdown.js";
+import { renderPhrasesMarkdown } from "../../scripts/gen/phrases.js";
 import { TIMEFRAMES } from "../../src/types.js";
 
 const fullQuery = (fragment: string, timeframe = "h1", market = "CRYPTO"): string =>
@@ -103,7 +102,9 @@ describe("every phrase entry as a query", () => {
   it("validates with all entries combined in one query", () => {
     const lets = PHRASES.flatMap((e) => letLines(e.query));
     const conditions = PHRASES.map((e) => `(${condition(e.query)})`);
-    expect(validate(fullQuery(`${lets.join("\n")}\n${conditions.join(" or ")}`))).toEqual({ valid: true });
+    // Valid together; their cost adds up (every recursive indicator counted over its warm-up
+    // fetch) far beyond one screen's budget, which is not what this checks.
+    expect(validate(fullQuery(`${lets.join("\n")}\n${conditions.join(" or ")}`), { costBudget: Number.MAX_SAFE_INTEGER })).toEqual({ valid: true });
   });
 
   it("runs every entry over a synthetic CRYPTO universe with hourly, 4-hour, daily and weekly bars", () => {
@@ -177,11 +178,6 @@ describe("findPhrases", () => {
 });
 
 describe("docs/phrases.md", () => {
-  it("is up to date with the reference (regenerate with `npx tsx scripts/gen-phrases.ts`)", () => {
-    const onDisk = readFileSync(new URL("../../docs/phrases.md", import.meta.url), "utf8");
-    expect(onDisk, "docs/phrases.md is stale: run `npx tsx scripts/gen-phrases.ts`").toBe(renderPhrasesMarkdown());
-  });
-
   it("lists every entry", () => {
     const markdown = renderPhrasesMarkdown();
     for (const entry of PHRASES) expect(markdown).toContain(`| ${entry.phrase}`);

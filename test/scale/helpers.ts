@@ -15,7 +15,7 @@ import { PostgresStore } from "../../src/store/postgres.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";
-import { NOW, TestClock } from "../server/helpers.js";
+import { TestClock } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
 
 export const DATABASE_URL = process.env.XQL_TEST_DATABASE_URL || undefined;

@@ -11,7 +11,7 @@ import { PostgresStore } from "../../src/store/postgres.js";
 import { seedBatches } from "../../src/synthetic/seed.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { BarStore } from "../../src/store/store.js";
-import { barOpen, rampBars } from "../store/helpers.js";
+import { barOpen, rampBars } from "../kit/index.js";
 import { NOW, TestClock } from "../server/helpers.js";
 import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, ROOT, freshDatabase, freshPrefix, seedSmall, startReplica, type Replica } from "./helpers.js";
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { MAX_COLUMNS } from "../../src/plan/cost.js";
-import { startServer, type Running } from "./helpers.js";
+import { atMost, startServer, type Running } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const HEAD = 'market = "FOREX"\ntimeframe = h1\n';
@@ -137,7 +137,7 @@ describe("runs per account", () => {
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 429, 429]);
     for (const response of responses.filter((r) => r.status === 429)) {
-      expect(await response.json()).toEqual({ error: "Too many concurrent runs for this account" });
+      expect(await response.json()).toEqual({ error: "Too many concurrent requests for this account" });
       expect(response.headers.get("retry-after")).toBe("1");
     }
     expect(((await (await server.get("/usage", key)).json()) as { used: number }).used).toBe(2);
@@ -149,13 +149,14 @@ describe("runs per account", () => {
 });
 
 describe("quota exactness on SQLite", () => {
-  it("admits exactly 30 of 30 valid runs sent at once with 270 invalid ones, and the 31st is a 429", async () => {
+  it("admits exactly 30 of 30 valid runs sent 64 at a time with 270 invalid ones, and the 31st is a 429", async () => {
     server = await startServer();
     const { key } = await server.key("free");
     const bodies = [...Array.from({ length: 30 }, () => QUERY), ...Array.from({ length: 270 }, (_, i) => `${HEAD}rsi(14) < ${i} and`)];
     // Interleaved, not 30 valid first.
     bodies.sort((a, b) => (a.length * 7919 + b.length) % 3 - 1);
-    const responses = await Promise.all(bodies.map((body) => server!.post("/xql/run", body, key)));
+    // 64 at a time, like a client's connection pool: within the account's admission (4 + 100).
+    const responses = await atMost(64, bodies, (body) => server!.post("/xql/run", body, key));
     // Every valid run is admitted; an invalid one is a 400, or a 429 once the quota is used up (read first).
     responses.forEach((r, i) => expect(r.status).toBe(bodies[i] === QUERY ? 200 : r.status === 429 ? 429 : 400));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(30);

@@ -5,9 +5,10 @@ import { createServer, type ServerOptions } from "../../src/server/index.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";
-import type { BarStore } from "../../src/store/store.js";
-import { barOpen, rampBars, tempDir } from "../store/helpers.js";
+import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
+import { barOpen, rampBars, tempDir } from "../kit/index.js";
 import { checkedFetch } from "./openapi-check.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */
 export const NOW = Date.UTC(2026, 10, 20, 13, 25);
@@ -94,4 +95,47 @@ export async function startServer(
       temp?.cleanup();
     },
   };
+}
+
+/** Writes a SQLite file of `symbols` CRYPTO symbols × `bars` synthetic h1 bars (a market to load a service with). */
+export async function writeCryptoMarket(file: string, symbols: number, bars: number): Promise<void> {
+  const store = new SqliteStore(file);
+  try {
+    const universe = syntheticUniverse({ market: "CRYPTO", symbols, timeframes: ["h1"], bars });
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: universe.map((i) => ({ symbol: i.symbol, bars: i.bars.h1! })) }]);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Runs `task` for every item with at most `width` running at once (a client's connection
+ * pool), answers in the items' order. A burst wider than an account's admission (4 in work,
+ * 100 waiting) would see 429s by design (decisions §2 "Fair use").
+ */
+export async function atMost<T, R>(width: number, items: readonly T[], task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
+
+/** A bar store whose reads answer bars the evaluator refuses (times out of order): an evaluation that fails. */
+export function corruptBars<S extends BarStore>(store: S): S {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === "latestBars") {
+        return async (request: LatestBarsRequest): Promise<SymbolBars[]> =>
+          (await target.latestBars(request)).map(({ symbol, bars }) => ({ symbol, bars: { ...bars, time: Float64Array.from(bars.time).reverse() } }));
+      }
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -3,8 +3,8 @@
  * request), the same auth, statuses and headers, `?bars=N` checked, the body decisions §5 shows.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { HOUR } from "../eval/bars.js";
-import { barOpen } from "../store/helpers.js";
+import { HOUR } from "../kit/index.js";
+import { barOpen } from "../kit/index.js";
 import { NOW, startServer, type Running } from "./helpers.js";
 
 // EURUSD closes 100..499 on h1 (latest 499), GBPUSD 1..400, USDJPY 50..449; 400 daily bars each.

@@ -284,7 +284,7 @@ describe("POST /xql/run", () => {
       // The quota counters live in the quota file beside the database (xql.db-quota).
       const quotaDb = new Database(`${server.file}-quota`);
       try {
-        for (const [table, file] of [["bars", db], ["series", db], ["api_keys", db], ["quota_usage", quotaDb]] as const) {
+        for (const [table, file] of [["bar_blocks", db], ["series", db], ["api_keys", db], ["quota_usage", quotaDb]] as const) {
           file.exec(`ALTER TABLE ${table} RENAME TO ${table}_gone`);
           const health = await server.get("/health");
           expect(health.status, table).toBe(503);
@@ -406,7 +406,7 @@ describe("other routes", () => {
     expect(response.status).toBe(200);
     const doc = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/", "/health", "/openapi.json", "/usage", "/xql/bars", "/xql/explain", "/xql/history", "/xql/run", "/xql/validate"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/", "/favicon.ico", "/health", "/openapi.json", "/usage", "/xql/bars", "/xql/explain", "/xql/history", "/xql/run", "/xql/validate"]);
     expect(Object.keys(doc.paths["/xql/run"]!.post as object)).toContain("responses");
   });
 

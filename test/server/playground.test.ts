@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type Running } from "./helpers.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 
 let server: Running | undefined;
 const cleanups: (() => void)[] = [];
@@ -83,12 +83,31 @@ describe("GET / (the playground page)", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    // The page holds an API key field: no other site may frame it.
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(await page.text()).toContain("app-X.js");
     const script = await server.get("/playground/app-X.js");
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(script.headers.get("cache-control")).toContain("immutable");
     expect((await server.get("/playground/secret.txt")).status).toBe(404);
     expect((await server.get("/playground/..%2Fxql.db")).status).toBe(404);
+  });
+
+  it("serves a 16×16 icon at /favicon.ico, without a key", async () => {
+    server = await startServer();
+    const response = await server.get("/favicon.ico");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/x-icon");
+    const icon = Buffer.from(await response.arrayBuffer());
+    // ICONDIR (type 1, one image), a 16×16 32-bit entry whose bitmap starts right after it.
+    expect([icon.readUInt16LE(0), icon.readUInt16LE(2), icon.readUInt16LE(4)]).toEqual([0, 1, 1]);
+    expect([icon[6], icon[7], icon.readUInt16LE(12), icon.readUInt32LE(18)]).toEqual([16, 16, 32, 22]);
+    expect(icon.readUInt32LE(14)).toBe(icon.length - 22);
+    // Some pixels drawn opaque, the rest transparent.
+    const alphas = Array.from({ length: 256 }, (_, i) => icon[62 + i * 4 + 3]);
+    expect(alphas.filter((a) => a === 0xff).length).toBeGreaterThan(20);
+    expect(alphas.filter((a) => a === 0).length).toBeGreaterThan(150);
   });
 
   it("says how to build the page when it is not built", async () => {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ResultsCache } from "../../src/server/results-cache.js";
 import { NOW, startServer, type Running } from "./helpers.js";
-import { barOpen, rampBars } from "../store/helpers.js";
+import { barOpen, rampBars } from "../kit/index.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nclose > 0';
 
@@ -28,16 +28,22 @@ describe("results cache", () => {
     expect(third.meta.instruments).toBe(4);
   });
 
-  it("is bounded and expires", () => {
-    const cache = new ResultsCache(2, 1000);
-    const r = { results: [], meta: { instruments: 0, matched: 0, skipped: { shortHistory: 0, noData: 0 }, asOf: null } };
-    cache.set("a", 1, 0, r);
-    cache.set("b", 1, 0, r);
-    cache.set("c", 1, 0, r);
+  it("is bounded in bytes, evicting the least recently used on insert, and expires", () => {
+    const cache = new ResultsCache(100, 1000);
+    cache.set("a", 1, 0, "A", 40);
+    cache.set("b", 1, 0, "B", 40);
+    expect(cache.bytes).toBe(84); // 40 + 40 and the keys' 2 bytes each
+    expect(cache.get("a", 1, 0)).toBe("A"); // a is now the most recently used
+    cache.set("c", 1, 0, "C", 40);
+    // Over 100 bytes: b, the least recently used, goes, though nobody read b again.
     expect(cache.size).toBe(2);
-    expect(cache.get("a", 1, 0)).toBeUndefined();
-    expect(cache.get("b", 1, 999)).toBe(r);
-    expect(cache.get("b", 2, 999)).toBeUndefined();
+    expect(cache.get("b", 1, 0)).toBeUndefined();
+    expect(cache.get("a", 1, 999)).toBe("A");
+    expect(cache.get("a", 2, 999)).toBeUndefined();
     expect(cache.get("c", 1, 1000)).toBeUndefined();
+    // An answer larger than the whole budget is never kept.
+    cache.set("big", 1, 0, "x", 101);
+    expect(cache.get("big", 1, 0)).toBeUndefined();
+    expect(cache.bytes).toBeLessThanOrEqual(100);
   });
 });

@@ -10,7 +10,7 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import { seedStore } from "../../src/synthetic/seed.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { compile } from "../../src/index.js";
-import { tempDir } from "../store/helpers.js";
+import { tempDir } from "../kit/index.js";
 import { NOW, startServer, type Running } from "./helpers.js";
 
 const ALL = 4000;

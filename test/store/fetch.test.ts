@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BarCache, fetchCount, fetchUniverse } from "../../src/store/fetch.js";
+import { fetchCount, fetchUniverse } from "../../src/store/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import type { Plan } from "../../src/types.js";
-import { barOpen, rampBars } from "./helpers.js";
+import { barOpen, rampBars } from "../kit/index.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);
 
@@ -60,10 +60,11 @@ describe("fetchUniverse", () => {
     const eur = universe[0]!.bars;
     expect(eur.h1!.time.length).toBe(50);
     expect(eur.d!.time.length).toBe(201);
-    // Derived: 400 h1 bars span 18 UTC days (Nov 3 22:00 to Nov 20 13:00); all of them opened before the cut.
+    // Derived on the FOREX session: 400 h1 bars (Tue Nov 3 22:00 to Fri Nov 20 13:00 UTC) make 13 days
+    // (weekends folded into Mondays), each opening at 17:00 New York (22:00 UTC); all opened before the cut.
     const gbpDaily = universe[1]!.bars.d!;
-    expect(gbpDaily.time.length).toBe(18);
-    expect(gbpDaily.time[17]).toBe(barOpen("d", NOW));
+    expect(gbpDaily.time.length).toBe(13);
+    expect(gbpDaily.time[12]).toBe(Date.UTC(2026, 10, 19, 22));
   });
 
   it("uses the default warmup of 300", async () => {
@@ -73,30 +74,4 @@ describe("fetchUniverse", () => {
     expect(fetchCount(301, 300)).toBe(301);
   });
 
-  it("serves repeated runs from the cache while the data version holds, yet reads the version every time", async () => {
-    const cache = new BarCache();
-    const first = await fetchUniverse(store, plan, { cache });
-    const second = await fetchUniverse(store, plan, { cache });
-    expect(store.requests).toHaveLength(2);
-    expect(store.versionCalls).toBe(2);
-    expect(second[0]!.bars.h1).toBe(first[0]!.bars.h1);
-
-    await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: rampBars("h1", 1, barOpen("h1", NOW), 9999) }] }]);
-    const third = await fetchUniverse(store, plan, { cache });
-    expect(store.requests).toHaveLength(4);
-    expect(Array.from(third[0]!.bars.h1!.close).at(-1)).toBe(9999);
-  });
-
-  it("rejects when the store is gone, even with everything cached", async () => {
-    const cache = new BarCache();
-    await fetchUniverse(store, plan, { cache });
-    await store.close();
-    await expect(fetchUniverse(store, plan, { cache })).rejects.toThrow();
-  });
-
-  it("keeps at most `capacity` reads", async () => {
-    const cache = new BarCache(1);
-    await fetchUniverse(store, plan, { cache });
-    expect(cache.size).toBe(1);
-  });
 });

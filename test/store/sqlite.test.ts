@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
-import { barOpen, rampBars, tempDir } from "./helpers.js";
+import { barOpen, rampBars, tempDir } from "../kit/index.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);
 const H1 = TIMEFRAME_MS.h1;
@@ -37,6 +37,18 @@ describe("SqliteStore", () => {
     store.close();
     store = new SqliteStore(join(dir, "sub", "xql.db"));
     expect(await store.barCount()).toBe(5);
+  });
+
+  it("reads keys made before scopes existed as run keys", async () => {
+    await store.createAccount("acct_old", "free", 1);
+    await store.createKey({ hash: "h_old", prefix: "xql_old", accountId: "acct_old", label: null }, 2);
+    await store.close();
+    const file = join(dir, "sub", "xql.db");
+    const db = new Database(file);
+    db.exec("ALTER TABLE api_keys DROP COLUMN scope; DELETE FROM schema_migrations WHERE version = 5");
+    db.close();
+    store = new SqliteStore(file);
+    expect((await store.findKeyByHash("h_old"))?.scope).toBe("run");
   });
 
   it("refuses a database written by a newer schema", () => {
@@ -162,7 +174,7 @@ describe("SqliteStore", () => {
   it("keeps accounts and keys, finds a key by hash and revokes it once", async () => {
     await store.createAccount("acct_1", "essential", NOW);
     const key = await store.createKey({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", label: "ci" }, NOW);
-    expect(key).toEqual({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", tier: "essential", label: "ci", createdAt: NOW, revokedAt: null });
+    expect(key).toEqual({ hash: "h1", prefix: "xql_AbCd", accountId: "acct_1", tier: "essential", label: "ci", scope: "run", createdAt: NOW, revokedAt: null });
     expect(await store.findKeyByHash("h1")).toEqual(key);
     expect(await store.findKeyByHash("nope")).toBeUndefined();
     await expect(store.createKey({ hash: "h2", prefix: "xql_x", accountId: "acct_missing", label: null }, NOW)).rejects.toThrow(/No account/);

@@ -3,7 +3,7 @@ import { afterAll } from "vitest";
 import { join } from "node:path";
 import { openStore, type Store } from "../../src/store/open.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "../kit/index.js";
 import { storeContract } from "./store-contract.js";
 
 const { dir, cleanup } = tempDir();

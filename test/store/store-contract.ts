@@ -7,15 +7,23 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/open.js";
+import type { DataChange } from "../../src/store/store.js";
 import { fetchUniverse } from "../../src/store/fetch.js";
-import { compile } from "../../src/index.js";
+import { compile, deriveTimeframes } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
+import { engineModel } from "./engine-model.js";
+import { hotTierContract } from "./hot-tier.js";
+import { importBars } from "../../src/ingest/importer.js";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
 
 const H = 3_600_000;
 const DAY = 24 * H;
 
-/** Weeks start Monday 00:00 UTC: 1970-01-05 was a Monday. Written without derive.ts. */
+/** CRYPTO periods: weeks start Monday 00:00 UTC (1970-01-05 was a Monday). Written without src/sessions. */
 function bucket(t: number, tf: Timeframe): number {
   if (tf === "w") {
     const monday = Date.UTC(1970, 0, 5);
@@ -24,32 +32,14 @@ function bucket(t: number, tf: Timeframe): number {
   return Math.floor(t / TIMEFRAME_MS[tf]) * TIMEFRAME_MS[tf];
 }
 
-interface Row { time: number; open: number; high: number; low: number; close: number; volume: number }
-
 function rows(b: Bars): Row[] {
   return Array.from({ length: b.time.length }, (_, i) => ({ time: b.time[i]!, open: b.open[i]!, high: b.high[i]!, low: b.low[i]!, close: b.close[i]!, volume: b.volume[i]! }));
 }
 
-/** The expected coarse bars, by grouping with a Map keyed by period start. */
-function expectedAggregate(fine: Row[], tf: Timeframe): Row[] {
-  const groups = new Map<number, Row[]>();
-  for (const r of fine) {
-    const k = bucket(r.time, tf);
-    const g = groups.get(k);
-    if (g) g.push(r);
-    else groups.set(k, [r]);
-  }
-  return [...groups.keys()].sort((a, b) => a - b).map((k) => {
-    const g = groups.get(k)!.sort((a, b) => a.time - b.time);
-    return {
-      time: k,
-      open: g[0]!.open,
-      high: Math.max(...g.map((r) => r.high)),
-      low: Math.min(...g.map((r) => r.low)),
-      close: g[g.length - 1]!.close,
-      volume: g.reduce((s, r) => s + r.volume, 0),
-    };
-  });
+/** The expected coarse bars of `market` (FOREX on its New York session, through Intl; others UTC). */
+function expectedAggregate(fine: Row[], tf: Timeframe, market = "FOREX"): Row[] {
+  const forex = market === "FOREX" && (tf === "h4" || tf === "d" || tf === "w");
+  return aggregateByKey(fine, (t) => (forex ? forexKey(t, tf) : bucket(t, tf)));
 }
 
 /** Seeded random h1 bars over [from, to) skipping FOREX weekends (Fri 22:00 to Sun 22:00 UTC) and random gaps. */
@@ -215,9 +205,67 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
         expect(Number.isNaN(got[0]!.bars.open[0])).toBe(true);
         // The derived d of DENSE cut at its latest h1 close: the days opened before it, one in progress.
         const daily = await store.latestBars({ market: "X", timeframe: "d", baseTimeframe: "h1", series: ["close"], count: 10 });
-        const expected = expectedAggregate(dense, "d").slice(-11);
+        const expected = expectedAggregate(dense, "d", "X").slice(-11);
         expect(Array.from(daily[0]!.bars.time)).toEqual(expected.map((r) => r.time));
         expect(Array.from(daily[0]!.bars.close)).toEqual(expected.map((r) => r.close));
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("reads only the symbols asked for, cut or not, and none of the others", async () => {
+      const store = await open();
+      try {
+        const h1 = forexH1(21, FROM, TO);
+        await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: ["AUDUSD", "EURUSD", "GBPUSD"].map((symbol) => ({ symbol, bars: toBars(h1) })) },
+        ]);
+        const one = await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 50, symbols: ["EURUSD"] });
+        expect(one.map((s) => s.symbol)).toEqual(["EURUSD"]);
+        expect(Array.from(one[0]!.bars.time)).toEqual(h1.slice(-50).map((r) => r.time));
+        const cut = await store.latestBars({ market: "FOREX", timeframe: "d", baseTimeframe: "h1", series: ["close"], count: 5, symbols: ["GBPUSD", "NOSUCH"] });
+        expect(cut.map((s) => s.symbol)).toEqual(["GBPUSD"]);
+        expect(await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 5, symbols: [] })).toEqual([]);
+        expect((await store.latestBars({ market: "FOREX", timeframe: "h1", baseTimeframe: "h1", series: ["close"], count: 5 })).map((s) => s.symbol)).toEqual([
+          "AUDUSD",
+          "EURUSD",
+          "GBPUSD",
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("fetches the finer bars of a coarse base bar whose close lies far past the data (d base, m1 bars ending 00:30), as the library reads them", async () => {
+      const store = await open();
+      try {
+        // 600 m1 bars ending at 00:29 UTC: the store derives the day in progress, which closes at midnight.
+        const end = Date.UTC(2026, 0, 14, 0, 30);
+        const m1: Row[] = Array.from({ length: 600 }, (_, i) => {
+          const time = end - (600 - i) * 60_000;
+          return { time, open: 100 + i, high: 101 + i, low: 99 + i, close: 100.5 + i, volume: 10 + i };
+        });
+        await store.upsertBars([{ market: "CRYPTO", timeframe: "m1", symbols: [{ symbol: "BTCUSDT", bars: toBars(m1) }] }]);
+        const read = await store.latestBars({ market: "CRYPTO", timeframe: "m1", baseTimeframe: "d", series: ["close"], count: 300 });
+        expect(read.map((s) => s.symbol)).toEqual(["BTCUSDT"]);
+        expect(Array.from(read[0]!.bars.time)).toEqual(m1.slice(-301).map((r) => r.time));
+        // The service's fetch and the library over every bar the store holds agree.
+        for (const text of ["columns = [m1::close]\nm1::close > 0", "columns = [m5::close, close]\nm5::close > 0"]) {
+          const q = compile(`market = "CRYPTO"\ntimeframe = d\n${text}`);
+          const served = q.run(await fetchUniverse(store, q.plan, { warmup: 300 }));
+          const all = Object.fromEntries(
+            await Promise.all(
+              q.plan.sources.map(async ({ timeframe }) => {
+                const [bars] = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+                return [timeframe, bars!.bars] as const;
+              }),
+            ),
+          );
+          const library = q.run([{ symbol: "BTCUSDT", bars: all }]);
+          expect(served.results, text).toEqual(library.results);
+          expect(served.results).toHaveLength(1);
+          expect(served.meta.skipped).toEqual({ shortHistory: 0, noData: 0 });
+        }
       } finally {
         await store.close();
       }
@@ -245,12 +293,19 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
     it("tells watchers of each write: its own at once, another connection's soon after, never the same version twice", async () => {
       const store = await open();
       const other = await another(store);
-      const seen: { version: number; origin: string }[] = [];
+      const seen: DataChange[] = [];
       const stop = store.watch((change) => seen.push(change));
       try {
         const h1 = forexH1(17, FROM, TO).slice(0, 20);
         const own = await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(0, 10)) }] }]);
-        expect(seen).toEqual([{ version: own.version, origin: "local" }]);
+        expect(seen).toMatchObject([{ version: own.version, origin: "local" }]);
+        // A local write says what it touched: the series written and those derived from it.
+        expect(seen[0]!.touched).toEqual(
+          expect.arrayContaining([
+            { market: "FOREX", timeframe: "h1", symbol: "EURUSD", from: h1[0]!.time },
+            { market: "FOREX", timeframe: "w", symbol: "EURUSD", from: expect.any(Number) },
+          ]),
+        );
         const remote = await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(10)) }] }]);
         await eventually(() => seen.length === 2);
         expect(seen[1]).toEqual({ version: remote.version, origin: "remote" });
@@ -268,6 +323,56 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       }
     });
 
+    it("derives exactly what deriveTimeframes gives the library, FOREX across a daylight saving change and CRYPTO", async () => {
+      const store = await open();
+      try {
+        // Broker-time hours around the US autumn change, weekend stubs included.
+        const from = Date.UTC(2025, 9, 20);
+        const to = Date.UTC(2025, 10, 20);
+        const fx = forexH1(23, from, to);
+        const stubs = [Date.UTC(2025, 9, 24, 23), Date.UTC(2025, 10, 2, 20)].map((time) => ({ time, open: 1, high: 1.2, low: 0.9, close: 1.1, volume: 3 }));
+        const withStubs = [...fx, ...stubs].sort((a, b) => a.time - b.time);
+        await store.upsertBars([
+          { market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(withStubs) }] },
+          { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BTCUSDT", bars: toBars(withStubs) }] },
+        ]);
+        for (const market of ["FOREX", "CRYPTO"]) {
+          const symbol = market === "FOREX" ? "EURUSD" : "BTCUSDT";
+          const library = deriveTimeframes({ symbol, bars: { h1: toBars(withStubs) } }, { market });
+          for (const tf of ["h4", "d", "w"] as const) {
+            expect(await read(store, market, tf, symbol), `${market} ${tf}`).toEqual(rows(library.bars[tf]!));
+          }
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("writes nothing when a bad line follows a million good ones", async () => {
+      const store = await open();
+      const file = join(tmpdir(), `xql-million-${process.pid}-${Math.random().toString(36).slice(2)}.csv`);
+      try {
+        await store.upsertBars([{ market: "CRYPTO", timeframe: "m1", symbols: [{ symbol: "KEEP", bars: toBars([{ time: Date.UTC(2021, 0, 4), open: 1, high: 2, low: 0.5, close: 1.5, volume: 1 }]) }] }]);
+        const version = await store.dataVersion();
+        const t0 = Date.UTC(2022, 0, 3);
+        const lines = Array.from({ length: 1_000_000 }, (_, i) => `${t0 + i * 60_000},1.5,2.5,1.25,2,${i % 100}`);
+        lines.push(`${t0 + 1_000_000 * 60_000},1.5,1.0,1.25,2,1`); // high below open
+        writeFileSync(file, `${lines.join("\n")}\n`);
+        await expect(
+          importBars(store, file, { market: "CRYPTO", timeframe: "m1", symbol: "BTCUSDT", columns: ["time", "open", "high", "low", "close", "volume"], timeFormat: "ms" }),
+        ).rejects.toThrow("line 1000001: high 1 is below open, close or low");
+        expect(await store.dataVersion()).toBe(version);
+        expect(await store.barCount()).toBe(1);
+        expect((await store.series()).map((s) => s.symbol)).not.toContain("BTCUSDT");
+      } finally {
+        rmSync(file, { force: true });
+        await store.close();
+      }
+    }, 120_000);
+
+    engineModel(open);
+    hotTierContract(open, another);
+
     it("keys and quota", async () => {
       const store = await open();
       try {
@@ -278,6 +383,28 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
         expect(results.filter((r) => r.admitted)).toHaveLength(4);
         expect(await store.release("acct_c", "2026-01-02", 4)).toEqual({ used: 3, remaining: 1 });
         expect(await store.revokeKey("hc", 3)).toBe(true);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("keys carry a scope: run unless write is asked for, listed and found with it; another scope is refused", async () => {
+      const store = await open();
+      try {
+        await store.createAccount("acct_s", "plus", 1);
+        const run = await store.createKey({ hash: "hr", prefix: "xql_r", accountId: "acct_s", label: null }, 2);
+        const write = await store.createKey({ hash: "hw", prefix: "xql_w", accountId: "acct_s", label: "feed", scope: "write" }, 3);
+        expect(run.scope).toBe("run");
+        expect(write.scope).toBe("write");
+        expect((await store.findKeyByHash("hw"))?.scope).toBe("write");
+        expect((await store.findKeyByHash("hr"))?.scope).toBe("run");
+        expect((await store.listKeys()).map((k) => [k.prefix, k.scope])).toEqual([
+          ["xql_r", "run"],
+          ["xql_w", "write"],
+        ]);
+        await expect(store.createKey({ hash: "hx", prefix: "xql_x", accountId: "acct_s", label: null, scope: "admin" as "run" }, 4)).rejects.toThrow(
+          "Unknown scope 'admin'",
+        );
       } finally {
         await store.close();
       }

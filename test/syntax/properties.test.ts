@@ -5,7 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { validate, explain } from "../../src/api.js";
+import { compile, validate, explain } from "../../src/api.js";
+import { ERROR_CATALOGUE, XqlError } from "../../src/errors.js";
 import { parse } from "../../src/ast/lower.js";
 import type { Condition } from "../../src/ast/nodes.js";
 import { printExpression, printQuery } from "../../src/ast/print.js";
@@ -86,6 +87,20 @@ describe("validate and explain never throw", () => {
       expectErrorShape(text, v);
       // explain fails with exactly the same body
       expect(e).toEqual(v);
+      // compile throws it as an XqlError raised by a catalogue code, of that entry's type, from one of its stages.
+      let error: unknown;
+      try {
+        compile(text);
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error).toBeInstanceOf(XqlError);
+      const { code, stage, body } = error as XqlError;
+      const entry = ERROR_CATALOGUE.find((k) => k.code === code);
+      expect(entry, code).toBeDefined();
+      expect(body).toEqual(v.error);
+      expect(body.type).toBe(entry!.type);
+      expect(entry!.stages).toContain(stage);
     }
   };
 

@@ -1,6 +1,6 @@
 /** The generated TextMate grammar colours a query as the lexer reads it. */
 import { describe, expect, it } from "vitest";
-import { textMateGrammar } from "../../src/syntax/textmate.js";
+import { textMateGrammar } from "../../scripts/gen/textmate.js";
 
 interface Rule {
   name?: string;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_SYNTHETIC_END, syntheticUniverse, type SyntheticOptions } from "../../src/synthetic/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../src/synthetic/symbols.js";
 import { TIMEFRAMES, TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
+import { forexKey, forexTrades } from "../sessions/independent.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -34,14 +35,16 @@ function invariantViolations(b: Bars, tf: Timeframe, market: string, end: number
     if (![o, h, l, c].every((x) => Number.isFinite(x) && x > 0)) bad.push(`${tf}@${t}: non-positive or non-finite price`);
     if (h < Math.max(o, c) || l > Math.min(o, c) || l > h) bad.push(`${tf}@${t}: OHLC out of order ${o} ${h} ${l} ${c}`);
     if (!Number.isSafeInteger(v) || v < 0) bad.push(`${tf}@${t}: volume ${v}`);
-    const aligned = tf === "w" ? weekday(t) === 0 && t % DAY === 0 : t % dur === 0;
+    const session = market === "FOREX" && (tf === "h4" || tf === "d" || tf === "w");
+    const aligned = session ? forexKey(t, tf) === t : tf === "w" ? weekday(t) === 0 && t % DAY === 0 : t % dur === 0;
     if (!aligned) bad.push(`${tf}@${t}: not on a ${tf} boundary`);
-    if (market === "FOREX" && tf !== "w" && weekday(t) >= 5) bad.push(`${tf}@${t}: FOREX bar on a weekend`);
+    if (market === "FOREX" && !forexTrades(t)) bad.push(`${tf}@${t}: FOREX bar between Friday 17:00 and Sunday 17:00 New York`);
     if (i > 0) {
       const step = t - b.time[i - 1]!;
-      // FOREX skips Saturday and Sunday: the bar before a gap must end Saturday 00:00.
-      const weekendJump = market === "FOREX" && tf !== "w" && step === dur + 2 * DAY && weekday(t) === 0;
-      if (step !== dur && !weekendJump) bad.push(`${tf}@${t}: step ${step}`);
+      // FOREX skips its weekend: a longer step only from the last bar before Friday 17:00 New York to Sunday 17:00.
+      const weekendJump = market === "FOREX" && tf !== "w" && !forexTrades(b.time[i - 1]! + dur) && forexTrades(t) && !forexTrades(t - 1);
+      const week = market === "FOREX" && tf === "w" && Math.abs(step - dur) <= HOUR;
+      if (step !== dur && !weekendJump && !week) bad.push(`${tf}@${t}: step ${step}`);
     }
   }
   if (n > 0) {
@@ -49,7 +52,7 @@ function invariantViolations(b: Bars, tf: Timeframe, market: string, end: number
     if (!(last < end)) bad.push(`${tf}: last bar ${last} opens at or after end ${end}`);
     if (market === "CRYPTO" || tf === "w") {
       if (!(last + dur > end - 1)) bad.push(`${tf}: last bar ${last} does not contain end - 1`);
-    } else if (last + dur < end && weekday(end - 1) < 5) {
+    } else if (last + dur < end && forexTrades(end - 1)) {
       bad.push(`${tf}: last bar ${last} ends before end ${end} on a trading day`);
     }
   }
@@ -62,9 +65,12 @@ function invariantViolations(b: Bars, tf: Timeframe, market: string, end: number
  * least contain them: the same close, highs and lows inside its range, no more volume.
  * Returns the mismatches and how many coarse bars were checked exactly.
  */
-function aggregation(coarse: Bars, fine: Bars, coarseTf: Timeframe, fineTf: Timeframe): { bad: string[]; exact: number } {
+function aggregation(coarse: Bars, fine: Bars, coarseTf: Timeframe, fineTf: Timeframe, market: string): { bad: string[]; exact: number } {
   const bad: string[] = [];
   const dur = TIMEFRAME_MS[coarseTf];
+  // FOREX h4, d and w gather the fine bars whose session key is theirs (weeks are 7 days ± 1 hour in UTC).
+  const session = market === "FOREX" && (coarseTf === "h4" || coarseTf === "d" || coarseTf === "w");
+  const inside = (fineTime: number, t: number): boolean => (session ? forexKey(fineTime, coarseTf) === t : fineTime < t + dur);
   let exact = 0;
   const firstFine = fine.time[0];
   if (firstFine === undefined) return { bad, exact };
@@ -79,7 +85,7 @@ function aggregation(coarse: Bars, fine: Bars, coarseTf: Timeframe, fineTf: Time
     let l = Infinity;
     let c = NaN;
     let v = 0;
-    for (; k < fine.time.length && fine.time[k]! < t + dur; k++) {
+    for (; k < fine.time.length && inside(fine.time[k]!, t); k++) {
       if (k === j) o = fine.open[k]!;
       h = Math.max(h, fine.high[k]!);
       l = Math.min(l, fine.low[k]!);
@@ -102,7 +108,7 @@ function aggregation(coarse: Bars, fine: Bars, coarseTf: Timeframe, fineTf: Time
   return { bad, exact };
 }
 
-function allPairs(instrument: Instrument, tfs: readonly Timeframe[]): { bad: string[]; exact: number } {
+function allPairs(instrument: Instrument, tfs: readonly Timeframe[], market = "CRYPTO"): { bad: string[]; exact: number } {
   const sorted = [...tfs].sort((a, b) => TIMEFRAME_MS[a] - TIMEFRAME_MS[b]);
   const bad: string[] = [];
   let exact = 0;
@@ -110,7 +116,7 @@ function allPairs(instrument: Instrument, tfs: readonly Timeframe[]): { bad: str
     for (let c = f + 1; c < sorted.length; c++) {
       const fineTf = sorted[f]!;
       const coarseTf = sorted[c]!;
-      const r = aggregation(bars(instrument, coarseTf), bars(instrument, fineTf), coarseTf, fineTf);
+      const r = aggregation(bars(instrument, coarseTf), bars(instrument, fineTf), coarseTf, fineTf, market);
       bad.push(...r.bad);
       exact += r.exact;
     }
@@ -324,7 +330,7 @@ describe("bars", () => {
         const u = syntheticUniverse({ market, symbols: 6, timeframes: ALL, bars: 300, end, seed: 3 });
         for (const inst of u) {
           for (const tf of ALL) expect(invariantViolations(bars(inst, tf), tf, market, end, 300)).toEqual([]);
-          const { bad, exact } = allPairs(inst, ALL);
+          const { bad, exact } = allPairs(inst, ALL, market);
           expect(bad).toEqual([]);
           expect(exact).toBeGreaterThan(300);
         }
@@ -444,7 +450,7 @@ describe("properties", () => {
           const u = syntheticUniverse({ market, symbols: 2, timeframes, bars: count, seed, end });
           for (const inst of u) {
             for (const tf of timeframes) expect(invariantViolations(bars(inst, tf), tf, market, end, count)).toEqual([]);
-            expect(allPairs(inst, timeframes).bad).toEqual([]);
+            expect(allPairs(inst, timeframes, market).bad).toEqual([]);
           }
         },
       ),

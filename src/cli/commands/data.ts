@@ -1,15 +1,50 @@
-/** `xql data seed|import|status|delete`: fill, inspect and prune the store's bars. */
-import { parseArgs } from "node:util";
-import type { Command } from "../command.js";
-import { UsageError } from "../command.js";
-import { closest } from "../../suggest.js";
-import { CsvImportError, importBars, normalizeMarket, parseTime } from "../../ingest/csv.js";
+/**
+ * `xql data seed|import|status|delete|sync`: fill, inspect, prune and keep current the store's
+ * bars. Every action parses its own option table strictly (`parseCommandLine`) and talks only
+ * through the command's {@link CliIo}, so the tests run it in-process.
+ */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Readable } from "node:stream";
+import type { CliIo, Command, OptionTable } from "../command.js";
+import { CliError, UsageError, fileProblem, optionsHelp, parseCommandLine, pick, positiveInteger } from "../command.js";
+import { closest, unknownTimeframeMessage } from "../../suggest.js";
+import { CsvImportError, normalizeMarket, parseTime } from "../../ingest/csv.js";
+import { importBars } from "../../ingest/importer.js";
 import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "../../ingest/formats.js";
 import { SEED_BARS, seedStore } from "../../synthetic/seed.js";
 import { TIMEFRAMES, isTimeframe } from "../../types.js";
 import { progressBar } from "../progress.js";
 import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
+import { assertNever } from "../../errors.js";
+import { SYNC_HELP, SYNC_OPTIONS, syncAction } from "./data-sync.js";
+
+/** The options only `xql data` takes (`format` means the file format for import, the output for status). */
+const DATA_OPTIONS = {
+  market: { type: "string", value: "M", description: "market name (stored in upper case), e.g. FOREX, CRYPTO" },
+  symbol: { type: "string", value: "S", description: "import: the symbol of every row, for formats without a symbol column; delete: the symbol whose bars go" },
+  tz: { type: "string", value: "ZONE", description: "source time zone: UTC, EST, +02:00, or an IANA name like Europe/Athens" },
+  format: { type: "string", value: "F", description: `import: force a format (${IMPORT_FORMATS.join(" ")}); status: table or json` },
+  columns: { type: "string", value: "C,...", description: "generic CSV columns in order: symbol time open high low close volume, - to skip" },
+  "time-format": { type: "string", value: "iso|s|ms|us", description: "generic CSV times: iso (default; also plain ms), s, ms or us" },
+  bars: { type: "string", value: "N", description: `bars per symbol and timeframe for seed (default ${SEED_BARS})` },
+  from: { type: "string", value: "TIME", description: "delete only bars opening at or after TIME (ms since the epoch or ISO 8601)" },
+} as const satisfies OptionTable;
+
+const data = (...names: (keyof typeof DATA_OPTIONS)[]): OptionTable => Object.fromEntries(names.map((n) => [n, DATA_OPTIONS[n]]));
+
+/** Each action's options (the deploy files are checked against them). */
+export const DATA_ACTION_OPTIONS = {
+  seed: { ...data("bars"), ...pick("db") },
+  import: { ...data("market"), timeframe: SYNC_OPTIONS.timeframe, ...data("symbol", "tz", "format", "columns", "time-format"), ...pick("db") },
+  status: { ...data("format"), ...pick("db") },
+  delete: { ...data("symbol", "from", "market"), timeframe: SYNC_OPTIONS.timeframe, ...pick("db") },
+  sync: SYNC_OPTIONS,
+} as const satisfies Record<string, OptionTable>;
+
+type Action = keyof typeof DATA_ACTION_OPTIONS;
+type Values = Record<string, string | boolean | undefined>;
 
 const help = `Usage:
   xql data seed [--bars N] [--db FILE|URL]
@@ -17,6 +52,8 @@ const help = `Usage:
                   [--format F] [--columns C,...] [--time-format iso|s|ms|us] [--db FILE|URL]
   xql data status [--format table|json] [--db FILE|URL]
   xql data delete --symbol S [--from TIME] [--market M] [--timeframe TF] [--db FILE|URL]
+  xql data sync EXCHANGE (--symbols A/B,C/D | --quote Q [--top N]) [--timeframe TF]
+                [--since DATE|30d] [--follow] [--api-url URL] [--db FILE|URL]
 
 Fill the embedded store with bars. \`xql serve\` and \`xql run\` seed an empty store by
 themselves; these commands refresh or add data.
@@ -47,74 +84,28 @@ themselves; these commands refresh or add data.
   delete   Removes a symbol's bars: all of them, or those opening at or after --from
            (ms since the epoch or ISO 8601), in every market and timeframe unless
            --market or --timeframe narrow it. Prints how many bars went.
-
+${SYNC_HELP}
 A progress bar is drawn on standard error when it is a terminal.
 
-Options:
-  --market M      market name (stored in upper case), e.g. FOREX, CRYPTO
-  --timeframe TF  one of ${TIMEFRAMES.join(" ")} (Binance: from the file name when not given)
-  --symbol S      the symbol of every row, for formats without a symbol column
-  --tz ZONE       source time zone: UTC, EST, +02:00, or an IANA name like Europe/Athens
-  --format F      force a format: ${IMPORT_FORMATS.join(" ")} (status: table or json)
-  --columns C,... generic CSV columns in order: symbol time open high low close volume, - to skip
-  --time-format   generic CSV times: iso (default; also plain ms), s, ms or us
-  --bars N        bars per symbol and timeframe for seed (default ${SEED_BARS})
-  --symbol S      the symbol whose bars delete removes
-  --from TIME     delete only bars opening at or after TIME
-  --db FILE|URL   database file (default: $XQL_DB, else ~/.local/share/xql/xql.db), or a
-                  PostgreSQL URL (default: $XQL_DATABASE_URL, which wins over $XQL_DB)
+${optionsHelp({ ...DATA_OPTIONS, ...SYNC_OPTIONS, ...pick("db") })}
 `;
 
-function positiveInteger(text: string | undefined, name: string, fallback: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer`);
-  return value;
+/** `--timeframe`, checked: an unknown one names the timeframe meant (\`1h\` → \`h1\`). */
+function timeframeOption(text: string | undefined): (typeof TIMEFRAMES)[number] | undefined {
+  if (text === undefined) return undefined;
+  if (!isTimeframe(text)) throw new UsageError(unknownTimeframeMessage(text, TIMEFRAMES));
+  return text;
 }
 
-type Flags = Map<string, string>;
-
-/** The options of each action; parsed strictly (an unknown option is a usage error with a suggestion). */
-const OPTIONS = {
-  seed: ["bars", "db"],
-  import: ["market", "timeframe", "symbol", "tz", "format", "columns", "time-format", "db"],
-  status: ["format", "db"],
-  delete: ["symbol", "from", "market", "timeframe", "db"],
-} as const;
-
-/** Parses `args` with node:util parseArgs in strict mode; an unknown option names the closest known one. */
-export function parseDataArgs(action: keyof typeof OPTIONS, args: readonly string[]): { flags: Flags; positionals: string[] } {
-  const known = OPTIONS[action];
-  const options = Object.fromEntries(known.map((name) => [name, { type: "string" as const }]));
-  let parsed;
+async function seed(values: Values, io: CliIo): Promise<number> {
+  const bars = positiveInteger("data seed", "bars", values.bars as string | undefined) ?? SEED_BARS;
+  const store = await openStore(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
   try {
-    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const unknown = /Unknown option '(?:--)?([^']+)'/.exec(message);
-    if (unknown) {
-      const name = unknown[1]!.replace(/^-+/, "");
-      const suggestion = closest(name, known);
-      throw new UsageError(`Unknown option '--${name}' for data ${action}${suggestion ? `, did you mean '--${suggestion}'?` : ""}`);
-    }
-    const missing = /Option '(?:-\w, )?--([^ ]+) <value>' argument missing/.exec(message);
-    if (missing) throw new UsageError(`Option --${missing[1]} needs a value`);
-    throw new UsageError(message);
-  }
-  const flags: Flags = new Map();
-  for (const [name, value] of Object.entries(parsed.values)) if (typeof value === "string") flags.set(name, value);
-  return { flags, positionals: parsed.positionals };
-}
-
-async function seed(flags: Flags): Promise<number> {
-  const bars = positiveInteger(flags.get("bars"), "bars", SEED_BARS);
-  const store = await openStore(databasePath(flags.get("db")));
-  try {
-    const progress = progressBar("Seeding");
+    const progress = progressBar("Seeding", io.stderr);
     const started = Date.now();
     const written = await seedStore(store, { bars, onProgress: progress.update });
     progress.done();
-    process.stdout.write(
+    io.stdout.write(
       `Seeded ${written.toLocaleString("en-US")} bars (FOREX and CRYPTO, ${TIMEFRAMES.length} timeframes, ${bars} bars each) into ${store.file} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
     return 0;
@@ -123,31 +114,43 @@ async function seed(flags: Flags): Promise<number> {
   }
 }
 
-async function importFile(positionals: string[], flags: Flags): Promise<number> {
+async function importFile(positionals: string[], values: Values, io: CliIo): Promise<number> {
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) throw new UsageError("data import needs exactly one FILE (or - for standard input)");
-  const market = flags.get("market");
+  const market = values.market as string | undefined;
   if (market === undefined) throw new UsageError("data import needs --market M");
-  const format = flags.get("format");
+  const timeframe = timeframeOption(values.timeframe as string | undefined);
+  const format = values.format as string | undefined;
   if (format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(" ")}`);
+    const meant = closest(format, IMPORT_FORMATS);
+    throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(" ")}${meant ? ` (did you mean '${meant}'?)` : ""}`);
   }
-  const timeFormat = flags.get("time-format");
+  const timeFormat = values["time-format"] as string | undefined;
   if (timeFormat !== undefined && !["iso", "s", "ms", "us"].includes(timeFormat)) throw new UsageError("--time-format must be iso, s, ms or us");
-  const columnsText = flags.get("columns");
-  const columns = columnsText?.split(",").map((c) => c.trim());
-  const store = await openStore(databasePath(flags.get("db")));
-  const reading = progressBar("Reading ");
-  const writing = progressBar("Writing ");
+  const columns = (values.columns as string | undefined)?.split(",").map((c) => c.trim());
+  const path = file === "-" ? "-" : resolve(io.cwd, file);
+  const shown = file === "-" ? "standard input" : file;
+  if (path !== "-") {
+    // Checked before the store is opened (or created): "no such file: bars.csv", not "ENOENT: ..., stat '/abs/bars.csv'".
+    try {
+      if ((await stat(path)).isDirectory()) throw Object.assign(new Error("directory"), { code: "EISDIR" });
+    } catch (error) {
+      throw new CliError(fileProblem(file, error));
+    }
+  }
+  const store = await openStore(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
+  const reading = progressBar("Reading ", io.stderr);
+  const writing = progressBar("Writing ", io.stderr);
   try {
-    const result = await importBars(store, file, {
+    const result = await importBars(store, path, {
       market,
-      timeframe: flags.get("timeframe"),
-      symbol: flags.get("symbol"),
-      tz: flags.get("tz"),
+      timeframe,
+      symbol: values.symbol as string | undefined,
+      tz: values.tz as string | undefined,
       format: format as ImportFormat | undefined,
       columns,
       timeFormat: timeFormat as TimeFormat | undefined,
+      stdin: file === "-" ? Readable.from(io.stdin) : undefined,
       onRead: (bytes, size, rows) => reading.update(size > 0 ? bytes : rows, size > 0 ? size : rows, rows),
       onWrite: (done, total) => {
         reading.done();
@@ -155,8 +158,8 @@ async function importFile(positionals: string[], flags: Flags): Promise<number> 
       },
     });
     writing.done();
-    process.stderr.write(`xql data import: read ${file === "-" ? "standard input" : file} as ${result.formatDescription}\n`);
-    process.stdout.write(
+    io.stderr.write(`xql data import: read ${shown} as ${result.formatDescription}\n`);
+    io.stdout.write(
       `Imported ${result.bars.toLocaleString("en-US")} ${result.timeframe} bars of ${result.symbols} symbol${result.symbols === 1 ? "" : "s"} into market ${result.market} (${store.file})\n`,
     );
     return 0;
@@ -164,9 +167,11 @@ async function importFile(positionals: string[], flags: Flags): Promise<number> 
     reading.done();
     writing.done();
     if (error instanceof CsvImportError) {
-      process.stderr.write(`xql data import: ${file === "-" ? "standard input" : file}: ${error.message}; nothing was written\n`);
+      io.stderr.write(`xql data import: ${shown}: ${error.message}; nothing was written\n`);
       return 1;
     }
+    // The file went away or could not be read after the check above.
+    if (typeof (error as { syscall?: unknown }).syscall === "string") throw new CliError(fileProblem(file, error));
     if (error instanceof Error && !(error instanceof UsageError) && /symbol|time zone|timeframe|--columns|column|format|market/i.test(error.message)) {
       throw new UsageError(error.message);
     }
@@ -190,10 +195,10 @@ export interface StatusRow {
   source: "imported" | "derived" | "mixed";
 }
 
-async function status(flags: Flags): Promise<number> {
-  const format = flags.get("format") ?? "table";
+async function status(values: Values, io: CliIo): Promise<number> {
+  const format = (values.format as string | undefined) ?? "table";
   if (format !== "table" && format !== "json") throw new UsageError("--format must be table or json");
-  const store = await openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
   try {
     const series = await store.series();
     const groups = new Map<string, { market: string; timeframe: string; symbols: number; bars: number; first: number; last: number; imported: number; derived: number }>();
@@ -222,16 +227,16 @@ async function status(flags: Flags): Promise<number> {
       }));
     const dataVersion = await store.dataVersion();
     if (format === "json") {
-      process.stdout.write(`${JSON.stringify({ database: store.file, dataVersion, series: rows })}\n`);
+      io.stdout.write(`${JSON.stringify({ database: store.file, dataVersion, series: rows })}\n`);
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write(`${store.file} holds no bars. Run \`xql data seed\` or \`xql data import\`.\n`);
+      io.stdout.write(`${store.file} holds no bars. Run \`xql data seed\` or \`xql data import\`.\n`);
       return 0;
     }
     const minute = (iso: string): string => (iso.includes("T") ? iso.slice(0, 16).replace("T", " ") : `${iso} (ms)`);
-    process.stdout.write(`${store.file} (data version ${dataVersion})\n`);
-    process.stdout.write(
+    io.stdout.write(`${store.file} (data version ${dataVersion})\n`);
+    io.stdout.write(
       renderTable(
         ["market", "timeframe", "symbols", "bars", "first bar (UTC)", "latest bar (UTC)", "source"],
         rows.map((r) => [r.market, r.timeframe, String(r.symbols), r.bars.toLocaleString("en-US"), minute(r.firstTime), minute(r.lastTime), r.source]),
@@ -244,30 +249,26 @@ async function status(flags: Flags): Promise<number> {
   }
 }
 
-async function deleteBars(positionals: string[], flags: Map<string, string>): Promise<number> {
-  if (positionals.length > 0) throw new UsageError(`data delete takes no file (found '${positionals[0]}')`);
-  const symbol = flags.get("symbol");
+async function deleteBars(values: Values, io: CliIo): Promise<number> {
+  const symbol = values.symbol as string | undefined;
   if (symbol === undefined || symbol === "") throw new UsageError("data delete needs --symbol S");
-  const fromText = flags.get("from");
+  const fromText = values.from as string | undefined;
   let from: number | undefined;
   if (fromText !== undefined) {
     const parsed = parseTime(fromText);
     if (typeof parsed === "string") throw new UsageError(`--from: ${parsed}`);
     from = parsed;
   }
-  const timeframe = flags.get("timeframe");
-  if (timeframe !== undefined && !isTimeframe(timeframe)) {
-    throw new UsageError(`Unknown timeframe '${timeframe}': use one of ${TIMEFRAMES.join(" ")}`);
-  }
-  const marketText = flags.get("market");
+  const timeframe = timeframeOption(values.timeframe as string | undefined);
+  const marketText = values.market as string | undefined;
   const market = marketText === undefined ? undefined : normalizeMarket(marketText);
-  const store = await openStore(databasePath(flags.get("db")));
+  const store = await openStore(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
   try {
     const deleted = await store.deleteBars({ symbol, market, timeframe, from });
     const scope = [market && `market ${market}`, timeframe && `timeframe ${timeframe}`, from !== undefined && `from ${fromText}`]
       .filter(Boolean)
       .join(", ");
-    process.stdout.write(
+    io.stdout.write(
       `Deleted ${deleted.toLocaleString("en-US")} bar${deleted === 1 ? "" : "s"} of ${symbol}${scope ? ` (${scope})` : ""} from ${store.file}\n`,
     );
     return 0;
@@ -282,36 +283,35 @@ function isoOrMs(ms: number): string {
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
 }
 
+/** The positional arguments each action takes. */
+const POSITIONALS: Readonly<Record<Action, number>> = { seed: 0, import: 1, status: 0, delete: 0, sync: 1 };
+
 export const dataCommand: Command = {
   name: "data",
-  summary: "Seed, import (CSV, Binance, MetaTrader, HistData), inspect and delete the store's bars",
+  summary: "Seed, import (CSV, Binance, MetaTrader, HistData), sync from an exchange, inspect and delete the store's bars",
   help,
-  async run(args) {
+  async run(args, io) {
     const [action, ...rest] = args;
-    switch (action) {
-      case "seed": {
-        const { flags, positionals } = parseDataArgs("seed", rest);
-        if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'`);
-        return seed(flags);
-      }
-      case "import": {
-        const { flags, positionals } = parseDataArgs("import", rest);
-        return importFile(positionals, flags);
-      }
-      case "status": {
-        const { flags, positionals } = parseDataArgs("status", rest);
-        if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'`);
-        return status(flags);
-      }
-      case "delete": {
-        const { flags, positionals } = parseDataArgs("delete", rest);
-        return deleteBars(positionals, flags);
-      }
-      default: {
-        if (action === undefined) throw new UsageError("data needs an action: seed, import, status or delete");
-        const suggestion = closest(action, Object.keys(OPTIONS));
-        throw new UsageError(`Unknown action '${action}'${suggestion ? `, did you mean '${suggestion}'?` : ""}`);
-      }
+    if (action === undefined) throw new UsageError("xql data needs an action: seed, import, status, delete or sync");
+    if (!Object.hasOwn(DATA_ACTION_OPTIONS, action)) {
+      const meant = closest(action, Object.keys(DATA_ACTION_OPTIONS));
+      throw new UsageError(`xql data: unknown action '${action}'${meant ? `, did you mean '${meant}'?` : ""} Use seed, import, status, delete or sync.`);
+    }
+    const name = action as Action;
+    const { values, positionals } = parseCommandLine(`data ${name}`, rest, DATA_ACTION_OPTIONS[name], POSITIONALS[name]);
+    switch (name) {
+      case "seed":
+        return seed(values, io);
+      case "import":
+        return importFile(positionals, values, io);
+      case "status":
+        return status(values, io);
+      case "delete":
+        return deleteBars(values, io);
+      case "sync":
+        return syncAction(positionals, values, io);
+      default:
+        return assertNever(name, "data action");
     }
   },
 };

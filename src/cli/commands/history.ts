@@ -3,14 +3,11 @@
  * universe): when did the screen match over the last N base bars, and what followed. JSON output
  * is exactly the body of `POST /xql/history`.
  */
-import type { CliIo, Command, Format } from "../command.js";
-import { QUERY_LIMIT_OPTIONS, UsageError, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger as positiveOption, readQueryArg } from "../command.js";
-import { compileOrReport, renderCsv } from "../report.js";
-import type { CompiledQuery } from "../../api.js";
-import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../../store/fetch.js";
-import { syntheticUniverse } from "../../synthetic/synthetic.js";
-import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../../synthetic/symbols.js";
-import { DEFAULT_HISTORY_BARS, DEFAULT_MARKETS, MAX_HISTORY_BARS, type HistoryResult, type Instrument } from "../../types.js";
+import type { Command } from "../command.js";
+import { QUERY_LIMIT_OPTIONS, formatOption, optionsHelp, parseCommandLine, pick, positiveInteger, readQueryArg } from "../command.js";
+import { renderCsv } from "../report.js";
+import { compileWithBars, screenLimits } from "../screen-bars.js";
+import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS, type HistoryResult } from "../../types.js";
 import { formatNumber, renderTable } from "../table.js";
 
 const OPTIONS = { ...pick("bars", "format", "db", "synthetic"), ...QUERY_LIMIT_OPTIONS };
@@ -35,15 +32,6 @@ ${optionsHelp(OPTIONS)}
 Example:
   xql history examples/oversold.xql --bars 300 --format table
 `;
-
-const SYNTHETIC_SYMBOLS: Record<string, number> = { FOREX: FOREX_SYMBOLS.length, CRYPTO: CRYPTO_SYMBOLS.length };
-
-function positiveInteger(text: string | undefined, name: string, fallback: number, max = Infinity): number {
-  if (text === undefined) return fallback;
-  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= max)) throw new UsageError(`--${name} must be an integer from 1${max === Infinity ? " up" : ` to ${max}`}`);
-  return n;
-}
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace("T", " ").replace(/:00\.000Z$/, "");
 
@@ -112,44 +100,13 @@ export const historyCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandLine("history", args, OPTIONS, 1);
     const format = formatOption("history", values.format);
-    const bars = positiveInteger(values.bars, "bars", DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS);
-    const lookbackCeiling = positiveOption("history", "ceiling", values.ceiling);
-    const warmupCeiling = positiveOption("history", "warmup-ceiling", values["warmup-ceiling"]);
-    // The floor of 300 bars per source is cut too when the ceiling is lower.
-    const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
+    const bars = positiveInteger("history", "bars", values.bars, MAX_HISTORY_BARS) ?? DEFAULT_HISTORY_BARS;
+    const limits = screenLimits("history", values);
     const file = positionals[0];
     const query = await readQueryArg(file, io);
-    const limits = { ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }), ...(warmupCeiling === undefined ? {} : { warmupCeiling }) };
-
-    let universe: Instrument[];
-    let compiled: CompiledQuery | undefined;
-    if (values.synthetic) {
-      if (values.db !== undefined) throw new UsageError("xql history: --synthetic uses no database; drop --db");
-      compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits });
-      if (!compiled) return 1;
-      const { plan } = compiled;
-      const count =
-        Math.max(...plan.sources.map((s) => fetchCount(s.minLookback, warmup)), ...compiled.fetch.map((f) => f.bars)) + bars;
-      universe = syntheticUniverse({
-        market: plan.market,
-        symbols: SYNTHETIC_SYMBOLS[plan.market] ?? 0,
-        timeframes: plan.sources.map((s) => s.timeframe),
-        bars: count,
-      });
-    } else {
-      // Loaded only here: --synthetic runs without the database packages (better-sqlite3, pg).
-      const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
-      const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
-      try {
-        compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
-        if (!compiled) return 1;
-        await seedOnFirstUse(store, io.stderr);
-        universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch, extraBaseBars: bars - 1 });
-      } finally {
-        await store.close();
-      }
-    }
-    const result = compiled.history(universe, { bars });
+    const screen = await compileWithBars("history", io, query, file, format, values, limits, bars - 1);
+    if (!screen) return 1;
+    const result = screen.compiled.history(screen.universe, { bars });
     io.stdout.write(format === "json" ? `${JSON.stringify(result)}\n` : format === "csv" ? historyCsv(result) : historyTable(result));
     return 0;
   },

@@ -3,19 +3,19 @@ import type { CliIo, Command } from "../command.js";
 import { UsageError, formatOption, optionsHelp, parseCommandLine, pick } from "../command.js";
 import { hashApiKey, issueApiKey, looksLikeApiKey } from "../../accounts/keys.js";
 import { closest } from "../../suggest.js";
-import { TIERS, TIER_LIMITS, isTier } from "../../accounts/accounts.js";
+import { SCOPES, TIERS, TIER_LIMITS, isScope, isTier } from "../../accounts/accounts.js";
 import { databasePath, openStore } from "../store.js";
 import { renderTable } from "../table.js";
 import { renderCsv } from "../report.js";
 
 const ACTIONS = ["create", "list", "revoke"];
-const CREATE_OPTIONS = pick("tier", "account", "label", "db");
+const CREATE_OPTIONS = pick("tier", "account", "scope", "label", "db");
 const LIST_OPTIONS = pick("format", "db");
 const REVOKE_OPTIONS = pick("db");
 
 const help = `Usage:
-  xql keys create --tier free|essential|plus [--label L] [--db FILE|URL]
-  xql keys create --account ID [--label L] [--db FILE|URL]
+  xql keys create --tier free|essential|plus [--scope run|write] [--label L] [--db FILE|URL]
+  xql keys create --account ID [--scope run|write] [--label L] [--db FILE|URL]
   xql keys list [--format table|json|csv] [--db FILE|URL]
   xql keys revoke KEY [--db FILE|URL]
 
@@ -25,9 +25,10 @@ run quota (free ${TIER_LIMITS.free}, essential ${TIER_LIMITS.essential}, plus ${
   create   Makes a new account of the tier with one key, or (--account) adds a key to an
            existing account, sharing its quota. Prints the account, then the new key alone
            on the last line of standard output. The key is shown only this once: the store
-           keeps only its SHA-256 hash.
-  list     Every key with its prefix (never the whole key), account, tier, label, created
-           and revoked times.
+           keeps only its SHA-256 hash. A key runs screens (--scope run, the default); a
+           --scope write key may also push bars to POST /xql/bars (give one to a feed).
+  list     Every key with its prefix (never the whole key), account, tier, scope, label,
+           created and revoked times.
   revoke   Revokes a key at once; its account's usage stays as it is.
 
 ${optionsHelp({ ...CREATE_OPTIONS, format: { type: "string", value: "table|json|csv", description: "list output: table (default), json or csv" } })}
@@ -39,12 +40,18 @@ async function create(args: readonly string[], io: CliIo): Promise<number> {
   const accountId = values.account;
   if (tier === undefined && accountId === undefined) throw new UsageError("keys create needs --tier (or --account ID)");
   if (tier !== undefined && !isTier(tier)) throw new UsageError(`Unknown tier '${tier}': use one of ${TIERS.join(", ")}`);
+  const scope = values.scope ?? "run";
+  if (!isScope(scope)) {
+    const meant = closest(scope, SCOPES);
+    throw new UsageError(`Unknown scope '${scope}'${meant ? `, did you mean '${meant}'?` : ""}: use ${SCOPES.join(" or ")}`);
+  }
   const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
   try {
     const issued = await issueApiKey(store, {
       tier: tier as (typeof TIERS)[number] | undefined,
       accountId,
       label: values.label ?? null,
+      scope,
       now: Date.now(),
     });
     const { record } = issued;
@@ -52,6 +59,7 @@ async function create(args: readonly string[], io: CliIo): Promise<number> {
       [
         `account: ${record.accountId}${issued.newAccount ? " (new)" : ""}`,
         `tier:    ${record.tier} (${TIER_LIMITS[record.tier]} runs per UTC day)`,
+        `scope:   ${record.scope}${record.scope === "write" ? " (may push bars: POST /xql/bars)" : ""}`,
         ...(record.label ? [`label:   ${record.label}`] : []),
         `db:      ${store.file}`,
         "Your API key (shown only now; keep it secret):",
@@ -77,6 +85,7 @@ async function list(args: readonly string[], io: CliIo): Promise<number> {
         prefix: `${k.prefix}…`,
         account: k.accountId,
         tier: k.tier,
+        scope: k.scope,
         label: k.label,
         created: iso(k.createdAt),
         revoked: iso(k.revokedAt),
@@ -85,8 +94,8 @@ async function list(args: readonly string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (format === "csv") {
-      const header = ["prefix", "account", "tier", "label", "created", "revoked"];
-      io.stdout.write(renderCsv(header, keys.map((k) => [`${k.prefix}…`, k.accountId, k.tier, k.label, iso(k.createdAt), iso(k.revokedAt)])));
+      const header = ["prefix", "account", "tier", "scope", "label", "created", "revoked"];
+      io.stdout.write(renderCsv(header, keys.map((k) => [`${k.prefix}…`, k.accountId, k.tier, k.scope, k.label, iso(k.createdAt), iso(k.revokedAt)])));
       return 0;
     }
     if (keys.length === 0) {
@@ -97,11 +106,12 @@ async function list(args: readonly string[], io: CliIo): Promise<number> {
       `${k.prefix}…`,
       k.accountId,
       k.tier,
+      k.scope,
       k.label ?? "",
       iso(k.createdAt)!.slice(0, 19).replace("T", " "),
       k.revokedAt === null ? "" : iso(k.revokedAt)!.slice(0, 19).replace("T", " "),
     ]);
-    io.stdout.write(renderTable(["key", "account", "tier", "label", "created (UTC)", "revoked (UTC)"], rows));
+    io.stdout.write(renderTable(["key", "account", "tier", "scope", "label", "created (UTC)", "revoked (UTC)"], rows));
     return 0;
   } finally {
     await store.close();

@@ -27,13 +27,92 @@ export const lspCommand: Command = {
     }
     const { createConnection, StreamMessageReader, StreamMessageWriter } = await import("vscode-languageserver/node.js");
     const { startLanguageServer } = await import("../../lsp/server.js");
-    const connection = createConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+    const reader = new StreamMessageReader(process.stdin);
+    const boundary = new MessageBoundary();
+    process.stdin.on("data", (chunk: Buffer) => boundary.add(chunk));
+    // The reader's partial-message timer re-arms itself forever once a message is cut short
+    // (`Content-Length: 100` then 10 bytes and the pipe closed): it kept the process alive.
+    // The end of input is noticed here instead, so the timer is never armed.
+    reader.partialMessageTimeout = 0;
+    const connection = createConnection(reader, new StreamMessageWriter(process.stdout));
+    let shutdown = false;
+    connection.onShutdown(() => {
+      shutdown = true;
+    });
     startLanguageServer(connection);
     connection.listen();
-    // The server runs until the client sends `exit` (or closes the pipe).
+    // The server runs until the client sends `exit` (0 after a `shutdown` request, else 1, as
+    // the protocol says), closes the pipe, or sends what cannot be read (1).
     return new Promise<number>((resolve) => {
-      connection.onExit(() => resolve(0));
-      process.stdin.on("end", () => resolve(0));
+      let done = false;
+      const finish = (code: number, message?: string): void => {
+        if (done) return;
+        done = true;
+        if (message !== undefined) process.stderr.write(`xql lsp: ${message}\n`);
+        process.stdin.destroy();
+        connection.dispose();
+        resolve(code);
+      };
+      connection.onExit(() => finish(shutdown ? 0 : 1));
+      // Malformed headers (no Content-Length, a length that is not a number, no `:`): the
+      // stream cannot be framed again, so the server stops instead of waiting on garbage.
+      reader.onError((error) => finish(1, `unreadable input from the client: ${firstLine(error)}`));
+      // Messages read with the last bytes are still being decoded and handled (asynchronously):
+      // two turns of the event loop let them answer before the connection goes.
+      // A pipe closed between two messages is the client going away (0); closed in the middle of
+      // one, the client broke off (1).
+      const closed = (): void =>
+        void afterTurns(2).then(() =>
+          boundary.midMessage ? finish(1, "standard input closed in the middle of a message") : finish(0),
+        );
+      process.stdin.on("end", closed);
+      process.stdin.on("close", closed);
     });
   },
 };
+
+/**
+ * Where the input stands in the protocol's framing (`Content-Length: n`, a blank line, n bytes):
+ * between two messages or inside one. Only that; the reader does the reading.
+ */
+class MessageBoundary {
+  private header = "";
+  private remaining = 0;
+
+  add(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.remaining > 0) {
+        const taken = Math.min(this.remaining, chunk.length - at);
+        this.remaining -= taken;
+        at += taken;
+        continue;
+      }
+      const end = chunk.indexOf("\r\n\r\n", at);
+      const until = end < 0 ? chunk.length : end + 4;
+      this.header += chunk.toString("latin1", at, until);
+      at = until;
+      if (end < 0) {
+        // A header that never ends is the reader's to refuse; keep only its tail.
+        this.header = this.header.slice(-4096);
+        continue;
+      }
+      const length = /(?:^|\r\n)content-length:\s*(\d+)/i.exec(this.header)?.[1];
+      this.remaining = length === undefined ? 0 : Number(length);
+      this.header = "";
+    }
+  }
+
+  get midMessage(): boolean {
+    return this.header !== "" || this.remaining > 0;
+  }
+}
+
+function afterTurns(turns: number): Promise<void> {
+  return turns === 0 ? Promise.resolve() : new Promise<void>((resolve) => setImmediate(resolve)).then(() => afterTurns(turns - 1));
+}
+
+/** The first line of an error's message (vscode-jsonrpc appends the headers it saw). */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+}

@@ -62,7 +62,9 @@ export const mcpCommand: Command = {
       io.stderr.write(`xql mcp: ${reason}; check ${variable} in the "env" of this server in your MCP client's configuration\n`);
       return 1;
     }
-    await serveStdio(client);
-    return 0;
+    const { failure } = await serveStdio(client);
+    if (failure === undefined) return 0;
+    io.stderr.write(`xql mcp: stopped: ${failure} (a JSON-RPC message is at most 10 MiB on one line)\n`);
+    return 1;
   },
 };

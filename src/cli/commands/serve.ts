@@ -27,14 +27,16 @@ function playgroundDir(): string | undefined {
   return undefined;
 }
 
-const OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("quiet") };
+/** The options of `xql serve` (the deploy files are checked against them). */
+export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet") };
 
 const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--db FILE|postgres://…] [--redis redis://…]
-                 [--ceiling N] [--warmup-ceiling N] [--quiet]
+                 [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history
   GET /usage          GET /xql/bars      GET /health    GET /openapi.json
+  POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
@@ -42,14 +44,14 @@ Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 Logs are JSON lines on standard output (never a key). SIGTERM or SIGINT stops taking new
 requests, lets running ones finish, closes the database and exits 0.
 
-${optionsHelp(OPTIONS)}
+${optionsHelp(SERVE_OPTIONS)}
 
 The database is shared by several replicas when it is a PostgreSQL URL; see docs/deployment.md.
 
 Limits (environment; see docs/deployment.md, "Limits and guards"):
   XQL_COST_BUDGET          largest static cost of a query (default 100000)
-  XQL_MAX_RUNS_IN_FLIGHT   runs one account evaluates at once (default 4)
-  XQL_MAX_RUNS_QUEUED      runs one account may have waiting (default 100; beyond: 429)
+  XQL_MAX_RUNS_IN_FLIGHT   requests one account has in work, on every authenticated route (default 4)
+  XQL_MAX_RUNS_QUEUED      requests one account may have waiting (default 100; beyond: 429)
   XQL_HEADERS_TIMEOUT_MS   time to send the request headers (default 10000)
   XQL_REQUEST_TIMEOUT_MS   time to send the whole request (default 30000)
 `;
@@ -93,13 +95,16 @@ export const serveCommand: Command = {
   summary: "Start the HTTP service on the embedded store (seeded on first start)",
   help,
   async run(args, io) {
-    const { values } = parseCommandLine("serve", args, OPTIONS);
+    const { values } = parseCommandLine("serve", args, SERVE_OPTIONS);
     const portText = values.port ?? String(DEFAULT_PORT);
     const port = Number(portText);
     if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`xql serve: --port must be an integer from 0 to 65535, got '${portText}'`);
     const host = values.host ?? DEFAULT_HOST;
     const lookbackCeiling = positiveInteger("serve", "ceiling", values.ceiling);
     const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
+    const cacheText = values["cache-mb"] ?? "512";
+    if (!/^\d+$/.test(cacheText)) throw new UsageError(`xql serve: --cache-mb must be a whole number of MiB, got '${cacheText}'`);
+    const cacheMb = Number(cacheText);
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
@@ -122,6 +127,7 @@ export const serveCommand: Command = {
       keys,
       quota,
       warmup,
+      ...(cacheMb === 0 ? { cache: false as const } : { cacheMb }),
       markets: await marketsOf(store),
       ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
       ...(warmupCeiling === undefined ? {} : { warmupCeiling }),

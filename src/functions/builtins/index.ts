@@ -1,8 +1,7 @@
 /**
  * The list of built-in modules the registry is built from, in documentation order.
- * Adding a built-in: one module file here plus its test file beside the others in
- * `test/functions/builtins/`, and one line in this list (docs/architecture.md, "Adding a
- * built-in").
+ * `npm run gen` keeps it in step with the module files here (docs/architecture.md, "Adding a
+ * built-in"): a new module is added at the end; move its line to regroup it by hand.
  */
 import type { FunctionModule } from "../module.js";
 import { sma } from "./sma.js";

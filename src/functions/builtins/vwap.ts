@@ -1,18 +1,18 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { periodRange, sessionOf } from "../../sessions/periods.js";
 import { typicalPrice } from "../shared/flat.js";
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
-/** 1970-01-01 was a Thursday: weeks counted from the epoch start on Monday 1970-01-05. */
-const MONDAY_MS = 4 * DAY_MS;
 
 /**
  * Session VWAP (TradingView's VWAP with the session anchor, week anchor on daily bars):
  * Σ(hlc3·volume)/Σvolume over the bars of the current session, the current bar included.
- * The session is the UTC day of the bar's open time on intraday timeframes, the week from
- * Monday 00:00 UTC on `d`; on `w` (and anything coarser) a session is one bar, so the value is
- * the bar's own hlc3. A session whose volume so far is 0 (forex feeds without volume) has no
- * VWAP: NaN. Inputs are the implicit [high, low, close, volume, time].
+ * The session is the market's day (`src/sessions/periods.ts`: the UTC day for CRYPTO, the FOREX
+ * day closing at 17:00 New York, weekend stubs in Monday's) on intraday timeframes, and its week
+ * on `d`; on `w` (and anything coarser) a session is one bar, so the value is the bar's own hlc3.
+ * A session whose volume so far is 0 (forex feeds without volume) has no VWAP: NaN. Inputs are
+ * the implicit [high, low, close, volume, time].
  *
  * The kernel walks back from `from` to the first bar of its session and sums forward, so a
  * call for the latest bar costs one session. A NaN inside a session makes the rest of that
@@ -37,27 +37,39 @@ const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
     return;
   }
   if (from >= to) return;
-  const length = tf >= DAY_MS ? WEEK_MS : DAY_MS;
-  const offset = tf >= DAY_MS ? MONDAY_MS : 0;
-  const sessionOf = (t: number): number => Math.floor((t - offset) / length);
+  const anchor = tf >= DAY_MS ? "w" : "d";
+  const session = sessionOf(ctx.market);
+  // The session of the bar last looked at: most bars fall in it, so a period is computed once per session.
+  let lo = Number.NaN;
+  let hi = Number.NaN;
+  let current = Number.NaN;
+  const sessionOfTime = (t: number): number => {
+    if (t >= lo && t < hi) return current;
+    if (t !== t) return Number.NaN;
+    const range = periodRange(t, anchor, session);
+    lo = range.from;
+    hi = range.to;
+    current = range.start;
+    return current;
+  };
 
   let start = from;
-  const first = sessionOf(time[from]!);
-  while (start > 0 && sessionOf(time[start - 1]!) === first) start--;
+  const first = sessionOfTime(time[from]!);
+  while (start > 0 && sessionOfTime(time[start - 1]!) === first) start--;
 
-  let session = first;
+  let sessionStart = first;
   let priceVolume = 0;
   let totalVolume = 0;
   // The session's one typical price while it has had only one; NaN once two differ.
   let flatPrice = NaN;
   for (let i = start; i < to; i++) {
-    const s = sessionOf(time[i]!);
+    const s = sessionOfTime(time[i]!);
     const tp = typicalPrice(high[i]!, low[i]!, close[i]!);
     if (s !== s) {
       // A bar without a time stamp cannot be placed; it spoils the session it interrupts.
       priceVolume = NaN;
-    } else if (s !== session || i === start) {
-      session = s;
+    } else if (s !== sessionStart || i === start) {
+      sessionStart = s;
       priceVolume = 0;
       totalVolume = 0;
       flatPrice = tp;
@@ -78,11 +90,13 @@ export const vwap: FunctionModule = {
   extraLookback: () => 0,
   lookbackDoc: "1",
   recursive: true,
-  // One session's worth of bars beyond the current one, so the fetch reaches the session start.
+  // One session's worth of bars beyond the current one, so the fetch reaches the session start (a
+  // FOREX Monday that gathers weekend stubs holds a few bars more: those stubs are the only bars
+  // a fetch of at least 300 bars per source can miss, on m1 and m5).
   warmup: (_consts, timeframeMs) =>
     timeframeMs >= WEEK_MS ? 0 : Math.ceil((timeframeMs >= DAY_MS ? WEEK_MS : DAY_MS) / timeframeMs) - 1,
   kernel,
-  doc: "Session VWAP: Σ(hlc3·volume)/Σvolume since the first bar of the current UTC day (intraday), of the current week from Monday 00:00 UTC (d); the bar's own hlc3 on w. Undefined while the session's volume is 0.",
+  doc: "Session VWAP: Σ(hlc3·volume)/Σvolume since the first bar of the market's current day (intraday: the UTC day for CRYPTO, the FOREX day closing at 17:00 New York), of its current week (d); the bar's own hlc3 on w. Undefined while the session's volume is 0.",
   example: "close > vwap",
   reference: "TradingView VWAP (session anchor; week anchor on d)",
   phrases: [
@@ -91,7 +105,7 @@ export const vwap: FunctionModule = {
       phrase: "price above VWAP",
       query: "close > vwap",
       aliases: ["above vwap"],
-      notes: "The close is above the session VWAP (since 00:00 UTC intraday, since Monday on daily bars). Undefined where the feed has no volume.",
+      notes: "The close is above the session VWAP (since the day's open intraday: 00:00 UTC for CRYPTO, 17:00 New York for FOREX; since the week's open on daily bars). Undefined where the feed has no volume.",
     },
     {
       category: "Volume",

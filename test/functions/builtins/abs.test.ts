@@ -4,19 +4,18 @@
  * module run in test/functions/contract.test.ts, test/functions/lookback.test.ts and test/eval/.
  */
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, floorOf, run } from "../series.js";
+import { BARS, MODULE, evaluate } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
-  const floor = floorOf(bars);
 
   it("abs, min and max are elementwise and propagate NaN", () => {
-    const diff = run(kernels.change, [close], [1]);
-    const absDiff = run(kernels.abs, [diff], []);
-    const lo = run(kernels.min, [bars.open, close], []);
-    const hi = run(kernels.max, [bars.open, diff], []);
+    const diff = evaluate(MODULE.change, [close], [1]);
+    const absDiff = evaluate(MODULE.abs, [diff], []);
+    const lo = evaluate(MODULE.min, [bars.open, close], []);
+    const hi = evaluate(MODULE.max, [bars.open, diff], []);
     for (let i = 0; i < N; i++) {
       expect(absDiff[i]).toBe(Math.abs(diff[i]!));
       expect(lo[i]).toBe(Math.min(bars.open[i]!, close[i]!));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ad } from "../../../src/functions/builtins/ad.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "../../kit/index.js";
 
 describe("ad", () => {
   it("accumulates volume·((close − low) − (high − close))/(high − low), bars without range adding 0 (TA-Lib AD)", () => {
@@ -14,7 +14,7 @@ describe("ad", () => {
         if (h > l) total += (((c - l) - (h - c)) / (h - l)) * bars.volume[i]!;
         expected[i] = total;
       }
-      expectClose(evaluate(ad, inputsOf(ad, bars), []), expected, "ad", 1e-12, 1);
+      expectClose(evaluate(ad, inputsOf(ad, bars), []), expected, { rel: 1e-12, floor: 1 }, "ad");
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { adosc } from "../../../src/functions/builtins/adosc.js";
 import { ad } from "../../../src/functions/builtins/ad.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, type Columns } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, type Columns } from "../../kit/index.js";
 
 /** TA-Lib's ADOSC written out: both EMAs start at the first A/D value; reported from bar max − 1. */
 function chaikin(c: Columns, fast: number, slow: number): Float64Array {
@@ -26,7 +26,7 @@ describe("adosc", () => {
       for (const [f, s] of [[3, 10], [10, 3], [1, 1], [5, 5]] as const) {
         // The oscillator is a small difference of two large running totals: compare at the A/D scale.
         const scale = Math.max(...evaluate(ad, inputsOf(ad, bars), []).map(Math.abs));
-        expectClose(evaluate(adosc, inputsOf(adosc, bars), [f, s]), chaikin(bars, f, s), `adosc(${f}, ${s})`, 1e-12, scale);
+        expectClose(evaluate(adosc, inputsOf(adosc, bars), [f, s]), chaikin(bars, f, s), { rel: 1e-12, floor: scale }, `adosc(${f}, ${s})`);
       }
   });
 

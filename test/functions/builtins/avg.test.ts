@@ -2,18 +2,18 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../../src/api.js";
 import { FUNCTIONS } from "../../../src/functions/registry.js";
-import { FIXTURES, KERNELS as kernels, f64, list, run } from "../series.js";
+import { BARS, MODULE, evaluate } from "../../kit/index.js";
 
 describe("avg", () => {
   it("is sma's kernel: identical values on every fixture", () => {
-    for (const bars of FIXTURES) {
-      for (const n of [1, 5, 20]) expect(list(run(kernels.avg, [bars.close], [n]))).toEqual(list(run(kernels.sma, [bars.close], [n])));
+    for (const bars of BARS) {
+      for (const n of [1, 5, 20]) expect(Array.from(evaluate(MODULE.avg, [bars.close], [n]))).toEqual(Array.from(evaluate(MODULE.sma, [bars.close], [n])));
     }
     expect(FUNCTIONS.get("avg")!.kernel).toBe(FUNCTIONS.get("sma")!.kernel);
   });
 
   it("worked example: [2, 4, 9, 1] over 2 bars", () => {
-    expect(list(run(kernels.avg, [f64([2, 4, 9, 1])], [2]))).toEqual([NaN, 3, 6.5, 5]);
+    expect(Array.from(evaluate(MODULE.avg, [Float64Array.from([2, 4, 9, 1])], [2]))).toEqual([NaN, 3, 6.5, 5]);
   });
 
   it("requires its source: avg(20) is an arity error", () => {

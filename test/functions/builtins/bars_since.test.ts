@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bars_since } from "../../../src/functions/builtins/bars_since.js";
-import { checkContract, evaluate, prngBools } from "./kit.js";
+import { checkContract, evaluate, randomBooleans } from "../../kit/index.js";
 
 const of = (xs: readonly number[]) => Float64Array.from(xs);
 
@@ -24,7 +24,7 @@ describe("bars_since", () => {
 
   it("agrees with a direct backward scan at every bar and keeps the kernel contract", () => {
     for (const seed of [4, 5, 6]) {
-      const cond = prngBools(seed, 300, 0.1);
+      const cond = randomBooleans(seed, 300, 0.1);
       for (const n of [1, 5, 20]) {
         const ours = evaluate(bars_since, [cond], [n]);
         for (let i = n - 1; i < cond.length; i++) {

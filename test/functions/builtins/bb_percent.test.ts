@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bb_percent } from "../../../src/functions/builtins/bb_percent.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMean, windowSigma } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMean, windowSigma } from "../../kit/index.js";
 
 describe("bb_percent", () => {
   it("is (src − lower)/(upper − lower) for the bands sma ± k·σ at every bar (Bollinger %b as TradingView plots it)", () => {
@@ -11,7 +11,7 @@ describe("bb_percent", () => {
           const s = windowSigma(bars.close, i, n);
           return s === 0 ? NaN : (bars.close[i]! - (m - k * s)) / (2 * k * s);
         });
-        expectClose(evaluate(bb_percent, inputsOf(bb_percent, bars), [n, k]), expected, `bb_percent(${n}, ${k})`, 1e-9, 1);
+        expectClose(evaluate(bb_percent, inputsOf(bb_percent, bars), [n, k]), expected, { rel: 1e-9, floor: 1 }, `bb_percent(${n}, ${k})`);
       }
   });
 

@@ -4,12 +4,12 @@
  * module run in test/functions/contract.test.ts, test/functions/lookback.test.ts and test/eval/.
  */
 import { BollingerBands } from "technicalindicators";
-import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, alignEnd, expectAgreement, floorOf, run, values } from "../series.js";
+import { describe, it } from "vitest";
+import { BARS, MODULE, alignEnd, evaluate, expectClose, floorOf } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
   const floor = floorOf(bars);
 
@@ -19,8 +19,8 @@ describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
     [50, 2.5],
     [5, 0.5],
   ])("bb_upper/bb_lower(close, %i, %d) = BollingerBands", (n, k) => {
-    const ref = BollingerBands.calculate({ period: n, stdDev: k, values: values(close) });
-    expectAgreement(run(kernels.bb_upper, [close], [n, k]), alignEnd(ref.map((b) => b.upper), N), floor);
-    expectAgreement(run(kernels.bb_lower, [close], [n, k]), alignEnd(ref.map((b) => b.lower), N), floor);
+    const ref = BollingerBands.calculate({ period: n, stdDev: k, values: Array.from(close) });
+    expectClose(evaluate(MODULE.bb_upper, [close], [n, k]), alignEnd(ref.map((b) => b.upper), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
+    expectClose(evaluate(MODULE.bb_lower, [close], [n, k]), alignEnd(ref.map((b) => b.lower), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { bb_width } from "../../../src/functions/builtins/bb_width.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMean, windowSigma } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMean, windowSigma } from "../../kit/index.js";
 
 describe("bb_width", () => {
   it("is (upper − lower)/sma = 2k·σ/sma over n at every bar (TradingView ta.bbw, as a ratio)", () => {
     for (const bars of [...BARS, ...PLAIN])
       for (const [n, k] of [[2, 2], [20, 2], [10, 1.5]] as const) {
         const expected = series(bars.close.length, n - 1, (i) => (2 * k * windowSigma(bars.close, i, n)) / windowMean(bars.close, i, n));
-        expectClose(evaluate(bb_width, inputsOf(bb_width, bars), [n, k]), expected, `bb_width(${n}, ${k})`, 1e-9, 1e-12);
+        expectClose(evaluate(bb_width, inputsOf(bb_width, bars), [n, k]), expected, { rel: 1e-9, floor: 1e-12 }, `bb_width(${n}, ${k})`);
       }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cci } from "../../../src/functions/builtins/cci.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, series, windowMean } from "./kit.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, series, windowMean } from "../../kit/index.js";
 
 describe("cci", () => {
   it("is (tp − mean tp)/(0.015 · mean |tp − mean tp|) over n bars at every bar", () => {
@@ -19,7 +19,7 @@ describe("cci", () => {
           return flat ? NaN : (tp[i]! - mean) / ((0.015 * dev) / n);
         });
         // Near zero the numerator is a difference of nearly equal prices: 1e-9 absolute there.
-        expectClose(evaluate(cci, inputsOf(cci, bars), [n]), expected, `cci(${n})`, 1e-9, 1);
+        expectClose(evaluate(cci, inputsOf(cci, bars), [n]), expected, { rel: 1e-9, floor: 1 }, `cci(${n})`);
       }
   });
 

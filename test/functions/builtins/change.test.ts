@@ -5,21 +5,21 @@
  */
 import { ROC } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, disagreements, expectAgreement, floorOf, run, values } from "../series.js";
+import { BARS, LENGTHS, MODULE, alignEnd, disagreements, evaluate, expectClose, floorOf } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
   const floor = floorOf(bars);
 
   it.each(LENGTHS)("change(close, %i) = close − close[n], and equals roc · close[n] / 100", (n) => {
-    const ours = run(kernels.change, [close], [n]);
+    const ours = evaluate(MODULE.change, [close], [n]);
     const expected = close.map((c, i) => (i < n ? NaN : c - close[i - n]!));
-    expectAgreement(ours, expected, floor);
-    const roc = alignEnd(ROC.calculate({ period: n, values: values(close) }), N);
+    expectClose(ours, expected, { rel: 1e-9, floor: floor }, "against technicalindicators");
+    const roc = alignEnd(ROC.calculate({ period: n, values: Array.from(close) }), N);
     const viaRoc = roc.map((r, i) => (r * close[i - n]!) / 100);
-    const { bad } = disagreements(ours, viaRoc, 1e-9, floor);
+    const { bad } = disagreements(ours, viaRoc, { rel: 1e-9, floor: floor });
     expect(bad).toEqual([]);
   });
 });

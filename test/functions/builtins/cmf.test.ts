@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cmf } from "../../../src/functions/builtins/cmf.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series } from "../../kit/index.js";
 
 describe("cmf", () => {
   it("is Σ money-flow volume / Σ volume over n, high = low adding no flow (TradingView CMF's script)", () => {
@@ -18,7 +18,7 @@ describe("cmf", () => {
           }
           return vol === 0 ? NaN : flow / vol;
         });
-        expectClose(evaluate(cmf, inputsOf(cmf, bars), [n]), expected, `cmf(${n})`, 1e-12, 1);
+        expectClose(evaluate(cmf, inputsOf(cmf, bars), [n]), expected, { rel: 1e-12, floor: 1 }, `cmf(${n})`);
       }
   });
 

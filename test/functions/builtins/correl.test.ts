@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { correl } from "../../../src/functions/builtins/correl.js";
-import { BARS, PLAIN, checkContract, columns, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMax, windowMin } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMax, windowMin } from "../../kit/index.js";
 
 /** Pearson's r of two windows in exact rationals (BigInt after scaling by powers of two), rounded once. */
 function pearsonExact(a: ArrayLike<number>, b: ArrayLike<number>, i: number, n: number): number {
@@ -27,7 +27,7 @@ describe("correl", () => {
     for (const bars of [...BARS, ...PLAIN])
       for (const n of [2, 3, 20]) {
         const expected = series(bars.close.length, n - 1, (i) => pearsonExact(bars.high, bars.volume, i, n));
-        expectClose(evaluate(correl, [bars.high, bars.volume], [n]), expected, `correl(high, volume, ${n})`, 1e-9, 1e-3);
+        expectClose(evaluate(correl, [bars.high, bars.volume], [n]), expected, { rel: 1e-9, floor: 1e-3 }, `correl(high, volume, ${n})`);
       }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { count } from "../../../src/functions/builtins/count.js";
-import { PLAIN, checkContract, evaluate, prngBools } from "./kit.js";
+import { PLAIN, checkContract, evaluate, randomBooleans } from "../../kit/index.js";
 
 const of = (xs: readonly number[]) => Float64Array.from(xs);
 
@@ -19,7 +19,7 @@ describe("count", () => {
 
   it("agrees with a direct count at every bar and keeps the kernel contract", () => {
     for (const seed of [1, 2, 3]) {
-      const cond = prngBools(seed, 300, 0.3);
+      const cond = randomBooleans(seed, 300, 0.3);
       for (const n of [1, 5, 10, 50]) {
         const ours = evaluate(count, [cond], [n]);
         for (let i = n - 1; i < cond.length; i++) {

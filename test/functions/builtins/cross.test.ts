@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { cross } from "../../../src/functions/builtins/cross.js";
 import { crossover } from "../../../src/functions/builtins/crossover.js";
 import { crossunder } from "../../../src/functions/builtins/crossunder.js";
-import { run } from "../series.js";
-import { BARS, PLAIN, checkContract, evaluate } from "./kit.js";
+import { BARS, PLAIN, checkContract, evaluate } from "../../kit/index.js";
 
 const of = (xs: readonly number[]) => Float64Array.from(xs);
 
@@ -19,8 +18,8 @@ describe("cross", () => {
   it("is crossover or crossunder at every bar", () => {
     for (const bars of [...BARS, ...PLAIN]) {
       const ours = evaluate(cross, [bars.close, bars.open], []);
-      const up = run(crossover.kernel, [bars.close, bars.open], []);
-      const down = run(crossunder.kernel, [bars.close, bars.open], []);
+      const up = evaluate(crossover, [bars.close, bars.open], []);
+      const down = evaluate(crossunder, [bars.close, bars.open], []);
       expect(Array.from(ours)).toEqual(Array.from(up, (u, i) => (u || down[i] ? 1 : 0)));
     }
   });

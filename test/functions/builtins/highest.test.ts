@@ -5,33 +5,24 @@
  */
 import { Highest, Lowest } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, expectAgreement, f64, floorOf, list, run, values } from "../series.js";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, floorOf } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
-  const close = bars.close;
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const floor = floorOf(bars);
 
   it.each(LENGTHS)("highest(high, %i) = Highest, lowest(low, %i) = Lowest", (n) => {
-    expectAgreement(
-      run(kernels.highest, [bars.high], [n]),
-      alignEnd(Highest.calculate({ period: n, values: values(bars.high) }), N),
-      floor,
-    );
-    expectAgreement(
-      run(kernels.lowest, [bars.low], [n]),
-      alignEnd(Lowest.calculate({ period: n, values: values(bars.low) }), N),
-      floor,
-    );
+    expectClose(evaluate(MODULE.highest, [bars.high], [n]), alignEnd(Highest.calculate({ period: n, values: Array.from(bars.high) }), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
+    expectClose(evaluate(MODULE.lowest, [bars.low], [n]), alignEnd(Lowest.calculate({ period: n, values: Array.from(bars.low) }), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
   });
 });
 
 describe("worked examples", () => {
   it("highest and lowest include the current bar", () => {
-    const xs = f64([3, 1, 4, 1, 5, 9, 2, 6]);
-    expect(list(run(kernels.highest, [xs], [3]))).toEqual([NaN, NaN, 4, 4, 5, 9, 9, 9]);
-    expect(list(run(kernels.lowest, [xs], [3]))).toEqual([NaN, NaN, 1, 1, 1, 1, 2, 2]);
-    expect(list(run(kernels.highest, [xs], [1]))).toEqual(list(xs));
+    const xs = Float64Array.from([3, 1, 4, 1, 5, 9, 2, 6]);
+    expect(Array.from(evaluate(MODULE.highest, [xs], [3]))).toEqual([NaN, NaN, 4, 4, 5, 9, 9, 9]);
+    expect(Array.from(evaluate(MODULE.lowest, [xs], [3]))).toEqual([NaN, NaN, 1, 1, 1, 1, 2, 2]);
+    expect(Array.from(evaluate(MODULE.highest, [xs], [1]))).toEqual(Array.from(xs));
   });
 });

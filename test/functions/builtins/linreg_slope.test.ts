@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { linreg_slope } from "../../../src/functions/builtins/linreg_slope.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, leastSquaresExact, series } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, leastSquaresExact, series } from "../../kit/index.js";
 
 describe("linreg_slope", () => {
   it("is the least-squares line's slope per bar (TA-Lib LINEARREG_SLOPE), against exact arithmetic", () => {
@@ -9,7 +9,7 @@ describe("linreg_slope", () => {
         const expected = series(bars.close.length, n - 1, (i) => leastSquaresExact(bars.close, i, n).slope);
         // A slope near 0 is a difference of nearly equal prices: compare relative to the price level.
         const level = bars.close.reduce((a, b) => a + b, 0) / bars.close.length;
-        expectClose(evaluate(linreg_slope, inputsOf(linreg_slope, bars), [n]), expected, `linreg_slope(${n})`, 1e-11, level * 1e-3);
+        expectClose(evaluate(linreg_slope, inputsOf(linreg_slope, bars), [n]), expected, { rel: 1e-11, floor: level * 1e-3 }, `linreg_slope(${n})`);
       }
   });
 

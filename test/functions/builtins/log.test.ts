@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { log } from "../../../src/functions/builtins/log.js";
-import { PLAIN, checkContract, evaluate } from "./kit.js";
+import { PLAIN, checkContract, evaluate } from "../../kit/index.js";
 
 describe("log", () => {
   it("is the natural logarithm, undefined for x <= 0 and for undefined x", () => {

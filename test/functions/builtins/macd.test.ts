@@ -5,11 +5,11 @@
  */
 import { MACD } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, alignEnd, expectAgreement, firstDefined, floorOf, run, values } from "../series.js";
+import { BARS, MODULE, alignEnd, evaluate, expectClose, firstDefined, floorOf } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
   const floor = floorOf(bars);
 
@@ -20,36 +20,28 @@ describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
     [8, 17, 1],
   ])("macd/macd_signal/macd_hist(close, %i, %i, %i) = MACD with EMA oscillator and EMA signal", (fast, slow, signal) => {
     const ref = MACD.calculate({
-      values: values(close),
+      values: Array.from(close),
       fastPeriod: fast,
       slowPeriod: slow,
       signalPeriod: signal,
       SimpleMAOscillator: false,
       SimpleMASignal: false,
     });
-    expectAgreement(run(kernels.macd, [close], [fast, slow]), alignEnd(ref.map((m) => m.MACD), N), floor);
-    expectAgreement(
-      run(kernels.macd_signal, [close], [fast, slow, signal]),
-      alignEnd(ref.map((m) => m.signal), N),
-      floor,
-    );
-    expectAgreement(
-      run(kernels.macd_hist, [close], [fast, slow, signal]),
-      alignEnd(ref.map((m) => m.histogram), N),
-      floor,
-    );
+    expectClose(evaluate(MODULE.macd, [close], [fast, slow]), alignEnd(ref.map((m) => m.MACD), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
+    expectClose(evaluate(MODULE.macd_signal, [close], [fast, slow, signal]), alignEnd(ref.map((m) => m.signal), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
+    expectClose(evaluate(MODULE.macd_hist, [close], [fast, slow, signal]), alignEnd(ref.map((m) => m.histogram), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
   });
 });
 
 describe("worked examples", () => {
   it("macd is ema(fast) − ema(slow), signal is the ema of the line, hist their difference, bit for bit", () => {
-    for (const { close } of FIXTURES) {
-      const line = run(kernels.macd, [close], [12, 26]);
-      const signal = run(kernels.macd_signal, [close], [12, 26, 9]);
-      const hist = run(kernels.macd_hist, [close], [12, 26, 9]);
-      const fast = run(kernels.ema, [close], [12]);
-      const slow = run(kernels.ema, [close], [26]);
-      const signalOfLine = run(kernels.ema, [line], [9]);
+    for (const { close } of BARS) {
+      const line = evaluate(MODULE.macd, [close], [12, 26]);
+      const signal = evaluate(MODULE.macd_signal, [close], [12, 26, 9]);
+      const hist = evaluate(MODULE.macd_hist, [close], [12, 26, 9]);
+      const fast = evaluate(MODULE.ema, [close], [12]);
+      const slow = evaluate(MODULE.ema, [close], [26]);
+      const signalOfLine = evaluate(MODULE.ema, [line], [9]);
       expect(firstDefined(line)).toBe(25);
       expect(firstDefined(signal)).toBe(33);
       for (let i = 0; i < close.length; i++) {
@@ -63,11 +55,11 @@ describe("worked examples", () => {
 
 describe("macd after a NaN bar", () => {
   it("stays undefined from the hole on (recursive: the NaN poisons the average, as in the references)", () => {
-    const { high, low, close } = FIXTURES[0]!;
+    const { close } = BARS[0]!;
     const hole = <T extends Float64Array>(x: T): Float64Array => x.map((v, i) => (i === 100 ? NaN : v));
     const inputs = [close].map(hole);
-    const clean = run(kernels.macd, [close], [5, 12]);
-    const out = run(kernels.macd, inputs, [5, 12]);
+    const clean = evaluate(MODULE.macd, [close], [5, 12]);
+    const out = evaluate(MODULE.macd, inputs, [5, 12]);
     for (let i = 0; i < 100; i++) expect(Object.is(out[i], clean[i])).toBe(true);
     for (let i = 100; i < out.length; i++) expect(out[i], `bar ${i}`).toBeNaN();
   });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { natr } from "../../../src/functions/builtins/natr.js";
-import { BARS, PLAIN, atrOf, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "./harness.js";
+import { BARS, PLAIN, atrOf, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "../../kit/index.js";
 
 describe("natr", () => {
   it("is 100·atr(n)/close with Wilder's ATR at every bar (TA-Lib NATR)", () => {
     for (const bars of [...BARS, ...PLAIN])
       for (const n of [1, 2, 14, 30]) {
         const atr = atrOf(bars, n);
-        expectClose(evaluate(natr, inputsOf(natr, bars), [n]), atr.map((a, i) => (100 * a) / bars.close[i]!), `natr(${n})`);
+        expectClose(evaluate(natr, inputsOf(natr, bars), [n]), atr.map((a, i) => (100 * a) / bars.close[i]!), { rel: 1e-9, floor: 1e-300 }, `natr(${n})`);
       }
   });
 

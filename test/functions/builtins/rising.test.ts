@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { rising } from "../../../src/functions/builtins/rising.js";
-import { BARS, PLAIN, checkContract, evaluate } from "./kit.js";
+import { BARS, PLAIN, checkContract, evaluate } from "../../kit/index.js";
 
 const of = (xs: readonly number[]) => Float64Array.from(xs);
 

@@ -5,28 +5,27 @@
  */
 import { ROC } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, expectAgreement, f64, floorOf, list, run, values } from "../series.js";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
-  const floor = floorOf(bars);
 
   it.each(LENGTHS)("roc(close, %i) = ROC (in percent)", (n) => {
-    const ours = run(kernels.roc, [close], [n]);
-    expectAgreement(ours, alignEnd(ROC.calculate({ period: n, values: values(close) }), N), 1e-3);
+    const ours = evaluate(MODULE.roc, [close], [n]);
+    expectClose(ours, alignEnd(ROC.calculate({ period: n, values: Array.from(close) }), N), { rel: 1e-9, floor: 1e-3 }, "against technicalindicators");
   });
 });
 
 describe("worked examples", () => {
   it("roc is in percent and change is a plain difference", () => {
-    const xs = f64([10, 11, 12.1, 6.05]);
-    const roc = run(kernels.roc, [xs], [1]);
+    const xs = Float64Array.from([10, 11, 12.1, 6.05]);
+    const roc = evaluate(MODULE.roc, [xs], [1]);
     expect(roc[0]).toBeNaN();
     expect(roc[1]).toBeCloseTo(10, 12);
     expect(roc[2]).toBeCloseTo(10, 12);
     expect(roc[3]).toBeCloseTo(-50, 12);
-    expect(list(run(kernels.change, [xs], [2]))).toEqual([NaN, NaN, 12.1 - 10, 6.05 - 11]);
+    expect(Array.from(evaluate(MODULE.change, [xs], [2]))).toEqual([NaN, NaN, 12.1 - 10, 6.05 - 11]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sar } from "../../../src/functions/builtins/sar.js";
-import { PLAIN, checkContract, columns, columnsWithNaN, evaluate, flatBars, inputsOf, latestThroughRun } from "./harness.js";
+import { PLAIN, checkContract, columns, columnsWithNaN, evaluate, flatBars, inputsOf, latestThroughRun } from "../../kit/index.js";
 
 describe("sar", () => {
   it("works Wilder's procedure by hand: a long start, a new extreme, a reversal to short and back", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { senkou_a } from "../../../src/functions/builtins/senkou_a.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMax, windowMin } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMax, windowMin } from "../../kit/index.js";
 
 const mid = (c: { high: Float64Array; low: Float64Array }, i: number, n: number): number => (windowMax(c.high, i, n) + windowMin(c.low, i, n)) / 2;
 
@@ -10,7 +10,7 @@ describe("senkou_a", () => {
       for (const [conv, base, disp] of [[9, 26, 26], [3, 5, 1], [5, 3, 4]] as const) {
         const shift = disp - 1;
         const expected = series(bars.close.length, Math.max(conv, base) - 1 + shift, (i) => (mid(bars, i - shift, conv) + mid(bars, i - shift, base)) / 2);
-        expectClose(evaluate(senkou_a, inputsOf(senkou_a, bars), [conv, base, disp]), expected, `senkou_a(${conv}, ${base}, ${disp})`, 0);
+        expectClose(evaluate(senkou_a, inputsOf(senkou_a, bars), [conv, base, disp]), expected, { rel: 0, floor: 1e-300 }, `senkou_a(${conv}, ${base}, ${disp})`);
       }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sign } from "../../../src/functions/builtins/sign.js";
-import { PLAIN, checkContract, evaluate } from "./kit.js";
+import { PLAIN, checkContract, evaluate } from "../../kit/index.js";
 
 describe("sign", () => {
   it("is −1, 0 or 1; 0 for −0; undefined for an undefined or infinite x (a division by zero)", () => {

@@ -5,25 +5,25 @@
  */
 import { SMA } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, expectAgreement, f64, floorOf, list, prng, run, values } from "../series.js";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, floorOf, prng } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
   const floor = floorOf(bars);
 
   it.each(LENGTHS)("sma(close, %i) = SMA", (n) => {
-    const ours = run(kernels.sma, [close], [n]);
-    expectAgreement(ours, alignEnd(SMA.calculate({ period: n, values: values(close) }), N), floor);
+    const ours = evaluate(MODULE.sma, [close], [n]);
+    expectClose(ours, alignEnd(SMA.calculate({ period: n, values: Array.from(close) }), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
   });
 });
 
 describe("worked examples", () => {
   it("sma and wma: [1, 2, 3, 4] over 3 bars", () => {
-    expect(list(run(kernels.sma, [f64([1, 2, 3, 4])], [3]))).toEqual([NaN, NaN, 2, 3]);
+    expect(Array.from(evaluate(MODULE.sma, [Float64Array.from([1, 2, 3, 4])], [3]))).toEqual([NaN, NaN, 2, 3]);
     // (1·1 + 2·2 + 3·3) / 6 and (1·2 + 2·3 + 3·4) / 6: the newest bar weighs n.
-    expect(list(run(kernels.wma, [f64([1, 2, 3, 4])], [3]))).toEqual([NaN, NaN, 14 / 6, 20 / 6]);
+    expect(Array.from(evaluate(MODULE.wma, [Float64Array.from([1, 2, 3, 4])], [3]))).toEqual([NaN, NaN, 14 / 6, 20 / 6]);
   });
 });
 
@@ -44,7 +44,7 @@ describe("accuracy", () => {
   };
 
   it.each([5, 20, 50])("sma(%i) stays within 1e-12 of the exact window mean over spikes (a plain running sum does not)", (n) => {
-    const ours = run(kernels.sma, [spiky], [n]);
+    const ours = evaluate(MODULE.sma, [spiky], [n]);
     let worst = 0;
     let worstPlain = 0;
     let plain = 0;
@@ -61,7 +61,7 @@ describe("accuracy", () => {
   });
 
   it("sma over a window holding ±Infinity is IEEE's answer and recovers once it leaves", () => {
-    const xs = f64([1, Infinity, 1, 1, -Infinity, Infinity, 2, 4]);
-    expect(list(run(kernels.sma, [xs], [2]))).toEqual([NaN, Infinity, Infinity, 1, -Infinity, NaN, Infinity, 3]);
+    const xs = Float64Array.from([1, Infinity, 1, 1, -Infinity, Infinity, 2, 4]);
+    expect(Array.from(evaluate(MODULE.sma, [xs], [2]))).toEqual([NaN, Infinity, Infinity, 1, -Infinity, NaN, Infinity, 3]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sqrt } from "../../../src/functions/builtins/sqrt.js";
-import { PLAIN, checkContract, evaluate } from "./kit.js";
+import { PLAIN, checkContract, evaluate } from "../../kit/index.js";
 
 describe("sqrt", () => {
   it("is the square root, 0 at 0, undefined for x < 0 and for undefined x", () => {

@@ -5,28 +5,28 @@
  */
 import { SD } from "technicalindicators";
 import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, expectAgreement, f64, floorOf, prng, run, values } from "../series.js";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, floorOf, prng } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
   const floor = floorOf(bars);
 
   it.each(LENGTHS)("stdev(close, %i) = SD (population)", (n) => {
-    const ours = run(kernels.stdev, [close], [n]);
-    expectAgreement(ours, alignEnd(SD.calculate({ period: n, values: values(close) }), N), floor);
+    const ours = evaluate(MODULE.stdev, [close], [n]);
+    expectClose(ours, alignEnd(SD.calculate({ period: n, values: Array.from(close) }), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
   });
 });
 
 describe("worked examples", () => {
   it("stdev is the population deviation: [2, 4, 4, 4, 5, 5, 7, 9] has σ = 2, bands 5 ± 2σ", () => {
-    const xs = f64([2, 4, 4, 4, 5, 5, 7, 9]);
-    expect(run(kernels.stdev, [xs], [8])[7]).toBe(2);
-    expect(run(kernels.bb_upper, [xs], [8, 2])[7]).toBe(9);
-    expect(run(kernels.bb_lower, [xs], [8, 2])[7]).toBe(1);
+    const xs = Float64Array.from([2, 4, 4, 4, 5, 5, 7, 9]);
+    expect(evaluate(MODULE.stdev, [xs], [8])[7]).toBe(2);
+    expect(evaluate(MODULE.bb_upper, [xs], [8, 2])[7]).toBe(9);
+    expect(evaluate(MODULE.bb_lower, [xs], [8, 2])[7]).toBe(1);
     // A negative multiplier swaps the bands rather than failing.
-    expect(run(kernels.bb_upper, [xs], [8, -2])[7]).toBe(1);
+    expect(evaluate(MODULE.bb_upper, [xs], [8, -2])[7]).toBe(1);
   });
 });
 
@@ -39,8 +39,8 @@ describe("accuracy", () => {
     for (let i = 0; i < N; i++) big[i] = 1e9 + rand2() * 0.01;
     // Subtracting 1e9 from values within a factor of 2 of it is exact (Sterbenz).
     const shifted = big.map((v) => v - 1e9);
-    const ours = run(kernels.stdev, [big], [n]);
-    const reference = run(kernels.stdev, [shifted], [n]);
+    const ours = evaluate(MODULE.stdev, [big], [n]);
+    const reference = evaluate(MODULE.stdev, [shifted], [n]);
     let negativeTextbook = 0;
     for (let i = n - 1; i < N; i++) {
       expect(Math.abs(ours[i]! - reference[i]!) / reference[i]!).toBeLessThanOrEqual(1e-9);

@@ -1,40 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { supertrend } from "../../../src/functions/builtins/supertrend.js";
-import { BARS, PLAIN, atrOf, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, type Columns } from "./harness.js";
-
-/** Pine's reference script of ta.supertrend, bar by bar over arrays, with Wilder's ATR (atr(n)). */
-function pine(c: Columns, n: number, factor: number): Float64Array {
-  const atr = atrOf(c, n);
-  const len = c.close.length;
-  const out = new Float64Array(len).fill(NaN);
-  const upperBand = new Float64Array(len).fill(NaN);
-  const lowerBand = new Float64Array(len).fill(NaN);
-  const nz = (v: number): number => (Number.isNaN(v) ? 0 : v);
-  for (let i = 1; i < len; i++) {
-    if (Number.isNaN(atr[i]!)) continue;
-    const src = (c.high[i]! + c.low[i]!) / 2;
-    let upper = src + factor * atr[i]!;
-    let lower = src - factor * atr[i]!;
-    const prevLower = nz(lowerBand[i - 1]!);
-    const prevUpper = nz(upperBand[i - 1]!);
-    lower = lower > prevLower || c.close[i - 1]! < prevLower ? lower : prevLower;
-    upper = upper < prevUpper || c.close[i - 1]! > prevUpper ? upper : prevUpper;
-    let direction: number;
-    if (Number.isNaN(atr[i - 1]!)) direction = 1;
-    else if (out[i - 1] === prevUpper) direction = c.close[i]! > upper ? -1 : 1;
-    else direction = c.close[i]! < lower ? 1 : -1;
-    upperBand[i] = upper;
-    lowerBand[i] = lower;
-    out[i] = direction === -1 ? lower : upper;
-  }
-  return out;
-}
+import { BARS, PLAIN, supertrendOf, checkContract, columns, columnsWithNaN, evaluate, expectClose, flatBars, inputsOf, latestThroughRun } from "../../kit/index.js";
 
 describe("supertrend", () => {
   it("follows Pine's ta.supertrend script at every bar (bands ratchet, the line flips on a close through it)", () => {
     for (const bars of [...BARS, ...PLAIN])
       for (const [n, m] of [[1, 1], [10, 3], [7, 2], [14, 0.5]] as const) {
-        expectClose(evaluate(supertrend, inputsOf(supertrend, bars), [n, m]), pine(bars, n, m), `supertrend(${n}, ${m})`);
+        expectClose(evaluate(supertrend, inputsOf(supertrend, bars), [n, m]), supertrendOf(bars, n, m), { rel: 1e-9, floor: 1e-300 }, `supertrend(${n}, ${m})`);
       }
   });
 

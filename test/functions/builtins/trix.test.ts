@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { trix } from "../../../src/functions/builtins/trix.js";
-import { BARS, PLAIN, checkContract, evaluate, expectClose, series, withNaN } from "./kit.js";
+import { BARS, PLAIN, checkContract, evaluate, expectClose, series, withNaN } from "../../kit/index.js";
 
 /** An EMA seeded with the SMA of its first n defined values, from its definition. */
 function emaOf(x: Float64Array, n: number): Float64Array {
@@ -23,7 +23,7 @@ describe("trix", () => {
         const e = emaOf(emaOf(emaOf(bars.close, n), n), n);
         const expected = series(e.length, 3 * n - 2, (i) => 100 * (e[i]! / e[i - 1]! - 1));
         // TRIX is a small difference of nearly equal EMAs: 1e-9 absolute (in percent) near 0.
-        expectClose(evaluate(trix, [bars.close], [n]), expected, `trix(${n})`, 1e-9, 1);
+        expectClose(evaluate(trix, [bars.close], [n]), expected, { rel: 1e-9, floor: 1 }, `trix(${n})`);
       }
   });
 

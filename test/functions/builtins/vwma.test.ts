@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { vwma } from "../../../src/functions/builtins/vwma.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series } from "../../kit/index.js";
 
 describe("vwma", () => {
   it("is Σ(src·volume)/Σvolume over n bars, undefined on zero volume (Pine's definition of ta.vwma)", () => {
@@ -15,7 +15,7 @@ describe("vwma", () => {
           }
           return v === 0 ? NaN : pv / v;
         });
-        expectClose(evaluate(vwma, inputsOf(vwma, bars), [n]), expected, `vwma(${n})`);
+        expectClose(evaluate(vwma, inputsOf(vwma, bars), [n]), expected, { rel: 1e-9, floor: 1e-300 }, `vwma(${n})`);
       }
   });
 

@@ -4,17 +4,17 @@
  * module run in test/functions/contract.test.ts, test/functions/lookback.test.ts and test/eval/.
  */
 import { WMA } from "technicalindicators";
-import { describe, expect, it } from "vitest";
-import { KERNELS as kernels, FIXTURES, LENGTHS, alignEnd, expectAgreement, floorOf, run, values } from "../series.js";
+import { describe, it } from "vitest";
+import { BARS, LENGTHS, MODULE, alignEnd, evaluate, expectClose, floorOf } from "../../kit/index.js";
 
-const N = FIXTURES[0]!.close.length;
+const N = BARS[0]!.close.length;
 
-describe.each(FIXTURES)("$name against technicalindicators", (bars) => {
+describe.each(BARS)("$name against technicalindicators", (bars) => {
   const close = bars.close;
   const floor = floorOf(bars);
 
   it.each(LENGTHS)("wma(close, %i) = WMA", (n) => {
-    const ours = run(kernels.wma, [close], [n]);
-    expectAgreement(ours, alignEnd(WMA.calculate({ period: n, values: values(close) }), N), floor);
+    const ours = evaluate(MODULE.wma, [close], [n]);
+    expectClose(ours, alignEnd(WMA.calculate({ period: n, values: Array.from(close) }), N), { rel: 1e-9, floor: floor }, "against technicalindicators");
   });
 });

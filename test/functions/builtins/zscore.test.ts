@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { zscore } from "../../../src/functions/builtins/zscore.js";
-import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMean, windowSigma } from "./harness.js";
+import { BARS, PLAIN, checkContract, columns, columnsWithNaN, emaOf, evaluate, expectClose, flatBars, inputsOf, latestThroughRun, series, windowMean, windowSigma } from "../../kit/index.js";
 
 describe("zscore", () => {
   it("is (src − sma(src, n))/stdev(src, n) with the population σ at every bar", () => {
@@ -10,7 +10,7 @@ describe("zscore", () => {
           const s = windowSigma(bars.close, i, n);
           return s === 0 ? NaN : (bars.close[i]! - windowMean(bars.close, i, n)) / s;
         });
-        expectClose(evaluate(zscore, inputsOf(zscore, bars), [n]), expected, `zscore(${n})`, 1e-9, 1);
+        expectClose(evaluate(zscore, inputsOf(zscore, bars), [n]), expected, { rel: 1e-9, floor: 1 }, `zscore(${n})`);
       }
   });
 

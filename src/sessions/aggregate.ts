@@ -1,0 +1,159 @@
+/**
+ * Aggregating finer bars into a coarser timeframe (decisions §2 Data): open of the first bar of
+ * the period, high max, low min, close of the last, volume summed in time order; the bar's time
+ * is the period's start ({@link periodRange}). A period without finer bars has no bar. The same
+ * arithmetic in the same order everywhere (the store's writes, `deriveTimeframes`), so a derived
+ * bar is bit-identical whoever builds it.
+ */
+import type { Bars, Timeframe } from "../types.js";
+import { type PeriodRange, type Session, periodRange, sessionOf } from "./periods.js";
+
+/** One coarse bar as it is built. */
+export interface CoarseBar {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+/**
+ * Folds finer bars, given in increasing time order, into coarse bars of one timeframe: `add`
+ * returns the bar it just closed (when the new bar opens a later period), `finish` the last one.
+ */
+export class BarAggregator {
+  private readonly session: Session;
+  private range: PeriodRange | undefined;
+  /** The bar being built; `time` is NaN before the first bar. */
+  readonly current: CoarseBar = { time: Number.NaN, open: 0, high: 0, low: 0, close: 0, volume: 0 };
+  private readonly done: CoarseBar = { time: Number.NaN, open: 0, high: 0, low: 0, close: 0, volume: 0 };
+
+  constructor(
+    readonly timeframe: Timeframe,
+    market: string | Session,
+  ) {
+    this.session = market === "utc" || market === "forex" ? market : sessionOf(market);
+  }
+
+  /** Starts from a coarse bar already built from the finer bars before the next `add` (an append to its period). */
+  resume(bar: CoarseBar): void {
+    this.range = periodRange(bar.time, this.timeframe, this.session);
+    Object.assign(this.current, bar);
+  }
+
+  /**
+   * Adds one finer bar (later than every bar added so far). Returns the coarse bar this closed
+   * (a shared object, valid until the next call), or undefined while the period goes on.
+   */
+  add(time: number, open: number, high: number, low: number, close: number, volume: number): CoarseBar | undefined {
+    const c = this.current;
+    const range = this.range;
+    if (range !== undefined && time >= range.from && time < range.to) {
+      if (high > c.high) c.high = high;
+      if (low < c.low) c.low = low;
+      c.close = close;
+      c.volume = c.volume + volume;
+      return undefined;
+    }
+    let closed: CoarseBar | undefined;
+    if (!Number.isNaN(c.time)) {
+      closed = Object.assign(this.done, c);
+    }
+    const next = periodRange(time, this.timeframe, this.session);
+    this.range = next;
+    c.time = next.start;
+    c.open = open;
+    c.high = high;
+    c.low = low;
+    c.close = close;
+    c.volume = volume;
+    return closed;
+  }
+
+  /** The bar in progress (a shared object), or undefined when nothing was added; the aggregator is then empty. */
+  finish(): CoarseBar | undefined {
+    if (Number.isNaN(this.current.time)) return undefined;
+    const last = Object.assign(this.done, this.current);
+    this.current.time = Number.NaN;
+    this.range = undefined;
+    return last;
+  }
+}
+
+/** Growable Float64Array columns of bars, oldest first. */
+export class BarColumns {
+  length = 0;
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+
+  constructor(capacity = 16) {
+    this.time = new Float64Array(capacity);
+    this.open = new Float64Array(capacity);
+    this.high = new Float64Array(capacity);
+    this.low = new Float64Array(capacity);
+    this.close = new Float64Array(capacity);
+    this.volume = new Float64Array(capacity);
+  }
+
+  push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
+    if (this.length === this.time.length) this.grow();
+    const i = this.length++;
+    this.time[i] = time;
+    this.open[i] = open;
+    this.high[i] = high;
+    this.low[i] = low;
+    this.close[i] = close;
+    this.volume[i] = volume;
+  }
+
+  pushBar(bar: CoarseBar): void {
+    this.push(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume);
+  }
+
+  /** The columns cut to length (views over the same memory). */
+  bars(): Bars & { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array } {
+    const n = this.length;
+    return {
+      time: this.time.subarray(0, n),
+      open: this.open.subarray(0, n),
+      high: this.high.subarray(0, n),
+      low: this.low.subarray(0, n),
+      close: this.close.subarray(0, n),
+      volume: this.volume.subarray(0, n),
+    };
+  }
+
+  private grow(): void {
+    const capacity = Math.max(16, this.time.length * 2);
+    const widen = (a: Float64Array): Float64Array => {
+      const b = new Float64Array(capacity);
+      b.set(a);
+      return b;
+    };
+    this.time = widen(this.time);
+    this.open = widen(this.open);
+    this.high = widen(this.high);
+    this.low = widen(this.low);
+    this.close = widen(this.close);
+    this.volume = widen(this.volume);
+  }
+}
+
+/** Aggregates bars (oldest first, strictly increasing times) into `tf` periods of `market`. */
+export function aggregateBars(fine: Bars, tf: Timeframe, market: string | Session): Bars {
+  const aggregator = new BarAggregator(tf, market);
+  const out = new BarColumns(Math.max(16, Math.ceil(fine.time.length / 4)));
+  const n = fine.time.length;
+  for (let i = 0; i < n; i++) {
+    const closed = aggregator.add(fine.time[i]!, fine.open[i]!, fine.high[i]!, fine.low[i]!, fine.close[i]!, fine.volume[i]!);
+    if (closed) out.pushBar(closed);
+  }
+  const last = aggregator.finish();
+  if (last) out.pushBar(last);
+  return out.bars();
+}

@@ -1,0 +1,33 @@
+/**
+ * The log of what each write touched, kept in the store beside the data version (table
+ * `changes`, migration 4), so a reader in another process (the service, while `xql data sync
+ * --follow` writes) refreshes the series a write touched instead of everything it holds.
+ */
+import type { Timeframe } from "../types.js";
+import type { TouchedSeries } from "./engine/writer.js";
+
+/** Writes the log keeps; a reader further behind than that reads everything again. */
+export const CHANGES_KEPT = 256;
+
+/** One write's touched series, grouped by (market, timeframe, from): appends to many symbols stay small. */
+type Group = [market: string, timeframe: Timeframe, from: number | null, symbols: string[]];
+
+export function encodeTouched(touched: readonly TouchedSeries[]): string {
+  const groups = new Map<string, Group>();
+  for (const t of touched) {
+    const from = Number.isFinite(t.from) ? t.from : null;
+    const key = `${t.market}\u0000${t.timeframe}\u0000${from}`;
+    const group = groups.get(key);
+    if (group) group[3].push(t.symbol);
+    else groups.set(key, [t.market, t.timeframe, from, [t.symbol]]);
+  }
+  return JSON.stringify([...groups.values()]);
+}
+
+export function decodeTouched(text: string): TouchedSeries[] {
+  const out: TouchedSeries[] = [];
+  for (const [market, timeframe, from, symbols] of JSON.parse(text) as Group[]) {
+    for (const symbol of symbols) out.push({ market, timeframe, symbol, from: from ?? Number.NEGATIVE_INFINITY });
+  }
+  return out;
+}

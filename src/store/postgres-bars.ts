@@ -1,0 +1,331 @@
+/**
+ * The scale-out store's bars on the version-4 layout (`blocks.ts`): set-based SQL that answers
+ * the storage engine's requests (`engine/io.ts`) on one client inside a write's transaction (one
+ * round trip per request, whatever the number of series), the latest-bars read, and the change
+ * log. Block rows go in by `COPY … FROM STDIN (FORMAT binary)` when `pg-copy-streams` is
+ * installed (an optional peer), else by multi-row INSERTs with one binary parameter per column.
+ */
+import { alignmentCut } from "../alignment.js";
+import type pg from "pg";
+import type { Timeframe } from "../types.js";
+import { TIMEFRAME_MS } from "../types.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
+import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
+import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
+import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
+import type { LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
+
+/** Something that runs a query: a pool, or a client inside a transaction. */
+export interface Queryable {
+  query(config: pg.QueryConfig | string, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
+const CATALOG_COLUMNS = "market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail";
+
+function catalogRow(r: unknown[]): CatalogRow {
+  return {
+    market: r[0] as string,
+    timeframe: r[1] as Timeframe,
+    symbol: r[2] as string,
+    derived: Number(r[3]) === 1,
+    bars: Number(r[4]),
+    firstTime: Number(r[5]),
+    lastTime: Number(r[6]),
+    sealedBlock: r[7] === null ? null : Number(r[7]),
+    tail: decodeColumns(r[8] as Buffer),
+  };
+}
+
+/** How a block range is read: every row, the newest, the oldest, or counts only. */
+const MODE = { all: 0, newest: 1, oldest: 2, counts: 3 } as const;
+
+async function rows(db: Queryable, text: string, values: unknown[]): Promise<unknown[][]> {
+  const result = await db.query({ text, values, rowMode: "array" } as pg.QueryConfig);
+  return result.rows as unknown[][];
+}
+
+/** The optional COPY stream factory, loaded once (undefined when `pg-copy-streams` is not installed). */
+let copyFrom: Promise<((text: string) => NodeJS.WritableStream) | undefined> | undefined;
+function loadCopy(): Promise<((text: string) => NodeJS.WritableStream) | undefined> {
+  copyFrom ??= import("pg-copy-streams")
+    .then((m) => (m as unknown as { from: (text: string) => NodeJS.WritableStream }).from ?? (m as unknown as { default: { from: (text: string) => NodeJS.WritableStream } }).default.from)
+    .catch(() => undefined);
+  return copyFrom;
+}
+
+/** Answers one request of the storage engine on `client` (inside the caller's transaction). */
+export async function answer(client: pg.PoolClient, request: IoRequest): Promise<unknown> {
+  switch (request.kind) {
+    case "catalog": {
+      const found = await rows(client, `SELECT ${CATALOG_COLUMNS} FROM series WHERE market = $1 AND symbol = ANY($2::text[])`, [request.market, request.symbols]);
+      return found.map(catalogRow);
+    }
+    case "blocks":
+      return readBlocks(client, request.reads);
+    case "write":
+      await write(client, request.changes);
+      return undefined;
+    default: {
+      const never: never = request;
+      throw new Error(`Unknown engine request ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+async function readBlocks(client: Queryable, reads: readonly BlockRange[]): Promise<ReadBlock[][]> {
+  const out: ReadBlock[][] = reads.map(() => []);
+  if (reads.length === 0) return out;
+  const mode = reads.map((r) => (r.newest ? MODE.newest : r.oldest ? MODE.oldest : r.counts ? MODE.counts : MODE.all));
+  const found = await rows(
+    client,
+    `SELECT r.i, b.block, b.n, CASE WHEN r.mode = 3 THEN NULL ELSE b.bars END
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::int[]) WITH ORDINALITY AS r(market, timeframe, symbol, lo, hi, mode, i)
+     CROSS JOIN LATERAL (
+       SELECT block, n, bars FROM bar_blocks b
+       WHERE b.market = r.market AND b.timeframe = r.timeframe AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi
+       ORDER BY CASE WHEN r.mode = 1 THEN -b.block ELSE b.block END
+       LIMIT CASE WHEN r.mode IN (1, 2) THEN 1 END
+     ) b
+     ORDER BY r.i, b.block`,
+    [reads.map((r) => r.market), reads.map((r) => r.timeframe), reads.map((r) => r.symbol), reads.map((r) => r.from), reads.map((r) => r.to), mode],
+  );
+  for (const r of found) {
+    const i = Number(r[0]) - 1;
+    out[i]!.push({ block: Number(r[1]), n: Number(r[2]), bytes: (r[3] as Buffer | null) ?? EMPTY });
+  }
+  return out;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+async function write(client: pg.PoolClient, changes: StoreChanges): Promise<void> {
+  const d = changes.deleteBlocks;
+  if (d.length > 0) {
+    await client.query(
+      `DELETE FROM bar_blocks b USING unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS r(market, timeframe, symbol, lo, hi)
+       WHERE b.market = r.market AND b.timeframe = r.timeframe AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi`,
+      [d.map((r) => r.market), d.map((r) => r.timeframe), d.map((r) => r.symbol), d.map((r) => r.from), d.map((r) => r.to)],
+    );
+  }
+  if (changes.putBlocks.length > 0) await insertBlocks(client, changes.putBlocks);
+  const k = changes.deleteCatalog;
+  if (k.length > 0) {
+    await client.query(
+      `DELETE FROM series s USING unnest($1::text[], $2::text[], $3::text[]) AS r(market, timeframe, symbol)
+       WHERE s.market = r.market AND s.timeframe = r.timeframe AND s.symbol = r.symbol`,
+      [k.map((r) => r.market), k.map((r) => r.timeframe), k.map((r) => r.symbol)],
+    );
+  }
+  const c = changes.putCatalog;
+  for (let at = 0; at < c.length; at += 5000) {
+    const part = c.slice(at, at + 5000);
+    await client.query(
+      `INSERT INTO series (${CATALOG_COLUMNS})
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bytea[])
+       ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
+         first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`,
+      [
+        part.map((r) => r.market),
+        part.map((r) => r.timeframe),
+        part.map((r) => r.symbol),
+        part.map((r) => (r.derived ? 1 : 0)),
+        part.map((r) => r.bars),
+        part.map((r) => r.firstTime),
+        part.map((r) => r.lastTime),
+        part.map((r) => r.sealedBlock),
+        part.map((r) => encodeColumns(r.tail)),
+      ],
+    );
+  }
+}
+
+/** PostgreSQL's binary COPY header: signature, flags, header extension length. */
+const COPY_HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
+
+/** Block rows by binary COPY when available, else by multi-row INSERTs. */
+async function insertBlocks(client: pg.PoolClient, blocks: readonly BlockRow[]): Promise<void> {
+  const copy = await loadCopy();
+  if (copy) {
+    const stream = (client as unknown as { query(s: NodeJS.WritableStream): NodeJS.WritableStream }).query(
+      copy("COPY bar_blocks (market, timeframe, symbol, block, n, bars) FROM STDIN (FORMAT binary)"),
+    );
+    const done = new Promise<void>((resolve, reject) => {
+      stream.on("finish", () => resolve());
+      stream.on("error", reject);
+    });
+    const parts: Buffer[] = [COPY_HEADER];
+    let bytes = COPY_HEADER.length;
+    const flush = async (): Promise<void> => {
+      if (parts.length === 0) return;
+      const chunk = Buffer.concat(parts, bytes);
+      parts.length = 0;
+      bytes = 0;
+      if (!stream.write(chunk)) await new Promise((resolve) => stream.once("drain", resolve));
+    };
+    for (const b of blocks) {
+      const row = copyRow(b);
+      parts.push(row);
+      bytes += row.length;
+      if (bytes >= 1 << 20) await flush();
+    }
+    const trailer = Buffer.alloc(2);
+    trailer.writeInt16BE(-1);
+    parts.push(trailer);
+    bytes += 2;
+    await flush();
+    stream.end();
+    await done;
+    return;
+  }
+  for (let at = 0; at < blocks.length; at += 500) {
+    const part = blocks.slice(at, at + 500);
+    const tuples: string[] = [];
+    const values: unknown[] = [];
+    for (const b of part) {
+      const p = values.length;
+      tuples.push(`($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6})`);
+      values.push(b.market, b.timeframe, b.symbol, b.block, b.n, b.bytes);
+    }
+    await client.query(`INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES ${tuples.join(", ")}`, values);
+  }
+}
+
+/** One block row in PostgreSQL's binary COPY format: field count, then each field's length and bytes. */
+function copyRow(b: BlockRow): Buffer {
+  const text = [Buffer.from(b.market), Buffer.from(b.timeframe), Buffer.from(b.symbol)];
+  const blobs = [b.bytes];
+  let size = 2;
+  for (const t of text) size += 4 + t.length;
+  size += 4 + 8 + 4 + 4;
+  for (const blob of blobs) size += 4 + blob.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = out.writeInt16BE(6, 0);
+  for (const t of text) {
+    at = out.writeInt32BE(t.length, at);
+    at += t.copy(out, at);
+  }
+  at = out.writeInt32BE(8, at);
+  at = out.writeBigInt64BE(BigInt(b.block), at);
+  at = out.writeInt32BE(4, at);
+  at = out.writeInt32BE(b.n, at);
+  for (const blob of blobs) {
+    at = out.writeInt32BE(blob.length, at);
+    at += blob.copy(out, at);
+  }
+  return out;
+}
+
+/** Records what the write of `version` touched, keeping the last {@link CHANGES_KEPT} writes. */
+export async function logChange(client: pg.PoolClient, version: number, touched: readonly TouchedSeries[]): Promise<void> {
+  await client.query("INSERT INTO changes (version, touched) VALUES ($1, $2)", [version, encodeTouched(touched)]);
+  await client.query("DELETE FROM changes WHERE version <= $1", [version - CHANGES_KEPT]);
+}
+
+/** The data version and the series changed after `version`, or null when the log no longer reaches back that far. */
+export async function changesSince(db: Queryable, version: number): Promise<{ version: number; touched: TouchedSeries[] | null }> {
+  const found = await rows(
+    db,
+    `SELECT (SELECT value FROM meta WHERE key = 'data_version'), (SELECT min(version) FROM changes),
+       (SELECT coalesce(json_agg(json_build_array(version, touched) ORDER BY version), '[]'::json) FROM changes WHERE version > $1)`,
+    [version],
+  );
+  const [current, oldest, list] = found[0]!;
+  const writes = list as [number, string][];
+  const now = Number(current);
+  if (now === version) return { version: now, touched: [] };
+  if (writes.length === 0 || oldest === null || Number(oldest) > version + 1 || Number(writes[0]![0]) !== version + 1 || Number(writes.at(-1)![0]) !== now) {
+    return { version: now, touched: null };
+  }
+  return { version: now, touched: writes.flatMap(([, text]) => decodeTouched(text)) };
+}
+
+/** See `BarStore.latestBars`: the catalog rows, then every symbol's newest blocks in one query. */
+export async function latestBars(db: Queryable, request: LatestBarsRequest): Promise<SymbolBars[]> {
+  const { market, timeframe, baseTimeframe, count } = request;
+  const series = orderedSeries(request.series);
+  const base = timeframe === baseTimeframe;
+  const want = base ? count : count + 1;
+  const catalog = await rows(
+    db,
+    base
+      ? `SELECT symbol, first_time, last_time, sealed_block, tail, NULL FROM series WHERE market = $1 AND timeframe = $2 ORDER BY symbol COLLATE "C"`
+      : `SELECT s.symbol, s.first_time, s.last_time, s.sealed_block, s.tail, b.last_time FROM series s
+         JOIN series b ON b.market = s.market AND b.timeframe = $3 AND b.symbol = s.symbol
+         WHERE s.market = $1 AND s.timeframe = $2 ORDER BY s.symbol COLLATE "C"`,
+    base ? [market, timeframe] : [market, timeframe, baseTimeframe],
+  );
+  const only = request.symbols ? new Set(request.symbols) : undefined;
+  const latest: LatestRow[] = [];
+  for (const r of catalog) {
+    const symbol = r[0] as string;
+    if (only && !only.has(symbol)) continue;
+    latest.push({
+      symbol,
+      firstTime: Number(r[1]),
+      lastTime: Number(r[2]),
+      sealedBlock: r[3] === null ? null : Number(r[3]),
+      tail: decodeColumns(r[4] as Buffer),
+      cut: base ? Number.POSITIVE_INFINITY : alignmentCut(Number(r[5]), TIMEFRAME_MS[baseTimeframe]),
+    });
+  }
+  const wanted = latest.map((row) => blocksWanted(row, timeframe, want));
+  const blocks = await newestBlocks(db, market, timeframe, latest, wanted);
+  // A symbol whose blocks are sparser than assumed is read again without the limit.
+  const short = latest.map((row, i) => (wanted[i] && shortOf(row, timeframe, blocks[i]!, wanted[i]!.limit, want) ? i : -1)).filter((i) => i >= 0);
+  if (short.length > 0) {
+    const again = await newestBlocks(db, market, timeframe, short.map((i) => latest[i]!), short.map((i) => ({ to: wanted[i]!.to, limit: null })));
+    short.forEach((i, k) => (blocks[i] = again[k]!));
+  }
+  return assembleLatest(latest, blocks, series, want);
+}
+
+/** Per row, the newest `limit` blocks numbered at most `to` (newest first). */
+async function newestBlocks(
+  db: Queryable,
+  market: string,
+  timeframe: Timeframe,
+  latest: readonly LatestRow[],
+  wanted: readonly ({ to: number; limit: number | null } | undefined)[],
+): Promise<ReadBlock[][]> {
+  const out: ReadBlock[][] = latest.map(() => []);
+  const asked = wanted.map((w, i) => (w ? i : -1)).filter((i) => i >= 0);
+  if (asked.length === 0) return out;
+  const found = await rows(
+    db,
+    `SELECT r.i, b.block, b.n, b.bars FROM unnest($3::text[], $4::bigint[], $5::int[], $6::int[]) AS r(symbol, hi, lim, i)
+     CROSS JOIN LATERAL (
+       SELECT * FROM bar_blocks b WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block <= r.hi
+       ORDER BY b.block DESC LIMIT r.lim
+     ) b
+     ORDER BY r.i, b.block DESC`,
+    [market, timeframe, asked.map((i) => latest[i]!.symbol), asked.map((i) => wanted[i]!.to), asked.map((i) => wanted[i]!.limit), asked],
+  );
+  for (const r of found) {
+    out[Number(r[0])]!.push({ block: Number(r[1]), n: Number(r[2]), bytes: r[3] as Buffer });
+  }
+  return out;
+}
+
+/** See `BarStore.barsSince`: the catalog rows, then the blocks each needs, in two round trips. */
+export async function barsSince(db: Queryable, market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]> {
+  const found = await rows(
+    db,
+    `SELECT symbol, sealed_block, tail FROM series WHERE market = $1 AND timeframe = $2 AND symbol = ANY($3::text[])`,
+    [market, timeframe, since.map((s) => s.symbol)],
+  );
+  const held = new Map(found.map((r) => [r[0] as string, { sealedBlock: r[1] === null ? null : Number(r[1]), tail: decodeColumns(r[2] as Buffer) }]));
+  const wanted = since.filter((s) => held.has(s.symbol));
+  const ranges = wanted.map((s) => blocksSince(held.get(s.symbol)!, timeframe, s.from));
+  const asked = ranges.map((range, i) => (range ? i : -1)).filter((i) => i >= 0);
+  const blocks = await readBlocks(
+    db,
+    asked.map((i) => ({ market, timeframe, symbol: wanted[i]!.symbol, from: ranges[i]!.from, to: ranges[i]!.to })),
+  );
+  const byIndex = new Map(asked.map((i, k) => [i, blocks[k]!]));
+  const out: SymbolBars[] = [];
+  wanted.forEach((s, i) => {
+    const bars = assembleSince(held.get(s.symbol)!.tail, byIndex.get(i) ?? [], s.from);
+    if (bars.time.length > 0) out.push({ symbol: s.symbol, bars });
+  });
+  return out;
+}

@@ -1,0 +1,173 @@
+/**
+ * The embedded store's bars on the version-4 layout (`blocks.ts`): the SQL that answers the
+ * storage engine's requests (`engine/io.ts`) synchronously inside a write's transaction, the
+ * latest-bars read, and the log of what each write touched (for other processes' readers).
+ */
+import { alignmentCut } from "../alignment.js";
+import type Database from "better-sqlite3";
+import type { Timeframe } from "../types.js";
+import { TIMEFRAME_MS } from "../types.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
+import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
+import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
+import type { TouchedSeries } from "./engine/writer.js";
+import type { LatestBarsRequest, SymbolBars } from "./store.js";
+import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
+
+type CatalogSqlRow = [string, Timeframe, string, number, number, number, number, number | null, Uint8Array];
+
+const CATALOG_COLUMNS = "market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail";
+
+function catalogRow(r: CatalogSqlRow): CatalogRow {
+  return {
+    market: r[0],
+    timeframe: r[1],
+    symbol: r[2],
+    derived: r[3] === 1,
+    bars: r[4],
+    firstTime: r[5],
+    lastTime: r[6],
+    sealedBlock: r[7],
+    tail: decodeColumns(r[8]),
+  };
+}
+
+
+/** Statements on the version-4 tables of one connection. */
+export class SqliteBars {
+  private readonly stmt;
+
+  constructor(db: Database.Database) {
+    const where = "market = ? AND timeframe = ? AND symbol = ? AND block BETWEEN ? AND ?";
+    this.stmt = {
+      catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS} FROM series WHERE market = ? AND symbol = ?`).raw(true),
+      blocks: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
+      newest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block DESC LIMIT 1`).raw(true),
+      oldest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block LIMIT 1`).raw(true),
+      counts: db.prepare(`SELECT block, n FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
+      deleteBlocks: db.prepare(`DELETE FROM bar_blocks WHERE ${where}`),
+      insertBlock: db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)"),
+      deleteCatalog: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
+      putCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
+          first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
+      sinceRow: db.prepare("SELECT sealed_block, tail FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").raw(true),
+      latestBlocks: db
+        .prepare("SELECT block, n, bars FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block <= ? ORDER BY block DESC LIMIT ?")
+        .raw(true),
+      latestRows: db.prepare("SELECT symbol, first_time, last_time, sealed_block, tail FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
+      lastTimes: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ?").raw(true),
+      logChange: db.prepare("INSERT INTO changes (version, touched) VALUES (?, ?)"),
+      trimChanges: db.prepare("DELETE FROM changes WHERE version <= ?"),
+      changesSince: db.prepare("SELECT version, touched FROM changes WHERE version > ? ORDER BY version").raw(true),
+      oldestChange: db.prepare("SELECT min(version) FROM changes").pluck(),
+    };
+  }
+
+  /** Answers one request of the storage engine (inside the caller's transaction). */
+  answer(request: IoRequest): unknown {
+    switch (request.kind) {
+      case "catalog": {
+        const out: CatalogRow[] = [];
+        for (const symbol of request.symbols) {
+          for (const r of this.stmt.catalogOf.all(request.market, symbol) as CatalogSqlRow[]) out.push(catalogRow(r));
+        }
+        return out;
+      }
+      case "blocks":
+        return request.reads.map((range) => this.readBlocks(range));
+      case "write":
+        this.write(request.changes);
+        return undefined;
+      default: {
+        const never: never = request;
+        throw new Error(`Unknown engine request ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private readBlocks(range: BlockRange): ReadBlock[] {
+    const args = [range.market, range.timeframe, range.symbol, range.from, range.to];
+    if (range.counts) {
+      return (this.stmt.counts.all(...args) as [number, number][]).map(([block, n]) => ({ block, n, bytes: EMPTY }));
+    }
+    const statement = range.newest ? this.stmt.newest : range.oldest ? this.stmt.oldest : this.stmt.blocks;
+    return (statement.all(...args) as [number, number, Uint8Array][]).map(([block, n, bytes]) => ({ block, n, bytes }));
+  }
+
+  private write(changes: StoreChanges): void {
+    for (const r of changes.deleteBlocks) this.stmt.deleteBlocks.run(r.market, r.timeframe, r.symbol, r.from, r.to);
+    for (const b of changes.putBlocks) insertBlock(this.stmt.insertBlock, b);
+    for (const k of changes.deleteCatalog) this.stmt.deleteCatalog.run(k.market, k.timeframe, k.symbol);
+    for (const r of changes.putCatalog) {
+      this.stmt.putCatalog.run(r.market, r.timeframe, r.symbol, r.derived ? 1 : 0, r.bars, r.firstTime, r.lastTime, r.sealedBlock, encodeColumns(r.tail));
+    }
+  }
+
+  /** Records what the write of `version` touched, keeping the last {@link CHANGES_KEPT} writes. */
+  logChange(version: number, touched: readonly TouchedSeries[]): void {
+    this.stmt.logChange.run(version, encodeTouched(touched));
+    this.stmt.trimChanges.run(version - CHANGES_KEPT);
+  }
+
+  /** The writes after `version`: what they touched, or null when the log no longer reaches back that far. */
+  changesSince(version: number): { version: number; touched: TouchedSeries[] }[] | null {
+    const oldest = this.stmt.oldestChange.get() as number | null;
+    const rows = this.stmt.changesSince.all(version) as [number, string][];
+    if (rows.length > 0 && (oldest === null || oldest > version + 1)) return null;
+    if (rows.length > 0 && rows[0]![0] !== version + 1) return null;
+    return rows.map(([v, text]) => ({ version: v, touched: decodeTouched(text) }));
+  }
+
+  /** See `BarStore.barsSince`; inside the caller's read transaction. */
+  barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): SymbolBars[] {
+    const out: SymbolBars[] = [];
+    for (const { symbol, from } of since) {
+      const found = this.stmt.sinceRow.get(market, timeframe, symbol) as [number | null, Uint8Array] | undefined;
+      if (!found) continue;
+      const tail = decodeColumns(found[1]);
+      const range = blocksSince({ sealedBlock: found[0], tail }, timeframe, from);
+      const blocks = range ? this.readBlocks({ market, timeframe, symbol, from: range.from, to: range.to }) : [];
+      const bars = assembleSince(tail, blocks, from);
+      if (bars.time.length > 0) out.push({ symbol, bars });
+    }
+    return out;
+  }
+
+  /** See {@link BarStore.latestBars}; inside the caller's read transaction. */
+  latestBars(request: LatestBarsRequest & { symbols?: readonly string[] }): SymbolBars[] {
+    const { market, timeframe, baseTimeframe, count } = request;
+    const series = orderedSeries(request.series);
+    const base = timeframe === baseTimeframe;
+    const want = base ? count : count + 1;
+    const baseClose = base ? undefined : new Map((this.stmt.lastTimes.all(market, baseTimeframe) as [string, number][]));
+    const only = request.symbols ? new Set(request.symbols) : undefined;
+    const rows: LatestRow[] = [];
+    for (const [symbol, firstTime, lastTime, sealedBlock, tail] of this.stmt.latestRows.all(market, timeframe) as [string, number, number, number | null, Uint8Array][]) {
+      if (only && !only.has(symbol)) continue;
+      let cut = Number.POSITIVE_INFINITY;
+      if (baseClose) {
+        const last = baseClose.get(symbol);
+        // A symbol without the base timeframe has no base close to cut at: no bars for this source.
+        if (last === undefined) continue;
+        cut = alignmentCut(last, TIMEFRAME_MS[baseTimeframe]);
+      }
+      rows.push({ symbol, firstTime, lastTime, sealedBlock, tail: decodeColumns(tail), cut });
+    }
+    const blocks = rows.map((row) => {
+      const wanted = blocksWanted(row, timeframe, want);
+      if (!wanted) return [];
+      const read = (limit: number): ReadBlock[] =>
+        (this.stmt.latestBlocks.all(market, timeframe, row.symbol, wanted.to, limit) as [number, number, Uint8Array][]).map(([block, n, bytes]) => ({ block, n, bytes }));
+      const first = read(wanted.limit);
+      return shortOf(row, timeframe, first, wanted.limit, want) ? read(-1) : first;
+    });
+    return assembleLatest(rows, blocks, series, want);
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function insertBlock(statement: Database.Statement, b: BlockRow): void {
+  statement.run(b.market, b.timeframe, b.symbol, b.block, b.n, b.bytes);
+}

@@ -1,0 +1,10 @@
+/** Temporary folders for database files and imports. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A temporary folder removed by the returned cleanup. */
+export function tempDir(prefix = "xql-test-"): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

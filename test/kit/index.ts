@@ -1,0 +1,61 @@
+/**
+ * The one test kit: bars (price walks with the shapes that break indicators, hand-made columns,
+ * bars on timeframes and their aggregation), running a module as the evaluator does and the
+ * contract every module keeps, indicator definitions written out plainly for expected values,
+ * one `expectClose` with its tolerance in every call, seeded randomness and temporary folders.
+ * Each part lives in its own file here, by job; tests import them from this file.
+ */
+export { BARS, PLAIN, arbitraryBars, columns, columnsWithNaN, flatBars, floorOf, priceWalk, randomBars, withNaN } from "./bars.js";
+export type { Columns, PriceWalkOptions, Walk } from "./bars.js";
+export {
+  ageOfExtreme,
+  atrOf,
+  emaOf,
+  leastSquaresExact,
+  rsiOf,
+  series,
+  smaOf,
+  stdevOf,
+  sumOf,
+  supertrendOf,
+  trOf,
+  wilder,
+  windowMax,
+  windowMean,
+  windowMin,
+  windowSigma,
+  windowSum,
+  wmaOf,
+} from "./definitions.js";
+export { disagreements, expectClose, expectSame, firstDefined, within } from "./expect.js";
+export type { Tolerance } from "./expect.js";
+export { tempDir } from "./files.js";
+export {
+  LENGTHS,
+  MODULE,
+  alignEnd,
+  arbitraryConsts,
+  checkContract,
+  evaluate,
+  inputsOf,
+  kernelInputs,
+  latestThroughRun,
+  lookbackOf,
+} from "./modules.js";
+export { gaussian, prng, randomBooleans } from "./random.js";
+export { DAY, HOUR, MINUTE, MONDAY, WEEK } from "./time.js";
+export {
+  FIELDS,
+  aggregate,
+  asPlainArrays,
+  barOpen,
+  barsBefore,
+  cutInstrument,
+  emptyBars,
+  head,
+  multiTimeframe,
+  rampBars,
+  symbolName,
+  tickWalk,
+} from "./timeframes.js";
+export type { ArrayBars, TickWalkOptions } from "./timeframes.js";
