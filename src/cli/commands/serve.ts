@@ -38,6 +38,7 @@ Starts the XQL HTTP service on the embedded SQLite store:
   GET /usage          GET /xql/bars      GET /health    GET /openapi.json
   POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
+  GET /favicon.ico    the playground's icon
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
