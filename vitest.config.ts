@@ -25,6 +25,8 @@ const PROCESS_TESTS = [
   "test/scripts/recipe.test.ts",
   "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
+  "test/alerts/restart.test.ts",
+  "test/alerts/docs.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];
 

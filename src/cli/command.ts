@@ -125,6 +125,10 @@ export const OPTIONS = {
     value: "N",
     description: "memory for the hot tier, the latest bars of the series runs read, in MiB (default 512; 0 reads the store on every run)",
   },
+  "allow-private-webhooks": {
+    type: "boolean",
+    description: "accept alert webhooks over http:// and to private, loopback or link-local addresses (tests and local setups only)",
+  },
   tier: { type: "string", value: "T", description: "free, essential or plus (a new account)" },
   account: { type: "string", value: "ID", description: "add the key to this existing account" },
   label: { type: "string", value: "L", description: "a note to tell keys apart" },

@@ -17,6 +17,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   run: async () => (await import("./commands/run.js")).runCommand,
   history: async () => (await import("./commands/history.js")).historyCommand,
+  watch: async () => (await import("./commands/watch.js")).watchCommand,
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   keys: async () => (await import("./commands/keys.js")).keysCommand,
   data: async () => (await import("./commands/data.js")).dataCommand,
@@ -32,6 +33,7 @@ const loaders: Record<string, () => Promise<Command>> = {
 const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   run: ["better-sqlite3", "pg"],
   history: ["better-sqlite3", "pg"],
+  watch: ["better-sqlite3", "pg"],
   keys: ["better-sqlite3", "pg"],
   data: ["better-sqlite3", "pg"],
   serve: ["fastify", "better-sqlite3", "pg", "ioredis"],

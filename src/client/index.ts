@@ -46,6 +46,76 @@ export interface UsageBody {
   resetAt: string;
 }
 
+/** An alert as listed (`GET /xql/alerts`): never its secret. */
+export interface AlertBody {
+  /** `alrt_` followed by 16 base62 characters. */
+  id: string;
+  /** The alert's name: the query's explanation unless one was given. */
+  name: string;
+  /** The saved query text. */
+  query: string;
+  /** Where deliveries are POSTed; null: the stream only. */
+  webhook: string | null;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+}
+
+/** The body of a created alert (`POST /xql/alerts`, 201). */
+export interface AlertCreatedBody extends AlertBody {
+  /** Signs the webhook deliveries (`X-XQL-Signature`); shown only in this answer. */
+  secret: string;
+  /** The baseline: symbols matching at the latest closed base bar, which fire no event. */
+  matching: string[];
+}
+
+/** One delivery of an alert as `GET /xql/alerts/{id}` lists it. */
+export interface AlertDeliverySummary {
+  /** The delivery id (`X-XQL-Delivery`, the stream's `id:`). */
+  id: string;
+  /** Open time of the base bar, UTC ms. */
+  time: number;
+  /** Enter and exit events in it. */
+  events: number;
+  /** `stream` for an alert without a webhook. */
+  status: "pending" | "delivered" | "failed" | "stream";
+  /** POST attempts so far. */
+  attempts: number;
+  /** When it was made, ISO 8601. */
+  createdAt: string;
+  /** When the webhook answered 2xx, ISO 8601; null otherwise. */
+  deliveredAt: string | null;
+  /** When a pending delivery is tried next, ISO 8601; null otherwise. */
+  nextAttemptAt: string | null;
+  /** What the last failed attempt met (`HTTP 500`, `timeout: …`); null when none failed. */
+  lastError: string | null;
+}
+
+/** The body of `GET /xql/alerts/{id}`. */
+export interface AlertDetailBody extends AlertBody {
+  /** Symbols matching at the last evaluated base bar. */
+  matching: string[];
+  /** Open time of the last evaluated base bar, ISO 8601; null before any. */
+  asOf: string | null;
+  /** The latest deliveries, newest first. */
+  deliveries: AlertDeliverySummary[];
+}
+
+/** The body of `GET /xql/alerts`. */
+export interface AlertListBody {
+  /** The account's alerts, oldest first. */
+  alerts: AlertBody[];
+}
+
+/** What {@link XqlClient.createAlert} sends. */
+export interface NewAlertRequest {
+  /** The query text, validated as by validate. */
+  query: string;
+  /** `https://` URL to POST deliveries to; omitted: the stream only. */
+  webhook?: string;
+  /** Default: the query's explanation. */
+  name?: string;
+}
+
 /** The `X-RateLimit-*` headers of a run or usage response. */
 export interface RateLimit {
   /** Runs allowed per UTC day for the key's tier. */
@@ -63,13 +133,13 @@ interface ResponseMeta {
   retryAfter?: number;
 }
 
-/** A 200 answer. */
-export interface XqlSuccess<T> extends ResponseMeta {
-  /** Always `true` for a 200. */
+/** A successful answer: 200 (201 for a created alert, 204 for a deleted one). */
+export interface XqlSuccess<T, S extends number = 200> extends ResponseMeta {
+  /** Always `true` for a success. */
   ok: true;
-  /** Always 200. */
-  status: 200;
-  /** The parsed JSON body. */
+  /** 200, or the route's own success status. */
+  status: S;
+  /** The parsed JSON body (null for a 204). */
   body: T;
 }
 
@@ -90,7 +160,7 @@ export interface XqlFailure extends ResponseMeta {
 }
 
 /** What every method resolves to: the HTTP status, the parsed body and the rate-limit headers. */
-export type XqlResponse<T> = XqlSuccess<T> | XqlFailure;
+export type XqlResponse<T, S extends number = 200> = XqlSuccess<T, S> | XqlFailure;
 
 /** What {@link XqlClient.validate} resolves to: `{ valid: true }` on a 200, the query error on a 400. */
 export type ValidateResponse = XqlResponse<ValidBody>;
@@ -102,6 +172,14 @@ export type RunResponse = XqlResponse<RunResult>;
 export type HistoryResponse = XqlResponse<HistoryResult>;
 /** What {@link XqlClient.usage} resolves to: the key's quota state on a 200. */
 export type UsageResponse = XqlResponse<UsageBody>;
+/** What {@link XqlClient.createAlert} resolves to: the alert with its secret on a 201. */
+export type CreateAlertResponse = XqlResponse<AlertCreatedBody, 201>;
+/** What {@link XqlClient.listAlerts} resolves to. */
+export type ListAlertsResponse = XqlResponse<AlertListBody>;
+/** What {@link XqlClient.getAlert} resolves to: 404 for an alert the key's account does not hold. */
+export type GetAlertResponse = XqlResponse<AlertDetailBody>;
+/** What {@link XqlClient.deleteAlert} resolves to: 204 with a null body. */
+export type DeleteAlertResponse = XqlResponse<null, 204>;
 
 /** Options of {@link XqlClient}: where the service is, the key, and how long to wait. */
 export interface XqlClientOptions {
@@ -243,12 +321,36 @@ export class XqlClient {
     return this.#request<UsageBody>("GET", "usage", undefined, options);
   }
 
-  async #request<T>(
-    method: "GET" | "POST",
+  /**
+   * `POST /xql/alerts`: saves a screen as an alert on bar close (never metered). 201 with the
+   * alert, its baseline `matching` and its `secret` (shown only here); 400 for an invalid query
+   * or a refused webhook; 403 beyond the tier's alerts.
+   */
+  createAlert(alert: NewAlertRequest, options?: RequestOptions): Promise<CreateAlertResponse> {
+    return this.#request<AlertCreatedBody, 201>("POST", "xql/alerts", { json: alert }, options);
+  }
+
+  /** `GET /xql/alerts`: the account's alerts, oldest first, without secrets. */
+  listAlerts(options?: RequestOptions): Promise<ListAlertsResponse> {
+    return this.#request<AlertListBody>("GET", "xql/alerts", undefined, options);
+  }
+
+  /** `GET /xql/alerts/{id}`: one alert with its matching symbols and latest deliveries. */
+  getAlert(id: string, options?: RequestOptions): Promise<GetAlertResponse> {
+    return this.#request<AlertDetailBody>("GET", `xql/alerts/${encodeURIComponent(id)}`, undefined, options);
+  }
+
+  /** `DELETE /xql/alerts/{id}`: removes the alert (204); 404 when the account holds no such alert. */
+  deleteAlert(id: string, options?: RequestOptions): Promise<DeleteAlertResponse> {
+    return this.#request<null, 204>("DELETE", `xql/alerts/${encodeURIComponent(id)}`, undefined, options);
+  }
+
+  async #request<T, S extends number = 200>(
+    method: "GET" | "POST" | "DELETE",
     path: string,
-    body: string | undefined,
+    body: string | { json: unknown } | undefined,
     options: RequestOptions | undefined,
-  ): Promise<XqlResponse<T>> {
+  ): Promise<XqlResponse<T, S>> {
     const url = new URL(path, this.baseUrl).href;
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -258,29 +360,37 @@ export class XqlClient {
       accept: "application/json",
       "user-agent": `xql-client/${VERSION}`,
     };
-    if (body !== undefined) headers["content-type"] = "text/plain; charset=utf-8";
+    let payload: string | undefined;
+    if (typeof body === "string") {
+      headers["content-type"] = "text/plain; charset=utf-8";
+      payload = body;
+    } else if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      payload = JSON.stringify(body.json);
+    }
 
     let response: Response;
     let text: string;
     try {
-      response = await this.#fetch(url, { method, headers, body, signal });
+      response = await this.#fetch(url, { method, headers, body: payload, signal });
       text = await response.text();
     } catch (error) {
       throw this.#transportError(error, url, method, timeoutMs, options?.signal);
     }
 
     const meta = readMeta(response.headers);
+    if (response.status === 204) return { ok: true, status: 204 as S, body: null as T, ...meta };
     const parsed = parseJson(text);
-    if (response.status === 200) {
+    if (response.status === 200 || response.status === 201) {
       if (parsed === undefined || typeof parsed !== "object" || parsed === null) {
         throw new XqlClientError(
           "protocol",
           url,
-          `${method} ${url} answered 200 with a body that is not JSON: ${snippet(text)}`,
-          { status: 200 },
+          `${method} ${url} answered ${response.status} with a body that is not JSON: ${snippet(text)}`,
+          { status: response.status },
         );
       }
-      return { ok: true, status: 200, body: parsed as T, ...meta };
+      return { ok: true, status: response.status as S, body: parsed as T, ...meta };
     }
     const failure: InvalidResult | ServiceErrorBody =
       isInvalidResult(parsed) || isServiceError(parsed)

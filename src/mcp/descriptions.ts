@@ -88,3 +88,17 @@ Example: {"query": "market = \\"CRYPTO\\"\\ntimeframe = h1\\nrsi(14) < 30", "bar
 ${QUERY_ERRORS}
 - {"error": "Daily API rate limit exceeded"}: the daily quota is used up until the next UTC midnight. Do not retry.
 - {"error": "Query parameter 'bars' must be an integer from 1 to 1000"}: use a window within those bounds.`;
+
+export const ALERT_CREATE_DESCRIPTION = `Save an XQL screen as an alert: from the next closed base bar on, each time a bar of the query's timeframe closes, the service reports which symbols started matching (enter) and which stopped (exit), by a signed POST to the webhook and on the account's stream (GET /xql/alerts/stream). Returns {"id", "name", "query", "webhook", "secret", "createdAt", "matching"}: "matching" is what matches now (the baseline, no event); "secret" verifies the webhook's X-XQL-Signature and is shown only in this answer, so pass it on to the user. Not metered. Accounts hold at most 1 (free), 20 (essential) or 100 (plus) alerts.
+
+${QUERY_SHAPE}
+
+Example: {"query": "market = \\"CRYPTO\\"\\ntimeframe = h1\\ncolumns = [close, rsi(14)]\\nrsi(14) < 30", "webhook": "https://example.com/hooks/xql", "name": "oversold crypto"}
+
+${QUERY_ERRORS}
+- {"error": "Webhook URL must be https:// to a public address"}: the webhook is http://, private, loopback or link-local. Ask the user for a public https:// endpoint, or omit it.
+- {"error": "Alert limit reached for this tier"}: the account holds its tier's alerts. Offer to delete one (xql_alert_list, xql_alert_delete).`;
+
+export const ALERT_LIST_DESCRIPTION = `List the account's alerts: {"alerts": [{"id", "name", "query", "webhook", "createdAt"}]}, oldest first (secrets are never shown again). Not metered.`;
+
+export const ALERT_DELETE_DESCRIPTION = `Remove an alert by its id (from xql_alert_list): it stops being evaluated and its pending deliveries are dropped. Returns {"deleted": "<id>"}; an id the account does not hold is {"error": "Alert not found"}. Not metered.`;

@@ -1,6 +1,7 @@
 /**
- * The MCP bridge: five tools over the HTTP API, served on stdio to an AI assistant's MCP
- * client. `xql_validate`, `xql_explain`, `xql_run` and `xql_history` forward the query to the service through
+ * The MCP bridge: tools over the HTTP API, served on stdio to an AI assistant's MCP client.
+ * `xql_validate`, `xql_explain`, `xql_run`, `xql_history` and the alert tools (`xql_alert_create`,
+ * `xql_alert_list`, `xql_alert_delete`) forward to the service through
  * {@link XqlClient} and return its body as structured content and as JSON text; a 4xx/5xx is a
  * tool result with `isError: true` carrying the same body. `xql_nl_reference` answers from the
  * library's phrase reference. Nothing but protocol goes to stdout; logs go to stderr.
@@ -14,6 +15,9 @@ import { findPhrases } from "../phrases/index.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_BASE_URL, MCP_TOOLS } from "./tools.js";
 import {
+  ALERT_CREATE_DESCRIPTION,
+  ALERT_DELETE_DESCRIPTION,
+  ALERT_LIST_DESCRIPTION,
   EXPLAIN_DESCRIPTION,
   REFERENCE_DESCRIPTION,
   RUN_DESCRIPTION,
@@ -21,6 +25,11 @@ import {
   VALIDATE_DESCRIPTION,
 } from "./descriptions.js";
 import {
+  alertCreateInput,
+  alertCreateOutput,
+  alertDeleteInput,
+  alertDeleteOutput,
+  alertListOutput,
   explainOutput,
   historyInput,
   historyOutput,
@@ -45,7 +54,7 @@ function toolResult(body: Body, isError: boolean): CallToolResult {
 }
 
 /** Calls the service; any failure to get an answer becomes a tool error naming the URL, never a throw. */
-async function forward(call: () => Promise<XqlResponse<object>>): Promise<CallToolResult> {
+async function forward(call: () => Promise<XqlResponse<object | null, number>>): Promise<CallToolResult> {
   try {
     const response = await call();
     return toolResult(response.body as Body, !response.ok);
@@ -129,6 +138,52 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
       annotations: { ...readOnly, idempotentHint: false },
     },
     ({ query, bars }) => track(forward(() => client.history(query, bars === undefined ? undefined : { bars }))),
+  );
+
+  // Alerts change the account's saved state: not read-only; creating twice makes two alerts.
+  const writes = { readOnlyHint: false, openWorldHint: false } as const;
+
+  server.registerTool(
+    "xql_alert_create",
+    {
+      title: "Create an XQL alert",
+      description: ALERT_CREATE_DESCRIPTION,
+      inputSchema: alertCreateInput,
+      outputSchema: alertCreateOutput,
+      annotations: { ...writes, destructiveHint: false, idempotentHint: false },
+    },
+    ({ query, webhook, name }) =>
+      track(forward(() => client.createAlert({ query, ...(webhook === undefined ? {} : { webhook }), ...(name === undefined ? {} : { name }) }))),
+  );
+
+  server.registerTool(
+    "xql_alert_list",
+    {
+      title: "List XQL alerts",
+      description: ALERT_LIST_DESCRIPTION,
+      outputSchema: alertListOutput,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
+    () => track(forward(() => client.listAlerts())),
+  );
+
+  server.registerTool(
+    "xql_alert_delete",
+    {
+      title: "Delete an XQL alert",
+      description: ALERT_DELETE_DESCRIPTION,
+      inputSchema: alertDeleteInput,
+      outputSchema: alertDeleteOutput,
+      annotations: { ...writes, destructiveHint: true, idempotentHint: true },
+    },
+    ({ id }) =>
+      track(
+        forward(async () => {
+          const response = await client.deleteAlert(id);
+          // A 204 has no body; the tool says what it removed.
+          return response.ok ? { ...response, body: { deleted: id } } : response;
+        }),
+      ),
   );
 
   server.registerTool(

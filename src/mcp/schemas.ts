@@ -150,3 +150,46 @@ export const referenceOutput = z.object({
     }),
   ),
 });
+
+export const alertCreateInput = {
+  ...queryInput,
+  webhook: z
+    .string()
+    .optional()
+    .describe("https:// URL of a public endpoint to POST each change to (signed with the returned secret). Omit it to follow the alert on the stream only."),
+  name: z.string().optional().describe("A name for the alert (1 to 200 characters); default: the query's explanation."),
+};
+
+const alert = z.looseObject({
+  id: z.string().describe("The alert's id, for xql_alert_delete."),
+  name: z.string(),
+  query: z.string(),
+  webhook: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const alertCreateOutput = z.looseObject({
+  id: z.string().optional(),
+  name: z.string().optional(),
+  query: z.string().optional(),
+  webhook: z.string().nullable().optional(),
+  secret: z.string().optional().describe("Signs the webhook deliveries; shown only now. Give it to the user to verify X-XQL-Signature."),
+  createdAt: z.string().optional(),
+  matching: z.array(z.string()).optional().describe("Symbols matching now (at the latest closed bar): the baseline, which fires no event."),
+  valid,
+  error,
+});
+
+export const alertListOutput = z.looseObject({
+  alerts: z.array(alert).optional().describe("The account's alerts, oldest first (no secrets)."),
+  error,
+});
+
+export const alertDeleteInput = {
+  id: z.string().describe("The id of the alert to remove (alrt_...), as xql_alert_list shows it."),
+};
+
+export const alertDeleteOutput = z.looseObject({
+  deleted: z.string().optional().describe("The id of the alert removed."),
+  error,
+});

@@ -31,6 +31,7 @@ import {
   validate,
 } from "./core.js";
 import type { Bars, Instrument, Plan, ResultRow, Timeframe } from "../types.js";
+import { installWatch } from "./watch.js";
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const el = document.getElementById(id);
@@ -245,6 +246,10 @@ keyInput.addEventListener("input", () => {
   else sessionStorage.setItem(KEY_STORAGE, key);
 });
 const offlineBox = $<HTMLInputElement>("offline");
+
+// ---- watching: the screen as an alert, its events live ---------------------------------------
+
+installWatch({ query: () => view.state.doc.toString(), key: () => keyInput.value.trim(), offline: () => offlineBox.checked });
 
 // ---- running ---------------------------------------------------------------------------------
 

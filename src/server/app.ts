@@ -8,6 +8,7 @@
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import type { XqlOptions } from "../types.js";
+import { XqlError } from "../errors.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
 import { DEFAULT_WARMUP } from "../store/fetch.js";
 import { HotTier } from "../store/hot-tier.js";
@@ -28,6 +29,10 @@ import { DEFAULT_RESULTS_CACHE_BYTES } from "./results-cache.js";
 import { DEFAULT_COST_BUDGET } from "../plan/cost.js";
 import { registerPush } from "./push.js";
 import { registerRoutes } from "./routes.js";
+import { type AlertStore, hasAlerts } from "../alerts/alerts.js";
+import { AlertEngine } from "../alerts/engine.js";
+import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
+import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -98,6 +103,30 @@ export interface ServerOptions {
   resultsCacheTtlMs?: number;
   /** The built playground (`dist/playground`), served at `/`; `xql serve` passes it. */
   playgroundDir?: string;
+  /**
+   * Where alerts are kept (decisions §7). Default: the bar store's own (`store.alerts` of the
+   * built-in stores); `false`, or a bar store without one, serves no alerts routes and evaluates
+   * nothing.
+   */
+  alerts?: AlertStore | false;
+  /**
+   * Accept `http://` webhooks and private, loopback and link-local addresses (`xql serve
+   * --allow-private-webhooks`): for tests and local setups only. Default false.
+   */
+  allowPrivateWebhooks?: boolean;
+  /** How webhook host names are resolved, at creation and before each delivery. Default: the system resolver. */
+  webhookResolver?: Resolver;
+  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000); the clock above times them too. */
+  alertTiming?: {
+    /** How long a webhook has to answer. */
+    deliveryTimeoutMs?: number;
+    /** How often deliveries committed by other processes are looked for (delivery worker, stream). */
+    pollMs?: number;
+    /** How long after a write of bars the alerts are evaluated (the rest of its batch lands meanwhile). */
+    settleMs?: number;
+    /** Between the stream's heartbeat comments. */
+    heartbeatMs?: number;
+  };
 }
 
 /** 10 s: the longest a client may take to send its request headers. */
@@ -213,12 +242,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
     tier.watch();
     app.addHook("onClose", async () => tier.close());
   }
+  const queries = new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES);
   registerRoutes(app, {
     bars,
     quota,
     dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),
     auth,
-    queries: new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES),
+    queries,
     clock,
     warmup: options.warmup ?? DEFAULT_WARMUP,
     cache: tier,
@@ -239,6 +269,46 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // What a run may fetch for one source: max(minLookback, warm-up), each under its ceiling.
     maxBars: Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING),
   });
+
+  const owner = [options.store, bars].find(hasAlerts);
+  const alerts = options.alerts === false ? undefined : (options.alerts ?? (owner && hasAlerts(owner) ? owner.alerts : undefined));
+  if (alerts) {
+    const resolve = options.webhookResolver ?? systemResolver;
+    const timing = options.alertTiming ?? {};
+    const engine = new AlertEngine({
+      bars,
+      alerts,
+      clock,
+      compile: (text) => {
+        const compiled = queries.compile(text);
+        return compiled instanceof XqlError ? undefined : compiled;
+      },
+      warmup: options.warmup ?? DEFAULT_WARMUP,
+      cache: tier,
+      sliceMs: options.evaluationSliceMs ?? 10,
+      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+      resolve,
+      deliveryTimeoutMs: timing.deliveryTimeoutMs,
+      pollMs: timing.pollMs,
+      settleMs: timing.settleMs,
+      log: app.log,
+    });
+    registerAlertRoutes(app, {
+      alerts,
+      engine,
+      auth,
+      queries,
+      clock,
+      bodyLimit,
+      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+      resolve,
+      heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    });
+    app.addHook("onReady", async () => engine.start());
+    // Open streams end before the server waits for its connections to close.
+    app.addHook("preClose", async () => engine.hub.close());
+    app.addHook("onClose", async () => engine.stop());
+  }
 
   installErrorHandlers(app, {
     bodyLimit,

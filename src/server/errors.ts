@@ -48,7 +48,7 @@ export function describeError(error: unknown): Record<string, unknown> {
 }
 
 /** The methods the service's routes use (HEAD comes with every GET), in `Allow` order. */
-const ROUTE_METHODS = ["GET", "HEAD", "POST"] as const;
+const ROUTE_METHODS = ["GET", "HEAD", "POST", "DELETE"] as const;
 
 /** A request URL without its query string. */
 export function pathOf(url: string): string {

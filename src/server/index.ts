@@ -40,3 +40,21 @@ export type {
 export type { Columns } from "../store/blocks.js";
 export type { SqliteAccounts } from "../accounts/sqlite.js";
 export { generateApiKey, hashApiKey } from "../accounts/keys.js";
+export { ALERT_LIMITS } from "../alerts/alerts.js";
+export type {
+  AlertEvent,
+  AlertHead,
+  AlertRecord,
+  AlertState,
+  AlertStore,
+  BarOutcome,
+  DeliveryOutcome,
+  DeliveryStatus,
+  DeliverySummary,
+  DueDelivery,
+  EvaluationCommit,
+  MatchRow,
+  NewAlert,
+  StreamItem,
+} from "../alerts/alerts.js";
+export type { ResolvedAddress, Resolver } from "../alerts/webhook-url.js";

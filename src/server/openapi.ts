@@ -2,6 +2,7 @@
 import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 import { PUSH_OPENAPI_PATHS } from "./push.js";
+import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
 
 type Paths = Record<string, Record<string, unknown>>;
 
@@ -116,7 +117,7 @@ export function openApiDocument(): Record<string, unknown> {
       title: "XQL screening service",
       version: VERSION,
       description:
-        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days).",
+        "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days). Alerts watch a screen and report, as each base bar closes, which symbols started and stopped matching, by signed webhook and a stream; they are never metered.",
     },
     security: [{ bearer: [] }],
     paths: mergePaths(PLAYGROUND_OPENAPI_PATHS, PUSH_OPENAPI_PATHS, {
@@ -209,6 +210,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...alertsOpenApiPaths(errorBody),
       "/usage": {
         get: {
           operationId: "usage",
@@ -275,6 +277,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       schemas: {
+        ...ALERTS_OPENAPI_SCHEMAS,
         Valid: {
           type: "object",
           required: ["valid"],

@@ -12,6 +12,7 @@ import type { PostgresStoreOptions } from "./postgres.js";
 import type { SqliteStoreOptions } from "./sqlite.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "./store.js";
+import type { AlertStore } from "../alerts/alerts.js";
 
 /** A store of bars, keys and quota counters, whatever the backend. */
 export interface Store extends BarStore, KeyStore, QuotaStore {
@@ -19,6 +20,8 @@ export interface Store extends BarStore, KeyStore, QuotaStore {
   readonly backend: "sqlite" | "postgres";
   /** Where the store lives, for messages (a PostgreSQL URL without its password). */
   readonly file: string;
+  /** Alerts, their (alert, bar) claims and the outbox of their deliveries, beside the bars. */
+  readonly alerts: AlertStore;
 }
 
 /** Options of {@link openStore}, passed to the backend the URL picks. */

@@ -20,6 +20,9 @@ import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Rese
 import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
+import { PostgresAlerts } from "../alerts/postgres.js";
+import type { AlertStore } from "../alerts/alerts.js";
+import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
@@ -172,6 +175,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
     sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
+  { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
@@ -236,6 +240,14 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly url: string;
   /** Accounts, keys and quota counters, on this pool. */
   readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+  /** Alerts, their claims and their outbox, on this pool. */
+  readonly alerts: AlertStore = new PostgresAlerts({
+    query: (text, values) => this.query(text, values),
+    transaction: async (work) => {
+      await this.ready();
+      return this.transaction(work);
+    },
+  });
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.file = redactUrl(url);

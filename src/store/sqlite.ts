@@ -11,6 +11,9 @@ import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import { SqliteAccounts } from "../accounts/sqlite.js";
+import { SqliteAlerts } from "../alerts/sqlite.js";
+import type { AlertStore } from "../alerts/alerts.js";
+import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
@@ -167,6 +170,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
     sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
+  { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
@@ -313,6 +317,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   private readonly bars: SqliteBars;
   /** Accounts, keys and quota counters, on this connection. */
   readonly accounts: SqliteAccounts;
+  private alertStore: SqliteAlerts | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
@@ -364,6 +369,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async close(): Promise<void> {
     this.changes.close();
     if (this.db.open) this.db.close();
+  }
+
+  /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
+  get alerts(): AlertStore {
+    return (this.alertStore ??= new SqliteAlerts(this.db, this.timeouts));
   }
 
   /** True while the connection is open; false after {@link SqliteStore.close}. */

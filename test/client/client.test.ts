@@ -142,6 +142,47 @@ describe("XqlClient against the running service", () => {
   });
 });
 
+describe("XqlClient's alert methods", () => {
+  let service: LiveService;
+  let client: XqlClient;
+
+  beforeAll(async () => {
+    service = await startLiveService();
+    client = new XqlClient({ baseUrl: service.baseUrl, apiKey: await service.createKey("essential") });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("creates (201 with the secret), lists, reads and deletes (204) an alert, as JSON", async () => {
+    const created = await client.createAlert({ query: QUERY, name: "all of them" });
+    expect(created).toMatchObject({ ok: true, status: 201, body: { name: "all of them", query: QUERY, webhook: null } });
+    if (!created.ok) throw new Error("not created");
+    expect(created.body.secret).toMatch(/^whsec_/);
+    expect(created.body.matching.length).toBeGreaterThan(0);
+    const listed = await client.listAlerts();
+    expect(listed).toMatchObject({ ok: true, status: 200, body: { alerts: [{ id: created.body.id, name: "all of them" }] } });
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
+    const one = await client.getAlert(created.body.id);
+    expect(one).toMatchObject({ ok: true, status: 200, body: { id: created.body.id, matching: created.body.matching, deliveries: [] } });
+    expect(await client.deleteAlert(created.body.id)).toMatchObject({ ok: true, status: 204, body: null });
+    expect(await client.getAlert(created.body.id)).toMatchObject({ ok: false, status: 404, body: { error: "Alert not found" } });
+    expect(await client.deleteAlert("alrt_../../x?y")).toMatchObject({ ok: false, status: 404 });
+  });
+
+  it("returns the validate body for a bad query and the refusal of a private webhook as 400 values", async () => {
+    const bad = await client.createAlert({ query: 'market = "CRYPTO"\ntimeframe = h1\nrsi(14 < 30' });
+    expect(bad.ok).toBe(false);
+    expect(bad.status).toBe(400);
+    expect(isInvalidResult(bad.body)).toBe(true);
+    expect(await client.createAlert({ query: QUERY, webhook: "https://127.0.0.1/h" })).toMatchObject({
+      ok: false,
+      status: 400,
+      body: { error: "Webhook URL must be https:// to a public address" },
+    });
+  });
+});
+
 describe("XqlClient when the service's database fails", () => {
   let service: LiveService;
   afterAll(async () => {

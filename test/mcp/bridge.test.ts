@@ -96,9 +96,18 @@ describe("xql mcp against the running service", () => {
     expect(bridge.client.getInstructions()).toContain("xql_nl_reference");
   });
 
-  it("lists the five tools with their input and output schemas", async () => {
+  it("lists the eight tools with their input and output schemas", async () => {
     const { tools } = await bridge.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["xql_explain", "xql_history", "xql_nl_reference", "xql_run", "xql_validate"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "xql_alert_create",
+      "xql_alert_delete",
+      "xql_alert_list",
+      "xql_explain",
+      "xql_history",
+      "xql_nl_reference",
+      "xql_run",
+      "xql_validate",
+    ]);
     const byName = new Map(tools.map((t) => [t.name, t]));
 
     for (const name of ["xql_validate", "xql_explain", "xql_run"]) {
@@ -181,6 +190,40 @@ describe("xql mcp against the running service", () => {
     const invalid = await call(bridge, "xql_history", { query: TYPO });
     expect(invalid.isError).toBe(true);
     expect(invalid.structuredContent).toEqual(TYPO_BODY);
+  });
+
+  it("xql_alert_create, xql_alert_list and xql_alert_delete manage the account's alerts through the service", async () => {
+    const { tools } = await bridge.client.listTools();
+    const create = tools.find((t) => t.name === "xql_alert_create")!;
+    expect(create.inputSchema).toMatchObject({ type: "object", properties: { query: { type: "string" }, webhook: { type: "string" }, name: { type: "string" } }, required: ["query"] });
+    expect(create.description).toContain("Webhook URL must be https:// to a public address");
+    expect(tools.find((t) => t.name === "xql_alert_delete")!.annotations).toMatchObject({ destructiveHint: true });
+
+    const made = await call(bridge, "xql_alert_create", { query: QUERY, name: "from an assistant" });
+    expect(made.isError).toBeFalsy();
+    const body = made.structuredContent as { id: string; secret: string; matching: string[]; name: string };
+    expect(body).toMatchObject({ name: "from an assistant", query: QUERY, webhook: null });
+    expect(body.secret).toMatch(/^whsec_/);
+    expect(body.matching.length).toBeGreaterThan(0);
+    expectTextMirrorsStructured(made);
+
+    const listed = await call(bridge, "xql_alert_list", {});
+    expect(listed.isError).toBeFalsy();
+    expect((listed.structuredContent as { alerts: { id: string }[] }).alerts.map((a) => a.id)).toContain(body.id);
+
+    const refused = await call(bridge, "xql_alert_create", { query: QUERY, webhook: "http://10.0.0.1/hook" });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({ error: "Webhook URL must be https:// to a public address" });
+    const invalid = await call(bridge, "xql_alert_create", { query: TYPO });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toEqual(TYPO_BODY);
+
+    const deleted = await call(bridge, "xql_alert_delete", { id: body.id });
+    expect(deleted.isError).toBeFalsy();
+    expect(deleted.structuredContent).toEqual({ deleted: body.id });
+    const again = await call(bridge, "xql_alert_delete", { id: body.id });
+    expect(again.isError).toBe(true);
+    expect(again.structuredContent).toEqual({ error: "Alert not found" });
   });
 
   it("xql_nl_reference lists every entry, or the entries matching a phrase", async () => {
@@ -307,7 +350,7 @@ describe("xql mcp when the service fails", () => {
         expectTextMirrorsStructured(result);
       }
       // Still alive and serving.
-      expect((await bridge.client.listTools()).tools).toHaveLength(5);
+      expect((await bridge.client.listTools()).tools).toHaveLength(8);
       expect((await call(bridge, "xql_nl_reference", { phrase: "death cross" })).isError).toBeFalsy();
       expect(bridge.protocolErrors).toEqual([]);
     } finally {
@@ -327,7 +370,7 @@ describe("xql mcp when the service fails", () => {
       expect((result.structuredContent as { error: string }).error).toMatch(
         new RegExp(`^Could not reach the XQL service at ${service.baseUrl}/xql/validate: `),
       );
-      expect((await bridge.client.listTools()).tools).toHaveLength(5);
+      expect((await bridge.client.listTools()).tools).toHaveLength(8);
     } finally {
       await bridge.close();
     }

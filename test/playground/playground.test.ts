@@ -22,10 +22,12 @@ let server: Running;
 let browser: Browser;
 let page: Page;
 let key: string;
+/** The server's clock runs this far ahead of the real one (the watch test closes bars with it). */
+let clockAhead = 0;
 
 beforeAll(async () => {
   const dir = buildPlayground();
-  server = await startServer({ seed: false, playgroundDir: dir, clock: { now: () => Date.now() } });
+  server = await startServer({ seed: false, playgroundDir: dir, clock: { now: () => Date.now() + clockAhead }, alertTiming: { settleMs: 10, pollMs: 200 } });
   await seedStore(server.store, { timeframes: ["h1", "d"], bars: 400 });
   ({ key } = await server.key("free"));
   browser = await launch();
@@ -244,5 +246,51 @@ describe("the playground in Chromium", () => {
     await page.locator("#reference-list button").first().click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Valid query");
     expect(await page.locator("#reference").evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+  });
+
+  it("watches the screen: an alert without a webhook, its baseline, then each enter and exit from the stream; Stop deletes it", async () => {
+    const query = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 1000000000';
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(query);
+    await page.locator("#api-key").fill(key);
+    await page.locator("#offline").uncheck();
+    await page.locator("#watch").click();
+    await expect.poll(() => page.locator("#watch-status").textContent(), { timeout: 20_000 }).toBe(
+      "Watching “Matches when close > 1000000000. Returns close.”: 0 matching. Events appear as bars close.",
+    );
+    const listed = (await (await server.get("/xql/alerts", key)).json()) as { alerts: { id: string; query: string; webhook: string | null }[] };
+    expect(listed.alerts).toMatchObject([{ query, webhook: null }]);
+    expect(await page.locator("#watch-pane").getAttribute("data-alert")).toBe(listed.alerts[0]!.id);
+    await expect.poll(() => page.locator("#watch-pane").getAttribute("data-streaming")).toBe("true");
+
+    // The seed's latest h1 bar is in progress; the clock moves an hour on and it closes at a billion.
+    const series = (await server.store.series("CRYPTO")).filter((s) => s.timeframe === "h1");
+    const symbol = series[0]!.symbol;
+    const latest = Math.max(...series.map((s) => s.lastTime));
+    const write = (time: number, close: number) =>
+      server.store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol, bars: { time: [time], open: [close], high: [close], low: [close], close: [close], volume: [1] } }] }]);
+    clockAhead = 3_600_000;
+    await write(latest, 2_000_000_000);
+    const rows = page.locator("#watch-events tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(1);
+    expect(await rows.first().locator("td").allTextContents()).toEqual([
+      `${new Date(latest).toISOString().replace("T", " ").slice(0, 16)} UTC`,
+      "enter",
+      symbol,
+      "close 2000000000",
+    ]);
+    await expect.poll(() => page.locator("#watch-status").textContent()).toContain(`1 matching (${symbol})`);
+    clockAhead = 2 * 3_600_000;
+    await write(latest + 3_600_000, 5);
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(2);
+    expect(await rows.first().locator("td").nth(1).textContent()).toBe("exit");
+    await expect.poll(() => page.locator("#watch-status").textContent()).toContain("0 matching");
+
+    await page.locator("#watch").click();
+    await expect.poll(() => page.locator("#watch-status").textContent()).toBe("Stopped watching; the alert is deleted.");
+    await expect.poll(async () => ((await (await server.get("/xql/alerts", key)).json()) as { alerts: unknown[] }).alerts.length).toBe(0);
+    expect(await page.locator("#watch").textContent()).toBe("Watch this screen");
   });
 });

@@ -406,7 +406,21 @@ describe("other routes", () => {
     expect(response.status).toBe(200);
     const doc = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/", "/favicon.ico", "/health", "/openapi.json", "/usage", "/xql/bars", "/xql/explain", "/xql/history", "/xql/run", "/xql/validate"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/",
+      "/favicon.ico",
+      "/health",
+      "/openapi.json",
+      "/usage",
+      "/xql/alerts",
+      "/xql/alerts/stream",
+      "/xql/alerts/{id}",
+      "/xql/bars",
+      "/xql/explain",
+      "/xql/history",
+      "/xql/run",
+      "/xql/validate",
+    ]);
     expect(Object.keys(doc.paths["/xql/run"]!.post as object)).toContain("responses");
   });
 

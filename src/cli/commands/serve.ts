@@ -28,17 +28,22 @@ function playgroundDir(): string | undefined {
 }
 
 /** The options of `xql serve` (the deploy files are checked against them). */
-export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet") };
+export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks") };
 
 const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--db FILE|postgres://…] [--redis redis://…]
                  [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
+                 [--allow-private-webhooks]
 
 Starts the XQL HTTP service on the embedded SQLite store:
-  POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history
-  GET /usage          GET /xql/bars      GET /health    GET /openapi.json
+  POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
+  POST /xql/alerts    GET /xql/alerts    GET|DELETE /xql/alerts/{id}  GET /xql/alerts/stream
+  GET /xql/bars       GET /health        GET /openapi.json
   POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
   GET /favicon.ico    the playground's icon
+Alerts are evaluated as base bars close and delivered by signed webhook and the stream
+(docs/alerts.md); webhooks must be https:// to a public address unless
+--allow-private-webhooks is given.
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
@@ -134,6 +139,7 @@ export const serveCommand: Command = {
       ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
       logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
       playgroundDir: playgroundDir(),
+      allowPrivateWebhooks: values["allow-private-webhooks"] === true,
       ...limits,
     });
     try {

@@ -1,0 +1,277 @@
+/**
+ * Evaluation on bar close (decisions §7): the screens of one market and base timeframe read
+ * their bars once, and each is evaluated at every base bar closed since its last evaluated one,
+ * in order, exactly as `history` evaluates it there — so the rows at a bar t equal a run over
+ * the bars truncated after t, bit for bit. Events are the transitions of those rows from one
+ * evaluated bar to the next. Pure over a {@link BarStore}: the engine (`./engine.ts`) commits
+ * the outcome, `xql watch` prints it.
+ */
+import type { CompiledQuery } from "../api.js";
+import type { BarStore } from "../store/store.js";
+import { fetchUniverse } from "../store/fetch.js";
+import type { HotTier } from "../store/hot-tier.js";
+import type { Bars, FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
+import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
+import type { AlertEvent, MatchRow } from "./alerts.js";
+import { alignmentCut } from "../alignment.js";
+
+/** One screen to evaluate: a compiled query and where it stands. */
+export interface Screen {
+  /** Tells the screen's outcome apart (an alert id). */
+  id: string;
+  /** The query text: screens with the same text at the same bar share one evaluation. */
+  query: string;
+  compiled: CompiledQuery;
+  /** Open time of the last base bar evaluated; null before any (every closed bar is then new). */
+  lastTime: number | null;
+  /** The rows matching at `lastTime`, by symbol. */
+  matching: readonly MatchRow[];
+}
+
+/** One base bar evaluated for one screen. */
+export interface EvaluatedBar {
+  time: number;
+  /** The rows matching at `time`, by symbol (sort and limit decided which, as in history). */
+  matching: MatchRow[];
+  /** Enters and exits against the previous evaluated bar, by symbol. */
+  events: AlertEvent[];
+}
+
+/** What one evaluation of a group found. */
+export interface GroupEvaluation {
+  /** Per screen id, its new bars in order (empty when none closed since its last). */
+  bars: Map<string, EvaluatedBar[]>;
+  /** The close (ms) of the earliest stored base bar still in progress: when to look again; undefined when none. */
+  nextClose: number | undefined;
+}
+
+/** Options of the evaluation: the service's warm-up and fetch cache, and its turn-taking. */
+export interface EvaluateOptions {
+  /** Bars per source beyond the plan's need, as a run fetches (default 300). */
+  warmup: number;
+  /** Reads reused while the store's data version is unchanged. */
+  /** The service's hot tier (each fetch holds its views for a minute: writes meanwhile copy). */
+  cache?: HotTier;
+  /** ms of evaluation between turns of the event loop (default 10). */
+  sliceMs?: number;
+  /**
+   * Most base bars one screen evaluates in one go (default 1,000, the service's history window):
+   * a backfill of more closed bars under an existing alert evaluates the latest ones.
+   */
+  maxCatchUp?: number;
+}
+
+/**
+ * Evaluates the screens (all of one market and base timeframe) at every base bar closed by `now`
+ * since each one's `lastTime`. Their bars are read once, for all of them: each source with the
+ * union of the series and the largest fetch any of them needs, plus the bars still to evaluate.
+ */
+export async function evaluateGroup(store: BarStore, screens: readonly Screen[], now: number, options: EvaluateOptions): Promise<GroupEvaluation> {
+  const bars = new Map<string, EvaluatedBar[]>(screens.map((s) => [s.id, []]));
+  if (screens.length === 0) return { bars, nextClose: undefined };
+  const cap = options.maxCatchUp ?? MAX_HISTORY_BARS;
+  const { plan, fetch } = unionOf(screens.map((s) => s.compiled));
+  const base = plan.sources[0]!.timeframe;
+  const oldest = Math.min(...screens.map((s) => s.lastTime ?? -Infinity));
+  const universe = await readCovering(store, plan, fetch, oldest, cap, options);
+  const { closed, nextClose } = closedTimes(universe, base, oldest, now);
+  if (closed.length === 0) return { bars, nextClose };
+  const latest = closed[closed.length - 1]!;
+  const evaluable = truncateAfter(universe, base, latest);
+
+  // Screens with the same text at the same bar evaluate once (many accounts watch the same screen).
+  const shared = new Map<string, Promise<Map<number, MatchRow[]>>>();
+  for (const screen of screens) {
+    const pending = closedAfter(closed, screen.lastTime, cap);
+    if (pending.length === 0) continue;
+    const key = `${screen.lastTime}\n${pending.length}\n${screen.query}`;
+    let rows = shared.get(key);
+    if (!rows) shared.set(key, (rows = rowsByBar(screen.compiled, evaluable, pending.length, options.sliceMs)));
+    bars.set(screen.id, transitions(screen.matching, pending, await rows));
+  }
+  return { bars, nextClose };
+}
+
+/** The rows matching at the latest base bar closed by `now`: an alert's baseline. */
+export async function baselineOf(store: BarStore, compiled: CompiledQuery, now: number, options: EvaluateOptions): Promise<{ time: number | null; matching: MatchRow[] }> {
+  const { plan, fetch } = unionOf([compiled]);
+  const base = plan.sources[0]!.timeframe;
+  const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, fetch });
+  const { closed } = closedTimes(universe, base, -Infinity, now, 1);
+  const latest = closed[closed.length - 1];
+  if (latest === undefined) return { time: null, matching: [] };
+  const rows = await rowsByBar(compiled, truncateAfter(universe, base, latest), 1, options.sliceMs);
+  return { time: latest, matching: rows.get(latest) ?? [] };
+}
+
+/** The rows of `history` at each of the last `window` base bars of the universe. */
+async function rowsByBar(compiled: CompiledQuery, universe: Instrument[], window: number, sliceMs = 10): Promise<Map<number, MatchRow[]>> {
+  const { matches } = await compiled.historyAsync(universe, { bars: window, sliceMs });
+  const byBar = new Map<number, MatchRow[]>();
+  for (const { time, symbol, columns } of matches) {
+    let rows = byBar.get(time);
+    if (!rows) byBar.set(time, (rows = []));
+    rows.push({ symbol, columns });
+  }
+  return byBar;
+}
+
+/**
+ * Each pending bar's rows and events, walking from the rows at the previous evaluated bar. Both
+ * lists are by symbol (history lists a bar's matches so), so one merge finds enters and exits.
+ */
+function transitions(previous: readonly MatchRow[], pending: readonly number[], rows: Map<number, MatchRow[]>): EvaluatedBar[] {
+  const out: EvaluatedBar[] = [];
+  let before = previous;
+  for (const time of pending) {
+    const now = rows.get(time) ?? NO_ROWS;
+    const events: AlertEvent[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < before.length || j < now.length) {
+      const was = before[i];
+      const is = now[j];
+      if (is === undefined || (was !== undefined && was.symbol < is.symbol)) {
+        events.push({ symbol: was!.symbol, kind: "exit", columns: was!.columns });
+        i++;
+      } else if (was === undefined || is.symbol < was.symbol) {
+        events.push({ symbol: is.symbol, kind: "enter", columns: is.columns });
+        j++;
+      } else {
+        i++;
+        j++;
+      }
+    }
+    out.push({ time, matching: now, events });
+    before = now;
+  }
+  return out;
+}
+
+/** The rows of a bar where nothing matched: one list for all (never changed). */
+const NO_ROWS: MatchRow[] = [];
+
+/** One plan and fetch covering every screen: each timeframe with the union of series and the largest need. */
+export function unionOf(compiled: readonly CompiledQuery[]): { plan: Plan; fetch: FetchSource[] } {
+  const first = compiled[0]!.plan;
+  const base = first.sources[0]!.timeframe;
+  const sources = new Map<Timeframe, { series: Set<RawSeries>; minLookback: number; bars: number }>();
+  for (const c of compiled) {
+    for (const source of c.plan.sources) {
+      let s = sources.get(source.timeframe);
+      if (!s) sources.set(source.timeframe, (s = { series: new Set(), minLookback: 0, bars: 0 }));
+      for (const name of source.series) s.series.add(name);
+      s.minLookback = Math.max(s.minLookback, source.minLookback);
+    }
+    for (const f of c.fetch) {
+      const s = sources.get(f.timeframe)!;
+      for (const name of f.series) s.series.add(name);
+      s.bars = Math.max(s.bars, f.bars);
+    }
+  }
+  // The base first (the fetch cuts the others at its bars' close), then by duration.
+  const order = [...sources.keys()].sort((a, b) => (a === base ? -1 : b === base ? 1 : TIMEFRAME_MS[a] - TIMEFRAME_MS[b]));
+  const planSources: PlanSource[] = order.map((tf) => ({ timeframe: tf, series: [...sources.get(tf)!.series].sort(), minLookback: sources.get(tf)!.minLookback }));
+  const fetch: FetchSource[] = order.map((tf) => ({ timeframe: tf, series: [...sources.get(tf)!.series].sort(), bars: sources.get(tf)!.bars }));
+  return { plan: { market: first.market, sources: planSources }, fetch };
+}
+
+/**
+ * Reads the universe with enough base bars to evaluate every bar after `oldest`: first as a run
+ * reads it, then, when more bars are new than that read's extra covers, again with more
+ * (history's window less one, as `POST /xql/history` reads), up to `cap` bars.
+ *
+ * Why the count suffices: when K distinct base times after `oldest` were read with extra ≥ K − 1,
+ * no symbol can hold a bar after `oldest` that was not read — a symbol with more such bars than
+ * it was given would have shown more than K times.
+ */
+async function readCovering(store: BarStore, plan: Plan, fetch: FetchSource[], oldest: number, cap: number, options: EvaluateOptions): Promise<Instrument[]> {
+  const base = plan.sources[0]!.timeframe;
+  let extra = 0;
+  for (;;) {
+    const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, fetch, extraBaseBars: extra });
+    const fresh = distinctAfter(universe, base, oldest, cap + 1);
+    if (fresh - 1 <= extra || extra >= cap) return universe;
+    extra = Math.min(cap, Math.max(fresh - 1, 2 * extra + 1));
+  }
+}
+
+/** How many distinct base bar times after `after` the universe holds, counting at most `most`. */
+function distinctAfter(universe: readonly Instrument[], base: Timeframe, after: number, most: number): number {
+  const seen = new Set<number>();
+  for (const instrument of universe) {
+    const time = instrument.bars[base]?.time;
+    if (!time) continue;
+    for (let i = time.length - 1; i >= 0 && time[i]! > after; i--) {
+      seen.add(time[i]!);
+      if (seen.size >= most) return seen.size;
+    }
+  }
+  return seen.size;
+}
+
+/**
+ * The distinct base bar times after `after` that have closed by `now` (open + duration ≤ now),
+ * ascending, at most the latest `most`; and the close of the earliest one still in progress.
+ */
+function closedTimes(universe: readonly Instrument[], base: Timeframe, after: number, now: number, most = Infinity): { closed: number[]; nextClose: number | undefined } {
+  const duration = TIMEFRAME_MS[base];
+  const seen = new Set<number>();
+  let nextClose: number | undefined;
+  for (const instrument of universe) {
+    const time = instrument.bars[base]?.time;
+    if (!time) continue;
+    let closedSeen = 0;
+    for (let i = time.length - 1; i >= 0 && time[i]! > after; i--) {
+      const t = time[i]!;
+      if (t + duration > now) {
+        if (nextClose === undefined || t + duration < nextClose) nextClose = t + duration;
+        continue;
+      }
+      seen.add(t);
+      // Only the latest `most` closed times can matter; older bars of this symbol cannot be among them.
+      if (++closedSeen >= most) break;
+    }
+  }
+  const closed = [...seen].sort((a, b) => a - b);
+  return { closed: closed.length > most ? closed.slice(closed.length - most) : closed, nextClose };
+}
+
+/** The closed times after `last`, the latest `cap` of them. */
+function closedAfter(closed: readonly number[], last: number | null, cap: number): number[] {
+  let from = closed.length;
+  while (from > 0 && (last === null || closed[from - 1]! > last)) from--;
+  return closed.slice(Math.max(from, closed.length - cap));
+}
+
+/**
+ * The universe as it was when base bar `latest` closed: base bars up to `latest`, bars of other
+ * timeframes that opened before its close (the store's cut; the evaluator ignores any still in
+ * progress). Shares the columns (views, no copy); unchanged instruments are returned as they are.
+ */
+export function truncateAfter(universe: Instrument[], base: Timeframe, latest: number): Instrument[] {
+  const cut = alignmentCut(latest, TIMEFRAME_MS[base]);
+  let changed = false;
+  const out = universe.map((instrument) => {
+    let bars: Partial<Record<Timeframe, Bars>> | undefined;
+    for (const [tf, b] of Object.entries(instrument.bars) as [Timeframe, Bars][]) {
+      const time = b.time;
+      let n = time.length;
+      if (tf === base) while (n > 0 && time[n - 1]! > latest) n--;
+      else while (n > 0 && time[n - 1]! >= cut) n--;
+      if (n === time.length) continue;
+      bars ??= { ...instrument.bars };
+      bars[tf] = sliceBars(b, n);
+    }
+    if (!bars) return instrument;
+    changed = true;
+    return { symbol: instrument.symbol, bars };
+  });
+  return changed ? out : universe;
+}
+
+function sliceBars(bars: Bars, n: number): Bars {
+  const cut = (column: ArrayLike<number>): ArrayLike<number> =>
+    ArrayBuffer.isView(column) ? (column as Float64Array).subarray(0, n) : Array.prototype.slice.call(column, 0, n) as number[];
+  return { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
+}

@@ -1,0 +1,166 @@
+/**
+ * "Watch this screen": the editor's query becomes an alert without a webhook (`POST
+ * /xql/alerts`), and its events are shown as they come from the account's stream (`GET
+ * /xql/alerts/stream`, read with fetch: an EventSource cannot send the API key). The pane
+ * starts from the baseline (what matches at the latest closed bar) and keeps the matching set
+ * current with each enter and exit. Stopping (or leaving the page) deletes the alert, so a free
+ * account's one alert is not left behind.
+ */
+
+interface Created {
+  id: string;
+  name: string;
+  createdAt: string;
+  matching: string[];
+}
+
+interface Delivery {
+  alert: { id: string; name: string };
+  timeframe: string;
+  time: number;
+  events: { symbol: string; kind: "enter" | "exit"; columns: Record<string, number | null> }[];
+  delivery: string;
+}
+
+export interface WatchPage {
+  /** The query in the editor. */
+  query(): string;
+  /** The API key pasted, or "" for none. */
+  key(): string;
+  /** True when the page runs offline (no service). */
+  offline(): boolean;
+}
+
+const $ = <T extends HTMLElement>(id: string): T => {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`#${id} missing from the page`);
+  return el as T;
+};
+
+const value = (v: number | null): string => (v === null ? "—" : Number.isInteger(v) ? String(v) : v.toPrecision(6));
+const when = (ms: number): string => `${new Date(ms).toISOString().replace("T", " ").slice(0, 16)} UTC`;
+
+/** Wires the Watch button and the pane of its events. */
+export function installWatch(page: WatchPage): void {
+  const button = $<HTMLButtonElement>("watch");
+  const pane = $("watch-pane");
+  const status = $("watch-status");
+  const table = $<HTMLTableElement>("watch-events");
+  let current: { id: string; key: string; stream: AbortController; matching: Set<string> } | undefined;
+
+  const say = (text: string, kind: "ok" | "error" | "" = ""): void => {
+    pane.hidden = false;
+    status.textContent = text;
+    status.className = kind;
+  };
+  const describe = (name: string, matching: Set<string>): string => {
+    const list = [...matching].sort();
+    const shown = list.length <= 8 ? list.join(" ") : `${list.slice(0, 8).join(" ")} +${list.length - 8}`;
+    return `Watching “${name}”: ${list.length} matching${list.length > 0 ? ` (${shown})` : ""}. Events appear as bars close.`;
+  };
+
+  async function start(): Promise<void> {
+    const key = page.key();
+    if (page.offline() || key === "") {
+      say("Watching needs the service: paste an API key and untick Offline", "error");
+      return;
+    }
+    button.disabled = true;
+    try {
+      const response = await fetch("/xql/alerts", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ query: page.query() }),
+      });
+      const body = (await response.json()) as Created & { error?: string | { message?: string } };
+      if (response.status !== 201) {
+        const error = typeof body.error === "string" ? body.error : (body.error?.message ?? `HTTP ${response.status}`);
+        say(response.status === 403 ? `${error}: stop another watch, or delete an alert (GET /xql/alerts)` : `Cannot watch: ${error}`, "error");
+        return;
+      }
+      const stream = new AbortController();
+      current = { id: body.id, key, stream, matching: new Set(body.matching) };
+      pane.dataset.alert = body.id;
+      table.replaceChildren();
+      table.createTHead().insertRow().append(...["bar", "event", "symbol", "values"].map((h) => Object.assign(document.createElement("th"), { textContent: h })));
+      table.createTBody();
+      say(describe(body.name, current.matching), "ok");
+      pane.scrollIntoView({ block: "nearest" });
+      button.textContent = "Stop watching";
+      void follow(current, body.name);
+    } catch (error) {
+      say(`Cannot watch: ${error instanceof Error ? error.message : String(error)}`, "error");
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  /** Reads the stream until stopped, reconnecting from the last event seen when it drops. */
+  async function follow(watch: NonNullable<typeof current>, name: string): Promise<void> {
+    let last: string | undefined;
+    while (!watch.stream.signal.aborted) {
+      try {
+        const headers: Record<string, string> = { Authorization: `Bearer ${watch.key}`, Accept: "text/event-stream" };
+        if (last !== undefined) headers["Last-Event-ID"] = last;
+        const response = await fetch("/xql/alerts/stream", { headers, signal: watch.stream.signal });
+        if (!response.ok || !response.body) throw new Error(`stream: HTTP ${response.status}`);
+        pane.dataset.streaming = "true";
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value: chunk, done } = await reader.read();
+          if (done) break;
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id !== undefined) last = id;
+            if (data !== undefined) show(watch, name, JSON.parse(data) as Delivery);
+          }
+        }
+      } catch (error) {
+        if (watch.stream.signal.aborted) return;
+        say(`Stream interrupted (${error instanceof Error ? error.message : String(error)}); reconnecting…`, "error");
+      }
+      pane.dataset.streaming = "false";
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  function show(watch: NonNullable<typeof current>, name: string, delivery: Delivery): void {
+    // The stream carries every alert of the account: only this watch's events belong here.
+    if (delivery.alert.id !== watch.id) return;
+    const body = table.tBodies[0]!;
+    for (const event of delivery.events) {
+      if (event.kind === "enter") watch.matching.add(event.symbol);
+      else watch.matching.delete(event.symbol);
+      const row = body.insertRow(0);
+      row.className = event.kind;
+      row.insertCell().textContent = when(delivery.time);
+      row.insertCell().textContent = event.kind;
+      row.insertCell().textContent = event.symbol;
+      row.insertCell().textContent = Object.entries(event.columns)
+        .map(([k, v]) => `${k} ${value(v)}`)
+        .join(", ");
+    }
+    say(describe(name, watch.matching), "ok");
+  }
+
+  function stop(leaving = false): void {
+    const watch = current;
+    if (!watch) return;
+    current = undefined;
+    watch.stream.abort();
+    // keepalive lets the delete go out while the page unloads.
+    void fetch(`/xql/alerts/${encodeURIComponent(watch.id)}`, { method: "DELETE", headers: { Authorization: `Bearer ${watch.key}` }, keepalive: leaving }).catch(() => undefined);
+    button.textContent = "Watch this screen";
+    delete pane.dataset.alert;
+    if (!leaving) say("Stopped watching; the alert is deleted.");
+  }
+
+  button.addEventListener("click", () => (current ? stop() : void start()));
+  window.addEventListener("pagehide", () => stop(true));
+}

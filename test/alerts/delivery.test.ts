@@ -1,0 +1,194 @@
+/**
+ * Webhook delivery (decisions §7) through a real server on loopback, a real SQLite file and a
+ * real receiver that fails, resets connections, never answers, redirects and answers slowly:
+ * at least once, the same delivery id and body on every retry, bar order per alert, valid
+ * signatures, backoff 1 s doubling, failed after 24 h, nothing posted when nothing changed.
+ * The server's clock runs in real time and the tests move it on to make retries due.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { backoffAfter } from "../../src/alerts/deliver.js";
+import type { Running } from "../server/helpers.js";
+import { type Answer, type DeliveryBody, FEED_START, type FeedServer, HOUR, Receiver, type RunningClock, signedBy, startFeedServer, until } from "./helpers.js";
+
+const START = FEED_START;
+const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
+
+interface Setup {
+  server: Running;
+  clock: RunningClock;
+  key: string;
+  receiver: Receiver;
+  alert: { id: string; secret: string };
+  /** Writes bar `step` (see {@link FeedServer.push}) and waits until the alert evaluated it. */
+  push(step: number, closes: Record<string, number>): Promise<void>;
+  detail(): Promise<{ asOf: string; deliveries: { id: string; status: string; attempts: number; lastError: string | null; nextAttemptAt: string | null; createdAt: string }[] }>;
+}
+
+const running: { stop(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.stop();
+});
+
+/** The feed server with one alert on `close > 100` posting to a receiver that answers as told. */
+async function setup(answer: (n: number, delivery: string) => Answer): Promise<Setup> {
+  const feed = await startFeedServer();
+  const { server, clock } = feed;
+  running.push(server);
+  const receiver = await new Receiver(answer, clock).start();
+  running.push(receiver);
+  const { key } = await server.key("plus");
+  const created = await server.post("/xql/alerts", JSON.stringify({ query: QUERY, webhook: receiver.url, name: "over 100" }), key, { "content-type": "application/json" });
+  expect(created.status).toBe(201);
+  const alert = (await created.json()) as { id: string; secret: string; matching: string[] };
+  expect(alert.matching).toEqual([]);
+  const detail = async () => (await (await server.get(`/xql/alerts/${alert.id}`, key)).json()) as Awaited<ReturnType<Setup["detail"]>>;
+  return {
+    server,
+    clock,
+    key,
+    receiver,
+    alert,
+    detail,
+    async push(step, closes) {
+      const time = await feed.push(step, closes);
+      await until(async () => (await detail()).asOf === new Date(time).toISOString());
+    },
+  };
+}
+
+/**
+ * Moves the clock on by `step` after each request the receiver gets (so the retry becomes due at
+ * once), or after `idleMs` without one (an attempt that timed out was scheduled from a clock
+ * that had already moved), until `test` holds.
+ */
+async function driveClock(clock: RunningClock, receiver: Receiver, step: number, test: () => Promise<boolean> | boolean, idleMs = 60_000, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  let seen = receiver.received.length;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await receiver.until(() => receiver.received.length > seen, idleMs).catch(() => undefined);
+    seen = receiver.received.length;
+    // The attempt just received settles before the clock moves.
+    await new Promise((r) => setTimeout(r, 30));
+    clock.advance(step);
+  }
+}
+
+describe("webhook deliveries", () => {
+  it("reach a receiver that fails, resets, times out, redirects and answers slowly: same id and body on every retry, bar order, signed", async () => {
+    const attempts = new Map<string, number>();
+    const target = await new Receiver().start("/elsewhere");
+    running.push(target);
+    const script: Answer[] = ["fail", "reset", "timeout", { redirect: target.url }, "slow"];
+    const s = await setup((_n, delivery) => {
+      const k = (attempts.get(delivery) ?? 0) + 1;
+      attempts.set(delivery, k);
+      return script[Math.min(k, script.length) - 1]!;
+    });
+    await s.push(1, { AAA: 150 });
+    await s.push(2, { BBB: 150 });
+    await s.push(3, { AAA: 40, BBB: 160 });
+    await driveClock(s.clock, s.receiver, HOUR, () => s.receiver.delivered.length === 3, 600);
+
+    const ids = [...new Set(s.receiver.received.map((r) => r.delivery))];
+    expect(ids).toHaveLength(3);
+    const bodies = ids.map((id) => JSON.parse(s.receiver.received.find((r) => r.delivery === id)!.body) as DeliveryBody);
+    expect(bodies.map((b) => b.time)).toEqual([START + 10 * HOUR, START + 11 * HOUR, START + 12 * HOUR]);
+    expect(bodies.map((b) => b.events)).toEqual([
+      [{ symbol: "AAA", kind: "enter", columns: { close: 150 } }],
+      [{ symbol: "BBB", kind: "enter", columns: { close: 150 } }],
+      [{ symbol: "AAA", kind: "exit", columns: { close: 150 } }],
+    ]);
+    for (const [i, id] of ids.entries()) {
+      const tries = s.receiver.received.filter((r) => r.delivery === id);
+      expect(tries.map((r) => r.answer)).toEqual(script);
+      // The same body every time, whatever the timestamp; each attempt signed afresh.
+      expect(new Set(tries.map((r) => r.body)).size).toBe(1);
+      for (const r of tries) expect(signedBy(r, s.alert.secret)).toBe(true);
+      expect(bodies[i]!.delivery).toBe(id);
+      expect(Object.keys(bodies[i]!)).toEqual(["alert", "timeframe", "time", "events", "delivery"]);
+      expect(bodies[i]!.alert).toEqual({ id: s.alert.id, name: "over 100" });
+    }
+    // Bar order: every attempt of a bar's delivery comes before the first of the next bar's.
+    const order = s.receiver.received.map((r) => ids.indexOf(r.delivery));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // A redirect is not followed.
+    expect(target.received).toEqual([]);
+    // The last answer is slow: its outcome is recorded once it has come.
+    await until(async () => (await s.detail()).deliveries.every((d) => d.status === "delivered"));
+    const detail = await s.detail();
+    expect(detail.deliveries.map((d) => [d.id, d.status, d.attempts])).toEqual([
+      [ids[2], "delivered", 5],
+      [ids[1], "delivered", 5],
+      [ids[0], "delivered", 5],
+    ]);
+  }, 90_000);
+
+  it("signs with HMAC-SHA256 of timestamp.body under the alert's secret, and sends the delivery id and timestamp", async () => {
+    const s = await setup(() => "ok");
+    await s.push(1, { CCC: 101 });
+    await s.receiver.until(() => s.receiver.received.length === 1);
+    const [r] = s.receiver.received;
+    expect(signedBy(r!, s.alert.secret)).toBe(true);
+    expect(signedBy(r!, "whsec_wrong")).toBe(false);
+    expect(r!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(Math.abs(Number(r!.timestamp) - s.clock.now() / 1000)).toBeLessThan(60);
+    expect(r!.delivery).toBe((JSON.parse(r!.body) as DeliveryBody).delivery);
+    expect(r!.delivery).toMatch(/^dlv_[0-9A-Za-z]{20}$/);
+  });
+
+  it("waits 1 s after the first failure, 2 s after the second, doubling up to 1 h apart", async () => {
+    expect([1, 2, 3, 4, 12, 13, 40].map(backoffAfter)).toEqual([1_000, 2_000, 4_000, 8_000, 2_048_000, 3_600_000, 3_600_000]);
+    const s = await setup(() => "fail");
+    await s.push(1, { AAA: 150 });
+    const next: number[] = [];
+    for (const attempt of [1, 2]) {
+      await until(async () => (await s.detail()).deliveries[0]?.attempts === attempt);
+      const d = (await s.detail()).deliveries[0]!;
+      expect(d).toMatchObject({ status: "pending", lastError: "HTTP 500" });
+      // Due the backoff after the attempt (recorded a moment after the receiver saw it).
+      const wait = Date.parse(d.nextAttemptAt!) - s.receiver.received[attempt - 1]!.at;
+      expect(wait).toBeGreaterThanOrEqual(backoffAfter(attempt));
+      expect(wait).toBeLessThan(backoffAfter(attempt) + 1_000);
+      next.push(Date.parse(d.nextAttemptAt!));
+    }
+    // The second attempt waited for its due time.
+    expect(s.receiver.received[1]!.at).toBeGreaterThanOrEqual(next[0]!);
+  });
+
+  it("marks a delivery failed after 24 h of failures, then sends the alert's next one", async () => {
+    let first: string | undefined;
+    const s = await setup((_n, delivery) => {
+      first ??= delivery;
+      return delivery === first ? "fail" : "ok";
+    });
+    await s.push(1, { AAA: 150 });
+    await s.push(2, { AAA: 50 });
+    await driveClock(s.clock, s.receiver, HOUR, () => s.receiver.delivered.length === 1);
+    const detail = await s.detail();
+    expect(detail.deliveries.map((d) => d.status)).toEqual(["delivered", "failed"]);
+    const failed = detail.deliveries[1]!;
+    expect(failed.lastError).toBe("HTTP 500");
+    // Tried for 24 h (hourly once the backoff reached its cap here), never after.
+    const tries = s.receiver.received.filter((r) => r.delivery === first);
+    expect(tries.length).toBeGreaterThanOrEqual(20);
+    expect(tries.length).toBeLessThanOrEqual(30);
+    const lastTry = s.receiver.received.lastIndexOf(tries[tries.length - 1]!);
+    expect(s.receiver.received.findIndex((r) => r.delivery !== first)).toBe(lastTry + 1);
+  }, 90_000);
+
+  it("posts nothing for a bar that changed nothing, and nothing more once the alert is deleted", async () => {
+    const s = await setup(() => "fail");
+    await s.push(1, { AAA: 60, BBB: 70 });
+    expect((await s.detail()).deliveries).toEqual([]);
+    await s.push(2, { AAA: 150 });
+    await s.receiver.until(() => s.receiver.received.length >= 1);
+    const gone = await fetch(`${s.server.url}/xql/alerts/${s.alert.id}`, { method: "DELETE", headers: { authorization: `Bearer ${s.key}` } });
+    expect(gone.status).toBe(204);
+    await new Promise((r) => setTimeout(r, 500));
+    const seen = s.receiver.received.length;
+    s.clock.advance(2 * HOUR);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(s.receiver.received.length).toBe(seen);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The evaluation's reading and windowing (src/alerts/evaluate.ts) on a real SQLite store: an
+ * alert far behind (more new bars than a run reads) gets every one of them, read again with
+ * enough extra bars and equal to history over that read; a backfill beyond the catch-up bound
+ * evaluates the latest bars; a bar still in progress waits for its close.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { compile } from "../../src/api.js";
+import { evaluateGroup } from "../../src/alerts/evaluate.js";
+import { fetchUniverse } from "../../src/store/fetch.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { HOUR, MONDAY, tickWalk } from "../kit/index.js";
+
+const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, rsi(close, 9)]\nrsi(close, 9) > 50';
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
+
+async function storeWith(bars: number): Promise<SqliteStore> {
+  const store = new SqliteStore(":memory:");
+  stores.push(store);
+  await store.upsertBars([
+    { market: "CRYPTO", timeframe: "h1", symbols: ["AAA", "BBB", "CCC"].map((symbol, i) => ({ symbol, bars: tickWalk({ seed: 40 + i, count: bars, timeframe: "h1", start: MONDAY, vol: 0.01 }) })) },
+  ]);
+  return store;
+}
+
+const screen = (lastTime: number | null) => ({ id: "s", query: QUERY, compiled: compile(QUERY), lastTime, matching: [] });
+
+describe("evaluateGroup", () => {
+  it("evaluates every bar of an alert far behind, as history does over the bars read", async () => {
+    const store = await storeWith(700);
+    // 350 bars after the alert's last: more than the 300 a run reads.
+    const last = MONDAY + 349 * HOUR;
+    const { bars } = await evaluateGroup(store, [screen(last)], MONDAY + 10_000 * HOUR, { warmup: 300 });
+    const evaluated = bars.get("s")!;
+    expect(evaluated.map((b) => b.time)).toEqual(Array.from({ length: 350 }, (_, k) => MONDAY + (350 + k) * HOUR));
+    // The read: the run's 300 bars, then with 2·0 + 1 … extra until 350 new bars were covered.
+    const compiled = compile(QUERY);
+    const universe = await fetchUniverse(store, compiled.plan, { warmup: 300, fetch: compiled.fetch, extraBaseBars: 599 });
+    const history = compiled.history(universe, { bars: 350 });
+    for (const bar of evaluated) {
+      const expected = history.matches.filter((m) => m.time === bar.time).map(({ symbol, columns }) => ({ symbol, columns }));
+      expect(bar.matching, new Date(bar.time).toISOString()).toEqual(expected);
+    }
+    expect(evaluated.some((b) => b.events.length > 0)).toBe(true);
+  });
+
+  it("evaluates the latest bars of a backfill beyond the catch-up bound", async () => {
+    const store = await storeWith(60);
+    const { bars } = await evaluateGroup(store, [screen(MONDAY + 9 * HOUR)], MONDAY + 10_000 * HOUR, { warmup: 300, maxCatchUp: 5 });
+    expect(bars.get("s")!.map((b) => b.time)).toEqual([55, 56, 57, 58, 59].map((k) => MONDAY + k * HOUR));
+  });
+
+  it("leaves a bar still in progress for its close, and says when that is", async () => {
+    const store = await storeWith(60);
+    const latest = MONDAY + 59 * HOUR;
+    const now = latest + 30 * 60_000;
+    const { bars, nextClose } = await evaluateGroup(store, [screen(MONDAY + 57 * HOUR)], now, { warmup: 300 });
+    expect(bars.get("s")!.map((b) => b.time)).toEqual([MONDAY + 58 * HOUR]);
+    expect(nextClose).toBe(latest + HOUR);
+    const later = await evaluateGroup(store, [screen(MONDAY + 58 * HOUR)], latest + HOUR, { warmup: 300 });
+    expect(later.bars.get("s")!.map((b) => b.time)).toEqual([latest]);
+    expect(later.nextClose).toBeUndefined();
+  });
+
+  it("shares one evaluation between screens of the same text at the same bar", async () => {
+    const store = await storeWith(60);
+    const a = screen(MONDAY + 50 * HOUR);
+    const b = { ...screen(MONDAY + 50 * HOUR), id: "t" };
+    const { bars } = await evaluateGroup(store, [a, b], MONDAY + 10_000 * HOUR, { warmup: 300 });
+    const [x, y] = [bars.get("s")!, bars.get("t")!];
+    expect(x.map((bar) => bar.time)).toEqual(y.map((bar) => bar.time));
+    // The rows are the same objects: evaluated once.
+    x.forEach((bar, i) => expect(bar.matching).toBe(y[i]!.matching));
+  });
+});

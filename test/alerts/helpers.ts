@@ -1,0 +1,309 @@
+/**
+ * What the alert tests share: a clock that runs from a chosen instant, a webhook receiver on
+ * loopback whose answers the test chooses per request, the expected events of an alert from
+ * the library's `history`, and the outbox as delivered.
+ */
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { compile } from "../../src/api.js";
+import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
+import { signatureOf } from "../../src/alerts/sign.js";
+import type { Instrument } from "../../src/types.js";
+import type { ServerOptions } from "../../src/server/app.js";
+import { startServer, type Running } from "../server/helpers.js";
+
+/** A clock that runs in real time from `start`, and can be moved on. */
+export class RunningClock {
+  private readonly origin = Date.now();
+  private offset = 0;
+  constructor(private readonly start: number) {}
+  now(): number {
+    return this.start + this.offset + (Date.now() - this.origin);
+  }
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+/** One POST the receiver got. */
+export interface Received {
+  delivery: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  /** The answer given: `ok`, `fail`, `timeout`, `reset`, `slow`, or a redirect. */
+  answer: Answer;
+  /** When it arrived, by the receiver's clock (ms). */
+  at: number;
+}
+
+export type Answer = "ok" | "fail" | "timeout" | "reset" | "slow" | { redirect: string };
+
+/** A webhook receiver on 127.0.0.1; `answer` picks each request's fate from its number (1-based) and delivery id. */
+export class Receiver {
+  readonly received: Received[] = [];
+  /** TCP connections accepted, requests or not (a TLS hello to this plain HTTP server is one). */
+  connections = 0;
+  url = "";
+  port = 0;
+  private readonly sockets = new Set<Socket>();
+  private readonly server = createServer((request, response) => this.handle(request, response));
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    public answer: (n: number, delivery: string) => Answer = () => "ok",
+    private readonly clock: { now(): number } = { now: () => Date.now() },
+  ) {
+    this.server.on("connection", (socket) => {
+      this.connections++;
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  async start(path = "/hook"): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}${path}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The requests answered `ok`, in arrival order. */
+  get delivered(): Received[] {
+    return this.received.filter((r) => r.answer === "ok" || r.answer === "slow");
+  }
+
+  /** Resolves once `test` holds (checked after every request), or rejects after `ms`. */
+  async until(test: () => boolean, ms = 20_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!test()) {
+      if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${ms} ms (${this.received.length} requests)`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on("data", (c: Buffer) => chunks.push(c));
+    request.on("end", () => {
+      const delivery = String(request.headers["x-xql-delivery"] ?? "");
+      const answer = this.answer(this.received.length + 1, delivery);
+      this.received.push({
+        delivery,
+        timestamp: String(request.headers["x-xql-timestamp"] ?? ""),
+        signature: String(request.headers["x-xql-signature"] ?? ""),
+        body: Buffer.concat(chunks).toString("utf8"),
+        answer,
+        at: this.clock.now(),
+      });
+      const wake = this.waiters;
+      this.waiters = [];
+      for (const w of wake) w();
+      if (answer === "ok") response.end("ok");
+      else if (answer === "fail") response.writeHead(500).end("no");
+      else if (answer === "reset") request.socket.destroy();
+      else if (answer === "slow") setTimeout(() => response.end("ok, slowly"), 300);
+      else if (answer === "timeout") {
+        // Never answers; the socket is closed when the receiver stops.
+      } else response.writeHead(302, { location: answer.redirect }).end();
+    });
+  }
+}
+
+/** True when the request's signature is the HMAC of its timestamp and body under `secret`. */
+export function signedBy(received: Received, secret: string): boolean {
+  return received.signature === signatureOf(secret, Number(received.timestamp), received.body);
+}
+
+/** A delivery body as parsed. */
+export interface DeliveryBody {
+  alert: { id: string; name: string };
+  timeframe: string;
+  time: number;
+  events: AlertEvent[];
+  delivery: string;
+}
+
+/** Every delivery of the account in the outbox, in commit order. */
+export async function outbox(alerts: AlertStore, accountId: string): Promise<DeliveryBody[]> {
+  const items = await alerts.deliveriesAfter([accountId], 0, 0, 100_000);
+  return items.map((i) => JSON.parse(i.body) as DeliveryBody);
+}
+
+/**
+ * The events an alert created at base bar `createdAt` must deliver: the transitions of the
+ * library's `history` over `universe`, bar after bar from the one after `createdAt`, each bar
+ * with events as `{ time, events }` (enter: the row at the bar; exit: the row it last matched
+ * with). Passed through JSON as a delivery is.
+ */
+export function expectedDeliveries(query: string, universe: Instrument[], createdAt: number | null): { time: number; events: AlertEvent[] }[] {
+  const times = [...new Set(universe.flatMap((i) => baseTimes(query, i)))].sort((a, b) => a - b);
+  const window = times.filter((t) => createdAt === null || t >= createdAt);
+  const history = compile(query).history(universe, { bars: Math.max(1, window.length) });
+  const rows = new Map<number, MatchRow[]>();
+  for (const m of history.matches) {
+    let list = rows.get(m.time);
+    if (!list) rows.set(m.time, (list = []));
+    list.push({ symbol: m.symbol, columns: m.columns });
+  }
+  const out: { time: number; events: AlertEvent[] }[] = [];
+  let before: MatchRow[] = createdAt === null ? [] : (rows.get(createdAt) ?? []);
+  for (const t of window) {
+    if (t === createdAt) continue;
+    const now = rows.get(t) ?? [];
+    const was = new Map(before.map((r) => [r.symbol, r]));
+    const is = new Map(now.map((r) => [r.symbol, r]));
+    const symbols = [...new Set([...was.keys(), ...is.keys()])].sort();
+    const events: AlertEvent[] = [];
+    for (const s of symbols) {
+      if (is.has(s) && !was.has(s)) events.push({ symbol: s, kind: "enter", columns: is.get(s)!.columns });
+      if (was.has(s) && !is.has(s)) events.push({ symbol: s, kind: "exit", columns: was.get(s)!.columns });
+    }
+    if (events.length > 0) out.push({ time: t, events });
+    before = now;
+  }
+  return JSON.parse(JSON.stringify(out)) as { time: number; events: AlertEvent[] }[];
+}
+
+/** The symbols matching at `time` by the library's history over `universe`. */
+export function matchingAt(query: string, universe: Instrument[], time: number): string[] {
+  const times = [...new Set(universe.flatMap((i) => baseTimes(query, i)))].sort((a, b) => a - b);
+  const window = times.filter((t) => t >= time).length;
+  return compile(query)
+    .history(universe, { bars: Math.max(1, window) })
+    .matches.filter((m) => m.time === time)
+    .map((m) => m.symbol);
+}
+
+function baseTimes(query: string, instrument: Instrument): number[] {
+  const base = compile(query).plan.sources[0]!.timeframe;
+  return Array.from(instrument.bars[base]?.time ?? []);
+}
+
+export const HOUR = 3_600_000;
+/** Monday 2026-11-02 00:00 UTC: bar 0 of the feed of {@link startFeedServer}. */
+export const FEED_START = Date.UTC(2026, 10, 2);
+export const FEED_SYMBOLS = ["AAA", "BBB", "CCC"];
+
+/** Resolves once `test` holds, polling; rejects after `ms`. */
+export async function until(test: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface FeedServer {
+  server: Running;
+  clock: RunningClock;
+  /**
+   * Writes the h1 bar of hour 9 + `step` of every symbol, at the closes given or its last close
+   * (a symbol without a bar at t does not match at t); resolves to the bar's open time.
+   */
+  push(step: number, closes: Record<string, number>): Promise<number>;
+}
+
+/**
+ * A server on a fresh SQLite file holding ten closed h1 bars (hours 0–9) of AAA, BBB and CCC
+ * (CRYPTO) closing at 50, with a clock running from 1,000 hours later (or the one given, which
+ * must be past the bars): every bar written is closed when written.
+ */
+export async function startFeedServer(options: Partial<ServerOptions> & { clock?: RunningClock } = {}): Promise<FeedServer> {
+  const clock = options.clock ?? new RunningClock(FEED_START + 1000 * HOUR);
+  const server = await startServer({ seed: false, allowPrivateWebhooks: true, alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 400 }, ...options, clock });
+  const column = (value: number) => new Array<number>(10).fill(value);
+  await server.store.upsertBars([
+    {
+      market: "CRYPTO",
+      timeframe: "h1",
+      symbols: FEED_SYMBOLS.map((symbol) => ({
+        symbol,
+        bars: { time: Array.from({ length: 10 }, (_, i) => FEED_START + i * HOUR), open: column(50), high: column(50), low: column(50), close: column(50), volume: column(1) },
+      })),
+    },
+  ]);
+  const last: Record<string, number> = Object.fromEntries(FEED_SYMBOLS.map((symbol) => [symbol, 50]));
+  return {
+    server,
+    clock,
+    async push(step, closes) {
+      const time = FEED_START + (9 + step) * HOUR;
+      Object.assign(last, closes);
+      const bars = (close: number) => ({ time: [time], open: [close], high: [close], low: [close], close: [close], volume: [1] });
+      await server.store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: Object.entries(last).map(([symbol, close]) => ({ symbol, bars: bars(close) })) }]);
+      return time;
+    },
+  };
+}
+
+/** One server-sent event as received. */
+export interface SseEvent {
+  id: string;
+  event: string;
+  data: string;
+}
+
+/** An open `GET /xql/alerts/stream`, read as it comes. */
+export interface SseStream {
+  status: number;
+  headers: Headers;
+  events: SseEvent[];
+  /** Comment lines (`: heartbeat`), without the colon. */
+  comments: string[];
+  /** True once the server ended the stream. */
+  ended: boolean;
+  close(): void;
+}
+
+/** Opens the stream with the key (and `Last-Event-ID` when given) and parses events as they arrive. */
+export async function openStream(baseUrl: string, key: string, lastEventId?: string): Promise<SseStream> {
+  const abort = new AbortController();
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: "text/event-stream" };
+  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+  const response = await fetch(`${baseUrl}/xql/alerts/stream`, { headers, signal: abort.signal });
+  const stream: SseStream = { status: response.status, headers: response.headers, events: [], comments: [], ended: false, close: () => abort.abort() };
+  if (!response.body) return stream;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: Partial<SseEvent> = {};
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) stream.comments.push(line.slice(1).trim());
+            else {
+              const colon = line.indexOf(":");
+              const field = line.slice(0, colon);
+              const text = line.slice(colon + 1).replace(/^ /, "");
+              if (field === "id" || field === "event" || field === "data") event[field] = text;
+            }
+          }
+          if (event.data !== undefined) stream.events.push({ id: event.id ?? "", event: event.event ?? "message", data: event.data });
+        }
+      }
+    } catch {
+      // Closed by the test.
+    }
+    stream.ended = true;
+  })();
+  return stream;
+}
