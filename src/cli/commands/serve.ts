@@ -36,7 +36,8 @@ const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
-  POST /xql/alerts    GET /xql/alerts    GET|DELETE /xql/alerts/{id}  GET /xql/alerts/stream
+  POST /xql/alerts    GET /xql/alerts    GET /xql/alerts/stream
+  GET /xql/alerts/:id DELETE /xql/alerts/:id
   GET /xql/bars       GET /health        GET /openapi.json
   POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
