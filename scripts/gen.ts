@@ -5,7 +5,7 @@
  * 1. the module list `src/functions/builtins/index.ts`, from the module files beside it;
  * 2. from the parser: grammar/xql.ebnf, grammar/diagrams.html, src/syntax/cst.ts;
  * 3. from the tokens and the registry: the TextMate grammar and the VS Code extension's copy;
- * 4. from the registry: docs/functions.md and docs/phrases.md;
+ * 4. from the registry: docs/functions.md, README.md's function list and docs/phrases.md;
  * 5. from the error catalogue: docs/errors.md's catalogue;
  * 6. the first golden snapshot of a module that has none (never rewriting one).
  *
@@ -34,7 +34,7 @@ export async function generatedFiles(root = ROOT): Promise<Generated[]> {
     { path: MODULE_LIST, content: syncedModuleList(root) },
     ...grammarFiles(),
     ...textMateFiles(),
-    ...functionsFiles(),
+    ...functionsFiles(root),
     ...phrasesFiles(),
     ...errorsFiles(root),
   ];

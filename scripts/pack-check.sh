@@ -2,7 +2,8 @@
 # Packaging check: build the API reference (docs/api/, not committed), pack the package, lint
 # the tarball (publint, attw), check what it holds; install it alone into a fresh project as
 # a library user would (no native addon, no server framework, no EBADENGINE warning; its
-# node_modules size and install time printed; `xql serve` names the packages it lacks); then
+# node_modules size and install time printed; `xql --help`, bare `xql` and every command's
+# `--help` print; `xql serve` names the packages it lacks); then
 # install it with its optional packages and from there import every subpath in ESM and in
 # CJS, typecheck against its types, validate and run a query over syntheticUniverse, run a
 # property of xql/testing, check that the core loads no server, database or MCP package, and
@@ -78,6 +79,19 @@ echo "library install: $(du -sk "$light/node_modules" | cut -f1) kB in node_modu
 ')
 printf 'market = "FOREX"\ntimeframe = h1\nclose > 0\n' | (cd "$light" && npm_quiet npx --no-install xql run - --synthetic --format csv) | head -1 | grep -q "^symbol" \
   || { echo "xql run --synthetic failed in the library install" >&2; exit 1; }
+# Help needs no optional package: the usage (for --help and bare), and every command's --help.
+(cd "$light" && npm_quiet npx --no-install xql --help >"$work/light-help.txt") || { echo "xql --help failed in the library install" >&2; exit 1; }
+grep -q "Usage: xql <command>" "$work/light-help.txt" || { cat "$work/light-help.txt" >&2; echo "xql --help: no usage in the library install" >&2; exit 1; }
+(cd "$light" && npm_quiet npx --no-install xql >"$work/light-bare.txt") || { echo "bare xql failed in the library install" >&2; exit 1; }
+cmp -s "$work/light-help.txt" "$work/light-bare.txt" || { echo "bare xql does not print the usage in the library install" >&2; exit 1; }
+commands=$(sed -n '/^Commands:/,/^$/p' "$work/light-help.txt" | awk 'NF > 1 && /^  / {print $1}')
+[ -n "$commands" ] || { echo "xql --help lists no command" >&2; exit 1; }
+for command in $commands; do
+  (cd "$light" && npm_quiet npx --no-install xql "$command" --help >"$work/help-$command.txt" 2>&1) \
+    || { cat "$work/help-$command.txt" >&2; echo "xql $command --help failed in the library install" >&2; exit 1; }
+  grep -q "xql $command" "$work/help-$command.txt" || { cat "$work/help-$command.txt" >&2; echo "xql $command --help printed no usage" >&2; exit 1; }
+done
+echo "  xql --help, bare xql and --help of $(echo $commands | wc -w) commands print there"
 status=0
 (cd "$light" && npm_quiet npx --no-install xql serve --port 0 >/dev/null 2>"$work/serve.err") || status=$?
 [ "$status" -eq 1 ] && grep -q "needs fastify, better-sqlite3, pg, ioredis" "$work/serve.err" && grep -q "npm install fastify@" "$work/serve.err" \

@@ -1,7 +1,10 @@
 /**
- * docs/functions.md from the function modules (src/functions/builtins/, via the registry), the
- * single source of truth for every built-in (`npm run gen`).
+ * docs/functions.md, and the function list of README.md, from the function modules
+ * (src/functions/builtins/, via the registry), the single source of truth for every built-in
+ * (`npm run gen`).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { FUNCTIONS, SERIES, arity, type FunctionSpec, type Param } from "../../src/functions/registry.js";
 import type { Generated } from "./generated.js";
 
@@ -88,7 +91,58 @@ export function functionsMarkdown(): string {
   ].join("\n");
 }
 
-/** docs/functions.md. */
-export function functionsFiles(): Generated[] {
-  return [{ path: "docs/functions.md", content: functionsMarkdown() }];
+/** Words of `items` as code spans on lines of at most `width` characters, each line indented by `indent`. */
+function wrapCode(items: readonly string[], indent: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const item of items) {
+    const next = line === "" ? item : `${line} ${item}`;
+    if (line !== "" && indent.length + next.length + 2 > width) {
+      lines.push(line);
+      line = item;
+    } else {
+      line = next;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines.map((l, i) => `${indent}${i === 0 ? "`" : ""}${l}${i === lines.length - 1 ? "`" : ""}`);
+}
+
+/** `lines` with `end` appended to the last. */
+const withLast = (lines: string[], end: string): string[] => lines.map((line, i) => (i === lines.length - 1 ? line + end : line));
+
+const README_BEGIN = "<!-- functions: generated from the function modules by npm run gen -->";
+const README_END = "<!-- /functions -->";
+
+/** The README's bullet of every built-in function and series, as the registry has them. */
+export function readmeFunctionList(): string {
+  const functions = [...FUNCTIONS.values()];
+  const numbers = functions.filter((fn) => fn.result === "number").map((fn) => fn.name);
+  const conditions = functions.filter((fn) => fn.result === "boolean").map((fn) => fn.name);
+  return [
+    README_BEGIN,
+    `- Functions (${functions.length}; signatures, lookbacks and references in [docs/functions.md](docs/functions.md)):`,
+    `  ${numbers.length} giving numbers,`,
+    ...withLast(wrapCode(numbers, "  ", 92), ";"),
+    `  ${conditions.length} giving conditions (crossings, rising and falling, candlestick patterns),`,
+    ...withLast(wrapCode(conditions, "  ", 92), "."),
+    `- Series: \`${[...SERIES.keys()].join(" ")}\`.`,
+    README_END,
+  ].join("\n");
+}
+
+/** `readme` with its generated function list replaced by the registry's. */
+export function readmeWithFunctions(readme: string): string {
+  const begin = readme.indexOf(README_BEGIN);
+  const end = readme.indexOf(README_END);
+  if (begin < 0 || end < begin) throw new Error(`README.md has no ${README_BEGIN} ... ${README_END} section`);
+  return readme.slice(0, begin) + readmeFunctionList() + readme.slice(end + README_END.length);
+}
+
+/** docs/functions.md, and README.md with its function list as the registry has it. */
+export function functionsFiles(root: string): Generated[] {
+  return [
+    { path: "docs/functions.md", content: functionsMarkdown() },
+    { path: "README.md", content: readmeWithFunctions(readFileSync(join(root, "README.md"), "utf8")) },
+  ];
 }

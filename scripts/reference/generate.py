@@ -101,6 +101,42 @@ def flat_gaps(rng):
     return b
 
 
+def stretches(rng):
+    """Around 3.3, a price whose flat windows round ((3.3 + 3.3 + 3.3)/3 and 20 x 3.3/20 are not
+    3.3): a flat start, a walk, 80 flat bars (TA-Lib's RSI(2) averages fall below its 1e-14
+    epsilon), a walk with volume spikes of 1e12 and 3e11 among fractional volumes near 1e3 (a
+    running sum keeps the rounding of a spike after it leaves the window), closes repeated for
+    two and three bars."""
+    b = Bars()
+    for _ in range(30):  # a flat start
+        b.add(3.3, 3.3, 3.3, 3.3, 1000.0)
+    walk(rng, 100, 3.3, 0.003, 0.001, b, vol_scale=1e3)
+    p = b.close[-1]
+    b.add(p, max(p, 3.3), min(p, 3.3), 3.3, 1000.0)  # back to 3.3, then flat
+    for _ in range(80):
+        b.add(3.3, 3.3, 3.3, 3.3, 1000.0)
+    start = len(b)
+    walk(rng, 90, 3.3, 0.003, 0.001, b, vol_scale=1e3)
+    for k in range(start, len(b)):  # fractional volumes (crypto's are), so sums with a spike round
+        b.volume[k] += round(rng.random(), 4)
+    b.volume[start + 10] = 1e12 + 0.5
+    b.volume[start + 50] = 3e11 + 0.25
+    # closes repeated for two and three bars, the range still moving
+    for _ in range(10):
+        c = b.close[-1] * (1 + rng.gauss(0, 0.003))
+        for _ in range(rng.choice([2, 3])):
+            w = c * abs(rng.gauss(0, 0.002))
+            b.add(c, c + w, c - w * 0.8, c, float(round(1e3 * math.exp(rng.gauss(0, 0.6)))))
+    walk(rng, 340 - len(b), b.close[-1], 0.003, 0.001, b, vol_scale=1e3)
+    return b
+
+
+def walk_micro(rng):
+    """A random walk around 2e-12 (a token priced in another, tiny as it is), 1% moves: bar
+    ranges fall below TA-Lib's 1e-14 epsilon, where its BOP and RSI write 0."""
+    return walk(rng, 200, 2e-12, 0.01, 0.002, vol_scale=1e9)
+
+
 def candles(rng):
     """Bars made to contain every candlestick pattern many times: ordinary candles with
     pattern templates injected every few bars (sized from the recent average range)."""
@@ -441,11 +477,14 @@ PATTERNS = [
     ("marubozu", "CDLMARUBOZU", 0, []),
 ]
 
+# name, maker, seed, what to check: None (every function), "patterns", or a list of functions.
 SERIES = [
-    ("walk_large", walk_large, 1, False),
-    ("walk_tiny", walk_tiny, 2, False),
-    ("flat_gaps", flat_gaps, 3, False),
-    ("candles", candles, 4, True),
+    ("walk_large", walk_large, 1, None),
+    ("walk_tiny", walk_tiny, 2, None),
+    ("flat_gaps", flat_gaps, 3, None),
+    ("candles", candles, 4, "patterns"),
+    ("stretches", stretches, 5, None),
+    ("walk_micro", walk_micro, 6, ["bop", "rsi"]),
 ]
 
 START = 1767225600000  # 2026-01-01T00:00:00Z
@@ -459,7 +498,7 @@ def main():
     args = ap.parse_args()
     ta = TaLib(args.lib)
     os.makedirs(args.out, exist_ok=True)
-    for name, make, seed, patterns_only in SERIES:
+    for name, make, seed, only in SERIES:
         rng = random.Random(seed)
         b = make(rng)
         n = len(b)
@@ -472,7 +511,7 @@ def main():
                 "time": [START + k * HOUR for k in range(n)],
                 "open": b.open, "high": b.high, "low": b.low, "close": b.close, "volume": b.volume,
             },
-            "cases": cases(ta, b, patterns_only),
+            "cases": [c for c in cases(ta, b, only == "patterns") if not isinstance(only, list) or c["function"] in only],
         }
         path = os.path.join(args.out, name + ".json")
         with open(path, "w") as f:

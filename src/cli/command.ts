@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { closest } from "../suggest.js";
+import { DEFAULT_LOOKBACK_CEILING, DEFAULT_WARMUP_CEILING } from "../types.js";
 
 /** A stream a command writes to: `process.stdout`, or a test's collector. */
 export interface CliOutput {
@@ -98,11 +99,15 @@ export const OPTIONS = {
     description: "database file, or a PostgreSQL URL (default: $XQL_DATABASE_URL, else $XQL_DB, else $XDG_DATA_HOME/xql/xql.db, i.e. ~/.local/share/xql/xql.db)",
   },
   format: { type: "string", value: "json|table|csv", description: "output: json (default), table or csv" },
-  ceiling: { type: "string", value: "N", description: "lookback ceiling in bars: a source needing more is a plan error (default 300)" },
+  ceiling: {
+    type: "string",
+    value: "N",
+    description: `lookback ceiling in bars: a source needing more is a plan error (default ${DEFAULT_LOOKBACK_CEILING})`,
+  },
   "warmup-ceiling": {
     type: "string",
     value: "N",
-    description: "most bars fetched per source so recursive indicators (ema, rsi, atr...) forget their seed (default 300)",
+    description: `most bars fetched per source so recursive indicators (ema, rsi, atr...) forget their seed (default ${DEFAULT_WARMUP_CEILING})`,
   },
   markets: { type: "string", value: "A,B", description: "known markets, comma-separated (default FOREX,CRYPTO and every market holding bars)" },
   synthetic: { type: "boolean", description: "run over the in-memory synthetic universe instead of the store" },

@@ -27,6 +27,8 @@ const loaders: Record<string, () => Promise<Command>> = {
 /**
  * The packages `npm i xql` leaves out (optional peer dependencies, so a library user installs
  * no native addon and no server framework) that a command needs. Commands not listed need none.
+ * A command module imports them only when it runs, never at its top level: `xql --help` loads
+ * every command module, and must work in a library install (test/cli/light-install.test.ts).
  */
 const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   run: ["better-sqlite3", "pg"],
@@ -82,10 +84,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Bare `xql` is someone finding their way: the list of commands, as `--help` prints it.
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const commands = await Promise.all(Object.values(loaders).map((load) => load()));
-    (name === undefined ? io.stderr : io.stdout).write(usage(commands));
-    return name === undefined ? 2 : 0;
+    io.stdout.write(usage(commands));
+    return 0;
   }
   const load = loaders[name];
   if (!load) {

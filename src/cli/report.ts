@@ -62,14 +62,18 @@ export function renderCsv(header: readonly string[], rows: readonly (readonly (s
   return [header, ...rows].map((row) => row.map(cell).join(",")).join("\n") + "\n";
 }
 
-/** The body of a run in the chosen format. JSON is exactly the HTTP body. */
-export function renderRunResult(result: RunResult, format: Format): string {
+/**
+ * The body of a run in the chosen format. JSON is exactly the HTTP body. The table shows each
+ * symbol's numbers to at least the decimals its prices are quoted in (`decimals`, by symbol:
+ * see {@link formatNumber}); CSV and JSON carry every digit.
+ */
+export function renderRunResult(result: RunResult, format: Format, decimals: ReadonlyMap<string, number> = new Map()): string {
   if (format === "json") return `${JSON.stringify(result)}\n`;
   const names = [...new Set(result.results.flatMap((row) => Object.keys(row.columns)))];
   if (format === "csv") {
     return renderCsv(["symbol", ...names], result.results.map((row) => [row.symbol, ...names.map((name) => row.columns[name] ?? null)]));
   }
-  const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null))]);
+  const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null, decimals.get(row.symbol)))]);
   return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${metaFooter(result)}\n`;
 }
 

@@ -1,12 +1,20 @@
 /** Plain-text tables for people (`--format table`). */
 
-/** A number as people read it in a screen: up to six significant digits, no exponent noise. */
-export function formatNumber(value: number | null): string {
+import { MAX_DECIMALS, significantDecimals } from "../precision.js";
+
+export { decimalsOf, priceDecimals } from "../precision.js";
+
+/**
+ * A number as people read it in a screen: rounded to six significant digits or to the
+ * instrument's `priceDecimals`, whichever keeps more, trailing zeros dropped. So a close prints
+ * exactly as the data has it (BTC's 101731.68, not 101732), an average of closes to the same
+ * tick, and an oscillator to six digits.
+ */
+export function formatNumber(value: number | null, priceDecimals = 0): string {
   if (value === null || !Number.isFinite(value)) return "-";
   if (Number.isInteger(value)) return String(value);
-  const abs = Math.abs(value);
-  if (abs >= 1e6) return value.toFixed(0);
-  return String(Number(value.toPrecision(6)));
+  const decimals = Math.min(MAX_DECIMALS, Math.max(significantDecimals(value, 6), priceDecimals));
+  return String(Number(value.toFixed(decimals)));
 }
 
 /** Rows of cells under a header; `numeric` columns align right. */

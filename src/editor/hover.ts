@@ -68,6 +68,17 @@ export interface SignatureHelp {
   readonly active: number;
 }
 
+/**
+ * Whether a call's first argument is where a length goes when the optional source is left out:
+ * a number literal (`bb_upper(20, `), or nothing yet (`rsi(`, where a length is the usual
+ * start). Anything else is a series, and so the source (`bb_upper(close, ` is on `n`): while a
+ * call is being written its argument count cannot tell yet.
+ */
+function writesLength(first: readonly Piece[]): boolean {
+  const rest = first[0]?.type === "Minus" ? first.slice(1) : first;
+  return rest.length === 0 || (rest.length === 1 && rest[0]!.type === "NumberLiteral");
+}
+
 /** The call the cursor is inside, if it names a function, and the parameter being written. */
 export function signatureHelp(text: string, offset: number): SignatureHelp | undefined {
   const pieces = scan(text).filter((p) => p.type !== "Comment" && p.type !== "Invalid");
@@ -92,8 +103,10 @@ export function signatureHelp(text: string, offset: number): SignatureHelp | und
   if (open < 0 || callee?.type !== "Identifier") return undefined;
   const fn = FUNCTIONS.get(callee.image);
   if (fn === undefined || fn.params.length === 0) return undefined;
-  // All the call's arguments, to see whether an optional leading source was left out.
+  // All the call's arguments, and the pieces of the first, to see whether an optional leading
+  // source was left out.
   let total = 1;
+  const first: Piece[] = [];
   depth = 0;
   for (let i = open + 1; i < pieces.length; i++) {
     const p = pieces[i]!;
@@ -102,8 +115,9 @@ export function signatureHelp(text: string, offset: number): SignatureHelp | und
       if (depth === 0) break;
       depth--;
     } else if (p.type === "Comma" && depth === 0) total++;
+    if (total === 1) first.push(p);
   }
-  const skipsSource = fn.params[0]?.default !== undefined && total < fn.params.length;
+  const skipsSource = fn.params[0]?.default !== undefined && total < fn.params.length && writesLength(first);
   const label = signatureOf(fn);
   let cursor = fn.name.length + 1;
   const parameters = fn.params.map((p) => {

@@ -7,6 +7,7 @@
  */
 import type { RawSeries } from "../types.js";
 import { MODULES } from "./builtins/index.js";
+import { typicalPrice } from "./shared/flat.js";
 import type { FunctionModule } from "./module.js";
 
 export type { ValueType, ParamKind, Param, FunctionModule } from "./module.js";
@@ -76,7 +77,7 @@ export const SERIES: ReadonlyMap<string, SeriesSpec> = new Map(
         raw: ["high", "low", "close"],
         doc: "(high + low + close) / 3.",
         combine: ([h, l, c], out, from, to) => {
-          for (let i = from; i < to; i++) out[i] = (h![i]! + l![i]! + c![i]!) / 3;
+          for (let i = from; i < to; i++) out[i] = typicalPrice(h![i]!, l![i]!, c![i]!);
         },
       },
       {
@@ -84,7 +85,11 @@ export const SERIES: ReadonlyMap<string, SeriesSpec> = new Map(
         raw: ["open", "high", "low", "close"],
         doc: "(open + high + low + close) / 4.",
         combine: ([o, h, l, c], out, from, to) => {
-          for (let i = from; i < to; i++) out[i] = (o![i]! + h![i]! + l![i]! + c![i]!) / 4;
+          // Four equal prices average to that price exactly (their rounded sum need not be 4x).
+          for (let i = from; i < to; i++) {
+            const x = c![i]!;
+            out[i] = o![i] === x && h![i] === x && l![i] === x ? x : (o![i]! + h![i]! + l![i]! + x) / 4;
+          }
         },
       },
     ] satisfies SeriesSpec[]

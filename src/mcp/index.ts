@@ -13,6 +13,7 @@ import type { Readable, Writable } from "node:stream";
 import { XqlClient, XqlClientError, type XqlResponse } from "../client/index.js";
 import { findPhrases } from "../phrases/index.js";
 import { VERSION } from "../version.js";
+import { DEFAULT_BASE_URL, MCP_TOOLS } from "./tools.js";
 import {
   ALERT_CREATE_DESCRIPTION,
   ALERT_DELETE_DESCRIPTION,
@@ -39,8 +40,7 @@ import {
   validateOutput,
 } from "./schemas.js";
 
-/** Where the bridge looks for the service when `XQL_BASE_URL` is not set. */
-export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
+export { DEFAULT_BASE_URL, MCP_TOOLS };
 
 type Body = Record<string, unknown>;
 
@@ -72,7 +72,7 @@ export interface CreateMcpServerOptions {
   inFlight?: Set<Promise<unknown>>;
 }
 
-/** An MCP server named "xql" with the four tools, calling the service through `client`. */
+/** An MCP server named "xql" with the tools of {@link MCP_TOOLS}, calling the service through `client`. */
 export function createMcpServer(client: XqlClient, options: CreateMcpServerOptions = {}): McpServer {
   const track = (call: Promise<CallToolResult>): Promise<CallToolResult> => {
     const inFlight = options.inFlight;
@@ -257,7 +257,7 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
   stdout.on("error", () => close(false));
 
   await server.connect(transport);
-  log(`xql mcp ${VERSION}: serving xql_validate, xql_explain, xql_run, xql_history, xql_alert_create, xql_alert_list, xql_alert_delete, xql_nl_reference for ${client.baseUrl}`);
+  log(`xql mcp ${VERSION}: serving ${MCP_TOOLS.map((tool) => tool.name).join(", ")} for ${client.baseUrl}`);
   const result = await closed;
   if (result.failure !== undefined) {
     // Nothing more will be read: stop reading standard input and end the server, so the process exits.

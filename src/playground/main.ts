@@ -24,7 +24,9 @@ import {
   explain,
   format,
   hover,
+  priceDecimals,
   scan,
+  significantDecimals,
   syntheticUniverse,
   validate,
 } from "./core.js";
@@ -389,6 +391,8 @@ function showFailure(error: unknown): void {
 // ---- the chart ------------------------------------------------------------------------------
 
 let chart: IChartApi | undefined;
+/** Empty bars right of the last one: room for the time label under it. */
+const RIGHT_OFFSET_BARS = 6;
 const COLOURS = ["#2962ff", "#ff6d00", "#00897b", "#d81b60", "#6d4c41", "#7cb342"];
 
 function clearChart(note: string): void {
@@ -406,8 +410,16 @@ async function showChart(symbol: string): Promise<void> {
   if (!instrument || !bars) return clearChart(`No ${base} bars for ${symbol}`);
   clearChart(`${symbol} · ${base} · ${bars.time.length} bars`);
   const host = $("chart");
-  chart = createChart(host, { autoSize: true, layout: { background: { color: "#ffffff" }, textColor: "#333" }, timeScale: { timeVisible: true } });
-  const candles = chart.addSeries(CandlestickSeries, {});
+  // Bars of room right of the last one, so the time label under it is not cut by the price scale.
+  chart = createChart(host, {
+    autoSize: true,
+    layout: { background: { color: "#ffffff" }, textColor: "#333" },
+    timeScale: { timeVisible: true, rightOffset: RIGHT_OFFSET_BARS },
+  });
+  // Prices to the decimals the instrument is quoted in (2 by default would show 0.00 for a token at 0.00001234).
+  const decimals = priceDecimals(bars);
+  const priceFormat = { type: "price" as const, precision: decimals, minMove: 10 ** -decimals };
+  const candles = chart.addSeries(CandlestickSeries, { priceFormat });
   const t = (i: number): UTCTimestamp => Math.floor(bars.time[i]! / 1000) as UTCTimestamp;
   const data = [];
   let lo = Infinity;
@@ -426,19 +438,35 @@ async function showChart(symbol: string): Promise<void> {
   const legend = $("chart-legend");
   legend.replaceChildren();
   for (const [key, values] of history) {
-    const points = values.flatMap((v, k) => (v === null ? [] : [{ time: t(bars.time.length - values.length + k), value: v }]));
+    const first = bars.time.length - values.length;
+    const points = values.flatMap((v, k) => (v === null ? [] : [{ time: t(first + k), value: v }]));
     if (points.length === 0) continue;
     const sorted = points.map((p) => p.value).sort((a, b) => a - b);
     const median = sorted[sorted.length >> 1]!;
+    const last = points[points.length - 1]!.value;
+    const item = document.createElement("span");
+    item.dataset.column = key;
+    legend.append(item);
+    // A column that is the close itself (`close`) is what the candles show: a line over them
+    // would only hide them.
+    if (values.every((v, k) => v === null || v === bars.close[first + k])) {
+      item.textContent = `${key} ${candles.priceFormatter().format(last)} (the candles)`;
+      continue;
+    }
     // A price-like column (an average, a band) sits within a range's height of the bars; an oscillator does not.
     const onPrice = median >= lo - (hi - lo) && median <= hi + (hi - lo);
     const color = COLOURS[colour++ % COLOURS.length]!;
-    const line = chart.addSeries(LineSeries, { color, lineWidth: 2, title: key, priceLineVisible: false }, onPrice ? 0 : 1);
+    // On the price pane a thin line, so the candles under it stay visible; an oscillator's own
+    // pane shows four significant digits of its typical size.
+    const precision = onPrice ? decimals : Math.max(significantDecimals(median, 4), significantDecimals(sorted[sorted.length - 1]!, 4));
+    const line = chart.addSeries(
+      LineSeries,
+      { color, lineWidth: onPrice ? 1 : 2, title: key, priceLineVisible: false, priceFormat: { type: "price", precision, minMove: 10 ** -precision } },
+      onPrice ? 0 : 1,
+    );
     line.setData(points);
-    const item = document.createElement("span");
     item.style.color = color;
-    item.textContent = `${key}${onPrice ? "" : " (pane)"}`;
-    legend.append(item);
+    item.textContent = `${key} ${line.priceFormatter().format(last)}${onPrice ? "" : " (pane)"}`;
   }
   chart.timeScale().fitContent();
   host.dataset.symbol = symbol;

@@ -29,6 +29,48 @@ describe("format", () => {
     expect(out).toBe('// a screen\nmarket = "FOREX" // fx\n// the base\ntimeframe = h1\nclose > 1 // last\n// end\n');
   });
 
+  it("keeps a comment written inside an expression after the same token, and goes on on the next line", () => {
+    const head = 'market = "FOREX"\ntimeframe = h1\n';
+    const cases: [string, string][] = [
+      ["rsi(14) < 30 and // oversold\nvolume > avg(volume, 20)", "rsi(14) < 30 and // oversold\n  volume > avg(volume, 20)\n"],
+      ["rsi(14)<30 and\n// volume confirms\nvolume>avg(volume,20)", "rsi(14) < 30 and\n  // volume confirms\n  volume > avg(volume, 20)\n"],
+      ["let a = (close + // c1\n open) / 2 // tail\n(a > 1) and (rsi(14) // r\n < 30)", "let a = (close + // c1\n  open) / 2 // tail\na > 1 and rsi(14) // r\n  < 30\n"],
+      ["columns = // the columns\n[close, rsi(14)]\nclose > 2.50", "columns = // the columns\n  [close, rsi(14)]\nclose > 2.5\n"],
+      ["sort = rsi(14) // by rsi\n desc\nclose > 1", "sort = rsi(14) // by rsi\n  desc\nclose > 1\n"],
+      ["d:: // daily\nclose > 1 and // one\n// two\nclose > 2", "d:: // daily\n  close > 1 and // one\n  // two\n  close > 2\n"],
+    ];
+    for (const [body, expected] of cases) {
+      const once = format(head + body);
+      expect(once, body).toBe(head + expected);
+      expect(format(once!), body).toBe(once);
+    }
+  });
+
+  it("keeps a comment put after any token where it was: after the same token, once", () => {
+    const code = (text: string) => scan(text).filter((p) => p.type !== "Comment" && p.type !== "Invalid");
+    fc.assert(
+      fc.property(arbitraryQuery(), fc.nat(), ({ text }, n) => {
+        const tokens = code(text);
+        const anchor = tokens[n % tokens.length]!;
+        // A column's text is its result key: a comment there is part of the column.
+        const inColumns = parse(text).statements.some((st) => st.kind === "columns" && st.span.start <= anchor.start && anchor.end < st.span.end);
+        fc.pre(!inColumns && anchor.type !== "LParen" && anchor.type !== "RParen" && anchor.type !== "Semicolon");
+        const commented = `${text.slice(0, anchor.end)} // note\n${text.slice(anchor.end)}`;
+        const once = format(commented);
+        expect(once).toBeDefined();
+        expect(printQuery(parse(once!))).toBe(printQuery(parse(text)));
+        expect(format(once!)).toBe(once);
+        const at = once!.indexOf("// note");
+        expect(once!.indexOf("// note", at + 1)).toBe(-1);
+        const before = code(once!.slice(0, at)).at(-1)!;
+        // The printer writes numbers canonically (2.50 → 2.5): compare their values.
+        if (anchor.type === "NumberLiteral") expect(Number(before.image)).toBe(Number(anchor.image));
+        else expect(before.image).toBe(anchor.image);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it("leaves a query that does not parse alone", () => {
     expect(format("market = (")).toBeUndefined();
   });
@@ -52,6 +94,41 @@ describe("diagnose", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("signature help", () => {
+  const activeAt = (text: string): string | undefined => {
+    const help = signatureHelp(text, text.length);
+    return help === undefined ? undefined : help.parameters[help.active]!.name;
+  };
+
+  it("takes a series as first argument for the source, and a number for the length after a left-out source", () => {
+    const head = 'market = "FOREX"\ntimeframe = h1\n';
+    expect(activeAt(`${head}bb_upper(close, `)).toBe("n");
+    expect(activeAt(`${head}bb_upper(close, 20, `)).toBe("k");
+    expect(activeAt(`${head}bb_upper((high + low) / 2, `)).toBe("n");
+    expect(activeAt(`${head}bb_upper(d::close[1], `)).toBe("n");
+    expect(activeAt(`${head}bb_upper(20, `)).toBe("k");
+    expect(activeAt(`${head}bb_upper(close`)).toBe("src");
+    expect(activeAt(`${head}rsi(`)).toBe("n");
+    expect(activeAt(`${head}rsi(14`)).toBe("n");
+    expect(activeAt(`${head}rsi(hl2, `)).toBe("n");
+    expect(activeAt(`${head}stochrsi_k(close, 14, `)).toBe("k");
+    expect(activeAt(`${head}stochrsi_k(14, 14, `)).toBe("smooth");
+    // Functions without an optional source count commas only.
+    expect(activeAt(`${head}correl(close, open, `)).toBe("n");
+  });
+
+  it("on a whole call agrees with the checker about which parameter each argument is", () => {
+    const head = 'market = "FOREX"\ntimeframe = h1\n';
+    for (const call of ["bb_upper(close, 20, 2)", "bb_upper(20, 2)", "macd_signal(hl2, 12, 26, 9)", "macd_signal(12, 26, 9)"]) {
+      const text = `${head}${call} > 0`;
+      expect(validate(text), call).toEqual({ valid: true });
+      const last = text.lastIndexOf(",") + 2;
+      const help = signatureHelp(text, last)!;
+      expect(help.active, call).toBe(help.fn.params.length - 1);
+    }
   });
 });
 

@@ -227,12 +227,23 @@ describe("xql lsp over stdio", () => {
     // bb_upper(20, 2): the source is left out, so `20` is n.
     expect(short.signatures[0]!.label).toBe("bb_upper([src = close,] n, k)");
     expect(short.activeParameter).toBe(1);
+
+    // While the call is being written: a series first is the source, so the next is n.
+    const writing = 'market = "FOREX"\ntimeframe = h1\nclose > bb_upper(close, ';
+    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 7 }, contentChanges: [{ text: writing }] });
+    await diagnosticsFor(7);
+    const typing = (await connection.sendRequest("textDocument/signatureHelp", {
+      textDocument: { uri: URI },
+      position: positionOf(writing, "close, ", 7),
+    })) as { signatures: { label: string }[]; activeParameter: number };
+    expect(typing.signatures[0]!.label).toBe("bb_upper([src = close,] n, k)");
+    expect(typing.activeParameter).toBe(1);
   });
 
   it("formats through the canonical printer, keeping comments, and leaves a broken query alone", async () => {
     const text = '// oversold\nmarket="FOREX"\ntimeframe=h1 // hourly\nlet a=close;\n(a>1)  and  (rsi(14)<30)';
-    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 7 }, contentChanges: [{ text }] });
-    await diagnosticsFor(7);
+    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 8 }, contentChanges: [{ text }] });
+    await diagnosticsFor(8);
     const edits = (await connection.sendRequest("textDocument/formatting", {
       textDocument: { uri: URI },
       options: { tabSize: 2, insertSpaces: true },
@@ -240,15 +251,25 @@ describe("xql lsp over stdio", () => {
     expect(edits).toHaveLength(1);
     expect(edits[0]!.newText).toBe('// oversold\nmarket = "FOREX"\ntimeframe = h1 // hourly\nlet a = close\na > 1 and rsi(14) < 30\n');
 
-    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 8 }, contentChanges: [{ text: "market = (" }] });
-    await diagnosticsFor(8);
+    // A comment inside the condition stays after the token it followed.
+    const inside = 'market="FOREX"\ntimeframe=h1\nrsi(14)<30 and // oversold\nvolume>avg(volume,20)';
+    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 9 }, contentChanges: [{ text: inside }] });
+    await diagnosticsFor(9);
+    const kept = (await connection.sendRequest("textDocument/formatting", {
+      textDocument: { uri: URI },
+      options: { tabSize: 2, insertSpaces: true },
+    })) as { newText: string }[];
+    expect(kept[0]!.newText).toBe('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30 and // oversold\n  volume > avg(volume, 20)\n');
+
+    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 10 }, contentChanges: [{ text: "market = (" }] });
+    await diagnosticsFor(10);
     expect(await connection.sendRequest("textDocument/formatting", { textDocument: { uri: URI }, options: { tabSize: 2, insertSpaces: true } })).toEqual([]);
   });
 
   it("gives semantic tokens for highlighting", async () => {
     const text = 'market = "FOREX" // m\ntimeframe = h1\nd::rsi(14) < 30';
-    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 9 }, contentChanges: [{ text }] });
-    await diagnosticsFor(9);
+    await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version: 11 }, contentChanges: [{ text }] });
+    await diagnosticsFor(11);
     const { data } = (await connection.sendRequest("textDocument/semanticTokens/full", { textDocument: { uri: URI } })) as { data: number[] };
     // market, =, "FOREX", comment, timeframe, =, h1, d::, rsi, 14, <, 30: five integers each.
     expect(data.length).toBe(12 * 5);

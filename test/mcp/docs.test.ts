@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { explain, validate } from "../../src/index.js";
 import { findPhrases } from "../../src/phrases/index.js";
-import { DEFAULT_BASE_URL } from "../../src/mcp/index.js";
+import { DEFAULT_BASE_URL, MCP_TOOLS } from "../../src/mcp/index.js";
 
 const doc = readFileSync(new URL("../../docs/mcp.md", import.meta.url), "utf8");
 
@@ -30,8 +30,13 @@ describe("docs/mcp.md", () => {
     }
   });
 
-  it("names the four tools and ends with the README section", () => {
-    for (const tool of ["xql_validate", "xql_explain", "xql_run", "xql_nl_reference"]) expect(doc).toContain(`| \`${tool}\` |`);
+  it("names every tool in its table, every service route in its diagram, and ends with the README section", () => {
+    for (const { name } of MCP_TOOLS) expect(doc).toContain(`| \`${name}\` |`);
+    const diagram = /```\n(assistant[\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    for (const { name } of MCP_TOOLS.filter((tool) => tool.name !== "xql_nl_reference")) {
+      // The three alert tools share the /xql/alerts routes; every other tool has its own.
+      expect(diagram, name).toContain(name.startsWith("xql_alert_") ? "/xql/alerts" : `/xql/${name.replace(/^xql_/, "")}`);
+    }
     expect(doc).toMatch(/\n## README section\n[\s\S]*### AI assistants \(MCP\)/);
   });
 

@@ -60,6 +60,52 @@ async function paintedPixels(p: Page): Promise<number> {
   });
 }
 
+/**
+ * What the chart drew: candle-coloured pixels of the price pane (lightweight-charts' up and
+ * down colours), and how far right the time axis' labels reach (columns with more than the
+ * axis' own border line), against the axis' width.
+ */
+async function chartPixels(p: Page): Promise<{ candles: number; axisWidth: number; labelsEnd: number }> {
+  return p.evaluate(() => {
+    const rows = document.querySelectorAll("#chart table tr");
+    const pane = rows[0].querySelectorAll("td")[1].querySelector("canvas");
+    const price = pane.getContext("2d").getImageData(0, 0, pane.width, pane.height).data;
+    let candles = 0;
+    for (let i = 0; i < price.length; i += 4) {
+      const [r, g, b] = [price[i], price[i + 1], price[i + 2]];
+      const up = Math.abs(r - 38) < 12 && Math.abs(g - 166) < 12 && Math.abs(b - 154) < 12;
+      const down = Math.abs(r - 239) < 12 && Math.abs(g - 83) < 12 && Math.abs(b - 80) < 12;
+      if (price[i + 3] > 0 && (up || down)) candles++;
+    }
+    const axis = rows[rows.length - 1].querySelectorAll("td")[1].querySelector("canvas");
+    const text = axis.getContext("2d").getImageData(0, 0, axis.width, axis.height).data;
+    let labelsEnd = -1;
+    for (let x = 0; x < axis.width; x++) {
+      let dark = 0;
+      for (let y = 0; y < axis.height; y++) {
+        const i = (y * axis.width + x) * 4;
+        if (text[i + 3] > 0 && text[i] < 140 && text[i + 1] < 140 && text[i + 2] < 140) dark++;
+      }
+      if (dark > 1) labelsEnd = x;
+    }
+    return { candles, axisWidth: axis.width, labelsEnd };
+  });
+}
+
+/** Puts `text` in the editor and runs it offline; resolves once the chart has drawn. */
+async function runOffline(p: Page, text: string): Promise<void> {
+  await p.evaluate((t) => {
+    const view = (window as { xqlEditor: { state: { doc: { length: number } }; dispatch(tr: unknown): void } }).xqlEditor;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t } });
+  }, text);
+  await p.locator("#offline").check();
+  await p.evaluate(() => document.querySelector("#chart").removeAttribute("data-drawn"));
+  await p.locator("#run").click();
+  await expect.poll(() => p.locator("#chart").getAttribute("data-drawn"), { timeout: 30_000 }).not.toBeNull();
+  // lightweight-charts paints on the next animation frame.
+  await p.waitForTimeout(500);
+}
+
 const PREFIX = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close, sma(20), rsi(14)]\nsort = rsi(14) asc\nlimit = 8\n';
 
 describe("the playground in Chromium", () => {
@@ -164,6 +210,33 @@ describe("the playground in Chromium", () => {
     expect(await page.locator("#results tbody tr").count()).toBeGreaterThan(0);
     await expect.poll(() => paintedPixels(page)).toBeGreaterThan(2000);
     expect(await page.evaluate(() => sessionStorage.getItem("xql.apiKey"))).toBeNull();
+  });
+
+  it("charts a tiny price with its decimals, leaves the candles visible under a close column, and shows the last time label whole", async () => {
+    // Sorted by close, the offline CRYPTO universe charts its cheapest token first.
+    const screen = (columns: string): string => `market = "CRYPTO"\ntimeframe = h1\ncolumns = [${columns}]\nsort = close asc\nlimit = 8\ntrue`;
+    await runOffline(page, screen("rsi(14)"));
+    const bare = await chartPixels(page);
+    await runOffline(page, screen("close, sma(20), sma(50), rsi(14)"));
+    const drawn = await chartPixels(page);
+    // The close column is what the candles show: no line over them (it hid four in ten of their pixels).
+    expect(drawn.candles / bare.candles).toBeGreaterThan(0.85);
+    // The time label under the last bar ends inside the axis, not cut at its edge.
+    expect(drawn.labelsEnd).toBeLessThan(drawn.axisWidth - 4);
+
+    const legend = async (column: string): Promise<string> => (await page.locator(`#chart-legend [data-column="${column}"]`).textContent()) ?? "";
+    const close = /^close (\S+) \(the candles\)$/.exec(await legend("close"))?.[1];
+    const sma = /^sma\(20\) (\S+)$/.exec(await legend("sma(20)"))?.[1];
+    expect(close, await legend("close")).toBeDefined();
+    // The chart's close is the table's: the data's price, to the last decimal the data has.
+    const symbol = await page.locator("#chart").getAttribute("data-symbol");
+    const row = page.locator(`#results tbody tr[data-symbol="${symbol}"]`);
+    expect(Number(close)).toBe(Number(await row.locator("td").nth(1).textContent()));
+    expect(Number(close)).toBeLessThan(0.01);
+    // An average of tiny prices keeps the instrument's decimals (it was 0.00, twice).
+    expect(sma!.split(".")[1]!.length).toBe(close!.split(".")[1]!.length);
+    expect(Number(sma)).toBeGreaterThan(0);
+    expect(await legend("rsi(14)")).toMatch(/^rsi\(14\) \d+\.\d{2} \(pane\)$/);
   });
 
   it("loads an example and a phrase in one click each", async () => {

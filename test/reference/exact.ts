@@ -165,10 +165,83 @@ function flatRange(bars: FixtureBars, j: number, n: number): boolean {
   return Math.max(...window(bars.high, j, n)) === Math.min(...window(bars.low, j, n));
 }
 
-/** True when close did not move over bars [j − m, j] (so every RSI in there is the same exactly). */
-function flatClose(bars: FixtureBars, j: number, m: number): boolean {
-  for (let k = j - m + 1; k <= j; k++) if (k < 1 || bars.close[k] !== bars.close[k - 1]) return false;
+/** Wilder's RSI series of a column, per length, in rational arithmetic (see {@link exactRsiSeries}). */
+const rsiCache = new WeakMap<readonly number[], Map<number, (Frac | undefined)[]>>();
+
+/**
+ * Wilder's RSI(n) of a column at every bar, in rational arithmetic: the averages seeded with
+ * the mean of the first n changes, then avg = (avg·(n − 1) + change)/n; 100 when the average
+ * loss is 0 (the contract's rule, where TA-Lib writes 0 for a flat start). Exact, so a bar
+ * without change keeps the RSI exactly (both averages scale alike) and no epsilon decides
+ * anything (TA-Lib writes 0 once its averages fall below 1e-14: RSI(2) after some 40 flat bars
+ * of a FOREX price, and at sub-1e-12 prices). `undefined` before bar n.
+ */
+function exactRsiSeries(col: readonly number[], n: number): (Frac | undefined)[] {
+  const byLength = rsiCache.get(col) ?? new Map<number, (Frac | undefined)[]>();
+  rsiCache.set(col, byLength);
+  const cached = byLength.get(n);
+  if (cached) return cached;
+  const out: (Frac | undefined)[] = new Array<Frac | undefined>(col.length).fill(undefined);
+  const step = (k: number): [Frac, Frac] => {
+    const d = sub(frac(col[k]!), frac(col[k - 1]!));
+    return d.n > 0n ? [d, int(0)] : [int(0), { n: -d.n, d: d.d }];
+  };
+  let gain = int(0);
+  let loss = int(0);
+  for (let k = 1; k <= n && k < col.length; k++) {
+    const [g, l] = step(k);
+    gain = add(gain, g);
+    loss = add(loss, l);
+  }
+  gain = div(gain, int(n));
+  loss = div(loss, int(n));
+  for (let k = n; k < col.length; k++) {
+    if (k > n) {
+      const [g, l] = step(k);
+      gain = div(add(mul(gain, int(n - 1)), g), int(n));
+      loss = div(add(mul(loss, int(n - 1)), l), int(n));
+    }
+    out[k] = loss.n === 0n ? int(100) : div(mul(int(100), gain), add(gain, loss));
+  }
+  byLength.set(n, out);
+  return out;
+}
+
+/** The Stoch RSI's raw stochastic at bar j from the exact RSIs: null on a flat window of them. */
+function exactStochRsi(bars: FixtureBars, p: Params, j: number): number | null | undefined {
+  const k = Number(p.k);
+  const rsis = exactRsiSeries(column(bars, p.src), Number(p.n)).slice(j - k + 1, j + 1);
+  if (rsis.length < k || rsis.some((r) => r === undefined)) return undefined;
+  const sorted = (rsis as Frac[]).slice().sort((a, b) => (a.n * b.d < b.n * a.d ? -1 : a.n * b.d > b.n * a.d ? 1 : 0));
+  const range = sub(sorted[k - 1]!, sorted[0]!);
+  if (range.n === 0n) return null;
+  return toNumber(div(mul(int(100), sub(rsis[k - 1]!, sorted[0]!)), range));
+}
+
+/** True when no bar from 1 to i has a true range: Wilder's TR sum is 0 (a flat start). */
+function noRangeSinceStart(bars: FixtureBars, i: number): boolean {
+  for (let k = 1; k <= i; k++) {
+    const pc = bars.close[k - 1]!;
+    if (bars.high[k] !== pc || bars.low[k] !== pc) return false;
+  }
   return true;
+}
+
+/** True when no bar from 1 to i has directional movement: both of Wilder's DM sums are 0. */
+function noMovementSinceStart(bars: FixtureBars, i: number): boolean {
+  for (let k = 1; k <= i; k++) {
+    const up = bars.high[k]! - bars.high[k - 1]!;
+    const down = bars.low[k - 1]! - bars.low[k]!;
+    if ((up > 0 && up > down) || (down > 0 && down > up)) return false;
+  }
+  return true;
+}
+
+/** The mean (or sum) of a window in rational arithmetic: what a running sum drifts from after a spike. */
+function exactWindow(bars: FixtureBars, p: Params, i: number, mean: boolean): number {
+  const n = Number(p.n);
+  const total = moments(window(column(bars, p.src), i, n)).s1;
+  return toNumber(mean ? div(total, int(n)) : total);
 }
 
 const hlc3 = (bars: FixtureBars, k: number): number => (bars.high[k]! + bars.low[k]! + bars.close[k]!) / 3;
@@ -189,10 +262,31 @@ export const EXACT: Record<string, (bars: FixtureBars, p: Params, i: number) => 
     for (let j = i - Number(p.smooth) - Number(p.d) + 2; j <= i; j++) if (flatRange(bars, j, Number(p.k))) return null;
     return undefined;
   },
-  stochrsi_k: (bars, p, i) => (flatClose(bars, i, Number(p.k)) ? null : undefined),
+  stochrsi_k: (bars, p, i) => (Number(p.smooth) === 1 ? exactStochRsi(bars, p, i) : undefined),
   stochrsi_d: (bars, p, i) => {
-    for (let j = i - Number(p.d) + 1; j <= i; j++) if (flatClose(bars, j, Number(p.k))) return null;
-    return undefined;
+    if (Number(p.smooth) !== 1) return undefined;
+    let sum = 0;
+    const d = Number(p.d);
+    for (let j = i - d + 1; j <= i; j++) {
+      const raw = exactStochRsi(bars, p, j);
+      if (raw === undefined || raw === null) return raw;
+      sum += raw;
+    }
+    return sum / d;
+  },
+  rsi: (bars, p, i) => {
+    const r = exactRsiSeries(column(bars, p.src), Number(p.n))[i];
+    return r === undefined ? undefined : toNumber(r);
+  },
+  plus_di: (bars, _p, i) => (noRangeSinceStart(bars, i) ? null : undefined),
+  minus_di: (bars, _p, i) => (noRangeSinceStart(bars, i) ? null : undefined),
+  dx: (bars, _p, i) => (noRangeSinceStart(bars, i) || noMovementSinceStart(bars, i) ? null : undefined),
+  sum: (bars, p, i) => exactWindow(bars, p, i, false),
+  sma: (bars, p, i) => exactWindow(bars, p, i, true),
+  /** TA-Lib's BOP writes 0 for a range below 1e-14 (TA_IS_ZERO_OR_NEG), a real range at sub-1e-12 prices. */
+  bop: (bars, _p, i) => {
+    const range = bars.high[i]! - bars.low[i]!;
+    return range === 0 ? 0 : (bars.close[i]! - bars.open[i]!) / range;
   },
   cci: (bars, p, i) => {
     const n = Number(p.n);

@@ -19,6 +19,7 @@ describe("generated files are fresh (npm run gen)", () => {
   it("covers every generator's files", () => {
     expect(files.map((f) => f.path).sort()).toEqual(
       [
+        "README.md",
         "docs/errors.md",
         "docs/functions.md",
         "docs/phrases.md",

@@ -1,15 +1,23 @@
-/** `xql mcp`: the stdio MCP bridge an AI assistant's MCP client starts. */
+/**
+ * `xql mcp`: the stdio MCP bridge an AI assistant's MCP client starts. The bridge and the MCP
+ * SDK are imported when the command runs, so `--help` prints in a library install.
+ */
 import { XqlClient } from "../../client/index.js";
-import { DEFAULT_BASE_URL, serveStdio } from "../../mcp/index.js";
+import { DEFAULT_BASE_URL, MCP_TOOLS } from "../../mcp/tools.js";
 import type { Command } from "../command.js";
 import { parseCommandLine } from "../command.js";
 
+const toolWidth = Math.max(...MCP_TOOLS.map((tool) => tool.name.length));
+
 const help = `Usage: xql mcp
 
-Serves the XQL tools (xql_validate, xql_explain, xql_run, xql_nl_reference) to an AI
-assistant over the Model Context Protocol on standard input and output. The assistant's MCP
-client starts this command; it runs until the client closes its standard input. Standard
-output carries only protocol messages; diagnostics go to standard error.
+Serves the XQL tools to an AI assistant over the Model Context Protocol on standard input and
+output. The assistant's MCP client starts this command; it runs until the client closes its
+standard input. Standard output carries only protocol messages; diagnostics go to standard
+error.
+
+Tools:
+${MCP_TOOLS.map((tool) => `  ${tool.name.padEnd(toolWidth)}  ${tool.summary}`).join("\n")}
 
 Environment:
   XQL_API_KEY    required: the API key sent to the service (create one with
@@ -34,6 +42,8 @@ export const mcpCommand: Command = {
   help,
   async run(args, io) {
     parseCommandLine("mcp", args, {});
+    // Loaded first, so a library install hears about the missing packages before anything else.
+    const { serveStdio } = await import("../../mcp/index.js");
     const apiKey = io.env["XQL_API_KEY"]?.trim() ?? "";
     if (apiKey === "") {
       io.stderr.write(

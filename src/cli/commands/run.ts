@@ -6,6 +6,7 @@ import type { Command } from "../command.js";
 import { QUERY_LIMIT_OPTIONS, formatOption, optionsHelp, parseCommandLine, pick, readQueryArg } from "../command.js";
 import { renderRunResult } from "../report.js";
 import { compileWithBars, screenLimits } from "../screen-bars.js";
+import { priceDecimals } from "../table.js";
 
 const OPTIONS = { ...pick("format", "db", "synthetic"), ...QUERY_LIMIT_OPTIONS };
 
@@ -45,7 +46,17 @@ export const runCommand: Command = {
     const query = await readQueryArg(file, io);
     const screen = await compileWithBars("run", io, query, file, format, values, limits);
     if (!screen) return 1;
-    io.stdout.write(renderRunResult(screen.compiled.run(screen.universe), format));
+    const { compiled, universe } = screen;
+    const result = compiled.run(universe);
+    const base = compiled.plan.sources[0]?.timeframe;
+    const shown = new Set(result.results.map((row) => row.symbol));
+    // --format table prints prices to the decimals each instrument's bars are quoted in.
+    const decimals = new Map(
+      format === "table" && base !== undefined
+        ? universe.filter((i) => shown.has(i.symbol)).map((i) => [i.symbol, priceDecimals(i.bars[base])] as const)
+        : [],
+    );
+    io.stdout.write(renderRunResult(result, format, decimals));
     return 0;
   },
 };

@@ -1,13 +1,19 @@
-/** `xql serve`: the HTTP service on the embedded store, seeded on first start. */
+/**
+ * `xql serve`: the HTTP service on the embedded store, seeded on first start. Fastify, the
+ * stores and Redis are imported when the command runs, so `--help` prints in a library install.
+ */
 import type { Command } from "../command.js";
 import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger } from "../command.js";
 import { DEFAULT_WARMUP } from "../../store/fetch.js";
-import { createServer } from "../../server/index.js";
 import { FallbackKeyStore } from "../../accounts/key-fallback.js";
-import { RedisQuotaStore } from "../../accounts/redis.js";
+import type { RedisQuotaStore } from "../../accounts/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+
+/** Where `xql serve` listens unless told otherwise. */
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = "127.0.0.1";
 
 /**
  * The built playground: `dist/playground` beside the bin's `dist/cli/`, or, running the
@@ -24,16 +30,18 @@ function playgroundDir(): string | undefined {
 /** The options of `xql serve` (the deploy files are checked against them). */
 export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks") };
 
-const help = `Usage: xql serve [--port 8787] [--host 127.0.0.1] [--db FILE|postgres://…] [--redis redis://…]
+const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--db FILE|postgres://…] [--redis redis://…]
                  [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
                  [--allow-private-webhooks]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
-  POST /xql/alerts    GET /xql/alerts    GET|DELETE /xql/alerts/{id}  GET /xql/alerts/stream
+  POST /xql/alerts    GET /xql/alerts    GET /xql/alerts/stream
+  GET /xql/alerts/:id DELETE /xql/alerts/:id
   GET /xql/bars       GET /health        GET /openapi.json
   POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
-  GET /               the playground (open http://127.0.0.1:8787/ in a browser)
+  GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
+  GET /favicon.ico    the playground's icon
 Alerts are evaluated as base bars close and delivered by signed webhook and the stream
 (docs/alerts.md); webhooks must be https:// to a public address unless
 --allow-private-webhooks is given.
@@ -95,10 +103,10 @@ export const serveCommand: Command = {
   help,
   async run(args, io) {
     const { values } = parseCommandLine("serve", args, SERVE_OPTIONS);
-    const portText = values.port ?? "8787";
+    const portText = values.port ?? String(DEFAULT_PORT);
     const port = Number(portText);
     if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`xql serve: --port must be an integer from 0 to 65535, got '${portText}'`);
-    const host = values.host ?? "127.0.0.1";
+    const host = values.host ?? DEFAULT_HOST;
     const lookbackCeiling = positiveInteger("serve", "ceiling", values.ceiling);
     const warmupCeiling = positiveInteger("serve", "warmup-ceiling", values["warmup-ceiling"]);
     const cacheText = values["cache-mb"] ?? "512";
@@ -107,13 +115,14 @@ export const serveCommand: Command = {
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
+    const { createServer } = await import("../../server/index.js");
 
     const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
     let quota: RedisQuotaStore | undefined;
     try {
       await seedOnFirstUse(store, io.stderr);
-      if (redis !== undefined) quota = await RedisQuotaStore.open(redis);
+      if (redis !== undefined) quota = await (await import("../../accounts/redis.js")).RedisQuotaStore.open(redis);
     } catch (error) {
       await store.close();
       throw error;

@@ -1,12 +1,15 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { isFlat } from "../shared/flat.js";
 
 /**
  * Lambert's commodity channel index: with the typical price tp = (high + low + close)/3,
  * `(tp − sma(tp, n)) / (0.015 · mean |tp − sma(tp, n)|)` over the last n bars. The constant
  * 0.015 puts about three quarters of values between −100 and +100. The mean absolute
  * deviation needs the window's mean first, so each bar is two passes over n typical prices
- * (computed once per bar into scratch buffer 0); no running sum, so no drift. A window with no
- * deviation at all (n equal typical prices) is undefined: NaN, where TA-Lib writes 0.
+ * (computed once per bar into scratch buffer 0); no running sum, so no drift. A flat window
+ * (n equal typical prices, shared/flat.ts) is undefined: NaN, where TA-Lib writes 0. Flatness
+ * is read from the typical prices themselves: their computed mean can be an ulp off them, and
+ * the deviation left is rounding over rounding (±66.67 on twenty bars at 0.1 or 3.3).
  * A NaN anywhere in the window makes the value NaN.
  */
 const cciKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
@@ -26,8 +29,8 @@ const cciKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
     const mean = sum / n;
     let dev = 0;
     for (let j = first; j <= i; j++) dev += Math.abs(tp[j]! - mean);
-    // dev is NaN when the window holds a NaN, and 0 only when every typical price equals the mean.
-    out[i] = dev === 0 ? NaN : (tp[i]! - mean) / (0.015 * (dev / n));
+    // dev is NaN when the window holds a NaN.
+    out[i] = isFlat(tp, first, i) ? NaN : (tp[i]! - mean) / (0.015 * (dev / n));
   }
 };
 
@@ -40,7 +43,7 @@ export const cci: FunctionModule = {
   lookbackDoc: "n",
   recursive: false,
   kernel: cciKernel,
-  doc: "Commodity channel index: (hlc3 − sma(hlc3, n))/(0.015 · mean absolute deviation of hlc3 over n); undefined when that deviation is 0.",
+  doc: "Commodity channel index: (hlc3 − sma(hlc3, n))/(0.015 · mean absolute deviation of hlc3 over n); undefined on a flat window (n equal typical prices).",
   example: "cci(20) < -100",
   reference: "TA-Lib CCI; windows with no deviation undefined where TA-Lib writes 0",
   phrases: [

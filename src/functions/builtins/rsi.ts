@@ -8,6 +8,13 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  * series included). A plain mean instead of the RMA is the usual reason screeners disagree
  * with charts. Never rounded (technicalindicators rounds its output to 2 decimals).
  *
+ * A bar whose change is 0 multiplies both averages by (n − 1)/n, which for n > 1 leaves their
+ * ratio, and so the RSI, exactly where it was: the RSI is read from the averages as of the last
+ * bar that moved, so a flat stretch holds the value bit for bit (docs/functions-reference.md,
+ * "Flat windows"). Recomputed, it would wander in its last bits as the two averages round
+ * apart, and after enough flat bars underflow to 0 and read 100; the Stoch RSI divides by
+ * exactly that wandering. (With n = 1 the factor is 0: both averages are 0, and the RSI 100.)
+ *
  * Recursive: streams the averages from the input's first defined value f (the first RSI is at
  * f + n) and computes the ratio only for [from, to). The sign of a change is random on price
  * data, so gain and loss come from arithmetic ((|d| ± d)/2, exact in binary floating point)
@@ -34,22 +41,38 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   // The sums above hold 2·gain and 2·loss; halving is exact.
   let avgGain = (gains * 0.5) / n;
   let avgLoss = (losses * 0.5) / n;
-  if (seedAt >= from) out[seedAt] = avgLoss === 0 ? 100 : 100 - 100 / (1 + avgGain / avgLoss);
+  // The averages as of the last bar that moved (or the seed): the RSI is their ratio.
+  let movedGain = avgGain;
+  let movedLoss = avgLoss;
+  if (seedAt >= from) out[seedAt] = ratio(movedGain, movedLoss);
   let i = seedAt + 1;
   for (; i < from; i++) {
     const d = x[i]! - x[i - 1]!;
     const a = Math.abs(d);
     avgGain += ((a + d) * 0.5 - avgGain) * inv;
     avgLoss += ((a - d) * 0.5 - avgLoss) * inv;
+    if (d !== 0 || n === 1) {
+      movedGain = avgGain;
+      movedLoss = avgLoss;
+    }
   }
   for (; i < to; i++) {
     const d = x[i]! - x[i - 1]!;
     const a = Math.abs(d);
     avgGain += ((a + d) * 0.5 - avgGain) * inv;
     avgLoss += ((a - d) * 0.5 - avgLoss) * inv;
-    out[i] = avgLoss === 0 ? 100 : 100 - 100 / (1 + avgGain / avgLoss);
+    if (d !== 0 || n === 1) {
+      movedGain = avgGain;
+      movedLoss = avgLoss;
+    }
+    out[i] = ratio(movedGain, movedLoss);
   }
 };
+
+/** RSI from the average gain and loss: 100 when the average loss is 0. */
+function ratio(avgGain: number, avgLoss: number): number {
+  return avgLoss === 0 ? 100 : 100 - 100 / (1 + avgGain / avgLoss);
+}
 
 export const rsi: FunctionModule = {
   name: "rsi",
@@ -61,7 +84,7 @@ export const rsi: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
-  doc: "Wilder RSI: RMA (alpha = 1/n) of gains and losses, seeded with the mean of the first n changes; 100 when the average loss is 0.",
+  doc: "Wilder RSI: RMA (alpha = 1/n) of gains and losses, seeded with the mean of the first n changes; 100 when the average loss is 0; a bar without change keeps it exactly.",
   example: "rsi(14) < 30",
   reference: "Wilder (1978); TA-Lib RSI; TradingView ta.rsi",
   phrases: [

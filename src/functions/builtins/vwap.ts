@@ -1,5 +1,6 @@
 import type { FunctionModule, Kernel } from "../module.js";
 import { periodRange, sessionOf } from "../../sessions/periods.js";
+import { typicalPrice } from "../shared/flat.js";
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -17,6 +18,11 @@ const WEEK_MS = 7 * DAY_MS;
  * call for the latest bar costs one session. A NaN inside a session makes the rest of that
  * session NaN; the next session starts clean, as on a chart. If the bars given start inside a
  * session, it is counted from the first bar given (the warm-up of one session avoids that).
+ *
+ * A session whose typical prices have all been one price so far (a flat market) has that
+ * price as its VWAP, exactly: the weighted sums round, and their quotient would step by ulps
+ * from bar to bar around a price that does not move (docs/functions-reference.md, "Flat
+ * windows").
  */
 const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
   const high = inputs[0]!;
@@ -27,7 +33,7 @@ const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
   const tf = ctx.timeframeMs;
 
   if (tf >= WEEK_MS) {
-    for (let i = from; i < to; i++) out[i] = (high[i]! + low[i]! + close[i]!) / 3;
+    for (let i = from; i < to; i++) out[i] = typicalPrice(high[i]!, low[i]!, close[i]!);
     return;
   }
   if (from >= to) return;
@@ -54,20 +60,25 @@ const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
   let sessionStart = first;
   let priceVolume = 0;
   let totalVolume = 0;
+  // The session's one typical price while it has had only one; NaN once two differ.
+  let flatPrice = NaN;
   for (let i = start; i < to; i++) {
     const s = sessionOfTime(time[i]!);
+    const tp = typicalPrice(high[i]!, low[i]!, close[i]!);
     if (s !== s) {
       // A bar without a time stamp cannot be placed; it spoils the session it interrupts.
       priceVolume = NaN;
-    } else if (s !== sessionStart) {
+    } else if (s !== sessionStart || i === start) {
       sessionStart = s;
       priceVolume = 0;
       totalVolume = 0;
+      flatPrice = tp;
     }
+    if (tp !== flatPrice) flatPrice = NaN;
     const v = volume[i]!;
-    priceVolume += ((high[i]! + low[i]! + close[i]!) / 3) * v;
+    priceVolume += tp * v;
     totalVolume += v;
-    if (i >= from) out[i] = totalVolume === 0 ? NaN : priceVolume / totalVolume;
+    if (i >= from) out[i] = totalVolume === 0 || priceVolume !== priceVolume ? NaN : flatPrice === flatPrice ? flatPrice : priceVolume / totalVolume;
   }
 };
 

@@ -15,14 +15,21 @@ export const ADX = 3;
  * ADX is the mean of the first n DX values, then Wilder's average (adx·(n − 1) + dx)/n, first
  * at f + 2n − 1.
  *
+ * A bar without range (high = low = the previous close: no true range, and so no directional
+ * movement either) multiplies all three sums by (n − 1)/n, which for n > 1 leaves +DI, −DI and
+ * DX exactly where they were: they are read from the sums as of the last bar with a range, so a
+ * flat stretch holds them bit for bit (docs/functions-reference.md, "Flat windows"). With
+ * n = 1 the factor is 0: such a bar empties the sums, and the lines are undefined there.
+ *
  * Undefined values: S(TR) = 0 (no range since f, e.g. a flat start) leaves both DI undefined,
  * and +DI + −DI = 0 (no directional movement since f) leaves DX undefined, where TA-Lib writes
  * 0 (it also does so below 1e-14, which on sub-penny prices is a real range: the exact ratio
  * is kept). ADX is defined from f + 2n − 1 all the same, as Wilder's procedure and TA-Lib
- * have it: an undefined DX among the n that seed the average adds no trend strength (the
- * seed is their sum over n), and a later one leaves ADX where it was (after any movement the
- * decayed sums only return to 0 by underflow). So a flat series has ADX 0 and DI, DX
- * undefined. A NaN in the bars after f poisons the sums from there on.
+ * have it: ADX measures trend strength, and a bar whose DX is undefined (no directional
+ * movement) has none, so among the n DX that seed the average it counts 0 (the seed is their
+ * sum over n), and later it leaves ADX where it was (after any movement the decayed sums only
+ * return to 0 by underflow). So a flat start has ADX 0 and DI, DX undefined. A NaN in the
+ * bars after f poisons the sums from there on.
  */
 export function directional(
   high: Float64Array,
@@ -56,6 +63,10 @@ export function directional(
   let adx = NaN;
   let seedCount = 0;
   let seedSum = 0;
+  // The sums as of the last bar with a range (or the first DI): the lines are their ratios.
+  let movedPlus = NaN;
+  let movedMinus = NaN;
+  let movedTr = NaN;
   for (; i < to; i++) {
     const up = high[i]! - high[i - 1]!;
     const down = low[i - 1]! - low[i]!;
@@ -65,9 +76,15 @@ export function directional(
     else if (up > 0 && up > down) sPlus += up;
     // NaN bars make up and down NaN (both tests false): the true range carries the NaN.
     else if (up !== up || down !== down) sPlus = sMinus = NaN;
-    sTr = sTr - sTr / n + trueRange(high[i]!, low[i]!, close[i - 1]!);
+    const tr = trueRange(high[i]!, low[i]!, close[i - 1]!);
+    sTr = sTr - sTr / n + tr;
+    if (tr !== 0 || i === firstDi || n === 1) {
+      movedPlus = sPlus;
+      movedMinus = sMinus;
+      movedTr = sTr;
+    }
     if (part === ADX) {
-      const dx = directionalIndex(sPlus, sMinus, sTr);
+      const dx = directionalIndex(movedPlus, movedMinus, movedTr);
       if (sTr !== sTr) {
         // A NaN bar: the sums are poisoned, and so is the average.
         adx = seedSum = NaN;
@@ -80,8 +97,8 @@ export function directional(
       }
       if (i >= from) out[i] = adx;
     } else if (i >= from) {
-      if (part === DX) out[i] = directionalIndex(sPlus, sMinus, sTr);
-      else out[i] = sTr === 0 ? NaN : 100 * ((part === PLUS_DI ? sPlus : sMinus) / sTr);
+      if (part === DX) out[i] = directionalIndex(movedPlus, movedMinus, movedTr);
+      else out[i] = movedTr === 0 ? NaN : 100 * ((part === PLUS_DI ? movedPlus : movedMinus) / movedTr);
     }
   }
 }

@@ -8,7 +8,9 @@ import { smaKernel } from "./sma.js";
  * `100·(close − lowest(low, k))/(highest(high, k) − lowest(low, k))`, where the close sits in
  * the range of the last k bars. A range of zero (k bars at one price) leaves the position of
  * the close undefined: NaN, where TA-Lib writes 0 (decisions §1: a zero denominator is
- * undefined). Also serves the Stoch RSI, which passes the RSI as high, low and close.
+ * undefined). The range is the difference of two of the window's values, so it is exactly 0
+ * when the window is flat (shared/flat.ts) and never rounds to 0 otherwise.
+ * Also serves the Stoch RSI, which passes the RSI as high, low and close.
  * Uses scratch buffers `base` and `base + 1` of `ctx` for the window extremes.
  */
 export function fastStochastic(
@@ -35,12 +37,14 @@ export function fastStochastic(
 
 /**
  * Wilder's RSI(n) of x into `out` over [from, to), as `rsi` defines it (seeded with the mean of
- * the first n changes, then RMA; 100 when the average loss is 0), streamed from the first
- * defined x. The arithmetic follows TA-Lib's order, avg = (avg·(n − 1) + change)/n and
- * RSI = 100·gain/(gain + loss), rather than `rsi`'s: equal up to rounding, but in a flat
- * stretch both averages decay by the same factor and the RSI is constant up to rounding
- * noise, so its k-bar range *is* that noise. Using the same operations as TA-Lib makes the
- * noise, and hence the Stoch RSI there, bit-identical to the reference.
+ * the first n changes, then RMA; 100 when the average loss is 0; a bar without change keeps
+ * the RSI exactly), streamed from the first defined x. The arithmetic follows TA-Lib's order,
+ * avg = (avg·(n − 1) + change)/n and RSI = 100·gain/(gain + loss), rather than `rsi`'s: equal
+ * up to rounding, and the stochastic divides by the RSI's k-bar range, which amplifies
+ * rounding where that range is small; the same operations as TA-Lib keep those bars
+ * bit-identical to the reference. In a flat stretch the exact range is 0: the RSI is read from
+ * the averages as of the last bar that moved (n > 1), so it holds exactly and the range is
+ * exactly 0 (where TA-Lib divides the noise of its decaying averages).
  */
 function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, to: number): void {
   let f = 0;
@@ -58,9 +62,12 @@ function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, 
   gain /= n;
   loss /= n;
   const m = n - 1;
+  // The averages as of the last bar that moved (or the seed): the RSI is their ratio.
+  let movedGain = gain;
+  let movedLoss = loss;
   for (let i = seedAt; ; ) {
-    const total = gain + loss;
-    if (i >= from) out[i] = total === 0 ? 100 : 100 * (gain / total);
+    const total = movedGain + movedLoss;
+    if (i >= from) out[i] = total === 0 ? 100 : 100 * (movedGain / total);
     if (++i >= to) break;
     const d = x[i]! - x[i - 1]!;
     gain *= m;
@@ -70,6 +77,10 @@ function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, 
     else gain = loss = NaN;
     gain /= n;
     loss /= n;
+    if (d !== 0 || n === 1) {
+      movedGain = gain;
+      movedLoss = loss;
+    }
   }
 }
 

@@ -10,8 +10,13 @@ describe("cci", () => {
         const expected = series(tp.length, n - 1, (i) => {
           const mean = windowMean(tp, i, n);
           let dev = 0;
-          for (let j = i - n + 1; j <= i; j++) dev += Math.abs(tp[j]! - mean);
-          return dev === 0 ? NaN : (tp[i]! - mean) / ((0.015 * dev) / n);
+          let flat = true;
+          for (let j = i - n + 1; j <= i; j++) {
+            dev += Math.abs(tp[j]! - mean);
+            flat &&= tp[j] === tp[i];
+          }
+          // A flat window (n equal typical prices) is undefined, whatever rounding left in dev.
+          return flat ? NaN : (tp[i]! - mean) / ((0.015 * dev) / n);
         });
         // Near zero the numerator is a difference of nearly equal prices: 1e-9 absolute there.
         expectClose(evaluate(cci, inputsOf(cci, bars), [n]), expected, { rel: 1e-9, floor: 1 }, `cci(${n})`);
@@ -31,6 +36,14 @@ describe("cci", () => {
 
   it("is first defined at bar n − 1 and keeps the kernel contract", () => {
     for (const bars of PLAIN) for (const n of [2, 20, 60]) checkContract(cci, inputsOf(cci, bars), [n]);
+  });
+
+  it("is undefined on n identical bars at any price, where the computed mean rounds off them (not ±66.67)", () => {
+    for (const price of [0.1, 3.3, 1.1, 101731.68, 7e-9, 0.7]) {
+      const flat = columns({ close: new Array<number>(30).fill(price) });
+      const ours = evaluate(cci, inputsOf(cci, flat), [20]);
+      expect(Array.from(ours).every(Number.isNaN), String(price)).toBe(true);
+    }
   });
 
   it("is undefined with no deviation in the window (TA-Lib writes 0) and while a NaN bar is in it", () => {
