@@ -90,7 +90,7 @@ const read = (path: string): string => readFileSync(join(COPY, path), "utf8");
 // Child processes on a shared machine: minutes, not the default 30 s.
 describe("adding a built-in: one module, one test, npm run gen", { timeout: 600_000 }, () => {
   it("copies the repository and writes the module and its test", () => {
-    for (const entry of ["package.json", "tsconfig.json", "vitest.config.ts", "src", "scripts", "test", "docs", "grammar", "editors"]) {
+    for (const entry of ["package.json", "tsconfig.json", "vitest.config.ts", "README.md", "src", "scripts", "test", "docs", "grammar", "editors"]) {
       cpSync(join(ROOT, entry), join(COPY, entry), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(COPY, "node_modules"));
