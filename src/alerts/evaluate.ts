@@ -9,6 +9,7 @@
 import type { CompiledQuery } from "../api.js";
 import type { BarStore } from "../store/store.js";
 import { fetchUniverse } from "../store/fetch.js";
+import { isTrusted, trustBars } from "../eval/bars.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { Bars, FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
 import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
@@ -273,5 +274,7 @@ export function truncateAfter(universe: Instrument[], base: Timeframe, latest: n
 function sliceBars(bars: Bars, n: number): Bars {
   const cut = (column: ArrayLike<number>): ArrayLike<number> =>
     ArrayBuffer.isView(column) ? (column as Float64Array).subarray(0, n) : Array.prototype.slice.call(column, 0, n) as number[];
-  return { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
+  const prefix = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
+  // A prefix of the store's bars is the store's too: the evaluator need not check it again.
+  return isTrusted(bars) ? trustBars(prefix) : prefix;
 }

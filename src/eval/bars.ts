@@ -41,7 +41,7 @@ const trusted = new WeakSet<Bars>();
  * Marks bars as the store's: sorted, finite and on the timeframe's grid, with columns of one
  * length, as every write checks and every read returns them. The evaluator then skips its
  * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it hands out, and
- * nowhere else: a caller's own bars are always checked. The marked arrays must not be
+ * on prefixes of such bars (the alerts' cut at a closed bar, src/alerts/evaluate.ts), nowhere else: a caller's own bars are always checked. The marked arrays must not be
  * modified afterwards (the store's readers and caches never do).
  */
 export function trustBars(bars: Bars): Bars {
