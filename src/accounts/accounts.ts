@@ -64,10 +64,15 @@ export interface KeyRecord {
 
 /** A key to store: its hash, display prefix, account, label and scope (`run` when not given). */
 export interface NewKey {
+  /** SHA-256 of the key (hex); the key itself is never stored. */
   hash: string;
+  /** The key's first characters, shown by `xql keys list` to tell keys apart. */
   prefix: string;
+  /** The account the key belongs to. */
   accountId: string;
+  /** A note to tell keys apart, or null. */
   label: string | null;
+  /** What the key may do: `run` (screens; the default) or `write` (also push bars). */
   scope?: Scope;
 }
 

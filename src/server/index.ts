@@ -20,7 +20,7 @@ export type { HotLease, HotTierOptions, HotTierStats } from "../store/hot-tier.j
 export type { FetchOptions } from "../store/fetch.js";
 export { TIERS, TIER_LIMITS } from "../accounts/accounts.js";
 export { HealthError } from "../store/store.js";
-export type { Account, KeyRecord, KeyStore, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
+export type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 export type {
   BarBatch,
   BarStore,
