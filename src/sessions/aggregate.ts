@@ -92,12 +92,15 @@ export class BarColumns {
   volume: Float64Array;
 
   constructor(capacity = 16) {
-    this.time = new Float64Array(capacity);
-    this.open = new Float64Array(capacity);
-    this.high = new Float64Array(capacity);
-    this.low = new Float64Array(capacity);
-    this.close = new Float64Array(capacity);
-    this.volume = new Float64Array(capacity);
+    // One allocation for the six columns: a write appending to 10,000 series makes tens of
+    // thousands of these, and each backing store is work for the allocator and the collector.
+    const columns = new Float64Array(6 * capacity);
+    this.time = columns.subarray(0, capacity);
+    this.open = columns.subarray(capacity, 2 * capacity);
+    this.high = columns.subarray(2 * capacity, 3 * capacity);
+    this.low = columns.subarray(3 * capacity, 4 * capacity);
+    this.close = columns.subarray(4 * capacity, 5 * capacity);
+    this.volume = columns.subarray(5 * capacity, 6 * capacity);
   }
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
@@ -115,9 +118,10 @@ export class BarColumns {
     this.push(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume);
   }
 
-  /** The columns cut to length (views over the same memory). */
+  /** The columns cut to length (views over the same memory; the columns themselves when full). */
   bars(): Bars & { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array } {
     const n = this.length;
+    if (n === this.time.length) return { time: this.time, open: this.open, high: this.high, low: this.low, close: this.close, volume: this.volume };
     return {
       time: this.time.subarray(0, n),
       open: this.open.subarray(0, n),
@@ -130,17 +134,18 @@ export class BarColumns {
 
   private grow(): void {
     const capacity = Math.max(16, this.time.length * 2);
-    const widen = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(capacity);
+    const columns = new Float64Array(6 * capacity);
+    const widen = (a: Float64Array, k: number): Float64Array => {
+      const b = columns.subarray(k * capacity, (k + 1) * capacity);
       b.set(a);
       return b;
     };
-    this.time = widen(this.time);
-    this.open = widen(this.open);
-    this.high = widen(this.high);
-    this.low = widen(this.low);
-    this.close = widen(this.close);
-    this.volume = widen(this.volume);
+    this.time = widen(this.time, 0);
+    this.open = widen(this.open, 1);
+    this.high = widen(this.high, 2);
+    this.low = widen(this.low, 3);
+    this.close = widen(this.close, 4);
+    this.volume = widen(this.volume, 5);
   }
 }
 

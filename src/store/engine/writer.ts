@@ -132,10 +132,14 @@ class WriteContext {
   }
 }
 
+/** A builder's buffer before its first bar (never written to: `push` replaces it). */
+const EMPTY_BUFFER = new BarColumns(0);
+
 /** Packs bars pushed in time order into block rows; holds back the last bar as a tail when asked. */
 class BlockBuilder {
   private block = Number.NaN;
-  private readonly buffer = new BarColumns(BLOCK_BARS);
+  /** Made on the first bar pushed: most appends settle a tail without ever sealing a block. */
+  private buffer: BarColumns = EMPTY_BUFFER;
   /** Bars pushed. */
   count = 0;
   first = Number.NaN;
@@ -149,6 +153,7 @@ class BlockBuilder {
   ) {}
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
+    if (this.buffer === EMPTY_BUFFER) this.buffer = new BarColumns(BLOCK_BARS);
     const block = blockOf(time, this.key.timeframe);
     if (block !== this.block) {
       this.seal();
@@ -721,7 +726,8 @@ function* deriveJob(
     const t = coarseRow.tail;
     const n = t.time.length - 1;
     aggregator.resume({ time: t.time[n]!, open: t.open[n]!, high: t.high[n]!, low: t.low[n]!, close: t.close[n]!, volume: t.volume[n]! });
-    const out = new BarColumns(4);
+    // Usually one bar comes out (the last one, still open): columns of exactly that, no views.
+    const out = new BarColumns(1);
     for (const c of incoming.chunks()) {
       for (let i = 0; i < c.time.length; i++) {
         const closed = aggregator.add(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
