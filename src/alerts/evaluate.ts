@@ -10,7 +10,7 @@ import type { CompiledQuery } from "../api.js";
 import type { BarStore } from "../store/store.js";
 import { fetchUniverse } from "../store/fetch.js";
 import { isTrusted, trustBars } from "../eval/bars.js";
-import type { HotTier } from "../store/hot-tier.js";
+import type { HotLease, HotTier } from "../store/hot-tier.js";
 import type { Bars, FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
 import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import type { AlertEvent, MatchRow } from "./alerts.js";
@@ -50,8 +50,7 @@ export interface GroupEvaluation {
 export interface EvaluateOptions {
   /** Bars per source beyond the plan's need, as a run fetches (default 300). */
   warmup: number;
-  /** Reads reused while the store's data version is unchanged. */
-  /** The service's hot tier (each fetch holds its views for a minute: writes meanwhile copy). */
+  /** The service's hot tier: an evaluation holds a lease on its views until it is done. */
   cache?: HotTier;
   /** ms of evaluation between turns of the event loop (default 10). */
   sliceMs?: number;
@@ -68,13 +67,23 @@ export interface EvaluateOptions {
  * union of the series and the largest fetch any of them needs, plus the bars still to evaluate.
  */
 export async function evaluateGroup(store: BarStore, screens: readonly Screen[], now: number, options: EvaluateOptions): Promise<GroupEvaluation> {
+  // The tier's views stay as read until the evaluation is done; writes meanwhile copy.
+  const lease = options.cache?.lease();
+  try {
+    return await evaluateLeased(store, screens, now, options, lease);
+  } finally {
+    lease?.release();
+  }
+}
+
+async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: number, options: EvaluateOptions, lease: HotLease | undefined): Promise<GroupEvaluation> {
   const bars = new Map<string, EvaluatedBar[]>(screens.map((s) => [s.id, []]));
   if (screens.length === 0) return { bars, nextClose: undefined };
   const cap = options.maxCatchUp ?? MAX_HISTORY_BARS;
   const { plan, fetch } = unionOf(screens.map((s) => s.compiled));
   const base = plan.sources[0]!.timeframe;
   const oldest = Math.min(...screens.map((s) => s.lastTime ?? -Infinity));
-  const universe = await readCovering(store, plan, fetch, oldest, cap, options);
+  const universe = await readCovering(store, plan, fetch, oldest, cap, options, lease);
   const { closed, nextClose } = closedTimes(universe, base, oldest, now);
   if (closed.length === 0) return { bars, nextClose };
   const latest = closed[closed.length - 1]!;
@@ -97,12 +106,17 @@ export async function evaluateGroup(store: BarStore, screens: readonly Screen[],
 export async function baselineOf(store: BarStore, compiled: CompiledQuery, now: number, options: EvaluateOptions): Promise<{ time: number | null; matching: MatchRow[] }> {
   const { plan, fetch } = unionOf([compiled]);
   const base = plan.sources[0]!.timeframe;
-  const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, fetch });
-  const { closed } = closedTimes(universe, base, -Infinity, now, 1);
-  const latest = closed[closed.length - 1];
-  if (latest === undefined) return { time: null, matching: [] };
-  const rows = await rowsByBar(compiled, truncateAfter(universe, base, latest), 1, options.sliceMs);
-  return { time: latest, matching: rows.get(latest) ?? [] };
+  const lease = options.cache?.lease();
+  try {
+    const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, lease, fetch });
+    const { closed } = closedTimes(universe, base, -Infinity, now, 1);
+    const latest = closed[closed.length - 1];
+    if (latest === undefined) return { time: null, matching: [] };
+    const rows = await rowsByBar(compiled, truncateAfter(universe, base, latest), 1, options.sliceMs);
+    return { time: latest, matching: rows.get(latest) ?? [] };
+  } finally {
+    lease?.release();
+  }
 }
 
 /** The rows of `history` at each of the last `window` base bars of the universe. */
@@ -186,11 +200,19 @@ export function unionOf(compiled: readonly CompiledQuery[]): { plan: Plan; fetch
  * no symbol can hold a bar after `oldest` that was not read — a symbol with more such bars than
  * it was given would have shown more than K times.
  */
-async function readCovering(store: BarStore, plan: Plan, fetch: FetchSource[], oldest: number, cap: number, options: EvaluateOptions): Promise<Instrument[]> {
+async function readCovering(
+  store: BarStore,
+  plan: Plan,
+  fetch: FetchSource[],
+  oldest: number,
+  cap: number,
+  options: EvaluateOptions,
+  lease: HotLease | undefined,
+): Promise<Instrument[]> {
   const base = plan.sources[0]!.timeframe;
   let extra = 0;
   for (;;) {
-    const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, fetch, extraBaseBars: extra });
+    const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, lease, fetch, extraBaseBars: extra });
     const fresh = distinctAfter(universe, base, oldest, cap + 1);
     if (fresh - 1 <= extra || extra >= cap) return universe;
     extra = Math.min(cap, Math.max(fresh - 1, 2 * extra + 1));
