@@ -9,12 +9,11 @@
 import type { CompiledQuery } from "../api.js";
 import type { BarStore } from "../store/store.js";
 import { fetchUniverse } from "../store/fetch.js";
-import { isTrusted, trustBars } from "../eval/bars.js";
+import { truncateInstrument } from "../eval/truncate.js";
 import type { HotLease, HotTier } from "../store/hot-tier.js";
-import type { Bars, FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
+import type { FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
 import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import type { AlertEvent, MatchRow } from "./alerts.js";
-import { alignmentCut } from "../alignment.js";
 
 /** One screen to evaluate: a compiled query and where it stands. */
 export interface Screen {
@@ -268,35 +267,15 @@ function closedAfter(closed: readonly number[], last: number | null, cap: number
 }
 
 /**
- * The universe as it was when base bar `latest` closed: base bars up to `latest`, bars of other
- * timeframes that opened before its close (the store's cut; the evaluator ignores any still in
- * progress). Shares the columns (views, no copy); unchanged instruments are returned as they are.
+ * The universe as it was when base bar `latest` closed (`truncateInstrument` for each
+ * instrument): the universe itself when nothing is cut.
  */
 export function truncateAfter(universe: Instrument[], base: Timeframe, latest: number): Instrument[] {
-  const cut = alignmentCut(latest, TIMEFRAME_MS[base]);
   let changed = false;
   const out = universe.map((instrument) => {
-    let bars: Partial<Record<Timeframe, Bars>> | undefined;
-    for (const [tf, b] of Object.entries(instrument.bars) as [Timeframe, Bars][]) {
-      const time = b.time;
-      let n = time.length;
-      if (tf === base) while (n > 0 && time[n - 1]! > latest) n--;
-      else while (n > 0 && time[n - 1]! >= cut) n--;
-      if (n === time.length) continue;
-      bars ??= { ...instrument.bars };
-      bars[tf] = sliceBars(b, n);
-    }
-    if (!bars) return instrument;
-    changed = true;
-    return { symbol: instrument.symbol, bars };
+    const cut = truncateInstrument(instrument, base, latest);
+    if (cut !== instrument) changed = true;
+    return cut;
   });
   return changed ? out : universe;
-}
-
-function sliceBars(bars: Bars, n: number): Bars {
-  const cut = (column: ArrayLike<number>): ArrayLike<number> =>
-    ArrayBuffer.isView(column) ? (column as Float64Array).subarray(0, n) : Array.prototype.slice.call(column, 0, n) as number[];
-  const prefix = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
-  // A prefix of the store's bars is the store's too: the evaluator need not check it again.
-  return isTrusted(bars) ? trustBars(prefix) : prefix;
 }

@@ -6,8 +6,8 @@
 import { compile } from "../api.js";
 import { parse } from "../ast/lower.js";
 import { printStatement } from "../ast/print.js";
-import type { Bars, Instrument, Timeframe } from "../types.js";
-import { TIMEFRAME_MS } from "../types.js";
+import { truncateInstrument } from "../eval/truncate.js";
+import type { Instrument, Timeframe } from "../types.js";
 
 /**
  * The query with its condition replaced by `true` and no sort or limit: every instrument with
@@ -26,23 +26,6 @@ export function columnsQuery(text: string): string | undefined {
   return `${kept.map((s) => `${printStatement(s)};`).join("\n")}\ntrue`;
 }
 
-function sliceBars(bars: Bars, end: number): Bars {
-  const cut = (a: ArrayLike<number>): ArrayLike<number> => (a instanceof Float64Array ? a.subarray(0, end) : Array.prototype.slice.call(a, 0, end));
-  return { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
-}
-
-/** How many bars of `bars` opened before `limit` (ms). */
-function countBefore(bars: Bars, limit: number): number {
-  let lo = 0;
-  let hi = bars.time.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (bars.time[mid]! < limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Each column's value at each of the last `count` base bars of `instrument` (`null` where it is
  * undefined), keyed by the column's text. Other timeframes are cut at the base bar's close,
@@ -57,12 +40,7 @@ export function columnHistory(text: string, instrument: Instrument, base: Timefr
   const n = baseBars.time.length;
   const from = Math.max(0, n - count);
   for (let t = from; t < n; t++) {
-    const close = baseBars.time[t]! + TIMEFRAME_MS[base];
-    const bars: Partial<Record<Timeframe, Bars>> = {};
-    for (const [tf, b] of Object.entries(instrument.bars) as [Timeframe, Bars][]) {
-      bars[tf] = tf === base ? sliceBars(b, t + 1) : sliceBars(b, countBefore(b, close));
-    }
-    const row = compiled.run([{ symbol: instrument.symbol, bars }]).results[0];
+    const row = compiled.run([truncateInstrument(instrument, base, baseBars.time[t]!)]).results[0];
     for (const [key, value] of Object.entries(row?.columns ?? {})) {
       let series = out.get(key);
       if (!series) out.set(key, (series = new Array<number | null>(t - from).fill(null)));
