@@ -54,6 +54,14 @@ export interface ImportResult {
   rows: number;
 }
 
+/**
+ * Bytes read (and gunzipped) at a time: 64 KiB. Each chunk becomes one string that its lines are
+ * sliced from; a string up to this size is made in V8's young generation and reclaimed cheaply,
+ * while one of 128 KiB or more is a large object (a fresh mapping per chunk: decoding a 45 MB
+ * file in 1 MiB chunks took 4× as long as in 64 KiB ones).
+ */
+const CHUNK_BYTES = 1 << 16;
+
 /** Opens `file` (`-` for stdin), gunzipping when it starts with the gzip magic bytes. */
 async function openInput(file: string, stdin: Readable | undefined): Promise<{ stream: Readable; size: number; raw: Readable }> {
   if (file === "-") {
@@ -88,11 +96,9 @@ async function openInput(file: string, stdin: Readable | undefined): Promise<{ s
   } finally {
     await handle.close();
   }
-  // Chunks of a megabyte: Node keeps a string of that size outside the JavaScript heap, so the
-  // text of a large file is never copied into it.
-  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  const raw = createReadStream(file, { highWaterMark: CHUNK_BYTES });
   const gz = magic[0] === 0x1f && magic[1] === 0x8b;
-  return { stream: gz ? raw.pipe(createGunzip({ chunkSize: 1 << 20 })) : raw, size: gz ? 0 : size, raw };
+  return { stream: gz ? raw.pipe(createGunzip({ chunkSize: CHUNK_BYTES })) : raw, size: gz ? 0 : size, raw };
 }
 
 /**
