@@ -35,6 +35,7 @@ import {
 } from "../blocks.js";
 import { type DeriveJob, planDerivation } from "../derive.js";
 import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from "./io.js";
+import type { CatalogWrite } from "./catalog-cache.js";
 import type { Incoming, SymbolWrite, TouchedSeries } from "../store.js";
 
 export type { Incoming, SymbolWrite, TouchedSeries };
@@ -76,6 +77,9 @@ class WriteContext {
   readonly touched = new Map<string, TouchedSeries>();
   written = 0;
   replaced = 0;
+
+  /** `held`: the store handle's catalog rows, told of every change sent. */
+  constructor(private readonly held?: CatalogWrite) {}
 
   putBlock(row: BlockRow): void {
     const k = keyOf(row);
@@ -129,6 +133,7 @@ class WriteContext {
     this.changes = emptyChanges();
     this.pendingBytes = 0;
     yield { kind: "write", changes };
+    this.held?.wrote(changes);
   }
 }
 
@@ -779,18 +784,32 @@ function* runTasks(ctx: WriteContext, tasks: Task[]): Engine<void> {
   }
 }
 
-/** Rows of the catalog per symbol and timeframe. */
-function* catalogOf(market: string, symbols: readonly string[]): Engine<Map<string, Map<Timeframe, CatalogRow>>> {
-  const rows = (yield { kind: "catalog", market, symbols }) as CatalogRow[];
+/** Rows of the catalog per symbol and timeframe: those `catalog` holds, the others read. */
+function* catalogOf(market: string, symbols: readonly string[], catalog?: CatalogWrite): Engine<Map<string, Map<Timeframe, CatalogRow>>> {
   const out = new Map<string, Map<Timeframe, CatalogRow>>();
-  for (const symbol of symbols) out.set(symbol, new Map());
+  const missing: string[] = [];
+  for (const symbol of symbols) {
+    const held = catalog?.held(market, symbol);
+    if (held) out.set(symbol, new Map(held));
+    else {
+      out.set(symbol, new Map());
+      missing.push(symbol);
+    }
+  }
+  if (missing.length === 0) return out;
+  const rows = (yield { kind: "catalog", market, symbols: missing }) as CatalogRow[];
   for (const row of rows) out.get(row.symbol)?.set(row.timeframe, row);
+  catalog?.read(market, missing, rows);
   return out;
 }
 
-/** Writes bars to many series: the store's one write path. `onProgress` hears the bars written so far, group by group. */
-export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written: number) => void): Engine<WriteOutcome> {
-  const ctx = new WriteContext();
+/**
+ * Writes bars to many series: the store's one write path. `onProgress` hears the bars written so
+ * far, group by group; `catalog` serves the catalog rows the store handle holds and hears what
+ * the write read and changed.
+ */
+export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written: number) => void, catalog?: CatalogWrite): Engine<WriteOutcome> {
+  const ctx = new WriteContext(catalog);
   const byMarket = new Map<string, SymbolWrite[]>();
   for (const write of writes) {
     const list = byMarket.get(write.market);
@@ -802,8 +821,8 @@ export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written
     symbols += list.length;
     for (let g = 0; g < list.length; g += GROUP_SYMBOLS) {
       const group = list.slice(g, g + GROUP_SYMBOLS);
-      const catalog = yield* catalogOf(market, group.map((w) => w.symbol));
-      yield* runTasks(ctx, group.map((write) => symbolTask(ctx, write, catalog.get(write.symbol)!)));
+      const rows = yield* catalogOf(market, group.map((w) => w.symbol), catalog);
+      yield* runTasks(ctx, group.map((write) => symbolTask(ctx, write, rows.get(write.symbol)!)));
       onProgress?.(ctx.written);
     }
   }
