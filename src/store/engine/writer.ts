@@ -25,11 +25,13 @@ import {
   type CatalogRow,
   type Columns,
   NO_COLUMNS,
+  appendColumns,
   type ReadBlock,
   type SeriesKey,
   blockColumns,
   blockOf,
   packBlock,
+  packedColumns,
   sliceColumns,
   tailLimit,
 } from "../blocks.js";
@@ -239,31 +241,49 @@ class Cursor {
   }
 }
 
-/** Merges `incoming` into sorted `existing` bars (incoming wins a tie); returns the merged bars and how many ties there were. */
+/**
+ * Merges `incoming` into sorted `existing` bars (incoming wins a tie); returns the merged bars,
+ * packed in one array (a tail encodes without a copy), and how many ties there were.
+ */
 function mergeColumns(existing: Columns, incoming: Columns): { merged: Columns; ties: number } {
-  const out = new BarColumns(existing.time.length + incoming.time.length);
+  const n = existing.time.length;
+  const m = incoming.time.length;
+  // An append, the usual write: every incoming bar follows every stored one.
+  if (n === 0 || m === 0 || incoming.time[0]! > existing.time[n - 1]!) return { merged: appendColumns(existing, incoming), ties: 0 };
+  let ties = 0;
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    const te = existing.time[i]!;
+    const ti = incoming.time[j]!;
+    if (ti <= te) j++;
+    if (te <= ti) i++;
+    if (te === ti) ties++;
+  }
+  const out = packedColumns(n + m - ties);
   let i = 0;
   let j = 0;
-  let ties = 0;
-  const push = (c: Columns, k: number): void => out.push(c.time[k]!, c.open[k]!, c.high[k]!, c.low[k]!, c.close[k]!, c.volume[k]!);
-  while (i < existing.time.length || j < incoming.time.length) {
-    const te = i < existing.time.length ? existing.time[i]! : Number.POSITIVE_INFINITY;
-    const ti = j < incoming.time.length ? incoming.time[j]! : Number.POSITIVE_INFINITY;
-    if (ti < te) push(incoming, j++);
-    else if (te < ti) push(existing, i++);
-    else {
-      push(incoming, j++);
-      i++;
-      ties++;
-    }
+  for (let k = 0; k < out.time.length; k++) {
+    const te = i < n ? existing.time[i]! : Number.POSITIVE_INFINITY;
+    const ti = j < m ? incoming.time[j]! : Number.POSITIVE_INFINITY;
+    const from = ti <= te ? incoming : existing;
+    const at = ti <= te ? j : i;
+    if (ti <= te) j++;
+    if (te <= ti) i++;
+    out.time[k] = from.time[at]!;
+    out.open[k] = from.open[at]!;
+    out.high[k] = from.high[at]!;
+    out.low[k] = from.low[at]!;
+    out.close[k] = from.close[at]!;
+    out.volume[k] = from.volume[at]!;
   }
-  return { merged: out.bars(), ties };
+  return { merged: out, ties };
 }
 
-/** All bars of `chunks` in one set of columns (small inputs only). */
+/** All bars of `chunks` in one set of columns (small inputs only; a single chunk as it is). */
 function collect(chunks: Iterable<Columns>, capacity: number): Columns {
+  const list = [...chunks];
+  if (list.length === 1) return list[0]!;
   const out = new BarColumns(Math.max(1, capacity));
-  for (const c of chunks) for (let i = 0; i < c.time.length; i++) out.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  for (const c of list) for (let i = 0; i < c.time.length; i++) out.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
   return out.bars();
 }
 
