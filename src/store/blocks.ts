@@ -151,6 +151,31 @@ export function encodeColumns(bars: Columns): Buffer {
   return out;
 }
 
+/** Columns for `n` bars in one new array, laid out as {@link encodeColumns} packs them. */
+export function packedColumns(n: number): Columns {
+  // Six views straight on one buffer: no view of the whole to cut them from.
+  const buffer = new ArrayBuffer(n * 48);
+  return {
+    time: new Float64Array(buffer, 0, n),
+    open: new Float64Array(buffer, n * 8, n),
+    high: new Float64Array(buffer, n * 16, n),
+    low: new Float64Array(buffer, n * 24, n),
+    close: new Float64Array(buffer, n * 32, n),
+    volume: new Float64Array(buffer, n * 40, n),
+  };
+}
+
+/** Bars of `a`, then those of `b` (all later), packed in one new array. */
+export function appendColumns(a: Columns, b: Columns): Columns {
+  const n = a.time.length;
+  const out = packedColumns(n + b.time.length);
+  for (const name of COLUMNS) {
+    out[name].set(a[name]);
+    out[name].set(b[name], n);
+  }
+  return out;
+}
+
 /** Packed bars as columns (views when aligned). */
 export function decodeColumns(bytes: Uint8Array): Columns {
   const n = bytes.byteLength / 48;

@@ -27,6 +27,7 @@ import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { runAsync } from "./engine/io.js";
+import { CatalogCache } from "./engine/catalog-cache.js";
 import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
 import { symbolWrites } from "./write-batches.js";
@@ -234,6 +235,8 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly requestTimeoutMillis: number;
   private migrated: Promise<void> | undefined;
   private closed = false;
+  /** The catalog rows this handle's writes read and wrote, kept while no other writer commits. */
+  private readonly catalog = new CatalogCache();
   /** Watchers of writes: this object's at once, other replicas' by LISTEN/NOTIFY (and the version, read on a timer). */
   private readonly changes: ChangeFeed;
   private listener: pg.Client | undefined;
@@ -409,19 +412,31 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   /**
    * Writes through the storage engine in one transaction: the bars, their derived timeframes,
    * the data version, the change log and the NOTIFY, all or nothing. Writers of one market take
-   * its advisory lock in turn, so replicas writing the same series never interleave.
+   * its advisory lock in turn, so replicas writing the same series never interleave. The data
+   * version read once the locks are held says whether the catalog rows this handle holds are
+   * still the database's (a writer of these markets that committed before is visible by then).
    */
   async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
     await this.ready();
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
     const markets = [...new Set(writes.map((w) => w.market))].sort();
-    const { result, touched } = await this.transaction(async (client) => {
-      for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
-      const outcome = await runAsync(writeBars(writes, onProgress && ((done) => onProgress(done, total))), (request) => answer(client, request));
-      const version = await this.bumpVersion(client);
-      await logChange(client, version, outcome.touched);
-      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched };
-    });
+    let done;
+    try {
+      done = await this.transaction(async (client) => {
+        for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
+        const { rows: meta } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
+        const catalog = this.catalog.begin(Number(meta[0]!.value));
+        const outcome = await runAsync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => answer(client, request));
+        const version = await this.bumpVersion(client);
+        await logChange(client, version, outcome.touched);
+        return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
+      });
+    } catch (error) {
+      this.catalog.clear();
+      throw error;
+    }
+    const { result, touched, catalog } = done;
+    catalog.committed(result.version);
     this.changes.publish(result.version, "local", touched);
     onProgress?.(result.written, total);
     return result;

@@ -21,6 +21,7 @@ import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
 import { runSync } from "./engine/io.js";
+import { CatalogCache, type CatalogWrite } from "./engine/catalog-cache.js";
 import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
@@ -321,6 +322,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
+  /** The catalog rows this handle's writes read and wrote, kept while no other connection writes. */
+  private readonly catalog = new CatalogCache();
   private readonly timeouts: BusyTimeouts;
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
@@ -398,17 +401,28 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   /**
    * Writes through the storage engine in one transaction: the bars, their derived timeframes,
-   * the data version and the change log, all or nothing.
+   * the data version and the change log, all or nothing. The transaction holds the write lock
+   * from its start, so the data version it starts at says whether the catalog rows this handle
+   * holds are still the file's.
    */
   async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
-    const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[] } => {
-      const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total))), (request) => this.bars.answer(request));
+    const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[]; catalog: CatalogWrite } => {
+      const catalog = this.catalog.begin(this.stmt.dataVersion.get() as number);
+      const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => this.bars.answer(request));
       const version = this.stmt.bumpVersion.get() as number;
       this.bars.logChange(version, outcome.touched);
-      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched };
+      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
     });
-    const { result, touched } = run.immediate();
+    let done: ReturnType<typeof run.immediate>;
+    try {
+      done = run.immediate();
+    } catch (error) {
+      this.catalog.clear();
+      throw error;
+    }
+    const { result, touched, catalog } = done;
+    catalog.committed(result.version);
     this.changes.publish(result.version, "local", touched);
     onProgress?.(result.written, total);
     return result;

@@ -323,6 +323,70 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       }
     });
 
+    it("appends bar by bar to many series while another connection writes and deletes: every read equals an aggregation of all bars", async () => {
+      const store = await open();
+      const other = await another(store);
+      try {
+        // 300 symbols: more than one group of the write path, so its catalog rows come from several reads.
+        const symbols = Array.from({ length: 300 }, (_, i) => `S${String(i).padStart(3, "0")}`);
+        const history = new Map(symbols.map((symbol, i) => [symbol, forexH1(100 + i, FROM, TO).slice(0, 40)]));
+        const write = (to: Store, pick: (symbol: string) => Row[]): Promise<unknown> =>
+          to.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: symbols.map((symbol) => ({ symbol, bars: toBars(pick(symbol)) })).filter((s) => s.bars.time.length > 0) }]);
+        const expectStored = async (at: Store, held: (symbol: string) => Row[]): Promise<void> => {
+          for (const symbol of [symbols[0]!, symbols[150]!, symbols[299]!]) {
+            const fine = held(symbol);
+            expect(await read(at, "FOREX", "h1", symbol)).toEqual(fine);
+            for (const tf of ["h4", "d", "w"] as const) expect(await read(at, "FOREX", tf, symbol)).toEqual(expectedAggregate(fine, tf));
+          }
+        };
+        await write(store, (symbol) => history.get(symbol)!.slice(0, 30));
+        // One bar per series per write, through the same handle: later appends use what it holds.
+        for (let k = 30; k < 33; k++) await write(store, (symbol) => history.get(symbol)!.slice(k, k + 1));
+        // Another connection appends two bars and changes an earlier one; this handle then appends on top.
+        const changed = (symbol: string): Row[] => history.get(symbol)!.map((r, i) => (i === 20 ? { ...r, volume: r.volume + 7 } : r));
+        await write(other, (symbol) => [changed(symbol)[20]!, ...history.get(symbol)!.slice(33, 35)]);
+        await write(store, (symbol) => history.get(symbol)!.slice(35, 36));
+        await expectStored(store, (symbol) => changed(symbol).slice(0, 36));
+        // Another connection deletes the newest bars of one symbol; this handle's next append follows what is left.
+        expect(await other.deleteBars({ market: "FOREX", symbol: symbols[150]!, from: history.get(symbols[150]!)![30]!.time })).toBe(6);
+        await write(store, (symbol) => history.get(symbol)!.slice(36, 37));
+        await expectStored(store, (symbol) => (symbol === symbols[150] ? [...changed(symbol).slice(0, 30), history.get(symbol)![36]!] : changed(symbol).slice(0, 37)));
+        await expectStored(other, (symbol) => (symbol === symbols[150] ? [...changed(symbol).slice(0, 30), history.get(symbol)![36]!] : changed(symbol).slice(0, 37)));
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
+    it("a write that fails after sending part of its rows leaves the next write working from what was committed", async () => {
+      const store = await open();
+      try {
+        const symbols = Array.from({ length: 300 }, (_, i) => `F${String(i).padStart(3, "0")}`);
+        const history = new Map(symbols.map((symbol, i) => [symbol, forexH1(700 + i, FROM, TO).slice(0, 30)]));
+        const batch = (from: number, to: number) => [
+          { market: "FOREX", timeframe: "h1" as const, symbols: symbols.map((symbol) => ({ symbol, bars: toBars(history.get(symbol)!.slice(from, to)) })) },
+        ];
+        await store.upsertBars(batch(0, 20));
+        await store.upsertBars(batch(20, 21));
+        // The listener hears each group of symbols as it is done. The failing write overlaps stored bars,
+        // so each group reads blocks, and the first group's rows are sent before the second group reads:
+        // failing at the second, part of the write had gone to the backend.
+        let calls = 0;
+        const failing = store.upsertBars(batch(15, 22), () => {
+          if (++calls === 2) throw new Error("stop");
+        });
+        await expect(failing).rejects.toThrow("stop");
+        await store.upsertBars(batch(22, 23));
+        for (const symbol of [symbols[0]!, symbols[299]!]) {
+          const fine = [...history.get(symbol)!.slice(0, 21), history.get(symbol)![22]!];
+          expect(await read(store, "FOREX", "h1", symbol)).toEqual(fine);
+          for (const tf of ["h4", "d", "w"] as const) expect(await read(store, "FOREX", tf, symbol)).toEqual(expectedAggregate(fine, tf));
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
     it("derives exactly what deriveTimeframes gives the library, FOREX across a daylight saving change and CRYPTO", async () => {
       const store = await open();
       try {

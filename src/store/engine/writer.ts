@@ -25,16 +25,19 @@ import {
   type CatalogRow,
   type Columns,
   NO_COLUMNS,
+  appendColumns,
   type ReadBlock,
   type SeriesKey,
   blockColumns,
   blockOf,
   packBlock,
+  packedColumns,
   sliceColumns,
   tailLimit,
 } from "../blocks.js";
 import { type DeriveJob, planDerivation } from "../derive.js";
 import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from "./io.js";
+import type { CatalogWrite } from "./catalog-cache.js";
 import type { Incoming, SymbolWrite, TouchedSeries } from "../store.js";
 
 export type { Incoming, SymbolWrite, TouchedSeries };
@@ -76,6 +79,9 @@ class WriteContext {
   readonly touched = new Map<string, TouchedSeries>();
   written = 0;
   replaced = 0;
+
+  /** `held`: the store handle's catalog rows, told of every change sent. */
+  constructor(private readonly held?: CatalogWrite) {}
 
   putBlock(row: BlockRow): void {
     const k = keyOf(row);
@@ -129,6 +135,7 @@ class WriteContext {
     this.changes = emptyChanges();
     this.pendingBytes = 0;
     yield { kind: "write", changes };
+    this.held?.wrote(changes);
   }
 }
 
@@ -234,31 +241,49 @@ class Cursor {
   }
 }
 
-/** Merges `incoming` into sorted `existing` bars (incoming wins a tie); returns the merged bars and how many ties there were. */
+/**
+ * Merges `incoming` into sorted `existing` bars (incoming wins a tie); returns the merged bars,
+ * packed in one array (a tail encodes without a copy), and how many ties there were.
+ */
 function mergeColumns(existing: Columns, incoming: Columns): { merged: Columns; ties: number } {
-  const out = new BarColumns(existing.time.length + incoming.time.length);
+  const n = existing.time.length;
+  const m = incoming.time.length;
+  // An append, the usual write: every incoming bar follows every stored one.
+  if (n === 0 || m === 0 || incoming.time[0]! > existing.time[n - 1]!) return { merged: appendColumns(existing, incoming), ties: 0 };
+  let ties = 0;
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    const te = existing.time[i]!;
+    const ti = incoming.time[j]!;
+    if (ti <= te) j++;
+    if (te <= ti) i++;
+    if (te === ti) ties++;
+  }
+  const out = packedColumns(n + m - ties);
   let i = 0;
   let j = 0;
-  let ties = 0;
-  const push = (c: Columns, k: number): void => out.push(c.time[k]!, c.open[k]!, c.high[k]!, c.low[k]!, c.close[k]!, c.volume[k]!);
-  while (i < existing.time.length || j < incoming.time.length) {
-    const te = i < existing.time.length ? existing.time[i]! : Number.POSITIVE_INFINITY;
-    const ti = j < incoming.time.length ? incoming.time[j]! : Number.POSITIVE_INFINITY;
-    if (ti < te) push(incoming, j++);
-    else if (te < ti) push(existing, i++);
-    else {
-      push(incoming, j++);
-      i++;
-      ties++;
-    }
+  for (let k = 0; k < out.time.length; k++) {
+    const te = i < n ? existing.time[i]! : Number.POSITIVE_INFINITY;
+    const ti = j < m ? incoming.time[j]! : Number.POSITIVE_INFINITY;
+    const from = ti <= te ? incoming : existing;
+    const at = ti <= te ? j : i;
+    if (ti <= te) j++;
+    if (te <= ti) i++;
+    out.time[k] = from.time[at]!;
+    out.open[k] = from.open[at]!;
+    out.high[k] = from.high[at]!;
+    out.low[k] = from.low[at]!;
+    out.close[k] = from.close[at]!;
+    out.volume[k] = from.volume[at]!;
   }
-  return { merged: out.bars(), ties };
+  return { merged: out, ties };
 }
 
-/** All bars of `chunks` in one set of columns (small inputs only). */
+/** All bars of `chunks` in one set of columns (small inputs only; a single chunk as it is). */
 function collect(chunks: Iterable<Columns>, capacity: number): Columns {
+  const list = [...chunks];
+  if (list.length === 1) return list[0]!;
   const out = new BarColumns(Math.max(1, capacity));
-  for (const c of chunks) for (let i = 0; i < c.time.length; i++) out.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  for (const c of list) for (let i = 0; i < c.time.length; i++) out.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
   return out.bars();
 }
 
@@ -779,18 +804,32 @@ function* runTasks(ctx: WriteContext, tasks: Task[]): Engine<void> {
   }
 }
 
-/** Rows of the catalog per symbol and timeframe. */
-function* catalogOf(market: string, symbols: readonly string[]): Engine<Map<string, Map<Timeframe, CatalogRow>>> {
-  const rows = (yield { kind: "catalog", market, symbols }) as CatalogRow[];
+/** Rows of the catalog per symbol and timeframe: those `catalog` holds, the others read. */
+function* catalogOf(market: string, symbols: readonly string[], catalog?: CatalogWrite): Engine<Map<string, Map<Timeframe, CatalogRow>>> {
   const out = new Map<string, Map<Timeframe, CatalogRow>>();
-  for (const symbol of symbols) out.set(symbol, new Map());
+  const missing: string[] = [];
+  for (const symbol of symbols) {
+    const held = catalog?.held(market, symbol);
+    if (held) out.set(symbol, new Map(held));
+    else {
+      out.set(symbol, new Map());
+      missing.push(symbol);
+    }
+  }
+  if (missing.length === 0) return out;
+  const rows = (yield { kind: "catalog", market, symbols: missing }) as CatalogRow[];
   for (const row of rows) out.get(row.symbol)?.set(row.timeframe, row);
+  catalog?.read(market, missing, rows);
   return out;
 }
 
-/** Writes bars to many series: the store's one write path. `onProgress` hears the bars written so far, group by group. */
-export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written: number) => void): Engine<WriteOutcome> {
-  const ctx = new WriteContext();
+/**
+ * Writes bars to many series: the store's one write path. `onProgress` hears the bars written so
+ * far, group by group; `catalog` serves the catalog rows the store handle holds and hears what
+ * the write read and changed.
+ */
+export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written: number) => void, catalog?: CatalogWrite): Engine<WriteOutcome> {
+  const ctx = new WriteContext(catalog);
   const byMarket = new Map<string, SymbolWrite[]>();
   for (const write of writes) {
     const list = byMarket.get(write.market);
@@ -802,8 +841,8 @@ export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written
     symbols += list.length;
     for (let g = 0; g < list.length; g += GROUP_SYMBOLS) {
       const group = list.slice(g, g + GROUP_SYMBOLS);
-      const catalog = yield* catalogOf(market, group.map((w) => w.symbol));
-      yield* runTasks(ctx, group.map((write) => symbolTask(ctx, write, catalog.get(write.symbol)!)));
+      const rows = yield* catalogOf(market, group.map((w) => w.symbol), catalog);
+      yield* runTasks(ctx, group.map((write) => symbolTask(ctx, write, rows.get(write.symbol)!)));
       onProgress?.(ctx.written);
     }
   }
