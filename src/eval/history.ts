@@ -134,6 +134,8 @@ export function* historySteps(
       for (let k = 0; k < keys.length; k++) keys[k] = keyValues[k]![t]!;
       const ranks = firstKeys[w]!;
       const rank = keys.length > 0 ? rankOf(keys[0]!, sort[0]!.descending) : 0;
+      // Most matches of a long window come after a full list's last row: one comparison each.
+      if (kept.length === limit && rank > ranks[limit - 1]!) continue;
       // Where the row goes among those kept: after every row not after it in the query's order.
       let lo = 0;
       let hi = kept.length;

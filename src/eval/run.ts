@@ -3,7 +3,7 @@
  * gives way between instruments when its slice is used up (`runAsync`; see scan.ts).
  */
 import type { Instrument, RunResult } from "../types.js";
-import { alignFrames, attachFrames } from "./bars.js";
+import { alignFrames, attachFrames, prefetchLookbacks } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { rank, rowAt, type RankedRow } from "./rows.js";
@@ -33,6 +33,7 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>, slic
       shortHistory++;
       continue;
     }
+    prefetchLookbacks(program.frames);
     const latest = base.bars.time[base.length - 1]!;
     if (latest > asOf) asOf = latest;
     if (valueAtEnd(program, program.condition) === 1) rows.push(rowAt(program, instrument.symbol, base.end));

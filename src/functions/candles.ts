@@ -209,7 +209,9 @@ export function candlePattern(spec: PatternSpec): FunctionModule {
   const kernel: Kernel = (inputs, _consts, out, from, to) => {
     const candles = reused.of(inputs[0]!, inputs[1]!, inputs[2]!, inputs[3]!);
     for (let i = from; i < to; i++) {
-      out[i] = i >= lookback && candles.defined(i - lookback, i) && test(candles, i) ? 1 : 0;
+      // The test first: it is pure and rarely passes, so the pass over every price of the
+      // lookback runs only for a candle that matched (the answer is the same either way).
+      out[i] = i >= lookback && test(candles, i) && candles.defined(i - lookback, i) ? 1 : 0;
     }
   };
   return {

@@ -85,6 +85,14 @@ describe.each(SPECS.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
       for (let i = 0; i < from; i++) expect(out[i]).toBe(SENTINEL);
     });
 
+    // The evaluator trusts this declaration to skip its primed blocks (a one-bar run computes
+    // one bar); history's equality with truncated runs then rests on it, bit for bit.
+    it.runIf(spec.rangeIndependent === true).each(windows)("declared range-independent: [%i, %i) gives the full run's values bit for bit", (from, to) => {
+      const out = new Float64Array(N);
+      spec.kernel(inputs, consts, out, from, to, standaloneContext());
+      for (let i = from; i < to; i++) if (!Object.is(out[i], full[i])) expect.fail(`bar ${i}: ${out[i]} != ${full[i]}`);
+    });
+
     // NaN alone would not do: a kernel that skips NaN could read it unnoticed; huge values of
     // either sign would show up in any mean, maximum or minimum.
     it.each(windows)("reads no input outside [from − extraLookback, to) (recursive: outside [0, to)), [%i, %i)", (from, to) => {

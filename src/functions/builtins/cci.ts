@@ -42,6 +42,8 @@ export const cci: FunctionModule = {
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "n",
   recursive: false,
+  // the mean and the deviation are summed afresh over each bar's window: values never depend on the range asked.
+  rangeIndependent: true,
   kernel: cciKernel,
   doc: "Commodity channel index: (hlc3 − sma(hlc3, n))/(0.015 · mean absolute deviation of hlc3 over n); undefined on a flat window (n equal typical prices).",
   example: "cci(20) < -100",

@@ -54,6 +54,8 @@ export const mfi: FunctionModule = {
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",
   recursive: false,
+  // both sums are summed afresh over each bar's window: values never depend on the range asked.
+  rangeIndependent: true,
   kernel: mfiKernel,
   doc: "Money flow index: 100·positive/(positive + negative) money flow (hlc3·volume, by the sign of the hlc3 change; an unchanged hlc3 counts neither) over n bars; undefined with no flow.",
   example: "mfi(14) < 20",
