@@ -262,7 +262,7 @@ export class XqlParser extends CstParser {
 
 let parser: XqlParser | undefined;
 
-/** The one parser of the process, built on first use (see `xqlLexer`). */
+/** The one parser of the process, built on first use. */
 export function xqlParser(): XqlParser {
   return (parser ??= new XqlParser());
 }
