@@ -12,7 +12,7 @@ import { createToken } from "./chevrotain.js";
  * The group of the tokens the lexer consumes and leaves out. (Chevrotain's own lexer, which the
  * tests compare with, puts a group's tokens aside from the main vector too.)
  */
-export const SKIPPED = "skipped";
+const SKIPPED = "skipped";
 
 const LETTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"];
 const DIGITS = [..."0123456789"];
