@@ -7,7 +7,7 @@
  * beside them, the floor no JavaScript program goes below. Medians of BENCH_STARTS (default 15)
  * processes each, interleaved.
  *
- * Parsing: median µs per `validate` beside the bare Chevrotain lex + CST parse of the same text
+ * Parsing: median µs per `validate` beside the bare lex + Chevrotain CST parse of the same text
  * (the floor any front end on this grammar pays), and throughput on 2, 5 and 10 KB queries to
  * show that time grows linearly with the text (10 KB is about the 4,000-token cap a query may have).
  *
@@ -25,7 +25,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { validate } from "../src/api.js";
 import { xqlParser } from "../src/syntax/parser.js";
-import { xqlLexer } from "../src/syntax/tokens.js";
+import { tokenize } from "../src/syntax/lexer.js";
 import { loadAverage, median } from "./common.js";
 
 const SPEC_EXAMPLE =
@@ -58,7 +58,7 @@ function sized(bytes: number): string {
 }
 
 function bareParse(text: string): void {
-  const { tokens } = xqlLexer().tokenize(text);
+  const { tokens } = tokenize(text);
   const parser = xqlParser();
   parser.input = tokens;
   parser.query();

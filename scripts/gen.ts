@@ -3,7 +3,7 @@
  * module, one test and this (docs/architecture.md, "Adding a built-in"). In order:
  *
  * 1. the module list `src/functions/builtins/index.ts`, from the module files beside it;
- * 2. from the parser: grammar/xql.ebnf, grammar/diagrams.html, src/syntax/cst.ts;
+ * 2. from the parser: grammar/xql.ebnf, grammar/diagrams.html, src/syntax/cst.ts, src/syntax/lookahead-paths.ts;
  * 3. from the tokens and the registry: the TextMate grammar and the VS Code extension's copy;
  * 4. from the registry: docs/functions.md, README.md's function list and docs/phrases.md;
  * 5. from the error catalogue: docs/errors.md's catalogue;

@@ -7,9 +7,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { ISerializedGast } from "chevrotain";
-import { createSyntaxDiagramsCode, generateCstDts } from "../../src/syntax/chevrotain.js";
-import { XqlParser } from "../../src/syntax/parser.js";
+import type { ILookaheadStrategy, ISerializedGast, LookaheadProductionType, Rule } from "chevrotain";
+import { LLkLookaheadStrategy, createSyntaxDiagramsCode, generateCstDts, getLookaheadPaths } from "../../src/syntax/chevrotain.js";
+import { decisionKey } from "../../src/syntax/lookahead.js";
+import { MAX_LOOKAHEAD, XqlParser } from "../../src/syntax/parser.js";
 import * as T from "../../src/syntax/tokens.js";
 import type { Generated } from "./generated.js";
 
@@ -77,11 +78,62 @@ const LEXICAL = `(* Lexical rules (see docs/language.md):
    AdditiveOperator = "+" | "-" ;  MultiplicativeOperator = "*" | "/" ;
    Keywords (reserved, lower case): ${T.KEYWORDS.join(" ")} *)`;
 
-let validated: XqlParser | undefined;
+/** Chevrotain's LL(k) lookahead, recording the paths of each decision as it builds the parser. */
+class RecordingLookahead extends LLkLookaheadStrategy {
+  readonly paths = new Map<string, string[][][]>();
 
-/** A parser built with Chevrotain's grammar validations on: the documents come from a checked grammar. */
+  private record(rule: Rule, kind: LookaheadProductionType, occurrence: number, maxLookahead: number): void {
+    const paths = getLookaheadPaths({ occurrence, rule, prodType: kind, maxLookahead });
+    this.paths.set(
+      decisionKey(rule.name, kind, occurrence),
+      paths.map((alternative) => alternative.map((path) => path.map((tokenType) => tokenType.name))),
+    );
+  }
+
+  override buildLookaheadForAlternation(options: Parameters<ILookaheadStrategy["buildLookaheadForAlternation"]>[0]) {
+    this.record(options.rule, "Alternation", options.prodOccurrence, options.maxLookahead);
+    return super.buildLookaheadForAlternation(options);
+  }
+
+  override buildLookaheadForOptional(options: Parameters<ILookaheadStrategy["buildLookaheadForOptional"]>[0]) {
+    this.record(options.rule, options.prodType, options.prodOccurrence, options.maxLookahead);
+    return super.buildLookaheadForOptional(options);
+  }
+}
+
+let validated: { parser: XqlParser; lookahead: RecordingLookahead } | undefined;
+
+/**
+ * A parser built with Chevrotain's grammar validations and its own lookahead on: the documents
+ * come from a checked grammar, and the lookahead paths from Chevrotain's analysis.
+ */
 function grammarParser(): XqlParser {
-  return (validated ??= new XqlParser({ validate: true }));
+  return checkedBuild().parser;
+}
+
+function checkedBuild(): { parser: XqlParser; lookahead: RecordingLookahead } {
+  if (validated === undefined) {
+    const lookahead = new RecordingLookahead({ maxLookahead: MAX_LOOKAHEAD });
+    validated = { parser: new XqlParser({ validate: true, lookaheadStrategy: lookahead }), lookahead };
+  }
+  return validated;
+}
+
+/** src/syntax/lookahead-paths.ts: every decision's lookahead paths, for the process's parser. */
+export function lookaheadPaths(): string {
+  const entries = [...checkedBuild().lookahead.paths].map(([key, paths]) => `  ${JSON.stringify(key)}: ${JSON.stringify(paths)},`);
+  return [
+    "/* Generated from src/syntax/parser.ts by npm run gen (scripts/gen/grammar.ts): do not edit. */",
+    "/**",
+    " * Each decision's lookahead, as Chevrotain's LL(k) analysis of the grammar finds it: per",
+    " * decision (rule:kind:occurrence), per alternative, the token sequences that begin it.",
+    " * src/syntax/lookahead.ts builds the parser's decisions from them.",
+    " */",
+    "export const LOOKAHEAD_PATHS: Readonly<Record<string, readonly (readonly (readonly string[])[])[]>> = {",
+    ...entries,
+    "};",
+    "",
+  ].join("\n");
 }
 
 /** The grammar as EBNF, generated from the parser. */
@@ -122,11 +174,12 @@ export function grammarDiagramsHtml(readResource: (relativePath: string) => stri
     .replace(/<script src='RESOURCE\/([^']+)'><\/script>/g, (_m, path: string) => `<script>\n${readResource(path)}\n</script>`);
 }
 
-/** grammar/xql.ebnf, grammar/diagrams.html and src/syntax/cst.ts. */
+/** grammar/xql.ebnf, grammar/diagrams.html, src/syntax/cst.ts and src/syntax/lookahead-paths.ts. */
 export function grammarFiles(): Generated[] {
   return [
     { path: "grammar/xql.ebnf", content: grammarEbnf() },
     { path: "grammar/diagrams.html", content: grammarDiagramsHtml() },
     { path: "src/syntax/cst.ts", content: cstTypes() },
+    { path: "src/syntax/lookahead-paths.ts", content: lookaheadPaths() },
   ];
 }

@@ -4,7 +4,8 @@
  * It reuses the parser's own lexer, so highlighting can never disagree with parsing about
  * where a token starts or ends.
  */
-import { xqlLexer, KEYWORDS } from "../syntax/tokens.js";
+import { tokenize } from "../syntax/lexer.js";
+import { KEYWORDS } from "../syntax/tokens.js";
 import { FUNCTIONS, SERIES } from "../functions/registry.js";
 import { isTimeframe } from "../types.js";
 
@@ -98,7 +99,7 @@ function scanGap(text: string, from: number, to: number, out: Piece[]): void {
 
 /** Every token, comment and stray character of `text`, in order. Never throws. */
 export function scan(text: string): Piece[] {
-  const { tokens } = xqlLexer().tokenize(text);
+  const { tokens } = tokenize(text);
   const out: Piece[] = [];
   let at = 0;
   let previous: Piece | undefined;

@@ -4,22 +4,13 @@
  * `\r\n`, `\n` and `\r` as one line break, so a position converts with `positionAt` /
  * `offsetAt` and nothing else.
  */
-import {
-  CompletionItemKind,
-  DiagnosticSeverity,
-  InsertTextFormat,
-  MarkupKind,
-  SemanticTokensBuilder,
-  TextDocumentSyncKind,
-  TextDocuments,
-  TextEdit,
-  type CompletionItem,
-  type Connection,
-  type InitializeResult,
-} from "vscode-languageserver";
+import type { CompletionItem, CompletionItemKind as ItemKind, Connection, InitializeResult } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete, diagnose, format, hover, scan, signatureHelp, type CompletionKind, type PieceKind, type Template } from "../editor/index.js";
 import { DEFAULT_MARKETS, type XqlOptions } from "../types.js";
+import { protocol } from "./protocol.js";
+
+const { CompletionItemKind, DiagnosticSeverity, InsertTextFormat, MarkupKind, SemanticTokensBuilder, TextDocumentSyncKind, TextDocuments, TextEdit } = protocol;
 
 /** Semantic token types, in legend order (standard LSP names, so every theme colours them). */
 export const TOKEN_TYPES = ["keyword", "number", "string", "comment", "namespace", "enumMember", "function", "variable", "parameter", "operator"] as const;
@@ -41,7 +32,7 @@ const TOKEN_OF: Readonly<Record<PieceKind, (typeof TOKEN_TYPES)[number] | undefi
   invalid: undefined,
 };
 
-const KIND_OF: Readonly<Record<CompletionKind, CompletionItemKind>> = {
+const KIND_OF: Readonly<Record<CompletionKind, ItemKind>> = {
   function: CompletionItemKind.Function,
   series: CompletionItemKind.Field,
   let: CompletionItemKind.Variable,

@@ -8,9 +8,10 @@
  * diagnostics paid that wait twice. One buffer, one write: the editor wakes once to a whole
  * message. Messages are written in the order they are sent, as before.
  */
-import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-languageserver/node.js";
+import type { Message, MessageWriter } from "vscode-languageserver/node.js";
+import { protocol } from "./protocol.js";
 
-export class FramedMessageWriter extends AbstractMessageWriter implements MessageWriter {
+export class FramedMessageWriter extends protocol.AbstractMessageWriter implements MessageWriter {
   private errors = 0;
 
   constructor(private readonly output: NodeJS.WritableStream) {

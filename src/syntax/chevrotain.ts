@@ -17,9 +17,12 @@ import {
   CstParser as cstParser,
   EOF as eof,
   Lexer as lexer,
+  LLkLookaheadStrategy as llkLookaheadStrategy,
   createToken as makeToken,
   createSyntaxDiagramsCode as diagramsCode,
   generateCstDts as cstDts,
+  getLookaheadPaths as lookaheadPaths,
+  tokenMatcher as matcher,
   // @ts-expect-error The single-file build ships no declarations: its values are typed below.
 } from "../../node_modules/chevrotain/lib/chevrotain.mjs";
 
@@ -29,3 +32,6 @@ export const Lexer: typeof Chevrotain.Lexer = lexer;
 export const createToken: typeof Chevrotain.createToken = makeToken;
 export const createSyntaxDiagramsCode: typeof Chevrotain.createSyntaxDiagramsCode = diagramsCode;
 export const generateCstDts: typeof Chevrotain.generateCstDts = cstDts;
+export const LLkLookaheadStrategy: typeof Chevrotain.LLkLookaheadStrategy = llkLookaheadStrategy;
+export const getLookaheadPaths: typeof Chevrotain.getLookaheadPaths = lookaheadPaths;
+export const tokenMatcher: typeof Chevrotain.tokenMatcher = matcher;

@@ -7,6 +7,7 @@ import type { IToken } from "chevrotain";
 import { EOF } from "./chevrotain.js";
 import { fail, failWith, XqlError, type Failure } from "../errors.js";
 import type { QueryCstNode } from "./cst.js";
+import { tokenize } from "./lexer.js";
 import { parseFailure, xqlParser } from "./parser.js";
 import * as T from "./tokens.js";
 import { unknownTimeframe } from "../suggest.js";
@@ -132,14 +133,12 @@ function countedTimeframeError(text: string, tokens: readonly IToken[], offset: 
 
 /** Lexes and parses `text`; throws `XqlError` at the first problem. */
 export function parseText(text: string): ParsedText {
-  const lexed = T.xqlLexer().tokenize(text);
+  const lexed = tokenize(text);
   const lexError = lexed.errors[0];
   if (lexError) {
     const { offset, failure } = lexerFailure(text, lexError.offset);
     throw failWith(failure, { text, offset, stage: "lex" });
   }
-  // The offset-only lexer records start offsets; the parser's node locations need the ends too.
-  for (const token of lexed.tokens) token.endOffset = token.startOffset + token.image.length - 1;
   checkNesting(text, lexed.tokens);
   // The cost guard's first limit (after the nesting check, whose error comes earlier in the text): parsing costs some µs per token, lexing far less, so an
   // over-long query is refused here, for the price of lexing it.

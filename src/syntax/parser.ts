@@ -7,9 +7,10 @@
  * message: comparisons may chain and history offsets may be any expression here, and the
  * lowering stage rejects both with a position and a plain explanation.
  */
-import type { IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
-import { CstParser, EOF } from "./chevrotain.js";
+import type { ILookaheadStrategy, IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
+import { CstParser, EOF, LLkLookaheadStrategy } from "./chevrotain.js";
 import type { Failure } from "../errors.js";
+import { RecordedLookahead } from "./lookahead.js";
 import * as T from "./tokens.js";
 
 function label(tokenType: TokenType): string {
@@ -66,20 +67,27 @@ export function parseFailure(message: string): Failure<ParseFailureCode> {
   return JSON.parse(message) as Failure<ParseFailureCode>;
 }
 
+/** The most tokens any decision of the grammar looks ahead. */
+export const MAX_LOOKAHEAD = 2;
+
 export class XqlParser extends CstParser {
   /**
    * `validate`: run Chevrotain's grammar validations (ambiguities, left recursion, ...), which
-   * throw on a defect. They cost a cold start tens of milliseconds and can only fail when this
-   * file changes, so the process's parser skips them and `test/syntax/definitions.test.ts`
-   * (and `npm run gen`, scripts/gen/grammar.ts) builds one with them.
+   * throw on a defect, and decide with Chevrotain's own LL(k) lookahead computed from the
+   * grammar. Both cost a cold start tens of milliseconds and can only change when this file
+   * does, so the process's parser skips the validations and reads the lookahead recorded by
+   * `npm run gen` (lookahead.ts); `test/syntax/definitions.test.ts` and `npm run gen`
+   * (scripts/gen/grammar.ts, which records the lookahead with `lookaheadStrategy`) build one
+   * with them.
    */
-  constructor({ validate = false }: { validate?: boolean } = {}) {
+  constructor({ validate = false, lookaheadStrategy }: { validate?: boolean; lookaheadStrategy?: ILookaheadStrategy } = {}) {
     super(T.allTokens, {
       nodeLocationTracking: "onlyOffset",
       errorMessageProvider: messages,
       recoveryEnabled: false,
-      maxLookahead: 2,
+      maxLookahead: MAX_LOOKAHEAD,
       skipValidations: !validate,
+      lookaheadStrategy: lookaheadStrategy ?? (validate ? new LLkLookaheadStrategy({ maxLookahead: MAX_LOOKAHEAD }) : new RecordedLookahead()),
     });
     this.performSelfAnalysis();
   }
@@ -262,7 +270,7 @@ export class XqlParser extends CstParser {
 
 let parser: XqlParser | undefined;
 
-/** The one parser of the process, built on first use (see `xqlLexer`). */
+/** The one parser of the process, built on first use. */
 export function xqlParser(): XqlParser {
   return (parser ??= new XqlParser());
 }

@@ -1,12 +1,23 @@
 /**
- * XQL tokens. The lexer is built once per process, on first use. Keywords are lower case and reserved;
- * `<name>::` is one token so that `d::close` needs no lookahead and an unknown timeframe
- * (`x1::close`) can be reported at its own token.
+ * XQL tokens, as Chevrotain token types: the parser's vocabulary and the lexer's definitions
+ * (lexer.ts). Keywords are lower case and reserved; `<name>::` is one token so that `d::close`
+ * needs no lookahead and an unknown timeframe (`x1::close`) can be reported at its own token.
+ * A pattern that is a regular expression states the characters it can start with
+ * (`start_chars_hint`): the lexer tries only those tokens there.
  */
-import type { ILexerConfig, Lexer as ChevrotainLexer, TokenType } from "chevrotain";
-import { createToken, Lexer } from "./chevrotain.js";
+import type { TokenType } from "chevrotain";
+import { createToken } from "./chevrotain.js";
 
-export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
+/**
+ * The group of the tokens the lexer consumes and leaves out. (Chevrotain's own lexer, which the
+ * tests compare with, puts a group's tokens aside from the main vector too.)
+ */
+const SKIPPED = "skipped";
+
+const LETTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"];
+const DIGITS = [..."0123456789"];
+
+export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, start_chars_hint: [" ", "\t", "\r", "\n"], group: SKIPPED });
 /**
  * A byte-order mark at the very start of the text, as editors on Windows save one: skipped.
  * Anywhere else U+FEFF is a stray character. It still counts in offsets and columns.
@@ -16,12 +27,12 @@ export const ByteOrderMark = createToken({
   pattern: (text: string, offset: number): [string] | null => (offset === 0 && text.charCodeAt(0) === 0xfeff ? ["\ufeff"] : null),
   start_chars_hint: ["\ufeff"],
   line_breaks: false,
-  group: Lexer.SKIPPED,
+  group: SKIPPED,
 });
-export const Comment = createToken({ name: "Comment", pattern: /\/\/[^\r\n]*/, group: Lexer.SKIPPED });
+export const Comment = createToken({ name: "Comment", pattern: /\/\/[^\r\n]*/, start_chars_hint: ["/"], group: SKIPPED });
 
-export const TimeframePrefix = createToken({ name: "TimeframePrefix", pattern: /[A-Za-z_][A-Za-z0-9_]*::/ });
-export const Identifier = createToken({ name: "Identifier", pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
+export const TimeframePrefix = createToken({ name: "TimeframePrefix", pattern: /[A-Za-z_][A-Za-z0-9_]*::/, start_chars_hint: LETTERS });
+export const Identifier = createToken({ name: "Identifier", pattern: /[A-Za-z_][A-Za-z0-9_]*/, start_chars_hint: LETTERS });
 
 const keyword = (word: string): TokenType =>
   createToken({ name: word[0]!.toUpperCase() + word.slice(1), pattern: word, longer_alt: Identifier });
@@ -56,10 +67,10 @@ export const KEYWORDS = [
   "false",
 ] as const;
 
-export const NumberLiteral = createToken({ name: "NumberLiteral", pattern: /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/ });
-export const StringLiteral = createToken({ name: "StringLiteral", pattern: /"(?:[^"\\\r\n]|\\["\\])*"/ });
+export const NumberLiteral = createToken({ name: "NumberLiteral", pattern: /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/, start_chars_hint: DIGITS });
+export const StringLiteral = createToken({ name: "StringLiteral", pattern: /"(?:[^"\\\r\n]|\\["\\])*"/, start_chars_hint: ['"'] });
 
-export const ComparisonOperator = createToken({ name: "ComparisonOperator", pattern: Lexer.NA });
+export const ComparisonOperator = createToken({ name: "ComparisonOperator" });
 export const LessEqual = createToken({ name: "LessEqual", pattern: "<=", categories: ComparisonOperator });
 export const GreaterEqual = createToken({ name: "GreaterEqual", pattern: ">=", categories: ComparisonOperator });
 export const EqualEqual = createToken({ name: "EqualEqual", pattern: "==", categories: ComparisonOperator });
@@ -67,11 +78,11 @@ export const NotEqual = createToken({ name: "NotEqual", pattern: "!=", categorie
 export const Less = createToken({ name: "Less", pattern: "<", categories: ComparisonOperator });
 export const Greater = createToken({ name: "Greater", pattern: ">", categories: ComparisonOperator });
 
-export const AdditiveOperator = createToken({ name: "AdditiveOperator", pattern: Lexer.NA });
+export const AdditiveOperator = createToken({ name: "AdditiveOperator" });
 export const Plus = createToken({ name: "Plus", pattern: "+", categories: AdditiveOperator });
 export const Minus = createToken({ name: "Minus", pattern: "-", categories: AdditiveOperator });
 
-export const MultiplicativeOperator = createToken({ name: "MultiplicativeOperator", pattern: Lexer.NA });
+export const MultiplicativeOperator = createToken({ name: "MultiplicativeOperator" });
 export const Star = createToken({ name: "Star", pattern: "*", categories: MultiplicativeOperator });
 export const Slash = createToken({ name: "Slash", pattern: "/", categories: MultiplicativeOperator });
 
@@ -155,25 +166,3 @@ export const TOKEN_LABELS: Readonly<Record<string, string>> = {
   Semicolon: "';'",
   ...Object.fromEntries(KEYWORDS.map((k) => [k[0]!.toUpperCase() + k.slice(1), `'${k}'`])),
 };
-
-/**
- * The lexer's settings. Chevrotain's validations of the token definitions are skipped at run
- * time (they cost a cold start milliseconds and can only fail when this file changes);
- * `test/syntax/definitions.test.ts` runs them.
- */
-export const LEXER_CONFIG: ILexerConfig = {
-  positionTracking: "onlyOffset",
-  ensureOptimizations: false,
-  skipValidations: true,
-};
-
-let lexer: ChevrotainLexer | undefined;
-
-/**
- * The one lexer of the process, built on first use: analysing the token patterns costs a cold
- * start milliseconds, which a program that imports the core and never lexes (a server
- * starting, `xql keys`) should not pay.
- */
-export function xqlLexer(): ChevrotainLexer {
-  return (lexer ??= new Lexer(allTokens, LEXER_CONFIG));
-}

@@ -29,6 +29,7 @@ describe("generated files are fresh (npm run gen)", () => {
         "grammar/xql.tmLanguage.json",
         "src/functions/builtins/index.ts",
         "src/syntax/cst.ts",
+        "src/syntax/lookahead-paths.ts",
       ].sort(),
     );
   });

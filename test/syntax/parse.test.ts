@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseText, MAX_NESTING } from "../../src/syntax/parse.js";
-import { xqlLexer } from "../../src/syntax/tokens.js";
+import { tokenize } from "../../src/syntax/lexer.js";
 import { XqlError } from "../../src/errors.js";
 
 const HEADER = 'market = "FOREX"\ntimeframe = h1\n';
 
 function tokenNames(text: string): string[] {
-  const { tokens, errors } = xqlLexer().tokenize(text);
+  const { tokens, errors } = tokenize(text);
   expect(errors).toEqual([]);
   return tokens.map((t) => `${t.tokenType.name}:${t.image}`);
 }

@@ -25,7 +25,8 @@ export const lspCommand: Command = {
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
-    const { createConnection, StreamMessageReader } = await import("vscode-languageserver/node.js");
+    const { protocol } = await import("../../lsp/protocol.js");
+    const { createConnection, StreamMessageReader } = protocol;
     const { startLanguageServer } = await import("../../lsp/server.js");
     const { FramedMessageWriter } = await import("../../lsp/writer.js");
     const reader = new StreamMessageReader(process.stdin);
