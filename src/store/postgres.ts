@@ -421,18 +421,20 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
     const markets = [...new Set(writes.map((w) => w.market))].sort();
     let done;
+    let version: number | undefined;
     try {
       done = await this.transaction(async (client) => {
         for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
         const { rows: meta } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
         const catalog = this.catalog.begin(Number(meta[0]!.value));
         const outcome = await runAsync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => answer(client, request));
-        const version = await this.bumpVersion(client);
+        version = await this.bumpVersion(client);
         await logChange(client, version, outcome.touched);
         return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
       });
     } catch (error) {
       this.catalog.clear();
+      if (version !== undefined) this.changes.abandon(version);
       throw error;
     }
     const { result, touched, catalog } = done;
@@ -442,10 +444,16 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return result;
   }
 
-  /** Advances the data version inside a write's transaction and tells listeners of every replica on commit. */
+  /**
+   * Advances the data version inside a write's transaction and tells listeners of every replica
+   * on commit. This store's own listeners are told by the caller once the commit returns (with
+   * what it touched), so the version is expected here: its notification may arrive first. A
+   * caller whose transaction then fails abandons it.
+   */
   private async bumpVersion(client: pg.PoolClient): Promise<number> {
     const { rows } = await client.query<{ value: number }>("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value");
     const version = Number(rows[0]!.value);
+    this.changes.expect(version);
     // NOTIFY is delivered at commit, and not at all on a rollback.
     await client.query("SELECT pg_notify($1, $2)", [DATA_CHANNEL, String(version)]);
     return version;
@@ -574,6 +582,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     await this.ready();
     const { rows: held } = await this.pool.query<{ market: string }>("SELECT DISTINCT market FROM series WHERE symbol = $1 ORDER BY market", [request.symbol]);
     const markets = held.map((r) => r.market).filter((m) => request.market === undefined || m === request.market);
+    let version: number | undefined;
     const outcome = await this.transaction(async (client) => {
       let deleted = 0;
       const touched: TouchedSeries[] = [];
@@ -584,9 +593,12 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
         touched.push(...done.touched);
       }
       if (deleted === 0) return { deleted, touched };
-      const version = await this.bumpVersion(client);
+      version = await this.bumpVersion(client);
       await logChange(client, version, touched);
       return { deleted, version, touched };
+    }).catch((error: unknown) => {
+      if (version !== undefined) this.changes.abandon(version);
+      throw error;
     });
     if (outcome.version !== undefined) this.changes.publish(outcome.version, "local", outcome.touched);
     return outcome.deleted;

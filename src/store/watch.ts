@@ -13,6 +13,9 @@ export class ChangeFeed {
   private timer: ReturnType<typeof setInterval> | undefined;
   private last = -Infinity;
   private polling = false;
+  /** Versions this store is committing ({@link expect}), and those of them already seen from outside. */
+  private readonly expected = new Set<number>();
+  private readonly held = new Set<number>();
 
   /**
    * `check` returns the store's current data version (or undefined when nothing can have
@@ -34,8 +37,32 @@ export class ChangeFeed {
     };
   }
 
+  /**
+   * This store is committing `version` and will publish it as its own. Until it does (or
+   * {@link abandon}s it), the same version seen from outside (a notification delivered, or the
+   * timer reading it, before the commit's own continuation runs) is held back, so listeners
+   * learn of the write once, as local, with what it touched.
+   */
+  expect(version: number): void {
+    this.expected.add(version);
+  }
+
+  /** The write of an expected `version` did not commit: a version held back meanwhile was another writer's, told now. */
+  abandon(version: number): void {
+    this.expected.delete(version);
+    if (this.held.delete(version)) this.publish(version, "remote");
+  }
+
   /** Tells every listener about `version` (once: versions at or below the last one told are dropped). */
   publish(version: number, origin: DataChange["origin"], touched?: readonly TouchedSeries[]): void {
+    if (origin === "remote" && this.expected.has(version)) {
+      this.held.add(version);
+      return;
+    }
+    if (origin === "local") {
+      this.expected.delete(version);
+      this.held.delete(version);
+    }
     if (!(version > this.last)) return;
     this.last = version;
     const change: DataChange = touched ? { version, origin, touched } : { version, origin };
