@@ -20,6 +20,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
+import { trustBars, trustRead } from "../eval/bars.js";
 import { orderedSeries } from "./blocks.js";
 import { nanColumn } from "./engine/reader.js";
 import type { BarStore, DataChange, LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
@@ -76,10 +77,26 @@ interface Group {
    * loads the group again with it.
    */
   held: readonly RawSeries[];
+  /** Counts the refreshes of its series: an answer made at the same count is still exact. */
+  generation: number;
   /** Symbols in the store's order. */
   symbols: string[];
   series: Map<string, HotSeries>;
   bytes: number;
+}
+
+/**
+ * The answer to a request for every symbol, made when its groups were at these generations: while
+ * they are, the same request gets the same list again (a warm run then costs the tier a pass over
+ * its series to mark them viewed, no lookups by symbol, no cut, no new objects).
+ */
+interface Answer {
+  group: Group;
+  generation: number;
+  base: Group;
+  baseGeneration: number;
+  series: HotSeries[];
+  out: SymbolBars[];
 }
 
 /** A run reading views of the tier: release it once the run is done with them. */
@@ -117,6 +134,8 @@ export class HotTier {
   /** Most bytes of bars held (see {@link HotTierOptions.budgetBytes}). */
   readonly budgetBytes: number;
   private readonly groups = new Map<string, Group>();
+  /** The latest answer per (market, timeframe, base timeframe, bars), see {@link Answer}. */
+  private readonly answers = new Map<string, Answer>();
   private bytes = 0;
   /** The store's data version the groups reflect; undefined before the first sync. */
   private version: number | undefined;
@@ -146,6 +165,7 @@ export class HotTier {
     this.stopWatching?.();
     this.stopWatching = undefined;
     this.groups.clear();
+    this.answers.clear();
     this.bytes = 0;
   }
 
@@ -226,6 +246,7 @@ export class HotTier {
   /** Drops everything (the next requests load afresh). */
   private reset(): void {
     this.groups.clear();
+    this.answers.clear();
     this.bytes = 0;
     this.counters.resets++;
   }
@@ -256,6 +277,7 @@ export class HotTier {
       }
       group.symbols = [...group.series.keys()].sort(compareSymbols);
     }
+    group.generation++;
     this.counters.refreshed += touched.size;
     this.recount();
   }
@@ -350,18 +372,27 @@ export class HotTier {
   /**
    * The latest bars a plan source asks for (as {@link BarStore.latestBars} would give them), as
    * views over the tier's arrays, loading the (market, timeframe) when it is not held deep
-   * enough. Call {@link sync} first with the store's data version.
+   * enough; marked as the store's ({@link trustBars}). Call {@link sync} first with the store's
+   * data version. The list may be the one handed out before: callers do not change it.
    */
   async latestBars(request: LatestBarsRequest, lease: HotLease | undefined): Promise<SymbolBars[]> {
     const base = request.timeframe === request.baseTimeframe;
     const want = base ? request.count : request.count + 1;
     const group = await this.group(request.market, request.timeframe, want, request.series);
     const baseGroup = base ? group : await this.group(request.market, request.baseTimeframe, 1, []);
-    if (!group || !baseGroup) return this.store.latestBars(request);
+    if (!group || !baseGroup) return trustRead(await this.store.latestBars(request));
     const epoch = lease ? this.epoch : Number.POSITIVE_INFINITY;
+    const key = request.symbols ? undefined : `${request.market}\u0000${request.timeframe}\u0000${request.baseTimeframe}\u0000${want}`;
+    const known = key === undefined ? undefined : this.answers.get(key);
+    if (known && known.group === group && known.generation === group.generation && known.base === baseGroup && known.baseGeneration === baseGroup.generation) {
+      for (const series of known.series) series.viewed = Math.max(series.viewed, epoch);
+      this.counters.hits++;
+      return known.out;
+    }
     const only = request.symbols ? new Set(request.symbols) : undefined;
     const duration = TIMEFRAME_MS[request.baseTimeframe];
     const out: SymbolBars[] = [];
+    const seen: HotSeries[] = [];
     for (const symbol of group.symbols) {
       if (only && !only.has(symbol)) continue;
       const series = group.series.get(symbol)!;
@@ -376,9 +407,10 @@ export class HotTier {
       const take = Math.min(want, end);
       if (take < want && !series.complete) {
         // Rarer than rare: a finer source cut so far back that the tier does not hold enough.
-        return this.store.latestBars(request);
+        return trustRead(await this.store.latestBars(request));
       }
       series.viewed = Math.max(series.viewed, epoch);
+      seen.push(series);
       const from = series.start + end - take;
       const to = series.start + end;
       const c = series.columns;
@@ -395,9 +427,10 @@ export class HotTier {
         close: viewOf(c.close, from, to),
         volume: viewOf(c.volume, from, to),
       };
-      series.lastView = { columns: c, from, to, bars };
+      series.lastView = { columns: c, from, to, bars: trustBars(bars) };
       out.push({ symbol, bars });
     }
+    if (key !== undefined) this.answers.set(key, { group, generation: group.generation, base: baseGroup, baseGeneration: baseGroup.generation, series: seen, out });
     this.counters.hits++;
     return out;
   }
@@ -421,7 +454,7 @@ export class HotTier {
       const want = Math.max(depth + SLACK, again?.depth ?? 0);
       const held = orderedSeries([...series, ...(again?.held ?? [])]);
       const { read, owned } = await this.load(market, timeframe, want, held);
-      const group: Group = { market, timeframe, depth: want, held, symbols: [], series: new Map(), bytes: 0 };
+      const group: Group = { market, timeframe, depth: want, held, generation: 0, symbols: [], series: new Map(), bytes: 0 };
       for (const { symbol, bars } of read) {
         if (bars.time.length === 0) continue;
         const one = this.hold(bars, want, owned, held);
@@ -431,6 +464,7 @@ export class HotTier {
       group.symbols = read.map((s) => s.symbol).filter((s) => group.series.has(s));
       this.counters.loads++;
       if (again) this.groups.delete(key);
+      this.answers.clear();
       if (group.bytes > this.budgetBytes) {
         this.recount();
         return undefined;

@@ -208,6 +208,30 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
     }
   });
 
+  it("hands a warm run the same bars again while nothing changed, and new ones where a write landed", async () => {
+    const store = await open();
+    const tier = new HotTier(store);
+    const random = rng(6);
+    try {
+      const times = Array.from({ length: 300 }, (_, k) => START + k * H);
+      await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: ["A", "B", "C"].map((symbol) => ({ symbol, bars: bars(times, random) })) }]);
+      const q = compile(QUERIES[0]!);
+      const first = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      const again = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      for (const [k, instrument] of again.entries()) {
+        for (const { timeframe } of q.plan.sources) expect(instrument.bars[timeframe]).toBe(first[k]!.bars[timeframe]);
+      }
+      await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "B", bars: bars([START + 300 * H], random) }] }]);
+      const after = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      expect(after[0]!.bars.h1).toBe(first[0]!.bars.h1);
+      expect(after[1]!.bars.h1).not.toBe(first[1]!.bars.h1);
+      expect(plain(after, q.plan)).toEqual(plain(await fetchUniverse(store, q.plan, { fetch: q.fetch }), q.plan));
+    } finally {
+      tier.close();
+      await store.close();
+    }
+  });
+
   it("leaves the least recently used timeframes out beyond its budget, and still answers", async () => {
     const store = await open();
     const tier = new HotTier(store, { budgetBytes: 400 * 1024 });
