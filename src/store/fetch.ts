@@ -22,7 +22,11 @@ export function fetchCount(minLookback: number, warmup: number): number {
 export interface FetchOptions {
   /** Bars of history per source beyond what the plan strictly needs. Default 300. */
   warmup?: number;
-  /** The service's hot tier: bars read from memory, exact at the store's data version; omit to read the store. */
+  /**
+   * The service's hot tier: bars read from memory, exact at the store's data version; omit to
+   * read the store. While nothing changed, a run gets the instruments of the run before it (the
+   * same objects): callers read them, never change them.
+   */
   cache?: HotTier;
   /**
    * The run's lease on the tier's views (`cache.lease()`), released by the caller once the run is
@@ -81,8 +85,20 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
   // Instruments are every symbol of the market (decisions §2 meta: one without bars on a
   // source the plan needs counts as noData); each source joins by symbol.
   const order = await symbolsRead;
-  return joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
+  if (!cache) return joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
+  const known = joined.get(reads[0]!);
+  if (known && known.order === order && known.reads.length === reads.length && known.reads.every((read, s) => read === reads[s] && known.timeframes[s] === requests[s]!.timeframe)) return known.instruments;
+  const instruments = joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
+  joined.set(reads[0]!, { order, reads, timeframes: requests.map((r) => r.timeframe), instruments });
+  return instruments;
 }
+
+/**
+ * The instruments last joined from the tier's answers, by the base source's answer: a warm run
+ * whose answers and symbol list are the tier's same ones (nothing changed) gets the same
+ * instruments, which no caller changes. Weak: an answer the tier drops takes its entry along.
+ */
+const joined = new WeakMap<SymbolBars[], { order: readonly string[]; reads: readonly SymbolBars[][]; timeframes: readonly Timeframe[]; instruments: Instrument[] }>();
 
 /**
  * The join when every source lists its symbols in the market's order (as the stores and the tier

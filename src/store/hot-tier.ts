@@ -464,9 +464,9 @@ export class HotTier {
       group.symbols = read.map((s) => s.symbol).filter((s) => group.series.has(s));
       this.counters.loads++;
       if (again) this.groups.delete(key);
-      this.answers.clear();
       if (group.bytes > this.budgetBytes) {
         this.recount();
+        this.dropStaleAnswers();
         return undefined;
       }
       this.groups.set(key, group);
@@ -478,8 +478,15 @@ export class HotTier {
         this.groups.delete(k);
         this.recount();
       }
+      this.dropStaleAnswers();
       return group;
     });
+  }
+
+  /** Forgets the answers over groups the tier no longer holds (replaced or left out), so they do not keep those arrays. */
+  private dropStaleAnswers(): void {
+    const holds = (g: Group): boolean => this.groups.get(groupKey(g.market, g.timeframe)) === g;
+    for (const [key, answer] of this.answers) if (!holds(answer.group) || !holds(answer.base)) this.answers.delete(key);
   }
 }
 

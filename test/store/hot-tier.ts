@@ -218,6 +218,11 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
       const q = compile(QUERIES[0]!);
       const first = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
       const again = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      expect(again).toBe(first);
+      // Another screen over the same base answer but more sources joins its own.
+      const wider = compile('market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, d::close, h4::rsi(14), w::close]\nclose > 0');
+      const widened = await fetchUniverse(store, wider.plan, { cache: tier, fetch: wider.fetch });
+      expect(plain(widened, wider.plan)).toEqual(plain(await fetchUniverse(store, wider.plan, { fetch: wider.fetch }), wider.plan));
       for (const [k, instrument] of again.entries()) {
         for (const { timeframe } of q.plan.sources) expect(instrument.bars[timeframe]).toBe(first[k]!.bars[timeframe]);
       }
