@@ -40,13 +40,20 @@ const trusted = new WeakSet<Bars>();
 /**
  * Marks bars as the store's: sorted, finite and on the timeframe's grid, with columns of one
  * length, as every write checks and every read returns them. The evaluator then skips its
- * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it hands out, and
+ * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it reads from the store,
+ * by the hot tier (src/store/hot-tier.ts) on the views it hands out, and
  * on prefixes of such bars (the alerts' cut at a closed bar, src/alerts/evaluate.ts), nowhere else: a caller's own bars are always checked. The marked arrays must not be
  * modified afterwards (the store's readers and caches never do).
  */
 export function trustBars(bars: Bars): Bars {
   trusted.add(bars);
   return bars;
+}
+
+/** {@link trustBars} on every symbol's bars of a store read. */
+export function trustRead<T extends { bars: Bars }>(read: T[]): T[] {
+  for (const { bars } of read) trusted.add(bars);
+  return read;
 }
 
 /** True when {@link trustBars} marked these bars. */

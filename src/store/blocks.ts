@@ -122,16 +122,6 @@ export function float64s(bytes: Uint8Array, count = bytes.byteLength / 8): Float
   return out;
 }
 
-/** Copies a packed column (any alignment) into `target` at `at`, `count` values from value `skip`. */
-export function unpackInto(bytes: Uint8Array, target: Float64Array, at: number, skip: number, count: number): void {
-  const offset = bytes.byteOffset + skip * 8;
-  if (offset % 8 === 0) {
-    target.set(new Float64Array(bytes.buffer, offset, count), at);
-  } else {
-    new Uint8Array(target.buffer, target.byteOffset + at * 8, count * 8).set(bytes.subarray(skip * 8, (skip + count) * 8));
-  }
-}
-
 /** A block read whole, as columns (views when its bytes are aligned). */
 export function blockColumns(block: ReadBlock): Columns {
   return decodeColumns(block.bytes);

@@ -4,10 +4,10 @@
  * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
-import { trustBars } from "../eval/bars.js";
+import { trustRead } from "../eval/bars.js";
 import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
-import type { BarStore, LatestBarsRequest } from "./store.js";
+import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
 import type { HotLease, HotTier } from "./hot-tier.js";
 
 /** Warmup bars fetched per source by default: the lookback ceiling. */
@@ -22,7 +22,11 @@ export function fetchCount(minLookback: number, warmup: number): number {
 export interface FetchOptions {
   /** Bars of history per source beyond what the plan strictly needs. Default 300. */
   warmup?: number;
-  /** The service's hot tier: bars read from memory, exact at the store's data version; omit to read the store. */
+  /**
+   * The service's hot tier: bars read from memory, exact at the store's data version; omit to
+   * read the store. While nothing changed, a run gets the instruments of the run before it (the
+   * same objects): callers read them, never change them.
+   */
   cache?: HotTier;
   /**
    * The run's lease on the tier's views (`cache.lease()`), released by the caller once the run is
@@ -73,10 +77,51 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
       (extra > 0 ? Math.ceil((extra * TIMEFRAME_MS[base.timeframe]) / TIMEFRAME_MS[source.timeframe]) : 0),
   }));
   const symbolsRead = cache ? cache.symbols(plan.market) : store.symbols(plan.market);
-  const reads = await Promise.all(requests.map((request) => (cache ? cache.latestBars(request, lease) : store.latestBars(request))));
+  const reads = await Promise.all(
+    // The store checked these bars when they were written and read them back in time order: the
+    // evaluator may skip its own pass over their times (src/eval/bars.ts); the tier marks its own.
+    requests.map(async (request) => (cache ? cache.latestBars(request, lease) : trustRead(await store.latestBars(request)))),
+  );
   // Instruments are every symbol of the market (decisions §2 meta: one without bars on a
   // source the plan needs counts as noData); each source joins by symbol.
-  const order = [...(await symbolsRead)];
+  const order = await symbolsRead;
+  if (!cache) return joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
+  const known = joined.get(reads[0]!);
+  if (known && known.order === order && known.reads.length === reads.length && known.reads.every((read, s) => read === reads[s] && known.timeframes[s] === requests[s]!.timeframe)) return known.instruments;
+  const instruments = joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
+  joined.set(reads[0]!, { order, reads, timeframes: requests.map((r) => r.timeframe), instruments });
+  return instruments;
+}
+
+/**
+ * The instruments last joined from the tier's answers, by the base source's answer: a warm run
+ * whose answers and symbol list are the tier's same ones (nothing changed) gets the same
+ * instruments, which no caller changes. Weak: an answer the tier drops takes its entry along.
+ */
+const joined = new WeakMap<SymbolBars[], { order: readonly string[]; reads: readonly SymbolBars[][]; timeframes: readonly Timeframe[]; instruments: Instrument[] }>();
+
+/**
+ * The join when every source lists its symbols in the market's order (as the stores and the tier
+ * do): one pass per source beside the symbols, no lookup by symbol. Undefined when a source names
+ * a symbol out of that order or not in the list (written between the reads).
+ */
+function joinInOrder(order: readonly string[], requests: readonly LatestBarsRequest[], reads: readonly SymbolBars[][]): Instrument[] | undefined {
+  const held: Partial<Record<Timeframe, Bars>>[] = order.map(() => ({}));
+  for (let s = 0; s < reads.length; s++) {
+    const timeframe = requests[s]!.timeframe;
+    let i = 0;
+    for (const { symbol, bars } of reads[s]!) {
+      while (i < order.length && order[i] !== symbol) i++;
+      if (i === order.length) return undefined;
+      held[i]![timeframe] = bars;
+    }
+  }
+  return order.map((symbol, i) => ({ symbol, bars: held[i]! }));
+}
+
+/** The join through a map by symbol, for sources in any order and symbols the list lacks. */
+function joinBySymbol(symbols: readonly string[], requests: readonly LatestBarsRequest[], reads: readonly SymbolBars[][]): Instrument[] {
+  const order = [...symbols];
   const bySymbol = new Map<string, Partial<Record<Timeframe, Bars>>>();
   for (const symbol of order) bySymbol.set(symbol, {});
   for (let s = 0; s < reads.length; s++) {
@@ -88,9 +133,7 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
         bySymbol.set(symbol, (held = {}));
         order.push(symbol);
       }
-      // The store checked these bars when they were written and read them back in time
-      // order: the evaluator may skip its own pass over their times (src/eval/bars.ts).
-      held[timeframe] = trustBars(bars);
+      held[timeframe] = bars;
     }
   }
   return order.map((symbol) => ({ symbol, bars: bySymbol.get(symbol)! }));

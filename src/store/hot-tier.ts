@@ -3,8 +3,10 @@
  * in memory as typed arrays, and runs read views over them — no store read and no copy per run.
  *
  * - Loaded by (market, timeframe), every symbol at once (the shape of a screen's read), as deep
- *   as the deepest request so far; least recently used groups leave first when the budget
- *   (`--cache-mb`, default 512 MiB) is reached.
+ *   as the deepest request so far and holding the series requests have named (besides times);
+ *   least recently used groups leave first when the budget (`--cache-mb`, default 512 MiB) is
+ *   reached. A load keeps the store's buffers (`latestBarsWithRoom`): the bars are copied once,
+ *   from the store's rows to their place in the tier.
  * - Kept exact: before serving, the tier catches up with the store's data version. The writes
  *   since (from the store's change log; a local write tells its own at once) name the series
  *   they touched and from which bar on, and only those bars are read again and put in place —
@@ -18,13 +20,18 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
+import { trustBars, trustRead } from "../eval/bars.js";
+import { orderedSeries } from "./blocks.js";
+import { nanColumn } from "./engine/reader.js";
 import type { BarStore, DataChange, LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
 
-/** Every raw series: the tier holds whole bars, whatever a request names. */
-const ALL: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
 const COLUMNS = ["time", "open", "high", "low", "close", "volume"] as const;
+/** The columns held of a series: its times, and the raw series its group holds ({@link Group.held}). */
+type HeldColumns = { time: Float64Array } & Partial<Record<RawSeries, Float64Array>>;
 /** Bars loaded beyond the deepest request, for the cut of a finer source and for appends. */
 const SLACK = 16;
+/** Spare values after each series' bars in its arrays, for appends in place. */
+const ROOM = 2 * SLACK;
 
 /** One series in memory: bars [start, start + n) of its columns, oldest first. */
 class HotSeries {
@@ -39,12 +46,19 @@ class HotSeries {
    * the same object again (views are windows on the arrays, so the object shows exactly what a
    * new one would), sparing six view objects per series per run. Dropped when `columns` change.
    */
-  lastView: { columns: Record<(typeof COLUMNS)[number], Float64Array>; from: number; to: number; bars: Bars } | undefined;
+  lastView: { columns: HeldColumns; from: number; to: number; bars: Bars } | undefined;
 
-  constructor(public columns: Record<(typeof COLUMNS)[number], Float64Array>) {}
+  constructor(public columns: HeldColumns) {}
 
   get capacity(): number {
     return this.columns.time.length;
+  }
+
+  /** Bytes of its arrays. */
+  get bytes(): number {
+    let held = 0;
+    for (const name of COLUMNS) if (this.columns[name]) held++;
+    return this.capacity * 8 * held;
   }
 
   lastTime(): number {
@@ -57,10 +71,32 @@ interface Group {
   market: string;
   timeframe: Timeframe;
   depth: number;
+  /**
+   * The raw series held besides the times: those requests have named (a screen reads a few of
+   * the five; holding all would triple the memory a first run fills). A request naming another
+   * loads the group again with it.
+   */
+  held: readonly RawSeries[];
+  /** Counts the refreshes of its series: an answer made at the same count is still exact. */
+  generation: number;
   /** Symbols in the store's order. */
   symbols: string[];
   series: Map<string, HotSeries>;
   bytes: number;
+}
+
+/**
+ * The answer to a request for every symbol, made when its groups were at these generations: while
+ * they are, the same request gets the same list again (a warm run then costs the tier a pass over
+ * its series to mark them viewed, no lookups by symbol, no cut, no new objects).
+ */
+interface Answer {
+  group: Group;
+  generation: number;
+  base: Group;
+  baseGeneration: number;
+  series: HotSeries[];
+  out: SymbolBars[];
 }
 
 /** A run reading views of the tier: release it once the run is done with them. */
@@ -98,6 +134,8 @@ export class HotTier {
   /** Most bytes of bars held (see {@link HotTierOptions.budgetBytes}). */
   readonly budgetBytes: number;
   private readonly groups = new Map<string, Group>();
+  /** The latest answer per (market, timeframe, base timeframe, bars), see {@link Answer}. */
+  private readonly answers = new Map<string, Answer>();
   private bytes = 0;
   /** The store's data version the groups reflect; undefined before the first sync. */
   private version: number | undefined;
@@ -127,6 +165,7 @@ export class HotTier {
     this.stopWatching?.();
     this.stopWatching = undefined;
     this.groups.clear();
+    this.answers.clear();
     this.bytes = 0;
   }
 
@@ -207,6 +246,7 @@ export class HotTier {
   /** Drops everything (the next requests load afresh). */
   private reset(): void {
     this.groups.clear();
+    this.answers.clear();
     this.bytes = 0;
     this.counters.resets++;
   }
@@ -225,18 +265,19 @@ export class HotTier {
     const bySymbol = new Map(fresh.map((s) => [s.symbol, s.bars]));
     for (const { symbol, from } of since) this.splice(group, group.series.get(symbol)!, from, bySymbol.get(symbol));
     if (reload.length > 0) {
-      const read = await this.store.latestBars({ market: group.market, timeframe: group.timeframe, baseTimeframe: group.timeframe, series: ALL, count: group.depth, symbols: reload });
+      const { read, owned } = await this.load(group.market, group.timeframe, group.depth, group.held, reload);
       const got = new Map(read.map((s) => [s.symbol, s.bars]));
       for (const symbol of reload) {
         const old = group.series.get(symbol);
-        if (old) group.bytes -= old.capacity * 48;
+        if (old) group.bytes -= old.bytes;
         const bars = got.get(symbol);
         if (!bars || bars.time.length === 0) group.series.delete(symbol);
-        else group.series.set(symbol, this.hold(bars, group.depth));
-        if (bars) group.bytes += group.series.get(symbol)!.capacity * 48;
+        else group.series.set(symbol, this.hold(bars, group.depth, owned, group.held));
+        if (bars) group.bytes += group.series.get(symbol)!.bytes;
       }
       group.symbols = [...group.series.keys()].sort(compareSymbols);
     }
+    group.generation++;
     this.counters.refreshed += touched.size;
     this.recount();
   }
@@ -255,16 +296,18 @@ export class HotTier {
       const kept = Math.min(total, group.depth + SLACK);
       const capacity = Math.max(kept + 2 * SLACK, series.capacity);
       const skip = total - kept;
-      const columns = newColumns(capacity);
+      const columns = newColumns(capacity, group.held);
+      const before = series.bytes;
       for (const name of COLUMNS) {
         const target = columns[name];
         const old = series.columns[name];
+        if (!target || !old) continue;
         const fromOld = Math.max(0, keep - skip);
         target.set(old.subarray(series.start + keep - fromOld, series.start + keep), 0);
         if (bars) target.set((bars[name] as Float64Array).subarray(Math.max(0, skip - keep)), fromOld);
       }
-      group.bytes += (capacity - series.capacity) * 48;
       series.columns = columns;
+      group.bytes += series.bytes - before;
       series.lastView = undefined;
       series.start = 0;
       series.n = kept;
@@ -272,7 +315,7 @@ export class HotTier {
       return;
     }
     for (const name of COLUMNS) {
-      if (bars) series.columns[name].set(bars[name] as Float64Array, series.start + keep);
+      if (bars) series.columns[name]?.set(bars[name] as Float64Array, series.start + keep);
     }
     series.n = total;
   }
@@ -283,10 +326,28 @@ export class HotTier {
     return false;
   }
 
-  private hold(bars: Bars, depth: number): HotSeries {
+  /**
+   * The latest `depth` bars of a (market, timeframe), their times and `held` series, of `symbols`
+   * only when given; `owned` when the store left {@link ROOM} spare values after each symbol's
+   * bars (see `BarStore.latestBarsWithRoom`), so the tier keeps its buffers rather than a copy.
+   */
+  private async load(
+    market: string,
+    timeframe: Timeframe,
+    depth: number,
+    held: readonly RawSeries[],
+    symbols?: readonly string[],
+  ): Promise<{ read: SymbolBars[]; owned: boolean }> {
+    const request: LatestBarsRequest = { market, timeframe, baseTimeframe: timeframe, series: held, count: depth, ...(symbols ? { symbols } : {}) };
+    if (this.store.latestBarsWithRoom) return { read: await this.store.latestBarsWithRoom(request, ROOM), owned: true };
+    return { read: await this.store.latestBars(request), owned: false };
+  }
+
+  /** A series of `bars` read by {@link load}: its own arrays, or views with room over the store's buffers when `owned`. */
+  private hold(bars: Bars, depth: number, owned: boolean, held: readonly RawSeries[]): HotSeries {
     const n = bars.time.length;
-    const columns = newColumns(n + 2 * SLACK);
-    for (const name of COLUMNS) columns[name].set(bars[name] as Float64Array);
+    const columns = owned ? roomyColumns(bars, n + ROOM, held) : newColumns(n + ROOM, held);
+    if (!owned) for (const name of COLUMNS) columns[name]?.set(bars[name] as Float64Array);
     const series = new HotSeries(columns);
     series.n = n;
     series.complete = n < depth;
@@ -311,18 +372,27 @@ export class HotTier {
   /**
    * The latest bars a plan source asks for (as {@link BarStore.latestBars} would give them), as
    * views over the tier's arrays, loading the (market, timeframe) when it is not held deep
-   * enough. Call {@link sync} first with the store's data version.
+   * enough; marked as the store's ({@link trustBars}). Call {@link sync} first with the store's
+   * data version. The list may be the one handed out before: callers do not change it.
    */
   async latestBars(request: LatestBarsRequest, lease: HotLease | undefined): Promise<SymbolBars[]> {
     const base = request.timeframe === request.baseTimeframe;
     const want = base ? request.count : request.count + 1;
-    const group = await this.group(request.market, request.timeframe, want);
-    const baseGroup = base ? group : await this.group(request.market, request.baseTimeframe, 1);
-    if (!group || !baseGroup) return this.store.latestBars(request);
+    const group = await this.group(request.market, request.timeframe, want, request.series);
+    const baseGroup = base ? group : await this.group(request.market, request.baseTimeframe, 1, []);
+    if (!group || !baseGroup) return trustRead(await this.store.latestBars(request));
     const epoch = lease ? this.epoch : Number.POSITIVE_INFINITY;
+    const key = request.symbols ? undefined : `${request.market}\u0000${request.timeframe}\u0000${request.baseTimeframe}\u0000${want}`;
+    const known = key === undefined ? undefined : this.answers.get(key);
+    if (known && known.group === group && known.generation === group.generation && known.base === baseGroup && known.baseGeneration === baseGroup.generation) {
+      for (const series of known.series) series.viewed = Math.max(series.viewed, epoch);
+      this.counters.hits++;
+      return known.out;
+    }
     const only = request.symbols ? new Set(request.symbols) : undefined;
     const duration = TIMEFRAME_MS[request.baseTimeframe];
     const out: SymbolBars[] = [];
+    const seen: HotSeries[] = [];
     for (const symbol of group.symbols) {
       if (only && !only.has(symbol)) continue;
       const series = group.series.get(symbol)!;
@@ -337,9 +407,10 @@ export class HotTier {
       const take = Math.min(want, end);
       if (take < want && !series.complete) {
         // Rarer than rare: a finer source cut so far back that the tier does not hold enough.
-        return this.store.latestBars(request);
+        return trustRead(await this.store.latestBars(request));
       }
       series.viewed = Math.max(series.viewed, epoch);
+      seen.push(series);
       const from = series.start + end - take;
       const to = series.start + end;
       const c = series.columns;
@@ -350,45 +421,52 @@ export class HotTier {
       }
       const bars: Bars = {
         time: c.time.subarray(from, to),
-        open: c.open.subarray(from, to),
-        high: c.high.subarray(from, to),
-        low: c.low.subarray(from, to),
-        close: c.close.subarray(from, to),
-        volume: c.volume.subarray(from, to),
+        open: viewOf(c.open, from, to),
+        high: viewOf(c.high, from, to),
+        low: viewOf(c.low, from, to),
+        close: viewOf(c.close, from, to),
+        volume: viewOf(c.volume, from, to),
       };
-      series.lastView = { columns: c, from, to, bars };
+      series.lastView = { columns: c, from, to, bars: trustBars(bars) };
       out.push({ symbol, bars });
     }
+    if (key !== undefined) this.answers.set(key, { group, generation: group.generation, base: baseGroup, baseGeneration: baseGroup.generation, series: seen, out });
     this.counters.hits++;
     return out;
   }
 
-  /** The group of (market, timeframe) at least `depth` deep, loading it when needed; undefined when it cannot fit the budget. */
-  private async group(market: string, timeframe: Timeframe, depth: number): Promise<Group | undefined> {
+  /**
+   * The group of (market, timeframe) at least `depth` deep holding `series`, loading it when
+   * needed (with what it held before); undefined when it cannot fit the budget.
+   */
+  private async group(market: string, timeframe: Timeframe, depth: number, series: readonly RawSeries[]): Promise<Group | undefined> {
     const key = groupKey(market, timeframe);
-    const held = this.groups.get(key);
-    if (held && held.depth >= depth) {
+    const covers = (g: Group | undefined): boolean => g !== undefined && g.depth >= depth && series.every((name) => g.held.includes(name));
+    const found = this.groups.get(key);
+    if (found && covers(found)) {
       this.groups.delete(key);
-      this.groups.set(key, held);
-      return held;
+      this.groups.set(key, found);
+      return found;
     }
     return this.serial(async () => {
       const again = this.groups.get(key);
-      if (again && again.depth >= depth) return again;
-      const want = Math.max(depth, again?.depth ?? 0) + SLACK;
-      const read = await this.store.latestBars({ market, timeframe, baseTimeframe: timeframe, series: ALL, count: want });
-      const group: Group = { market, timeframe, depth: want, symbols: [], series: new Map(), bytes: 0 };
+      if (again && covers(again)) return again;
+      const want = Math.max(depth + SLACK, again?.depth ?? 0);
+      const held = orderedSeries([...series, ...(again?.held ?? [])]);
+      const { read, owned } = await this.load(market, timeframe, want, held);
+      const group: Group = { market, timeframe, depth: want, held, generation: 0, symbols: [], series: new Map(), bytes: 0 };
       for (const { symbol, bars } of read) {
         if (bars.time.length === 0) continue;
-        const series = this.hold(bars, want);
-        group.series.set(symbol, series);
-        group.bytes += series.capacity * 48;
+        const one = this.hold(bars, want, owned, held);
+        group.series.set(symbol, one);
+        group.bytes += one.bytes;
       }
       group.symbols = read.map((s) => s.symbol).filter((s) => group.series.has(s));
       this.counters.loads++;
       if (again) this.groups.delete(key);
       if (group.bytes > this.budgetBytes) {
         this.recount();
+        this.dropStaleAnswers();
         return undefined;
       }
       this.groups.set(key, group);
@@ -400,20 +478,39 @@ export class HotTier {
         this.groups.delete(k);
         this.recount();
       }
+      this.dropStaleAnswers();
       return group;
     });
   }
+
+  /** Forgets the answers over groups the tier no longer holds (replaced or left out), so they do not keep those arrays. */
+  private dropStaleAnswers(): void {
+    const holds = (g: Group): boolean => this.groups.get(groupKey(g.market, g.timeframe)) === g;
+    for (const [key, answer] of this.answers) if (!holds(answer.group) || !holds(answer.base)) this.answers.delete(key);
+  }
 }
 
-function newColumns(capacity: number): Record<(typeof COLUMNS)[number], Float64Array> {
-  return {
-    time: new Float64Array(capacity),
-    open: new Float64Array(capacity),
-    high: new Float64Array(capacity),
-    low: new Float64Array(capacity),
-    close: new Float64Array(capacity),
-    volume: new Float64Array(capacity),
-  };
+function newColumns(capacity: number, held: readonly RawSeries[]): HeldColumns {
+  const columns: HeldColumns = { time: new Float64Array(capacity) };
+  for (const name of held) columns[name] = new Float64Array(capacity);
+  return columns;
+}
+
+/**
+ * Views of `capacity` values over the buffers of the times and `held` series of `bars`, from
+ * where each column starts (see `BarStore.latestBarsWithRoom`); the other columns are the
+ * store's shared NaN columns, never widened.
+ */
+function roomyColumns(bars: Bars, capacity: number, held: readonly RawSeries[]): HeldColumns {
+  const widen = (c: Float64Array): Float64Array => new Float64Array(c.buffer, c.byteOffset, capacity);
+  const columns: HeldColumns = { time: widen(bars.time as Float64Array) };
+  for (const name of held) columns[name] = widen(bars[name] as Float64Array);
+  return columns;
+}
+
+/** Bars [from, to) of a held column, or NaN where the group does not hold it (the request did not name it). */
+function viewOf(column: Float64Array | undefined, from: number, to: number): Float64Array {
+  return column ? column.subarray(from, to) : nanColumn(to - from);
 }
 
 /** The stores' symbol order (byte order, as `ORDER BY symbol` in SQLite and `COLLATE "C"` in PostgreSQL). */

@@ -12,7 +12,7 @@ import { TIMEFRAME_MS } from "../types.js";
 import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
-import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
+import { type BlockSpan, LatestAssembler, type LatestRow, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
 
 /** Something that runs a query: a pool, or a client inside a transaction. */
@@ -239,8 +239,8 @@ export async function changesSince(db: Queryable, version: number): Promise<{ ve
   return { version: now, touched: writes.flatMap(([, text]) => decodeTouched(text)) };
 }
 
-/** See `BarStore.latestBars`: the catalog rows, then every symbol's newest blocks in one query. */
-export async function latestBars(db: Queryable, request: LatestBarsRequest): Promise<SymbolBars[]> {
+/** See `BarStore.latestBars` (and `latestBarsWithRoom` for `room`): the catalog rows, then every symbol's newest blocks in one query. */
+export async function latestBars(db: Queryable, request: LatestBarsRequest, room = 0): Promise<SymbolBars[]> {
   const { market, timeframe, baseTimeframe, count } = request;
   const series = orderedSeries(request.series);
   const base = timeframe === baseTimeframe;
@@ -248,8 +248,8 @@ export async function latestBars(db: Queryable, request: LatestBarsRequest): Pro
   const catalog = await rows(
     db,
     base
-      ? `SELECT symbol, first_time, last_time, sealed_block, tail, NULL FROM series WHERE market = $1 AND timeframe = $2 ORDER BY symbol COLLATE "C"`
-      : `SELECT s.symbol, s.first_time, s.last_time, s.sealed_block, s.tail, b.last_time FROM series s
+      ? `SELECT symbol, first_time, last_time, sealed_block, tail, NULL, bars FROM series WHERE market = $1 AND timeframe = $2 ORDER BY symbol COLLATE "C"`
+      : `SELECT s.symbol, s.first_time, s.last_time, s.sealed_block, s.tail, b.last_time, s.bars FROM series s
          JOIN series b ON b.market = s.market AND b.timeframe = $3 AND b.symbol = s.symbol
          WHERE s.market = $1 AND s.timeframe = $2 ORDER BY s.symbol COLLATE "C"`,
     base ? [market, timeframe] : [market, timeframe, baseTimeframe],
@@ -261,6 +261,7 @@ export async function latestBars(db: Queryable, request: LatestBarsRequest): Pro
     if (only && !only.has(symbol)) continue;
     latest.push({
       symbol,
+      bars: Number(r[6]),
       firstTime: Number(r[1]),
       lastTime: Number(r[2]),
       sealedBlock: r[3] === null ? null : Number(r[3]),
@@ -268,37 +269,35 @@ export async function latestBars(db: Queryable, request: LatestBarsRequest): Pro
       cut: base ? Number.POSITIVE_INFINITY : alignmentCut(Number(r[5]), TIMEFRAME_MS[baseTimeframe]),
     });
   }
-  const wanted = latest.map((row) => blocksWanted(row, timeframe, want));
-  const blocks = await newestBlocks(db, market, timeframe, latest, wanted);
-  // A symbol whose blocks are sparser than assumed is read again without the limit.
-  const short = latest.map((row, i) => (wanted[i] && shortOf(row, timeframe, blocks[i]!, wanted[i]!.limit, want) ? i : -1)).filter((i) => i >= 0);
-  if (short.length > 0) {
-    const again = await newestBlocks(db, market, timeframe, short.map((i) => latest[i]!), short.map((i) => ({ to: wanted[i]!.to, limit: null })));
-    short.forEach((i, k) => (blocks[i] = again[k]!));
+  const assembler = new LatestAssembler(latest, series, want, room);
+  const spans = latest.map((row) => blocksWanted(row, timeframe, want));
+  const blocks = await spanBlocks(db, market, timeframe, latest, spans);
+  // A symbol whose blocks are sparser than assumed is read again over all its blocks.
+  const short: (BlockSpan | undefined)[] = latest.map(() => undefined);
+  blocks.forEach((found, r) => {
+    const span = spans[r];
+    if (span && shortOf(latest[r]!, timeframe, found, span, want)) short[r] = wholeSpan(latest[r]!, timeframe, span);
+    else assembler.put(r, found);
+  });
+  if (short.some(Boolean)) {
+    (await spanBlocks(db, market, timeframe, latest, short)).forEach((found, r) => {
+      if (short[r]) assembler.put(r, found);
+    });
   }
-  return assembleLatest(latest, blocks, series, want);
+  return assembler.finish();
 }
 
-/** Per row, the newest `limit` blocks numbered at most `to` (newest first). */
-async function newestBlocks(
-  db: Queryable,
-  market: string,
-  timeframe: Timeframe,
-  latest: readonly LatestRow[],
-  wanted: readonly ({ to: number; limit: number | null } | undefined)[],
-): Promise<ReadBlock[][]> {
+/** Per row, its blocks numbered in its span (none without one), newest first. */
+async function spanBlocks(db: Queryable, market: string, timeframe: Timeframe, latest: readonly LatestRow[], spans: readonly (BlockSpan | undefined)[]): Promise<ReadBlock[][]> {
   const out: ReadBlock[][] = latest.map(() => []);
-  const asked = wanted.map((w, i) => (w ? i : -1)).filter((i) => i >= 0);
+  const asked = spans.flatMap((span, i) => (span ? [i] : []));
   if (asked.length === 0) return out;
   const found = await rows(
     db,
-    `SELECT r.i, b.block, b.n, b.bars FROM unnest($3::text[], $4::bigint[], $5::int[], $6::int[]) AS r(symbol, hi, lim, i)
-     CROSS JOIN LATERAL (
-       SELECT * FROM bar_blocks b WHERE b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block <= r.hi
-       ORDER BY b.block DESC LIMIT r.lim
-     ) b
+    `SELECT r.i, b.block, b.n, b.bars FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::int[]) AS r(symbol, lo, hi, i)
+     JOIN bar_blocks b ON b.market = $1 AND b.timeframe = $2 AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi
      ORDER BY r.i, b.block DESC`,
-    [market, timeframe, asked.map((i) => latest[i]!.symbol), asked.map((i) => wanted[i]!.to), asked.map((i) => wanted[i]!.limit), asked],
+    [market, timeframe, asked.map((i) => latest[i]!.symbol), asked.map((i) => spans[i]!.from), asked.map((i) => spans[i]!.to), asked],
   );
   for (const r of found) {
     out[Number(r[0])]!.push({ block: Number(r[1]), n: Number(r[2]), bytes: r[3] as Buffer });

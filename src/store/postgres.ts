@@ -384,6 +384,10 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return this.snapshot((client) => latestBars(client, request));
   }
 
+  async latestBarsWithRoom(request: LatestBarsRequest, room: number): Promise<SymbolBars[]> {
+    return this.snapshot((client) => latestBars(client, request, room));
+  }
+
   /** Reads in one REPEATABLE READ transaction: the catalog rows and the blocks they name are of one version. */
   private async snapshot<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.ready();

@@ -9,7 +9,7 @@ import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
 import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
-import { type LatestRow, assembleLatest, assembleSince, blocksSince, blocksWanted, shortOf } from "./engine/reader.js";
+import { type BlockSpan, LatestAssembler, type LatestRow, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { TouchedSeries } from "./engine/writer.js";
 import type { LatestBarsRequest, SymbolBars } from "./store.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
@@ -52,10 +52,16 @@ export class SqliteBars {
         ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
           first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
       sinceRow: db.prepare("SELECT sealed_block, tail FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").raw(true),
-      latestBlocks: db
-        .prepare("SELECT block, n, bars FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? AND block <= ? ORDER BY block DESC LIMIT ?")
+      // One statement for every symbol's span (a JSON array of [symbol, from, to]), the spans
+      // driving the index lookups (CROSS JOIN keeps that order): per-symbol statements cost twice
+      // as much for a market.
+      spanBlocks: db
+        .prepare(
+          `SELECT j.key, b.block, b.n, b.bars FROM json_each(?) j CROSS JOIN bar_blocks b
+           ON b.market = ? AND b.timeframe = ? AND b.symbol = j.value ->> 0 AND b.block BETWEEN j.value ->> 1 AND j.value ->> 2`,
+        )
         .raw(true),
-      latestRows: db.prepare("SELECT symbol, first_time, last_time, sealed_block, tail FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
+      latestRows: db.prepare("SELECT symbol, bars, first_time, last_time, sealed_block, tail FROM series WHERE market = ? AND timeframe = ? ORDER BY symbol").raw(true),
       lastTimes: db.prepare("SELECT symbol, last_time FROM series WHERE market = ? AND timeframe = ?").raw(true),
       logChange: db.prepare("INSERT INTO changes (version, touched) VALUES (?, ?)"),
       trimChanges: db.prepare("DELETE FROM changes WHERE version <= ?"),
@@ -134,8 +140,8 @@ export class SqliteBars {
     return out;
   }
 
-  /** See {@link BarStore.latestBars}; inside the caller's read transaction. */
-  latestBars(request: LatestBarsRequest & { symbols?: readonly string[] }): SymbolBars[] {
+  /** See {@link BarStore.latestBars} (and `latestBarsWithRoom` for `room`); inside the caller's read transaction. */
+  latestBars(request: LatestBarsRequest, room = 0): SymbolBars[] {
     const { market, timeframe, baseTimeframe, count } = request;
     const series = orderedSeries(request.series);
     const base = timeframe === baseTimeframe;
@@ -143,7 +149,7 @@ export class SqliteBars {
     const baseClose = base ? undefined : new Map((this.stmt.lastTimes.all(market, baseTimeframe) as [string, number][]));
     const only = request.symbols ? new Set(request.symbols) : undefined;
     const rows: LatestRow[] = [];
-    for (const [symbol, firstTime, lastTime, sealedBlock, tail] of this.stmt.latestRows.all(market, timeframe) as [string, number, number, number | null, Uint8Array][]) {
+    for (const [symbol, bars, firstTime, lastTime, sealedBlock, tail] of this.stmt.latestRows.all(market, timeframe) as [string, number, number, number, number | null, Uint8Array][]) {
       if (only && !only.has(symbol)) continue;
       let cut = Number.POSITIVE_INFINITY;
       if (baseClose) {
@@ -152,17 +158,53 @@ export class SqliteBars {
         if (last === undefined) continue;
         cut = alignmentCut(last, TIMEFRAME_MS[baseTimeframe]);
       }
-      rows.push({ symbol, firstTime, lastTime, sealedBlock, tail: decodeColumns(tail), cut });
+      rows.push({ symbol, bars, firstTime, lastTime, sealedBlock, tail: decodeColumns(tail), cut });
     }
-    const blocks = rows.map((row) => {
-      const wanted = blocksWanted(row, timeframe, want);
-      if (!wanted) return [];
-      const read = (limit: number): ReadBlock[] =>
-        (this.stmt.latestBlocks.all(market, timeframe, row.symbol, wanted.to, limit) as [number, number, Uint8Array][]).map(([block, n, bytes]) => ({ block, n, bytes }));
-      const first = read(wanted.limit);
-      return shortOf(row, timeframe, first, wanted.limit, want) ? read(-1) : first;
+    const assembler = new LatestAssembler(rows, series, want, room);
+    const spans = rows.map((row) => blocksWanted(row, timeframe, want));
+    // A symbol whose blocks are sparser than assumed is read again over all its blocks.
+    const short: number[] = [];
+    this.spanBlocks(market, timeframe, rows, spans, (r, blocks) => {
+      if (shortOf(rows[r]!, timeframe, blocks, spans[r]!, want)) short.push(r);
+      else assembler.put(r, blocks);
     });
-    return assembleLatest(rows, blocks, series, want);
+    if (short.length > 0) {
+      const whole: (BlockSpan | undefined)[] = rows.map(() => undefined);
+      for (const r of short) whole[r] = wholeSpan(rows[r]!, timeframe, spans[r]!);
+      this.spanBlocks(market, timeframe, rows, whole, (r, blocks) => assembler.put(r, blocks));
+    }
+    return assembler.finish();
+  }
+
+  /**
+   * Reads the blocks numbered in each row's span (rows without one are skipped) and hands each
+   * row's to `each`, newest first, as soon as they are read: one statement for every row.
+   */
+  private spanBlocks(
+    market: string,
+    timeframe: Timeframe,
+    rows: readonly LatestRow[],
+    spans: readonly (BlockSpan | undefined)[],
+    each: (row: number, blocks: ReadBlock[]) => void,
+  ): void {
+    const asked = spans.flatMap((span, i) => (span ? [i] : []));
+    if (asked.length === 0) return;
+    const json = JSON.stringify(asked.map((i) => [rows[i]!.symbol, spans[i]!.from, spans[i]!.to]));
+    // Spans are handed over in order, those without a block row with none.
+    let current = 0;
+    let blocks: ReadBlock[] = [];
+    const handOver = (): void => {
+      // The index gives a span's blocks oldest first.
+      each(asked[current++]!, blocks.reverse());
+      blocks = [];
+    };
+    for (const [k, block, n, bytes] of this.stmt.spanBlocks.iterate(json, market, timeframe) as IterableIterator<[number, number, number, Uint8Array]>) {
+      // CROSS JOIN keeps the spans the outer loop: each span's rows come together, in order.
+      if (k < current || (k === current && blocks.length > 0 && blocks.at(-1)!.block >= block)) throw new Error("Block rows came out of their spans' order");
+      while (current < k) handOver();
+      blocks.push({ block, n, bytes });
+    }
+    while (current < asked.length) handOver();
   }
 }
 

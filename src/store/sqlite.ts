@@ -391,6 +391,10 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.db.transaction(() => this.bars.latestBars(request))();
   }
 
+  async latestBarsWithRoom(request: LatestBarsRequest, room: number): Promise<SymbolBars[]> {
+    return this.db.transaction(() => this.bars.latestBars(request, room))();
+  }
+
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
     for (const batch of batches) {
       if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);

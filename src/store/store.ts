@@ -198,6 +198,13 @@ export interface BarStore {
    * columns; `time` and the named series are always filled.
    */
   latestBars(request: LatestBarsRequest): Promise<SymbolBars[]>;
+  /**
+   * {@link latestBars} for a caller that keeps the bars and appends to them (the hot tier): each
+   * symbol's columns are followed in their buffers by `room` spare values that belong to the
+   * caller, so `new Float64Array(column.buffer, column.byteOffset, n + room)` is that symbol's
+   * own to write. A store may leave it out; the caller then copies what it keeps.
+   */
+  latestBarsWithRoom?(request: LatestBarsRequest, room: number): Promise<SymbolBars[]>;
   /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
   upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult>;
   /**

@@ -74,4 +74,19 @@ describe("fetchUniverse", () => {
     expect(fetchCount(301, 300)).toBe(301);
   });
 
+  it("joins sources that list symbols out of the market's order or name one its list lacks, by symbol", async () => {
+    const ordered = await fetchUniverse(store, plan, { warmup: 50 });
+    // A store whose reads come newest symbol first and whose list missed GBPUSD (written between the reads).
+    const shuffled = Object.assign(Object.create(store) as CountingStore, {
+      latestBars: async (request: LatestBarsRequest) => (await store.latestBars(request)).reverse(),
+      symbols: async () => ["EURUSD"],
+    });
+    const joined = await fetchUniverse(shuffled, plan, { warmup: 50 });
+    expect(joined.map((i) => i.symbol)).toEqual(["EURUSD", "GBPUSD"]);
+    for (const [k, instrument] of joined.entries()) {
+      for (const timeframe of ["h1", "d"] as const) {
+        expect(Array.from(instrument.bars[timeframe]!.close), `${instrument.symbol} ${timeframe}`).toEqual(Array.from(ordered[k]!.bars[timeframe]!.close));
+      }
+    }
+  });
 });

@@ -22,6 +22,7 @@ const QUERIES = [
   'market = "CRYPTO"\ntimeframe = h4\ncolumns = [close, h1::close, w::high]\nclose > 0',
   'market = "FOREX"\ntimeframe = h1\ncolumns = [close, d::sma(5), vwap]\nclose > 0',
   'market = "CRYPTO"\ntimeframe = d\ncolumns = [close, sma(close, 3)]\nclose > 0',
+  'market = "CRYPTO"\ntimeframe = h1\ncolumns = [open, h4::low]\nopen > 0',
 ];
 
 function rng(seed: number): () => number {
@@ -84,7 +85,15 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
               }),
             },
           ]);
+          // Series the tier reads unevenly: fewer bars than a block, and one bar every 11 hours
+          // (blocks a tenth full: the read finds too few bars in its span and reads them all).
+          const few = Array.from({ length: 20 }, (_, k) => START + (400 + k) * H);
+          const sparse = Array.from({ length: 420 }, (_, k) => START - 4_000 * H + k * 11 * H);
+          last.set(`${market}/FEW`, few.at(-1)!);
+          last.set(`${market}/SPARSE`, sparse.at(-1)!);
+          await store.upsertBars([{ market, timeframe: "h1", symbols: [{ symbol: "FEW", bars: bars(few, random) }, { symbol: "SPARSE", bars: bars(sparse, random) }] }]);
         }
+        symbols.push("FEW", "SPARSE");
         for (let step = 0; step < 45; step++) {
           const r = random();
           const market = random() < 0.7 ? "CRYPTO" : "FOREX";
@@ -166,6 +175,62 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
       expect(plain(after, q.plan)).toEqual(plain(await fetchUniverse(store, q.plan, { fetch: q.fetch }), q.plan));
       expect(tier.stats().loads).toBe(loads);
       expect(tier.stats().refreshed).toBeGreaterThanOrEqual(symbols.length * 2);
+    } finally {
+      tier.close();
+      await store.close();
+    }
+  });
+
+  it("holds the times and the series requests name, and loads a group again when a request names another", async () => {
+    const store = await open();
+    const tier = new HotTier(store);
+    const random = rng(5);
+    try {
+      const times = Array.from({ length: 300 }, (_, k) => START + k * H);
+      await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: Array.from({ length: 20 }, (_, i) => ({ symbol: `C${i}`, bars: bars(times, random) })) }]);
+      const closes = compile('market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 0');
+      const highs = compile('market = "CRYPTO"\ntimeframe = h1\ncolumns = [high]\nhigh > 0');
+      const same = async (q: typeof closes): Promise<void> => {
+        const hot = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+        expect(plain(hot, q.plan)).toEqual(plain(await fetchUniverse(store, q.plan, { fetch: q.fetch }), q.plan));
+      };
+      await same(closes);
+      const { loads, bytes } = tier.stats();
+      expect(loads).toBe(1);
+      await same(highs);
+      // Times, closes and highs now: half as much again as times and closes.
+      expect(tier.stats()).toMatchObject({ loads: 2, bytes: bytes * 1.5 });
+      await same(closes);
+      expect(tier.stats().loads).toBe(2);
+    } finally {
+      tier.close();
+      await store.close();
+    }
+  });
+
+  it("hands a warm run the same bars again while nothing changed, and new ones where a write landed", async () => {
+    const store = await open();
+    const tier = new HotTier(store);
+    const random = rng(6);
+    try {
+      const times = Array.from({ length: 300 }, (_, k) => START + k * H);
+      await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: ["A", "B", "C"].map((symbol) => ({ symbol, bars: bars(times, random) })) }]);
+      const q = compile(QUERIES[0]!);
+      const first = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      const again = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      expect(again).toBe(first);
+      // Another screen over the same base answer but more sources joins its own.
+      const wider = compile('market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, d::close, h4::rsi(14), w::close]\nclose > 0');
+      const widened = await fetchUniverse(store, wider.plan, { cache: tier, fetch: wider.fetch });
+      expect(plain(widened, wider.plan)).toEqual(plain(await fetchUniverse(store, wider.plan, { fetch: wider.fetch }), wider.plan));
+      for (const [k, instrument] of again.entries()) {
+        for (const { timeframe } of q.plan.sources) expect(instrument.bars[timeframe]).toBe(first[k]!.bars[timeframe]);
+      }
+      await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "B", bars: bars([START + 300 * H], random) }] }]);
+      const after = await fetchUniverse(store, q.plan, { cache: tier, fetch: q.fetch });
+      expect(after[0]!.bars.h1).toBe(first[0]!.bars.h1);
+      expect(after[1]!.bars.h1).not.toBe(first[1]!.bars.h1);
+      expect(plain(after, q.plan)).toEqual(plain(await fetchUniverse(store, q.plan, { fetch: q.fetch }), q.plan));
     } finally {
       tier.close();
       await store.close();

@@ -213,6 +213,51 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       }
     });
 
+    it("reads the latest bars with room to append after each symbol's, the same bars as without, whatever a series' length and density", async () => {
+      const store = await open();
+      try {
+        const row = (time: number, i: number): Row => ({ time, open: i, high: i + 2, low: i - 1, close: i + 1, volume: i });
+        const series: Record<string, Row[]> = {
+          // Fewer bars than a block; a tail crossing into a new block (257 bars from a block's start); far more than read; sparse (the short re-read).
+          FEW: Array.from({ length: 30 }, (_, i) => row(FROM + i * H, i)),
+          CROSS: Array.from({ length: 257 }, (_, i) => row(Math.floor(FROM / (256 * H)) * 256 * H + i * H, i)),
+          MANY: Array.from({ length: 1500 }, (_, i) => row(FROM + i * H, i)),
+          SPARSE: Array.from({ length: 700 }, (_, i) => row(FROM - 30_000 * H + i * 17 * H, i)),
+          // 200 bars, then 3,000 hours without any, then 60: the bars read lie blocks apart.
+          GAP: Array.from({ length: 260 }, (_, i) => row(FROM - 3_300 * H + i * H + (i >= 200 ? 3_000 * H : 0), i)),
+        };
+        await store.upsertBars([{ market: "X", timeframe: "h1", symbols: Object.entries(series).map(([symbol, rows]) => ({ symbol, bars: toBars(rows) })) }]);
+        const room = 5;
+        for (const request of [
+          { market: "X", timeframe: "h1", baseTimeframe: "h1", series: ["close", "high"], count: 300 },
+          { market: "X", timeframe: "h4", baseTimeframe: "h1", series: ["close"], count: 80 },
+        ] as const) {
+          const plain = await store.latestBars(request);
+          const roomy = await store.latestBarsWithRoom!(request, room);
+          expect(roomy.map((s) => s.symbol)).toEqual(plain.map((s) => s.symbol));
+          for (const [k, { symbol, bars }] of roomy.entries()) {
+            for (const name of ["time", ...request.series] as const) expect(Array.from(bars[name]), `${symbol} ${name}`).toEqual(Array.from(plain[k]!.bars[name]));
+          }
+          if (request.timeframe === "h1") {
+            expect(Array.from(roomy.find((s) => s.symbol === "SPARSE")!.bars.time)).toEqual(series.SPARSE!.slice(-300).map((r) => r.time));
+            expect(Array.from(roomy.find((s) => s.symbol === "GAP")!.bars.close)).toEqual(series.GAP!.slice(-300).map((r) => r.close));
+            expect(roomy.find((s) => s.symbol === "FEW")!.bars.time).toHaveLength(30);
+          }
+          // The room is the caller's: filling it changes no symbol's bars.
+          const before = roomy.map(({ bars }) => Array.from(bars.time).concat(Array.from(bars.close)));
+          for (const { bars } of roomy) {
+            for (const name of ["time", ...request.series] as const) {
+              const column = bars[name] as Float64Array;
+              new Float64Array(column.buffer, column.byteOffset, column.length + room).fill(-1, column.length);
+            }
+          }
+          expect(roomy.map(({ bars }) => Array.from(bars.time).concat(Array.from(bars.close)))).toEqual(before);
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
     it("reads only the symbols asked for, cut or not, and none of the others", async () => {
       const store = await open();
       try {

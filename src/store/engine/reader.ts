@@ -2,15 +2,17 @@
  * Reading the latest bars of every symbol of a market (both backends): from each series' tail
  * (in its catalog row) and then its newest blocks, cut at the base bar's close for a non-base
  * source, into columns that are views over one buffer per column for the whole market (one
- * allocation per column, not one per symbol).
+ * allocation per column, not one per symbol), each block copied to its place as it is read.
  */
 import type { Bars, RawSeries } from "../../types.js";
-import { BLOCK_BARS, type Columns, RAW_COLUMN, type ReadBlock, blockColumns as blockColumnsOf, blockOf, unpackInto } from "../blocks.js";
+import { BLOCK_BARS, type Columns, RAW_COLUMN, type ReadBlock, blockColumns as blockColumnsOf, blockOf, float64s } from "../blocks.js";
 import type { Timeframe } from "../../types.js";
 
 /** What a read needs of one catalog row. */
 export interface LatestRow {
   symbol: string;
+  /** The series' bar count (the catalog's): no more than this many are read. */
+  bars: number;
   firstTime: number;
   lastTime: number;
   sealedBlock: number | null;
@@ -27,38 +29,50 @@ export function tailBefore(row: LatestRow): number {
   return n;
 }
 
+/** Block rows of one series numbered in [from, to]. */
+export interface BlockSpan {
+  from: number;
+  to: number;
+}
+
 /**
- * The block rows to read for `want` bars of a series after its tail gives what it can: the newest
- * `limit` blocks numbered at most `to` (blocks at least half full suffice; {@link shortOf} says
- * when more must be read), or undefined when the tail is enough or there is no block.
+ * The block rows to read for `want` bars of a series after its tail gives what it can: numbers
+ * in [from, to], `to` the newest block before the cut and `from` far enough back for blocks at
+ * least half full ({@link shortOf} says when more must be read), or undefined when the tail is
+ * enough or there is no block.
  */
-export function blocksWanted(row: LatestRow, timeframe: Timeframe, want: number): { to: number; limit: number } | undefined {
+export function blocksWanted(row: LatestRow, timeframe: Timeframe, want: number): BlockSpan | undefined {
   const fromTail = tailBefore(row);
   const rest = want - fromTail;
   if (rest <= 0 || row.sealedBlock === null) return undefined;
   const to = row.cut === Number.POSITIVE_INFINITY ? row.sealedBlock : Math.min(row.sealedBlock, blockOf(row.cut - 1, timeframe));
-  return { to, limit: Math.ceil((2 * rest) / BLOCK_BARS) + 1 };
+  return { from: to - Math.ceil((2 * rest) / BLOCK_BARS), to };
 }
 
-/** Bars of a block opening before the cut. */
-function blockBars(block: ReadBlock, cut: number): number {
+/** Every block row of a series up to the span's end: for a series {@link shortOf} found short. */
+export function wholeSpan(row: LatestRow, timeframe: Timeframe, span: BlockSpan): BlockSpan {
+  return { from: blockOf(row.firstTime, timeframe), to: span.to };
+}
+
+/** Bars of a block opening before the cut, its packed values in `values` (see {@link float64s}). */
+function blockBars(block: ReadBlock, values: Float64Array | undefined, cut: number): number {
   if (cut === Number.POSITIVE_INFINITY) return block.n;
-  const time = new Float64Array(block.n);
-  unpackInto(block.bytes, time, 0, 0, block.n);
+  const time = values ?? float64s(block.bytes, block.n);
   let n = block.n;
   while (n > 0 && time[n - 1]! >= cut) n--;
   return n;
 }
 
 /**
- * True when the blocks read (newest first) with their tail hold fewer than `want` bars and older
- * blocks exist: the caller reads that series again with no limit.
+ * True when the blocks read for `span` (newest first) with their tail hold fewer than `want`
+ * bars and older blocks may exist (sparse blocks: gaps in the market): the caller reads that
+ * series again over {@link wholeSpan}.
  */
-export function shortOf(row: LatestRow, timeframe: Timeframe, blocks: readonly ReadBlock[], limit: number, want: number): boolean {
-  if (blocks.length < limit) return false;
+export function shortOf(row: LatestRow, timeframe: Timeframe, blocks: readonly ReadBlock[], span: BlockSpan, want: number): boolean {
+  if (span.from <= blockOf(row.firstTime, timeframe)) return false;
   let have = tailBefore(row);
-  for (const block of blocks) have += blockBars(block, row.cut);
-  return have < want && blocks[blocks.length - 1]!.block > blockOf(row.firstTime, timeframe);
+  for (const block of blocks) have += blockBars(block, undefined, row.cut);
+  return have < want;
 }
 
 const nanColumns = new Map<number, Float64Array>();
@@ -73,67 +87,95 @@ export function nanColumn(length: number): Float64Array {
   return column;
 }
 
+/** Copies `count` values of `source` from `from` into `target` at `at` (no view objects: a block gives a few hundred). */
+function copyValues(source: Float64Array, from: number, target: Float64Array, at: number, count: number): void {
+  for (let i = 0; i < count; i++) target[at + i] = source[from + i]!;
+}
+
 /**
  * The latest `want` bars before each row's cut, oldest first, from its tail and blocks (newest
- * first); series not asked for are NaN columns.
+ * first), put together as the block rows arrive; series not asked for are NaN columns.
+ *
+ * Each column is one buffer for every symbol, sized from the catalog's counts before a block is
+ * read: each symbol has its place at once, so its blocks are copied there as soon as they are
+ * read and then dropped (a market's block rows are never all held at once, and every bar is
+ * copied once). With `room`, each symbol's place has that many spare values after its bars,
+ * which belong to the caller (the hot tier appends there in place).
  */
-export function assembleLatest(
-  rows: readonly LatestRow[],
-  blocksOf: readonly (readonly ReadBlock[])[],
-  series: readonly RawSeries[],
-  want: number,
-): { symbol: string; bars: Bars }[] {
-  // Per symbol: the tail bars taken, then per block (newest first) the bars before the cut and taken.
-  const plans: { tail: number; blocks: { block: ReadBlock; from: number; to: number }[]; total: number }[] = [];
-  let grand = 0;
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
+export class LatestAssembler {
+  private readonly time: Float64Array;
+  private readonly filled: Float64Array[];
+  private readonly places: number[];
+  private readonly offsets: number[] = [];
+  /** Bars put per row; -1 for a row not put yet. */
+  private readonly totals: Int32Array;
+
+  constructor(
+    private readonly rows: readonly LatestRow[],
+    private readonly series: readonly RawSeries[],
+    private readonly want: number,
+    room = 0,
+  ) {
+    let size = 0;
+    for (const row of rows) {
+      this.offsets.push(size);
+      size += Math.min(want, row.bars) + room;
+    }
+    this.time = new Float64Array(size);
+    this.filled = series.map(() => new Float64Array(size));
+    this.places = series.map((name) => RAW_COLUMN[name]);
+    this.totals = new Int32Array(rows.length).fill(-1);
+  }
+
+  /** Puts the bars of row `r` in place from its tail and `blocks`, its blocks read newest first. */
+  put(r: number, blocks: readonly ReadBlock[]): void {
+    const row = this.rows[r]!;
+    const want = this.want;
     const tailEnd = tailBefore(row);
     const tail = Math.min(tailEnd, want);
     let total = tail;
-    const taken: { block: ReadBlock; from: number; to: number }[] = [];
-    for (const block of blocksOf[r] ?? []) {
+    for (const block of blocks) {
       if (total >= want) break;
-      const to = blockBars(block, row.cut);
-      if (to === 0) continue;
-      const from = Math.max(0, to - (want - total));
-      taken.push({ block, from, to });
-      total += to - from;
+      total += Math.min(blockBars(block, undefined, row.cut), want - total);
     }
-    plans.push({ tail, blocks: taken, total });
-    grand += total;
-  }
-  const time = new Float64Array(grand);
-  const filled = series.map(() => new Float64Array(grand));
-  const tailColumn = (c: Columns, name: RawSeries): Float64Array => c[name];
-  const out: { symbol: string; bars: Bars }[] = [];
-  let offset = 0;
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    const { tail, blocks, total } = plans[r]!;
-    let at = offset + total;
-    // The tail is the newest part: it goes last.
-    const tailEnd = tailBefore(row);
-    at -= tail;
-    time.set(row.tail.time.subarray(tailEnd - tail, tailEnd), at);
-    for (let s = 0; s < series.length; s++) filled[s]!.set(tailColumn(row.tail, series[s]!).subarray(tailEnd - tail, tailEnd), at);
-    for (const { block, from, to } of blocks) {
-      at -= to - from;
-      unpackInto(block.bytes, time, at, from, to - from);
-      for (let s = 0; s < series.length; s++) unpackInto(block.bytes, filled[s]!, at, RAW_COLUMN[series[s]!] * block.n + from, to - from);
+    const offset = this.offsets[r]!;
+    if (total > row.bars) throw new Error(`Series ${row.symbol}: more bars read than its catalog row counts`);
+    this.totals[r] = total;
+    const { time, filled, places, series } = this;
+    // The tail is the newest part: it goes last, the blocks before it, newest first.
+    let at = offset + total - tail;
+    copyValues(row.tail.time, tailEnd - tail, time, at, tail);
+    for (let s = 0; s < series.length; s++) copyValues(row.tail[series[s]!], tailEnd - tail, filled[s]!, at, tail);
+    for (const block of blocks) {
+      if (at === offset) break;
+      const values = float64s(block.bytes, block.n * 6);
+      const to = blockBars(block, values, row.cut);
+      const take = Math.min(to, at - offset);
+      at -= take;
+      copyValues(values, to - take, time, at, take);
+      for (let s = 0; s < series.length; s++) copyValues(values, places[s]! * block.n + to - take, filled[s]!, at, take);
     }
-    const view = (c: Float64Array): Float64Array => c.subarray(offset, offset + total);
-    const column = (name: RawSeries): Float64Array => {
-      const i = series.indexOf(name);
-      return i >= 0 ? view(filled[i]!) : nanColumn(total);
-    };
-    out.push({
-      symbol: row.symbol,
-      bars: { time: view(time), open: column("open"), high: column("high"), low: column("low"), close: column("close"), volume: column("volume") },
-    });
-    offset += total;
   }
-  return out;
+
+  /** Every row's bars, in row order; a row not put has its tail's bars only (it has no block to read). */
+  finish(): { symbol: string; bars: Bars }[] {
+    const out: { symbol: string; bars: Bars }[] = [];
+    for (let r = 0; r < this.rows.length; r++) {
+      if (this.totals[r]! < 0) this.put(r, []);
+      const offset = this.offsets[r]!;
+      const total = this.totals[r]!;
+      const view = (c: Float64Array): Float64Array => c.subarray(offset, offset + total);
+      const column = (name: RawSeries): Float64Array => {
+        const i = this.series.indexOf(name);
+        return i >= 0 ? view(this.filled[i]!) : nanColumn(total);
+      };
+      out.push({
+        symbol: this.rows[r]!.symbol,
+        bars: { time: view(this.time), open: column("open"), high: column("high"), low: column("low"), close: column("close"), volume: column("volume") },
+      });
+    }
+    return out;
+  }
 }
 
 /** Which blocks hold bars at or after `from` (none when the tail holds them all). */
