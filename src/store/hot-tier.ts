@@ -372,8 +372,9 @@ export class HotTier {
   /**
    * The latest bars a plan source asks for (as {@link BarStore.latestBars} would give them), as
    * views over the tier's arrays, loading the (market, timeframe) when it is not held deep
-   * enough; marked as the store's ({@link trustBars}). Call {@link sync} first with the store's
-   * data version. The list may be the one handed out before: callers do not change it.
+   * enough; marked as the store's, so the evaluator skips its checks of them. Call
+   * {@link sync} first with the store's data version. The list may be the one handed out
+   * before: callers do not change it.
    */
   async latestBars(request: LatestBarsRequest, lease: HotLease | undefined): Promise<SymbolBars[]> {
     const base = request.timeframe === request.baseTimeframe;
