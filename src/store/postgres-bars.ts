@@ -3,7 +3,9 @@
  * the storage engine's requests (`engine/io.ts`) on one client inside a write's transaction (one
  * round trip per request, whatever the number of series), the latest-bars read, and the change
  * log. Block rows go in by `COPY … FROM STDIN (FORMAT binary)` when `pg-copy-streams` is
- * installed (an optional peer), else by multi-row INSERTs with one binary parameter per column.
+ * installed (an optional peer), else by multi-row INSERTs with one binary parameter per column;
+ * the latest-bars read takes them out by `COPY … TO STDOUT (FORMAT binary)` then, else as a
+ * query's (hex) text.
  */
 import { alignmentCut } from "../alignment.js";
 import type pg from "pg";
@@ -44,13 +46,22 @@ async function rows(db: Queryable, text: string, values: unknown[]): Promise<unk
   return result.rows as unknown[][];
 }
 
-/** The optional COPY stream factory, loaded once (undefined when `pg-copy-streams` is not installed). */
-let copyFrom: Promise<((text: string) => NodeJS.WritableStream) | undefined> | undefined;
-function loadCopy(): Promise<((text: string) => NodeJS.WritableStream) | undefined> {
-  copyFrom ??= import("pg-copy-streams")
-    .then((m) => (m as unknown as { from: (text: string) => NodeJS.WritableStream }).from ?? (m as unknown as { default: { from: (text: string) => NodeJS.WritableStream } }).default.from)
+/** `pg-copy-streams`' two directions: a stream into `COPY … FROM STDIN`, and one out of `COPY … TO STDOUT`. */
+interface CopyStreams {
+  from(text: string): NodeJS.WritableStream;
+  to(text: string): NodeJS.ReadableStream;
+}
+
+/** The optional COPY stream factories, loaded once (undefined when `pg-copy-streams` is not installed). */
+let copyStreams: Promise<CopyStreams | undefined> | undefined;
+function loadCopy(): Promise<CopyStreams | undefined> {
+  copyStreams ??= import("pg-copy-streams")
+    .then((m) => {
+      const api = (m as unknown as Partial<CopyStreams>).from ? (m as unknown as CopyStreams) : (m as unknown as { default: CopyStreams }).default;
+      return { from: api.from, to: api.to };
+    })
     .catch(() => undefined);
-  return copyFrom;
+  return copyStreams;
 }
 
 /** Answers one request of the storage engine on `client` (inside the caller's transaction). */
@@ -147,7 +158,7 @@ async function insertBlocks(client: pg.PoolClient, blocks: readonly BlockRow[]):
   const copy = await loadCopy();
   if (copy) {
     const stream = (client as unknown as { query(s: NodeJS.WritableStream): NodeJS.WritableStream }).query(
-      copy("COPY bar_blocks (market, timeframe, symbol, block, n, bars) FROM STDIN (FORMAT binary)"),
+      copy.from("COPY bar_blocks (market, timeframe, symbol, block, n, bars) FROM STDIN (FORMAT binary)"),
     );
     const done = new Promise<void>((resolve, reject) => {
       stream.on("finish", () => resolve());
@@ -271,27 +282,51 @@ export async function latestBars(db: Queryable, request: LatestBarsRequest, room
   }
   const assembler = new LatestAssembler(latest, series, want, room);
   const spans = latest.map((row) => blocksWanted(row, timeframe, want));
-  const blocks = await spanBlocks(db, market, timeframe, latest, spans);
   // A symbol whose blocks are sparser than assumed is read again over all its blocks.
   const short: (BlockSpan | undefined)[] = latest.map(() => undefined);
-  blocks.forEach((found, r) => {
+  await spanBlocks(db, market, timeframe, latest, spans, (r, found) => {
     const span = spans[r];
     if (span && shortOf(latest[r]!, timeframe, found, span, want)) short[r] = wholeSpan(latest[r]!, timeframe, span);
     else assembler.put(r, found);
   });
-  if (short.some(Boolean)) {
-    (await spanBlocks(db, market, timeframe, latest, short)).forEach((found, r) => {
-      if (short[r]) assembler.put(r, found);
-    });
-  }
+  if (short.some(Boolean)) await spanBlocks(db, market, timeframe, latest, short, (r, found) => assembler.put(r, found));
   return assembler.finish();
 }
 
-/** Per row, its blocks numbered in its span (none without one), newest first. */
-async function spanBlocks(db: Queryable, market: string, timeframe: Timeframe, latest: readonly LatestRow[], spans: readonly (BlockSpan | undefined)[]): Promise<ReadBlock[][]> {
-  const out: ReadBlock[][] = latest.map(() => []);
+/**
+ * The blocks of every row with a span, numbered in it, newest first: `onRow(r, blocks)` for each
+ * such row, in row order, as soon as its blocks are in (so they can be copied to their place and
+ * dropped). Through `COPY … TO STDOUT (FORMAT binary)` when `pg-copy-streams` is installed:
+ * node-postgres reads every field of a query's result as text, so a `bytea` comes as hex, twice
+ * its bytes and decoded from a string, where a binary COPY hands the bytes over as they are.
+ */
+async function spanBlocks(
+  db: Queryable,
+  market: string,
+  timeframe: Timeframe,
+  latest: readonly LatestRow[],
+  spans: readonly (BlockSpan | undefined)[],
+  onRow: (r: number, blocks: ReadBlock[]) => void,
+): Promise<void> {
   const asked = spans.flatMap((span, i) => (span ? [i] : []));
-  if (asked.length === 0) return out;
+  if (asked.length === 0) return;
+  const copy = await loadCopy();
+  if (copy) {
+    const text = (values: string[]) => `ARRAY[${values.map(escapeLiteral).join(",")}]::text[]`;
+    const ints = (values: number[], type: string) => `ARRAY[${values.map(integerLiteral).join(",")}]::${type}[]`;
+    const query = `COPY (SELECT r.i, b.block, b.n, b.bars
+      FROM unnest(${text(asked.map((i) => latest[i]!.symbol))}, ${ints(asked.map((i) => spans[i]!.from), "bigint")},
+                  ${ints(asked.map((i) => spans[i]!.to), "bigint")}, ${ints(asked, "int")}) AS r(symbol, lo, hi, i)
+      JOIN bar_blocks b ON b.market = ${escapeLiteral(market)} AND b.timeframe = ${escapeLiteral(timeframe)} AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi
+      ORDER BY r.i, b.block DESC) TO STDOUT (FORMAT binary)`;
+    const stream = (db as unknown as { query(s: NodeJS.ReadableStream): NodeJS.ReadableStream }).query(copy.to(query));
+    const byRow = new RowBlocks(asked, onRow);
+    for await (const fields of copyTuples(stream as AsyncIterable<Buffer>)) {
+      byRow.add(fields[0]!.readInt32BE(0), { block: Number(fields[1]!.readBigInt64BE(0)), n: fields[2]!.readInt32BE(0), bytes: fields[3]! });
+    }
+    byRow.end();
+    return;
+  }
   const found = await rows(
     db,
     `SELECT r.i, b.block, b.n, b.bars FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::int[]) AS r(symbol, lo, hi, i)
@@ -299,10 +334,102 @@ async function spanBlocks(db: Queryable, market: string, timeframe: Timeframe, l
      ORDER BY r.i, b.block DESC`,
     [market, timeframe, asked.map((i) => latest[i]!.symbol), asked.map((i) => spans[i]!.from), asked.map((i) => spans[i]!.to), asked],
   );
-  for (const r of found) {
-    out[Number(r[0])]!.push({ block: Number(r[1]), n: Number(r[2]), bytes: r[3] as Buffer });
+  const byRow = new RowBlocks(asked, onRow);
+  for (const r of found) byRow.add(Number(r[0]), { block: Number(r[1]), n: Number(r[2]), bytes: r[3] as Buffer });
+  byRow.end();
+}
+
+/** Block rows, sorted by row index, handed on one row at a time: every asked row once, in order, with none for a row that had none. */
+export class RowBlocks {
+  /** Position in `asked` of the first row not handed on yet. */
+  private next = 0;
+  private row = -1;
+  private blocks: ReadBlock[] = [];
+
+  constructor(
+    private readonly asked: readonly number[],
+    private readonly onRow: (r: number, blocks: ReadBlock[]) => void,
+  ) {}
+
+  add(r: number, block: ReadBlock): void {
+    if (r !== this.row) {
+      this.handOn(r);
+      this.row = r;
+    }
+    this.blocks.push(block);
   }
-  return out;
+
+  end(): void {
+    this.handOn(Number.POSITIVE_INFINITY);
+  }
+
+  /** Hands on the row in hand, then every asked row before `until` that had no block. */
+  private handOn(until: number): void {
+    if (this.row >= 0) this.onRow(this.row, this.blocks);
+    this.blocks = [];
+    while (this.next < this.asked.length && this.asked[this.next]! < until) {
+      const r = this.asked[this.next++]!;
+      if (r !== this.row) this.onRow(r, []);
+    }
+  }
+}
+
+/**
+ * The tuples of a `COPY … TO STDOUT (FORMAT binary)` stream, each as its fields' bytes (views
+ * of the chunks read, no copy): the header (signature, flags, extension), then per tuple a
+ * 16-bit field count and each field's 32-bit length and bytes, until a count of −1.
+ */
+export async function* copyTuples(stream: AsyncIterable<Buffer>): AsyncGenerator<Buffer[]> {
+  let buffer: Buffer = Buffer.alloc(0);
+  let at = 0;
+  let header = true;
+  let ended = false;
+  for await (const chunk of stream) {
+    if (ended) continue;
+    // A tuple cut by the chunk's end waits for the next chunk, joined to it.
+    buffer = at < buffer.length ? Buffer.concat([buffer.subarray(at), chunk]) : chunk;
+    at = 0;
+    if (header) {
+      if (buffer.length >= 11 && !buffer.subarray(0, 11).equals(COPY_HEADER.subarray(0, 11))) throw new Error("COPY TO STDOUT did not answer in PostgreSQL's binary format");
+      if (buffer.length < 19 || buffer.length < 19 + buffer.readInt32BE(15)) continue;
+      at = 19 + buffer.readInt32BE(15);
+      header = false;
+    }
+    for (;;) {
+      if (buffer.length - at < 2) break;
+      const count = buffer.readInt16BE(at);
+      if (count === -1) {
+        ended = true;
+        break;
+      }
+      let p = at + 2;
+      const fields: Buffer[] = [];
+      for (let f = 0; f < count; f++) {
+        if (buffer.length - p < 4) break;
+        const length = buffer.readInt32BE(p);
+        if (length < 0) throw new Error("COPY TO STDOUT gave a NULL where the columns are NOT NULL");
+        if (buffer.length - p - 4 < length) break;
+        fields.push(buffer.subarray(p + 4, p + 4 + length));
+        p += 4 + length;
+      }
+      if (fields.length < count) break;
+      at = p;
+      yield fields;
+    }
+  }
+  if (!ended) throw new Error("COPY TO STDOUT ended before its trailer");
+}
+
+/** A string as an SQL literal (the form node-postgres' `escapeLiteral` writes): quotes doubled, and backslashes in an E'' string. */
+function escapeLiteral(text: string): string {
+  const quoted = text.replaceAll("'", "''");
+  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+}
+
+/** An integer as an SQL literal. */
+function integerLiteral(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return String(value);
 }
 
 /** See `BarStore.barsSince`: the catalog rows, then the blocks each needs, in two round trips. */
