@@ -8,22 +8,13 @@ import { isTrusted, trustBars } from "../../src/eval/bars.js";
 import { truncateInstrument } from "../../src/eval/truncate.js";
 import type { Bars, Instrument, Timeframe } from "../../src/types.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
-import { HOUR, MONDAY, tickWalk } from "../kit/index.js";
-
-const plain = (b: Bars): Bars => ({
-  time: Array.from(b.time),
-  open: Array.from(b.open),
-  high: Array.from(b.high),
-  low: Array.from(b.low),
-  close: Array.from(b.close),
-  volume: Array.from(b.volume),
-});
+import { HOUR, MONDAY, asPlainArrays, tickWalk } from "../kit/index.js";
 
 function instrument(): Instrument {
   return {
     symbol: "AAA",
     bars: {
-      m15: plain(tickWalk({ seed: 1, count: 400, timeframe: "m15", start: MONDAY, vol: 0.01 })),
+      m15: asPlainArrays(tickWalk({ seed: 1, count: 400, timeframe: "m15", start: MONDAY, vol: 0.01 })),
       h1: tickWalk({ seed: 2, count: 100, timeframe: "h1", start: MONDAY, vol: 0.01 }),
       d: trustBars(tickWalk({ seed: 3, count: 5, timeframe: "d", start: MONDAY, vol: 0.01 })),
     },
