@@ -64,8 +64,8 @@ describe("format", () => {
         const at = once!.indexOf("// note");
         expect(once!.indexOf("// note", at + 1)).toBe(-1);
         const printed = code(once!.slice(0, at));
-        // A comment between a statement's last token and the `;` ending it is printed after the
-        // `;`, at the end of the statement's line.
+        // A comment between a statement's last token and a `;` the next line needs is printed
+        // after the `;`, at the end of the statement's line (docs/editors.md).
         const before = printed.at(-1)!.type === "Semicolon" && tokens[index + 1]?.type === "Semicolon" ? printed.at(-2)! : printed.at(-1)!;
         // The printer writes numbers canonically (2.50 → 2.5): compare their values.
         if (anchor.type === "NumberLiteral") expect(Number(before.image)).toBe(Number(anchor.image));
@@ -73,6 +73,12 @@ describe("format", () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it("puts a comment written before a needed ';' after the ';', and keeps one before a ';' it drops", () => {
+    const head = 'market = "CRYPTO"\ntimeframe = h1\n';
+    expect(format(`${head}let a = close // note\n;\n-a < 1`)).toBe(`${head}let a = close; // note\n-a < 1\n`);
+    expect(format(`${head}let a = close // note\n;\na > 1`)).toBe(`${head}let a = close // note\na > 1\n`);
   });
 
   it("leaves a query that does not parse alone", () => {
