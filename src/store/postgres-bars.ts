@@ -8,13 +8,13 @@
  * query's (hex) text.
  */
 import { alignmentCut } from "../alignment.js";
-import type pg from "pg";
+import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
 import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
-import { type BlockSpan, LatestAssembler, type LatestRow, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
+import { type BlockSpan, LatestAssembler, type LatestRow, RowBlocks, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
 
 /** Something that runs a query: a pool, or a client inside a transaction. */
@@ -312,12 +312,12 @@ async function spanBlocks(
   if (asked.length === 0) return;
   const copy = await loadCopy();
   if (copy) {
-    const text = (values: string[]) => `ARRAY[${values.map(escapeLiteral).join(",")}]::text[]`;
+    const text = (values: string[]) => `ARRAY[${values.map((value) => pg.escapeLiteral(value)).join(",")}]::text[]`;
     const ints = (values: number[], type: string) => `ARRAY[${values.map(integerLiteral).join(",")}]::${type}[]`;
     const query = `COPY (SELECT r.i, b.block, b.n, b.bars
       FROM unnest(${text(asked.map((i) => latest[i]!.symbol))}, ${ints(asked.map((i) => spans[i]!.from), "bigint")},
                   ${ints(asked.map((i) => spans[i]!.to), "bigint")}, ${ints(asked, "int")}) AS r(symbol, lo, hi, i)
-      JOIN bar_blocks b ON b.market = ${escapeLiteral(market)} AND b.timeframe = ${escapeLiteral(timeframe)} AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi
+      JOIN bar_blocks b ON b.market = ${pg.escapeLiteral(market)} AND b.timeframe = ${pg.escapeLiteral(timeframe)} AND b.symbol = r.symbol AND b.block BETWEEN r.lo AND r.hi
       ORDER BY r.i, b.block DESC) TO STDOUT (FORMAT binary)`;
     const stream = (db as unknown as { query(s: NodeJS.ReadableStream): NodeJS.ReadableStream }).query(copy.to(query));
     const byRow = new RowBlocks(asked, onRow);
@@ -337,41 +337,6 @@ async function spanBlocks(
   const byRow = new RowBlocks(asked, onRow);
   for (const r of found) byRow.add(Number(r[0]), { block: Number(r[1]), n: Number(r[2]), bytes: r[3] as Buffer });
   byRow.end();
-}
-
-/** Block rows, sorted by row index, handed on one row at a time: every asked row once, in order, with none for a row that had none. */
-export class RowBlocks {
-  /** Position in `asked` of the first row not handed on yet. */
-  private next = 0;
-  private row = -1;
-  private blocks: ReadBlock[] = [];
-
-  constructor(
-    private readonly asked: readonly number[],
-    private readonly onRow: (r: number, blocks: ReadBlock[]) => void,
-  ) {}
-
-  add(r: number, block: ReadBlock): void {
-    if (r !== this.row) {
-      this.handOn(r);
-      this.row = r;
-    }
-    this.blocks.push(block);
-  }
-
-  end(): void {
-    this.handOn(Number.POSITIVE_INFINITY);
-  }
-
-  /** Hands on the row in hand, then every asked row before `until` that had no block. */
-  private handOn(until: number): void {
-    if (this.row >= 0) this.onRow(this.row, this.blocks);
-    this.blocks = [];
-    while (this.next < this.asked.length && this.asked[this.next]! < until) {
-      const r = this.asked[this.next++]!;
-      if (r !== this.row) this.onRow(r, []);
-    }
-  }
 }
 
 /**
@@ -418,12 +383,6 @@ export async function* copyTuples(stream: AsyncIterable<Buffer>): AsyncGenerator
     }
   }
   if (!ended) throw new Error("COPY TO STDOUT ended before its trailer");
-}
-
-/** A string as an SQL literal (the form node-postgres' `escapeLiteral` writes): quotes doubled, and backslashes in an E'' string. */
-function escapeLiteral(text: string): string {
-  const quoted = text.replaceAll("'", "''");
-  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
 }
 
 /** An integer as an SQL literal. */

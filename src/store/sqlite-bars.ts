@@ -9,7 +9,7 @@ import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
 import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
-import { type BlockSpan, LatestAssembler, type LatestRow, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
+import { type BlockSpan, LatestAssembler, type LatestRow, RowBlocks, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { TouchedSeries } from "./engine/writer.js";
 import type { LatestBarsRequest, SymbolBars } from "./store.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
@@ -190,21 +190,13 @@ export class SqliteBars {
     const asked = spans.flatMap((span, i) => (span ? [i] : []));
     if (asked.length === 0) return;
     const json = JSON.stringify(asked.map((i) => [rows[i]!.symbol, spans[i]!.from, spans[i]!.to]));
-    // Spans are handed over in order, those without a block row with none.
-    let current = 0;
-    let blocks: ReadBlock[] = [];
-    const handOver = (): void => {
-      // The index gives a span's blocks oldest first.
-      each(asked[current++]!, blocks.reverse());
-      blocks = [];
-    };
+    // CROSS JOIN keeps the spans the outer loop: each span's rows come together, in order, and
+    // the index gives its blocks oldest first.
+    const byRow = new RowBlocks(asked, each, true);
     for (const [k, block, n, bytes] of this.stmt.spanBlocks.iterate(json, market, timeframe) as IterableIterator<[number, number, number, Uint8Array]>) {
-      // CROSS JOIN keeps the spans the outer loop: each span's rows come together, in order.
-      if (k < current || (k === current && blocks.length > 0 && blocks.at(-1)!.block >= block)) throw new Error("Block rows came out of their spans' order");
-      while (current < k) handOver();
-      blocks.push({ block, n, bytes });
+      byRow.add(asked[k]!, { block, n, bytes });
     }
-    while (current < asked.length) handOver();
+    byRow.end();
   }
 }
 

@@ -1,14 +1,15 @@
 /**
  * The pieces of PostgreSQL's binary block read (src/store/postgres-bars.ts) that need no server:
  * `copyTuples` against a `COPY … TO STDOUT (FORMAT binary)` stream written here from the format's
- * definition and cut into chunks anywhere, and `RowBlocks` handing every asked row on once, in
- * order. The read itself runs against a real PostgreSQL in the store contract suite.
+ * definition and cut into chunks anywhere, and `RowBlocks` (src/store/engine/reader.ts, both
+ * backends' hand-off) handing every asked row on once, in order. The read itself runs against a real PostgreSQL in the store contract suite.
  */
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ReadBlock } from "../../src/store/blocks.js";
-import { RowBlocks, copyTuples } from "../../src/store/postgres-bars.js";
+import { RowBlocks } from "../../src/store/engine/reader.js";
+import { copyTuples } from "../../src/store/postgres-bars.js";
 
 /** A binary COPY stream of `tuples` (each field's bytes): signature, flags, an extension, tuples, trailer. */
 function copyStream(tuples: Buffer[][], extension: Buffer): Buffer {
@@ -92,5 +93,25 @@ describe("RowBlocks", () => {
       [7, [70]],
       [9, []],
     ]);
+  });
+
+  it("turns each row's blocks round when they come oldest first, and refuses rows or blocks out of order", () => {
+    const block = (n: number): ReadBlock => ({ block: n, n: 1, bytes: Buffer.alloc(48) });
+    const calls: [number, number[]][] = [];
+    const oldest = new RowBlocks([0, 2], (r, blocks) => calls.push([r, blocks.map((b) => b.block)]), true);
+    oldest.add(0, block(4));
+    oldest.add(0, block(5));
+    oldest.add(2, block(9));
+    oldest.end();
+    expect(calls).toEqual([
+      [0, [5, 4]],
+      [2, [9]],
+    ]);
+    const rows = new RowBlocks([0, 1], () => undefined);
+    rows.add(1, block(3));
+    expect(() => rows.add(0, block(2))).toThrow(/series' order/);
+    const blocks = new RowBlocks([0], () => undefined);
+    blocks.add(0, block(3));
+    expect(() => blocks.add(0, block(4))).toThrow(/blocks' order/);
   });
 });

@@ -178,6 +178,52 @@ export class LatestAssembler {
   }
 }
 
+/**
+ * Block rows of many series, read by one statement in the order of the series asked for, handed
+ * on one series at a time: every asked row once, in order, with its blocks newest first (none
+ * for a row that had none), as soon as the next row's begin. `oldestFirst`: the statement gives
+ * each row's blocks oldest first (an index in block order) and they are turned round.
+ */
+export class RowBlocks {
+  /** Position in `asked` of the first row not handed on yet. */
+  private next = 0;
+  private row = -1;
+  private blocks: ReadBlock[] = [];
+
+  constructor(
+    private readonly asked: readonly number[],
+    private readonly onRow: (r: number, blocks: ReadBlock[]) => void,
+    private readonly oldestFirst = false,
+  ) {}
+
+  add(r: number, block: ReadBlock): void {
+    if (r !== this.row) {
+      if (r < this.row) throw new Error("Block rows came out of their series' order");
+      this.handOn(r);
+      this.row = r;
+    } else {
+      const last = this.blocks[this.blocks.length - 1]!.block;
+      if (this.oldestFirst ? block.block <= last : block.block >= last) throw new Error("Block rows came out of their blocks' order");
+    }
+    this.blocks.push(block);
+  }
+
+  /** The statement is done: the row in hand and every asked row left are handed on. */
+  end(): void {
+    this.handOn(Number.POSITIVE_INFINITY);
+  }
+
+  /** Hands on the row in hand, then every asked row before `until` that had no block. */
+  private handOn(until: number): void {
+    if (this.row >= 0) this.onRow(this.row, this.oldestFirst ? this.blocks.reverse() : this.blocks);
+    this.blocks = [];
+    while (this.next < this.asked.length && this.asked[this.next]! < until) {
+      const r = this.asked[this.next++]!;
+      if (r !== this.row) this.onRow(r, []);
+    }
+  }
+}
+
 /** Which blocks hold bars at or after `from` (none when the tail holds them all). */
 export function blocksSince(row: { sealedBlock: number | null; tail: Columns }, timeframe: Timeframe, from: number): { from: number; to: number } | undefined {
   if (row.sealedBlock === null || from >= row.tail.time[0]!) return undefined;
