@@ -81,6 +81,33 @@ export class BarAggregator {
   }
 }
 
+/** Six Float64Array columns of bars. */
+export interface PackedColumns {
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+/** The columns in the order {@link packedColumns} lays them out (the store's blocks pack them so too). */
+const PACKED_ORDER = ["time", "open", "high", "low", "close", "volume"] as const;
+
+/** Columns for `n` bars in one new array, one column after another in {@link PACKED_ORDER}. */
+export function packedColumns(n: number): PackedColumns {
+  // Six views straight on one buffer: no view of the whole to cut them from.
+  const buffer = new ArrayBuffer(n * 48);
+  return {
+    time: new Float64Array(buffer, 0, n),
+    open: new Float64Array(buffer, n * 8, n),
+    high: new Float64Array(buffer, n * 16, n),
+    low: new Float64Array(buffer, n * 24, n),
+    close: new Float64Array(buffer, n * 32, n),
+    volume: new Float64Array(buffer, n * 40, n),
+  };
+}
+
 /** Growable Float64Array columns of bars, oldest first. */
 export class BarColumns {
   length = 0;
@@ -94,13 +121,13 @@ export class BarColumns {
   constructor(capacity = 16) {
     // One allocation for the six columns: a write appending to 10,000 series makes tens of
     // thousands of these, and each backing store is work for the allocator and the collector.
-    const columns = new Float64Array(6 * capacity);
-    this.time = columns.subarray(0, capacity);
-    this.open = columns.subarray(capacity, 2 * capacity);
-    this.high = columns.subarray(2 * capacity, 3 * capacity);
-    this.low = columns.subarray(3 * capacity, 4 * capacity);
-    this.close = columns.subarray(4 * capacity, 5 * capacity);
-    this.volume = columns.subarray(5 * capacity, 6 * capacity);
+    const c = packedColumns(capacity);
+    this.time = c.time;
+    this.open = c.open;
+    this.high = c.high;
+    this.low = c.low;
+    this.close = c.close;
+    this.volume = c.volume;
   }
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
@@ -133,20 +160,16 @@ export class BarColumns {
   }
 
   private grow(): void {
-    const capacity = Math.max(16, this.time.length * 2);
-    const columns = new Float64Array(6 * capacity);
-    const widen = (a: Float64Array, k: number): Float64Array => {
-      const b = columns.subarray(k * capacity, (k + 1) * capacity);
-      b.set(a);
-      return b;
-    };
-    this.time = widen(this.time, 0);
-    this.open = widen(this.open, 1);
-    this.high = widen(this.high, 2);
-    this.low = widen(this.low, 3);
-    this.close = widen(this.close, 4);
-    this.volume = widen(this.volume, 5);
+    const c = packedColumns(Math.max(16, this.time.length * 2));
+    for (const name of PACKED_ORDER) c[name].set(this[name]);
+    this.time = c.time;
+    this.open = c.open;
+    this.high = c.high;
+    this.low = c.low;
+    this.close = c.close;
+    this.volume = c.volume;
   }
+
 }
 
 /** Aggregates bars (oldest first, strictly increasing times) into `tf` periods of `market`. */

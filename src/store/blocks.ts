@@ -20,6 +20,7 @@
  * Invariant: every tail bar is later than every block bar of the series, and a series that
  * holds any bar holds at least one in its tail.
  */
+import { packedColumns } from "../sessions/aggregate.js";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { RAW_SERIES, TIMEFRAME_MS } from "../types.js";
 
@@ -139,20 +140,6 @@ export function encodeColumns(bars: Columns): Buffer {
   const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
   COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
   return out;
-}
-
-/** Columns for `n` bars in one new array, laid out as {@link encodeColumns} packs them. */
-export function packedColumns(n: number): Columns {
-  // Six views straight on one buffer: no view of the whole to cut them from.
-  const buffer = new ArrayBuffer(n * 48);
-  return {
-    time: new Float64Array(buffer, 0, n),
-    open: new Float64Array(buffer, n * 8, n),
-    high: new Float64Array(buffer, n * 16, n),
-    low: new Float64Array(buffer, n * 24, n),
-    close: new Float64Array(buffer, n * 32, n),
-    volume: new Float64Array(buffer, n * 40, n),
-  };
 }
 
 /** Bars of `a`, then those of `b` (all later), packed in one new array. */

@@ -17,7 +17,7 @@
  */
 import type { Timeframe } from "../../types.js";
 import { TIMEFRAMES } from "../../types.js";
-import { BarAggregator, BarColumns } from "../../sessions/aggregate.js";
+import { BarAggregator, BarColumns, packedColumns } from "../../sessions/aggregate.js";
 import { periodRange } from "../../sessions/periods.js";
 import {
   BLOCK_BARS,
@@ -31,7 +31,6 @@ import {
   blockColumns,
   blockOf,
   packBlock,
-  packedColumns,
   sliceColumns,
   tailLimit,
 } from "../blocks.js";
