@@ -67,6 +67,17 @@ export interface KernelContext {
  *
  * Kernels allocate nothing per bar: they are tight loops over typed arrays (scratch space
  * comes from `ctx.scratch`).
+ *
+ * Resumable kernels (a module with `stateSize`) take an optional `state`: the loop's
+ * variables, `stateSize(consts)` slots. Slot 0 is the bar the state is positioned at. When
+ * `state[0] === from` the kernel resumes from the state instead of streaming from the first bar
+ * (or priming its window); otherwise it computes as without a state. Either way it leaves the
+ * state positioned at `to` (or, while it has nothing worth carrying, e.g. a recursion still
+ * before its seed, marks it fresh with NaN in slot 0, so the next call starts over). The batch
+ * path is a call without a state (or with a fresh one), the stepper (`./stepper.ts`) a call
+ * over [t, t + 1) with the state the previous call left: the same loop, hence bit-identical
+ * values. The state is loaded and stored at the call's boundaries only, so the loop stays as
+ * tight as without one.
  */
 export type Kernel = (
   inputs: readonly Float64Array[],
@@ -75,7 +86,29 @@ export type Kernel = (
   from: number,
   to: number,
   ctx: KernelContext,
+  state?: Float64Array,
 ) => void;
+
+/** A fresh kernel state (nothing carried yet): no slot holds a bar (NaN), sub-states included. */
+export function freshState(size: number): Float64Array {
+  return new Float64Array(size).fill(NaN);
+}
+
+/**
+ * The state of a kernel called by another, `size` slots at `base` of the caller's state (a
+ * view, made per call and only when a state is carried), or undefined without one.
+ */
+export function subState(state: Float64Array | undefined, base: number, size: number): Float64Array | undefined {
+  return state?.subarray(base, base + size);
+}
+
+/**
+ * True when `state` is positioned at bar `from`: the kernel resumes from it. A kernel built of
+ * others keeps their states side by side in its own, each at its `base` slot (its slot 0).
+ */
+export function resumes(state: Float64Array | undefined, from: number, base = 0): boolean {
+  return state !== undefined && state[base] === from;
+}
 
 /**
  * The groups of the phrase reference, in the order docs/phrases.md lists them. Defined beside
@@ -146,6 +179,13 @@ export interface FunctionModule {
    */
   readonly rangeIndependent?: boolean;
   readonly kernel: Kernel;
+  /**
+   * For a resumable kernel: the slots of its state (`Kernel`), slot 0 included. Absent when
+   * the kernel keeps nothing between bars worth carrying: a per-bar formula or a window
+   * recomputed at each bar, whose stepper is the kernel over [t, t + 1) (or, run in primed
+   * blocks, over [block start, t + 1)), so still the one definition.
+   */
+  readonly stateSize?: (consts: readonly number[]) => number;
   /** One line for docs, explanation hints and the phrase reference. */
   readonly doc: string;
   /** A complete condition using the function, valid after market and timeframe settings. */

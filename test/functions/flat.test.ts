@@ -168,3 +168,65 @@ describe("a flat stretch after movement", () => {
     }
   });
 });
+
+describe("a constant series decides no comparison by rounding (decisions §9)", () => {
+  // Each line's mean or average of a window of equal values is that value exactly, and each
+  // deviation or difference of two such averages exactly 0.
+  const AT_PRICE = [
+    "sma(close, 20)",
+    "avg(close, 20)",
+    "bb_upper(20, 2)",
+    "bb_lower(20, 2)",
+    "ema(close, 200)",
+    "ema(close, 20)",
+    "wma(close, 20)",
+    "trima(close, 20)",
+    "linreg(close, 20)",
+    "vwma(close, 20)",
+    "kc_upper(20, 2)",
+    "kc_lower(20, 2)",
+    "dema(close, 20)",
+    "tema(close, 20)",
+    "kama(close, 20)",
+    "hma(close, 20)",
+    "tenkan(9)",
+    "kijun(26)",
+    "senkou_b(52, 26)",
+    "vwap",
+  ];
+  const AT_ZERO = [
+    "macd(12, 26)",
+    "macd_signal(12, 26, 9)",
+    "macd_hist(12, 26, 9)",
+    "stdev(close, 20)",
+    "bb_width(20, 2)",
+    "ppo(12, 26)",
+    "trix(10)",
+    "atr(14)",
+    "linreg_slope(close, 20)",
+  ];
+  const PRICES = [54321.07, ...ROUNDING_PRICES, 1.1];
+
+  /** The query's columns (a condition reads 1 or 0) at the latest of 600 bars at `x` (enough for ema(200)'s seed and warm-up). */
+  function latest(columns: readonly string[], x: number): Record<string, unknown> {
+    const q = compile(`market = "CRYPTO"\ntimeframe = h1\ncolumns = [${columns.join(", ")}]\ntrue`, { lookbackCeiling: 100_000 });
+    const n = 600;
+    const c = new Float64Array(n).fill(x);
+    const time = Float64Array.from({ length: n }, (_, i) => 1_767_225_600_000 + i * H);
+    const volume = new Float64Array(n).fill(1000);
+    return q.run([{ symbol: "X", bars: { h1: { time, open: c, high: c, low: c, close: c, volume } } }]).results[0]!.columns;
+  }
+
+  it.each(PRICES)("at %d: every mean is the price and every deviation 0, exactly", (x) => {
+    for (const e of AT_PRICE) expect(latest([e], x)[e], e).toBe(x);
+    for (const e of AT_ZERO) expect(latest([e], x)[e], e).toBe(0);
+  });
+
+  it.each(PRICES)("at %d: the strict comparisons the issue found are false, the equalities true", (x) => {
+    const strict = ["close > sma(close, 20)", "close < sma(close, 20)", "close > bb_upper(20, 2)", "close < bb_lower(20, 2)", "close < ema(close, 200)", "close > ema(close, 200)", "macd(12, 26) < 0", "macd(12, 26) > 0", "macd_hist(12, 26, 9) != 0"];
+    const equal = ["sma(close, 20) == close", "bb_upper(20, 2) == bb_lower(20, 2)", "ema(close, 200) == close", "macd(12, 26) == 0"];
+    const row = latest([...strict, ...equal], x);
+    for (const s of strict) expect(row[s], s).toBe(0);
+    for (const s of equal) expect(row[s], s).toBe(1);
+  });
+});

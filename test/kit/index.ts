@@ -35,12 +35,16 @@ export {
   MODULE,
   alignEnd,
   arbitraryConsts,
+  batchValues,
+  blockBarsOf,
   checkContract,
   evaluate,
+  firstDifference,
   inputsOf,
   kernelInputs,
   latestThroughRun,
   lookbackOf,
+  steppedValues,
 } from "./modules.js";
 export { gaussian, prng, randomBooleans } from "./random.js";
 export { DAY, HOUR, MINUTE, MONDAY, WEEK } from "./time.js";

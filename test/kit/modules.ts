@@ -7,7 +7,9 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import { compile } from "../../src/api.js";
 import { MODULES } from "../../src/functions/builtins/index.js";
+import { PRIMED_BLOCK_BARS } from "../../src/eval/program.js";
 import { standaloneContext, type FunctionModule } from "../../src/functions/module.js";
+import { Stepper } from "../../src/functions/stepper.js";
 import { TIMEFRAME_MS, type Timeframe } from "../../src/types.js";
 import type { Columns } from "./bars.js";
 import { firstDefined } from "./expect.js";
@@ -147,4 +149,37 @@ export function alignEnd(ref: readonly (number | undefined)[], length: number): 
     out[offset + j] = v ?? NaN;
   });
   return out;
+}
+
+/** The evaluator's rule (src/eval/program.ts): windowed kernels whose values depend on the range run in primed blocks. */
+export const blockBarsOf = (m: FunctionModule): number => (!m.recursive && m.rangeIndependent !== true ? PRIMED_BLOCK_BARS : 0);
+
+/** A module's values over every bar, called as the evaluator calls its kernel: once, or once per primed block. */
+export function batchValues(m: FunctionModule, inputs: readonly Float64Array[], consts: readonly number[], timeframeMs = HOUR): Float64Array {
+  const n = inputs[0]?.length ?? 0;
+  const out = new Float64Array(n);
+  const ctx = standaloneContext(timeframeMs);
+  const block = blockBarsOf(m);
+  if (block === 0) m.kernel(inputs, consts, out, 0, n, ctx);
+  else for (let start = 0; start < n; start += block) m.kernel(inputs, consts, out, start, Math.min(start + block, n), ctx);
+  return out;
+}
+
+/** A module's values over every bar from a `Stepper` fed the same inputs one bar at a time. */
+export function steppedValues(m: FunctionModule, inputs: readonly Float64Array[], consts: readonly number[], timeframeMs = HOUR): Float64Array {
+  const n = inputs[0]?.length ?? 0;
+  const stepper = new Stepper(m, consts, { blockBars: blockBarsOf(m), ctx: standaloneContext(timeframeMs) });
+  const out = new Float64Array(n);
+  const bar = new Float64Array(inputs.length);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < inputs.length; k++) bar[k] = inputs[k]![i]!;
+    out[i] = stepper.step(bar);
+  }
+  return out;
+}
+
+/** The first bar where two value arrays differ (`Object.is`: NaN equals NaN, 0 differs from −0), or −1. */
+export function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (!Object.is(a[i], b[i])) return i;
+  return -1;
 }

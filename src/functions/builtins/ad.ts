@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * Chaikin accumulation/distribution line (TA-Lib AD): a running total of money-flow volume,
@@ -9,15 +9,23 @@ import type { FunctionModule, Kernel } from "../module.js";
  *
  * Cumulative: streams from the first bar f with all four defined; a NaN after that makes every
  * later value NaN.
+ *
+ * Resumable: state [bar, total, started].
  */
-const kernel: Kernel = (inputs, _consts, out, from, to) => {
+const kernel: Kernel = (inputs, _consts, out, from, to, _ctx, state) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const close = inputs[2]!;
   const volume = inputs[3]!;
   let total = 0;
   let started = false;
-  for (let i = 0; i < to; i++) {
+  let i = 0;
+  if (resumes(state, from)) {
+    total = state![1]!;
+    started = state![2] === 1;
+    i = from;
+  }
+  for (; i < to; i++) {
     const h = high[i]!;
     const l = low[i]!;
     const c = close[i]!;
@@ -31,6 +39,11 @@ const kernel: Kernel = (inputs, _consts, out, from, to) => {
     }
     if (i >= from) out[i] = started ? total : NaN;
   }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = total;
+    state[2] = started ? 1 : 0;
+  }
 };
 
 export const ad: FunctionModule = {
@@ -42,6 +55,7 @@ export const ad: FunctionModule = {
   lookbackDoc: "1",
   recursive: true,
   kernel,
+  stateSize: () => 3,
   doc: "Chaikin accumulation/distribution line: running total of volume · ((close − low) − (high − close))/(high − low), from the first bar given.",
   example: "ad > ad[10]",
   reference: "TA-Lib AD",

@@ -1,4 +1,4 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * Chaikin A/D oscillator (TA-Lib ADOSC): ema(ad, fast) − ema(ad, slow) of the
@@ -11,24 +11,41 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  *
  * Recursive: streams from the first bar f with all four inputs defined; a NaN after that
  * poisons both averages.
+ *
+ * Resumable: state [bar, ad, fast and slow EMA, first output bar], from its first output on.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const close = inputs[2]!;
   const volume = inputs[3]!;
   const fastK = 2 / (consts[0]! + 1);
   const slowK = 2 / (consts[1]! + 1);
-  let f = 0;
-  while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]! || volume[f]! !== volume[f]!)) f++;
-  const start = f + Math.max(consts[0]!, consts[1]!) - 1;
-  for (let i = from; i < to && i < start; i++) out[i] = NaN;
-  if (start >= to) return;
-
   let ad = 0;
   let fast = 0;
   let slow = 0;
-  for (let i = f; i < to; i++) {
+  let i: number;
+  let f: number;
+  let start: number;
+  if (resumes(state, from)) {
+    ad = state![1]!;
+    fast = state![2]!;
+    slow = state![3]!;
+    start = state![4]!;
+    f = -1;
+    i = from;
+  } else {
+    f = 0;
+    while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]! || volume[f]! !== volume[f]!)) f++;
+    start = f + Math.max(consts[0]!, consts[1]!) - 1;
+    for (let j = from; j < to && j < start; j++) out[j] = NaN;
+    if (start >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    i = f;
+  }
+  for (; i < to; i++) {
     const h = high[i]!;
     const l = low[i]!;
     const c = close[i]!;
@@ -44,6 +61,13 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
       slow = slowK * ad + (1 - slowK) * slow;
     }
     if (i >= start && i >= from) out[i] = fast - slow;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = ad;
+    state[2] = fast;
+    state[3] = slow;
+    state[4] = start;
   }
 };
 
@@ -61,6 +85,7 @@ export const adosc: FunctionModule = {
   // The A/D line's own start cancels in the difference; only the EMAs' seeds need forgetting.
   warmup: (k) => convergenceBars(2 / (Math.max(k[0]!, k[1]!) + 1)),
   kernel,
+  stateSize: () => 5,
   doc: "Chaikin A/D oscillator: ema(ad, fast) − ema(ad, slow), both EMAs started from the first A/D value.",
   example: "adosc(3, 10) > 0",
   reference: "TA-Lib ADOSC",

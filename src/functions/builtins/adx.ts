@@ -1,12 +1,12 @@
 import type { FunctionModule, Kernel } from "../module.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
-import { ADX, directional } from "../shared/directional.js";
+import { ADX, DIRECTIONAL_STATE, directional } from "../shared/directional.js";
 
 /**
  * ADX: see `directional` (shared/directional.ts) for Wilder's procedure and its undefined values.
  */
-const adxKernel: Kernel = (inputs, consts, out, from, to) =>
-  directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, ADX, out, from, to);
+const adxKernel: Kernel = (inputs, consts, out, from, to, _ctx, state) =>
+  directional(inputs[0]!, inputs[1]!, inputs[2]!, consts[0]!, ADX, out, from, to, state);
 
 export const adx: FunctionModule = {
   name: "adx",
@@ -18,6 +18,7 @@ export const adx: FunctionModule = {
   recursive: true,
   warmup: ([n = 1]) => cascadeConvergenceBars(1 / n, 2),
   kernel: adxKernel,
+  stateSize: () => DIRECTIONAL_STATE,
   doc: "Average directional index (Wilder): the smoothed DX, trend strength 0 to 100 whatever the direction.",
   example: "adx(14) > 25 and plus_di(14) > minus_di(14)",
   reference: "TA-Lib ADX",

@@ -1,15 +1,16 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { extremeAge } from "../shared/aroon.js";
+import { EXTREME_STATE, windowExtreme } from "../shared/extreme.js";
 
 /**
  * Aroon oscillator: aroon_up − aroon_down = `(100/n)·(age of the low − age of the high)`, the
- * ages over the last n + 1 bars (scratch buffer 0 holds the high's).
+ * ages over the last n + 1 bars (scratch buffer 0 holds the high's). Its state holds the high's
+ * extreme, then the low's.
  */
-const aroonOscKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
+const aroonOscKernel: Kernel = (inputs, consts, out, from, to, ctx, state) => {
   const n = consts[0]!;
   const highAge = ctx.scratch(0, to);
-  extremeAge(inputs[0]!, n, true, highAge, from, to);
-  extremeAge(inputs[1]!, n, false, out, from, to);
+  windowExtreme(inputs[0]!, n + 1, 1, true, highAge, from, to, state, 0);
+  windowExtreme(inputs[1]!, n + 1, -1, true, out, from, to, state, EXTREME_STATE);
   const factor = 100 / n;
   for (let i = from; i < to; i++) out[i] = factor * (out[i]! - highAge[i]!);
 };
@@ -23,6 +24,7 @@ export const aroon_osc: FunctionModule = {
   lookbackDoc: "n + 1",
   recursive: false,
   kernel: aroonOscKernel,
+  stateSize: () => 2 * EXTREME_STATE,
   doc: "Aroon oscillator: aroon_up(n) − aroon_down(n), −100 to 100.",
   example: "crossover(aroon_osc(25), 0)",
   reference: "TA-Lib AROONOSC",

@@ -1,10 +1,10 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { extremeAge } from "../shared/aroon.js";
+import { EXTREME_STATE, windowExtreme } from "../shared/extreme.js";
 
 /** Aroon up: `(100/n)·(n − bars since the highest high of the last n + 1 bars)`. */
-const aroonUpKernel: Kernel = (inputs, consts, out, from, to) => {
+const aroonUpKernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const n = consts[0]!;
-  extremeAge(inputs[0]!, n, true, out, from, to);
+  windowExtreme(inputs[0]!, n + 1, 1, true, out, from, to, state);
   const factor = 100 / n;
   for (let i = from; i < to; i++) out[i] = factor * (n - out[i]!);
 };
@@ -18,6 +18,7 @@ export const aroon_up: FunctionModule = {
   lookbackDoc: "n + 1",
   recursive: false,
   kernel: aroonUpKernel,
+  stateSize: () => EXTREME_STATE,
   doc: "Aroon up: 100·(n − bars since the highest high of the last n + 1 bars)/n; 100 on a fresh high (ties: the latest bar).",
   example: "aroon_up(25) > 70 and aroon_down(25) < 30",
   reference: "TA-Lib AROON (aroonUp); Chande (Achelis)",

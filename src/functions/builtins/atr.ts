@@ -1,4 +1,4 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * Average true range (Wilder; TA-Lib ATR): TR[i] = max(high − low, |high − close[i−1]|,
@@ -6,29 +6,43 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  * TR[1..n]; then Wilder's RMA, atr += (TR − atr)/n. Inputs are the implicit [high, low, close].
  *
  * Recursive: streams from the first bar f with high, low and close all defined (the first ATR
- * is at f + n) and writes [from, to); a later NaN poisons the average.
+ * is at f + n) and writes [from, to); a later NaN poisons the average. Resumable: state [bar,
+ * atr], carried once seeded.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const close = inputs[2]!;
   const n = consts[0]!;
   const inv = 1 / n;
-  let f = 0;
-  while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]!)) f++;
-  const seedAt = f + n;
-  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
-  if (seedAt >= to) return;
-
-  let sum = 0;
-  for (let j = f + 1; j <= seedAt; j++) sum += trueRange(high[j]!, low[j]!, close[j - 1]!);
-  let a = sum / n;
-  if (seedAt >= from) out[seedAt] = a;
-  let i = seedAt + 1;
-  for (; i < from; i++) a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;
+  let i: number;
+  let a: number;
+  if (resumes(state, from)) {
+    i = from;
+    a = state![1]!;
+  } else {
+    let f = 0;
+    while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]!)) f++;
+    const seedAt = f + n;
+    for (let j = from; j < to && j < seedAt; j++) out[j] = NaN;
+    if (seedAt >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    let sum = 0;
+    for (let j = f + 1; j <= seedAt; j++) sum += trueRange(high[j]!, low[j]!, close[j - 1]!);
+    a = sum / n;
+    if (seedAt >= from) out[seedAt] = a;
+    i = seedAt + 1;
+    for (; i < from; i++) a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;
+  }
   for (; i < to; i++) {
     a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;
     out[i] = a;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = a;
   }
 };
 
@@ -47,6 +61,7 @@ export const atr: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
+  stateSize: () => 2,
   doc: "Average true range: Wilder RMA of true range, seeded with the mean of the first n true ranges (first value at bar n).",
   example: "atr(14) > close * 0.01",
   reference: "Wilder (1978); TA-Lib ATR; TradingView ta.atr",

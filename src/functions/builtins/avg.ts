@@ -1,5 +1,5 @@
 import type { FunctionModule } from "../module.js";
-import { smaKernel } from "../shared/sma.js";
+import { SMA_STATE, smaKernel } from "../shared/sma.js";
 
 export const avg: FunctionModule = {
   name: "avg",
@@ -10,6 +10,7 @@ export const avg: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel: smaKernel,
+  stateSize: () => SMA_STATE,
   doc: "Arithmetic mean of the last n values (the same function as sma, source required).",
   example: "volume > avg(volume, 20) * 2",
   reference: "TA-Lib SMA (the same function as sma)",

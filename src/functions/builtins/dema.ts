@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { windowMean } from "../shared/flat.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
 
 /**
@@ -20,17 +21,18 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (let i = from; i < to && i < start; i++) out[i] = NaN;
   if (start >= to) return;
 
-  let sum = 0;
-  for (let j = f; j < f + n; j++) sum += x[j]!;
-  let e1 = sum / n;
-  // e2's seed: the mean of e1's first n values, bars f + n − 1 .. start.
+  let e1 = windowMean(x, f, n);
+  // e2's seed: the mean of e1's first n values, bars f + n − 1 .. start (its value when they are equal).
+  const e1First = e1;
   let seed = e1;
+  let flat = true;
   let i = f + n;
   for (; i <= start; i++) {
     e1 += alpha * (x[i]! - e1);
     seed += e1;
+    if (e1 !== e1First) flat = false;
   }
-  let e2 = seed / n;
+  let e2 = flat ? e1First : seed / n;
   if (start >= from) out[start] = 2 * e1 - e2;
   for (; i < to; i++) {
     e1 += alpha * (x[i]! - e1);

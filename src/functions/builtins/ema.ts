@@ -1,34 +1,49 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes } from "../module.js";
+import { windowMean } from "../shared/flat.js";
 
 /**
  * Exponential moving average, alpha = 2/(n+1), seeded with the SMA of the first n values
  * (TA-Lib EMA, technicalindicators EMA, TradingView `ta.ema` docs). Seeding with the first
- * value instead is the classic source of screeners disagreeing with charts.
+ * value instead is the classic source of screeners disagreeing with charts. The seed is
+ * `windowMean` (shared/flat.ts), so a constant series has its EMA exactly at its value.
  *
  * Recursive: the value at bar i depends on every bar since the input's first defined value f,
  * so the kernel streams over [f, to) and writes [from, to). Leading NaN (the input is itself an
  * indicator still warming up) is skipped: the first EMA is at f + n − 1. A NaN after that
  * poisons the average from there on, as in the references.
+ *
+ * Resumable: state [bar, ema], carried once the average is seeded.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const x = inputs[0]!;
   const n = consts[0]!;
   const alpha = 2 / (n + 1);
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const seedAt = f + n - 1;
-  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
-  if (seedAt >= to) return;
-
-  let sum = 0;
-  for (let j = f; j <= seedAt; j++) sum += x[j]!;
-  let e = sum / n;
-  if (seedAt >= from) out[seedAt] = e;
-  let i = seedAt + 1;
-  for (; i < from; i++) e += alpha * (x[i]! - e);
+  let i: number;
+  let e: number;
+  if (resumes(state, from)) {
+    i = from;
+    e = state![1]!;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const seedAt = f + n - 1;
+    for (let j = from; j < to && j < seedAt; j++) out[j] = NaN;
+    if (seedAt >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    e = windowMean(x, f, n);
+    if (seedAt >= from) out[seedAt] = e;
+    i = seedAt + 1;
+    for (; i < from; i++) e += alpha * (x[i]! - e);
+  }
   for (; i < to; i++) {
     e += alpha * (x[i]! - e);
     out[i] = e;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = e;
   }
 };
 
@@ -42,6 +57,7 @@ export const ema: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
   kernel,
+  stateSize: () => 2,
   doc: "Exponential moving average, alpha = 2/(n+1), seeded with the SMA of the first n values.",
   example: "ema(close, 9) > ema(close, 21)",
   reference: "TA-Lib EMA (SMA-seeded); TradingView ta.ema",

@@ -1,45 +1,17 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { EXTREME_STATE, windowExtreme } from "../shared/extreme.js";
 
 /**
  * Highest of the last n values, current bar included (TradingView `ta.highest`, TA-Lib MAX).
  * NaN until n values exist and wherever the window holds a NaN.
  *
  * Keeps the current maximum and where it is; only when that bar leaves the window is the window
- * rescanned. On price data that is amortised O(1) per bar and allocates nothing (a monotonic
- * deque would need a buffer).
+ * rescanned (`windowExtreme`, shared/extreme.ts): amortised O(1) per bar on price data,
+ * allocation-free, and resumable with a state of four slots where a monotonic deque would carry
+ * a buffer.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
-  const x = inputs[0]!;
-  const n = consts[0]!;
-  let i = from;
-  for (; i < to && i < n - 1; i++) out[i] = NaN;
-  let best = -Infinity;
-  let bestAt = -1;
-  let nanAt = -1;
-  for (; i < to; i++) {
-    const first = i - n + 1;
-    if (bestAt < first) {
-      best = -Infinity;
-      bestAt = first - 1;
-      for (let j = first; j <= i; j++) {
-        const v = x[j]!;
-        if (v !== v) nanAt = j;
-        else if (v >= best) {
-          best = v;
-          bestAt = j;
-        }
-      }
-    } else {
-      const v = x[i]!;
-      if (v !== v) nanAt = i;
-      else if (v >= best) {
-        best = v;
-        bestAt = i;
-      }
-    }
-    out[i] = nanAt >= first ? NaN : best;
-  }
-};
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) =>
+  windowExtreme(inputs[0]!, consts[0]!, 1, false, out, from, to, state);
 
 export const highest: FunctionModule = {
   name: "highest",
@@ -51,6 +23,7 @@ export const highest: FunctionModule = {
   recursive: false,
   rangeIndependent: true,
   kernel,
+  stateSize: () => EXTREME_STATE,
   doc: "Highest of the last n values, current bar included (source defaults to high).",
   example: "close >= highest(high, 20)",
   reference: "TA-Lib MAX; TradingView ta.highest",

@@ -24,17 +24,30 @@ const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const halfWeights = (half * (half + 1)) / 2;
   const fullWeights = (n * (n + 1)) / 2;
   for (let j = begin - s + 1; j < to; j++) {
+    const v = x[j]!;
     let a = 0;
     for (let t = 0; t < half; t++) a += (half - t) * x[j - t]!;
     let b = 0;
-    for (let t = 0; t < n; t++) b += (n - t) * x[j - t]!;
-    inner[j] = (2 * a) / halfWeights - b / fullWeights;
+    let flat = true;
+    for (let t = 0; t < n; t++) {
+      const y = x[j - t]!;
+      b += (n - t) * y;
+      if (y !== v) flat = false;
+    }
+    // Equal values over the window (which holds the half window too): both means are the value.
+    inner[j] = flat ? v : (2 * a) / halfWeights - b / fullWeights;
   }
   const outerWeights = (s * (s + 1)) / 2;
   for (let i = begin; i < to; i++) {
+    const v = inner[i]!;
     let acc = 0;
-    for (let t = 0; t < s; t++) acc += (s - t) * inner[i - t]!;
-    out[i] = acc / outerWeights;
+    let flat = true;
+    for (let t = 0; t < s; t++) {
+      const y = inner[i - t]!;
+      acc += (s - t) * y;
+      if (y !== v) flat = false;
+    }
+    out[i] = flat ? v : acc / outerWeights;
   }
 };
 

@@ -1,4 +1,4 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /** Smoothing constants of Kaufman's defaults: an EMA of 30 bars when choppy, of 2 when trending. */
 const SLOW = 2 / (30 + 1);
@@ -21,32 +21,46 @@ const FAST_MINUS_SLOW = 2 / (2 + 1) - SLOW;
  * Those bars are where XQL and TA-Lib differ, and XQL is the exact one.
  *
  * Recursive: streams from the input's first defined value f (the first KAMA at f + n); a NaN
- * after that poisons the average.
+ * after that poisons the average. Resumable: state [bar, kama, the window's path as sum and
+ * carry, its moving changes], carried from the first KAMA on.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const x = inputs[0]!;
   const n = consts[0]!;
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const start = f + n;
-  for (let i = from; i < to && i < start; i++) out[i] = NaN;
-  if (start >= to) return;
-
-  let k = x[start - 1]!;
-  // The window's absolute changes: the first n − 1 before the loop, the newest added and the
-  // oldest removed each bar.
+  let i: number;
+  let k: number;
+  // The window's absolute changes as sum + carry, and how many of them are not 0.
   let sum = 0;
   let carry = 0;
   let moving = 0;
-  for (let j = f + 1; j < start; j++) {
-    const v = Math.abs(x[j]! - x[j - 1]!);
-    if (v !== 0) moving++;
-    const t = sum + v;
-    const bp = t - sum;
-    carry += sum - (t - bp) + (v - bp);
-    sum = t;
+  if (resumes(state, from)) {
+    i = from;
+    k = state![1]!;
+    sum = state![2]!;
+    carry = state![3]!;
+    moving = state![4]!;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const start = f + n;
+    for (let j = from; j < to && j < start; j++) out[j] = NaN;
+    if (start >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    k = x[start - 1]!;
+    // The first n − 1 changes before the loop; the newest added and the oldest removed each bar.
+    for (let j = f + 1; j < start; j++) {
+      const v = Math.abs(x[j]! - x[j - 1]!);
+      if (v !== 0) moving++;
+      const t = sum + v;
+      const bp = t - sum;
+      carry += sum - (t - bp) + (v - bp);
+      sum = t;
+    }
+    i = start;
   }
-  for (let i = start; i < to; i++) {
+  for (; i < to; i++) {
     const v = Math.abs(x[i]! - x[i - 1]!);
     if (v !== 0) moving++;
     let t = sum + v;
@@ -70,6 +84,13 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
     carry += sum - (t - bp) + (w - bp);
     sum = t;
   }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = k;
+    state[2] = sum;
+    state[3] = carry;
+    state[4] = moving;
+  }
 };
 
 export const kama: FunctionModule = {
@@ -86,6 +107,7 @@ export const kama: FunctionModule = {
   // The slowest the average can run is sc = (2/31)²; the seed fades at that rate in a choppy market.
   warmup: () => convergenceBars(SLOW * SLOW),
   kernel,
+  stateSize: () => 5,
   doc: "Kaufman adaptive moving average: an EMA whose constant moves between 2 and 30 bars with the efficiency ratio |src − src[n]| / Σ|changes| over n.",
   example: "close > kama(10)",
   reference: "TA-Lib KAMA",

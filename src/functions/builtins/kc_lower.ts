@@ -1,8 +1,8 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { keltner } from "../shared/keltner.js";
+import { keltner, keltnerStateSize } from "../shared/keltner.js";
 
 /** Lower Keltner channel: ema(src, n) − mult·atr(n); see `shared/keltner.ts`. */
-const kernel: Kernel = (inputs, consts, out, from, to, ctx) => keltner(inputs, consts, -1, out, from, to, ctx);
+const kernel: Kernel = (inputs, consts, out, from, to, ctx, state) => keltner(inputs, consts, -1, out, from, to, ctx, state);
 
 export const kc_lower: FunctionModule = {
   name: "kc_lower",
@@ -18,6 +18,7 @@ export const kc_lower: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
+  stateSize: keltnerStateSize,
   doc: "Lower Keltner channel: ema(src, n) − mult · atr(n).",
   example: "close < kc_lower(20, 2)",
   reference: "TradingView ta.kc with ATR bands (Keltner Channels, bands style Average True Range)",

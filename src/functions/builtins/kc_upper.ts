@@ -1,8 +1,8 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { keltner } from "../shared/keltner.js";
+import { keltner, keltnerStateSize } from "../shared/keltner.js";
 
 /** Upper Keltner channel: ema(src, n) + mult·atr(n); see `shared/keltner.ts`. */
-const kernel: Kernel = (inputs, consts, out, from, to, ctx) => keltner(inputs, consts, 1, out, from, to, ctx);
+const kernel: Kernel = (inputs, consts, out, from, to, ctx, state) => keltner(inputs, consts, 1, out, from, to, ctx, state);
 
 export const kc_upper: FunctionModule = {
   name: "kc_upper",
@@ -19,6 +19,7 @@ export const kc_upper: FunctionModule = {
   // The ATR's Wilder smoothing (1/n) forgets more slowly than the EMA's 2/(n+1).
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
+  stateSize: keltnerStateSize,
   doc: "Upper Keltner channel: ema(src, n) + mult · atr(n).",
   example: "close > kc_upper(20, 2)",
   reference: "TradingView ta.kc with ATR bands (Keltner Channels, bands style Average True Range)",

@@ -1,13 +1,13 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { MACD_LINE, macdStream } from "../shared/macd.js";
+import { MACD_LINE, MACD_STATE, macdStream } from "../shared/macd.js";
 
 /**
  * MACD line: ema(src, fast) − ema(src, slow); consts [fast, slow].
  * Seeding and the first defined bar are described at `macdStream`.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   // The line does not involve the signal EMA, so its length is irrelevant here (1).
-  macdStream(inputs[0]!, consts[0]!, consts[1]!, 1, MACD_LINE, out, from, to);
+  macdStream(inputs[0]!, consts[0]!, consts[1]!, 1, MACD_LINE, out, from, to, state);
 };
 
 export const macd: FunctionModule = {
@@ -20,6 +20,7 @@ export const macd: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(2 / (Math.max(k[0]!, k[1]!) + 1)),
   kernel,
+  stateSize: () => MACD_STATE,
   doc: "MACD line: ema(src, fast) − ema(src, slow).",
   example: "macd(12, 26) > 0",
   reference: "Appel; TA-Lib MACD (SMA-seeded EMAs)",

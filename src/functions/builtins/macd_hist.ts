@@ -1,12 +1,12 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { MACD_HIST, macdStream } from "../shared/macd.js";
+import { MACD_HIST, MACD_STATE, macdStream } from "../shared/macd.js";
 
 /**
  * MACD histogram: line − signal; consts [fast, slow, signal].
  * Seeding and the first defined bar are described at `macdStream`.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
-  macdStream(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, MACD_HIST, out, from, to);
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
+  macdStream(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, MACD_HIST, out, from, to, state);
 };
 
 export const macd_hist: FunctionModule = {
@@ -19,6 +19,7 @@ export const macd_hist: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(2 / (Math.max(k[0]!, k[1]!) + 1)) + convergenceBars(2 / (k[2]! + 1)),
   kernel,
+  stateSize: () => MACD_STATE,
   doc: "MACD histogram: macd − macd_signal.",
   example: "macd_hist(12, 26, 9) > 0",
   reference: "Appel; TA-Lib MACD histogram",

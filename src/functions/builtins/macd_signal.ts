@@ -1,12 +1,12 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { MACD_SIGNAL, macdStream } from "../shared/macd.js";
+import { MACD_SIGNAL, MACD_STATE, macdStream } from "../shared/macd.js";
 
 /**
  * MACD signal line: the EMA(signal) of the MACD line; consts [fast, slow, signal].
  * Seeding and the first defined bar are described at `macdStream`.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
-  macdStream(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, MACD_SIGNAL, out, from, to);
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
+  macdStream(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, MACD_SIGNAL, out, from, to, state);
 };
 
 export const macd_signal: FunctionModule = {
@@ -19,6 +19,7 @@ export const macd_signal: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(2 / (Math.max(k[0]!, k[1]!) + 1)) + convergenceBars(2 / (k[2]! + 1)),
   kernel,
+  stateSize: () => MACD_STATE,
   doc: "MACD signal line: the EMA (length signal) of the MACD line.",
   example: "macd(12, 26) > macd_signal(12, 26, 9)",
   reference: "Appel; TA-Lib MACD signal",

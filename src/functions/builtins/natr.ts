@@ -12,11 +12,12 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  *
  * Recursive through its ATR: a NaN bar after the start makes every later value NaN.
  */
-const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
+const kernel: Kernel = (inputs, consts, out, from, to, ctx, state) => {
   const close = inputs[2]!;
   if (from >= to) return;
   const range = ctx.scratch(0, to);
-  atr.kernel(inputs, consts, range, from, to, ctx);
+  // Its state is the ATR's.
+  atr.kernel(inputs, consts, range, from, to, ctx, state);
   for (let i = from; i < to; i++) {
     const c = close[i]!;
     out[i] = c === 0 ? NaN : (100 * range[i]!) / c;
@@ -33,6 +34,7 @@ export const natr: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
+  stateSize: (k) => atr.stateSize!(k),
   doc: "Normalized ATR: 100 · atr(n) / close, the average true range in percent of price.",
   example: "natr(14) > 2",
   reference: "TA-Lib NATR",

@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * On-balance volume (Granville; TA-Lib OBV): a running total that adds the bar's volume when
@@ -9,29 +9,54 @@ import type { FunctionModule, Kernel } from "../module.js";
  *
  * Cumulative: streams from the first bar f where close and volume are defined; a NaN after
  * that makes every later value NaN (a gap in the volume record makes the total unknowable).
+ *
+ * Resumable: state [bar, total, previous close, ended], from its first value on.
  */
-const kernel: Kernel = (inputs, _consts, out, from, to) => {
+const kernel: Kernel = (inputs, _consts, out, from, to, _ctx, state) => {
   const close = inputs[0]!;
   const volume = inputs[1]!;
-  let f = 0;
-  while (f < to && (close[f]! !== close[f]! || volume[f]! !== volume[f]!)) f++;
-  for (let i = from; i < to && i < f; i++) out[i] = NaN;
-  if (f >= to) return;
-
-  let total = volume[f]!;
-  let previous = close[f]!;
-  if (f >= from) out[f] = total;
-  let i = f + 1;
-  for (; i < to; i++) {
+  let total: number;
+  let previous: number;
+  let i: number;
+  // A NaN bar ends the count for good.
+  let ended = false;
+  if (resumes(state, from)) {
+    total = state![1]!;
+    previous = state![2]!;
+    ended = state![3] === 1;
+    i = from;
+  } else {
+    let f = 0;
+    while (f < to && (close[f]! !== close[f]! || volume[f]! !== volume[f]!)) f++;
+    for (let j = from; j < to && j < f; j++) out[j] = NaN;
+    if (f >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    total = volume[f]!;
+    previous = close[f]!;
+    if (f >= from) out[f] = total;
+    i = f + 1;
+  }
+  for (; i < to && !ended; i++) {
     const c = close[i]!;
     const v = volume[i]!;
-    if (c !== c || v !== v) break;
+    if (c !== c || v !== v) {
+      ended = true;
+      break;
+    }
     if (c > previous) total += v;
     else if (c < previous) total -= v;
     previous = c;
     if (i >= from) out[i] = total;
   }
   for (i = Math.max(i, from); i < to; i++) out[i] = NaN;
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = total;
+    state[2] = previous;
+    state[3] = ended ? 1 : 0;
+  }
 };
 
 export const obv: FunctionModule = {
@@ -43,6 +68,7 @@ export const obv: FunctionModule = {
   lookbackDoc: "1",
   recursive: true,
   kernel,
+  stateSize: () => 4,
   doc: "On-balance volume: running total of volume, added on an up close and subtracted on a down close, from the first bar given.",
   example: "obv > sma(obv, 20)",
   reference: "TA-Lib OBV",

@@ -1,4 +1,4 @@
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * Wilder's RSI (TA-Lib RSI, TradingView `ta.rsi`): with changes d[i] = src[i] − src[i−1],
@@ -19,41 +19,59 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  * f + n) and computes the ratio only for [from, to). The sign of a change is random on price
  * data, so gain and loss come from arithmetic ((|d| ± d)/2, exact in binary floating point)
  * rather than a branch, and 1/n is a multiply.
+ *
+ * Resumable: state [bar, average gain, average loss, and both as of the last bar that moved],
+ * carried once seeded.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const x = inputs[0]!;
   const n = consts[0]!;
   const inv = 1 / n;
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const seedAt = f + n;
-  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
-  if (seedAt >= to) return;
-
-  let gains = 0;
-  let losses = 0;
-  for (let j = f + 1; j <= seedAt; j++) {
-    const d = x[j]! - x[j - 1]!;
-    const a = Math.abs(d);
-    gains += a + d;
-    losses += a - d;
-  }
-  // The sums above hold 2·gain and 2·loss; halving is exact.
-  let avgGain = (gains * 0.5) / n;
-  let avgLoss = (losses * 0.5) / n;
+  let i: number;
+  let avgGain: number;
+  let avgLoss: number;
   // The averages as of the last bar that moved (or the seed): the RSI is their ratio.
-  let movedGain = avgGain;
-  let movedLoss = avgLoss;
-  if (seedAt >= from) out[seedAt] = ratio(movedGain, movedLoss);
-  let i = seedAt + 1;
-  for (; i < from; i++) {
-    const d = x[i]! - x[i - 1]!;
-    const a = Math.abs(d);
-    avgGain += ((a + d) * 0.5 - avgGain) * inv;
-    avgLoss += ((a - d) * 0.5 - avgLoss) * inv;
-    if (d !== 0 || n === 1) {
-      movedGain = avgGain;
-      movedLoss = avgLoss;
+  let movedGain: number;
+  let movedLoss: number;
+  if (resumes(state, from)) {
+    i = from;
+    avgGain = state![1]!;
+    avgLoss = state![2]!;
+    movedGain = state![3]!;
+    movedLoss = state![4]!;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const seedAt = f + n;
+    for (let j = from; j < to && j < seedAt; j++) out[j] = NaN;
+    if (seedAt >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    let gains = 0;
+    let losses = 0;
+    for (let j = f + 1; j <= seedAt; j++) {
+      const d = x[j]! - x[j - 1]!;
+      const a = Math.abs(d);
+      gains += a + d;
+      losses += a - d;
+    }
+    // The sums above hold 2·gain and 2·loss; halving is exact.
+    avgGain = (gains * 0.5) / n;
+    avgLoss = (losses * 0.5) / n;
+    movedGain = avgGain;
+    movedLoss = avgLoss;
+    if (seedAt >= from) out[seedAt] = ratio(movedGain, movedLoss);
+    i = seedAt + 1;
+    for (; i < from; i++) {
+      const d = x[i]! - x[i - 1]!;
+      const a = Math.abs(d);
+      avgGain += ((a + d) * 0.5 - avgGain) * inv;
+      avgLoss += ((a - d) * 0.5 - avgLoss) * inv;
+      if (d !== 0 || n === 1) {
+        movedGain = avgGain;
+        movedLoss = avgLoss;
+      }
     }
   }
   for (; i < to; i++) {
@@ -66,6 +84,13 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
       movedLoss = avgLoss;
     }
     out[i] = ratio(movedGain, movedLoss);
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = avgGain;
+    state[2] = avgLoss;
+    state[3] = movedGain;
+    state[4] = movedLoss;
   }
 };
 
@@ -84,6 +109,7 @@ export const rsi: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
+  stateSize: () => 5,
   doc: "Wilder RSI: RMA (alpha = 1/n) of gains and losses, seeded with the mean of the first n changes; 100 when the average loss is 0; a bar without change keeps it exactly.",
   example: "rsi(14) < 30",
   reference: "Wilder (1978); TA-Lib RSI; TradingView ta.rsi",

@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * Parabolic SAR (Wilder; TA-Lib SAR with acceleration = step, maximum = max): a stop that
@@ -15,33 +15,60 @@ import type { FunctionModule, Kernel } from "../module.js";
  * Recursive: streams from the first bar f with high and low defined; a NaN after that makes
  * every later value NaN. The state is rebuilt at every reversal, so no warm-up beyond the
  * source's minimum applies.
+ *
+ * Resumable: state [bar, long, af, ep, sar, the last high and low, ended], from its first value on.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const max = consts[1]!;
   const step = Math.min(consts[0]!, max);
-  let f = 0;
-  while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]!)) f++;
-  const start = f + 1;
-  for (let i = from; i < to && i < start; i++) out[i] = NaN;
-  if (start >= to) return;
-
-  const upMove = high[start]! - high[f]!;
-  const downMove = low[f]! - low[start]!;
-  let long = !(downMove > 0 && upMove < downMove);
-  let af = step;
-  let ep = long ? high[start]! : low[start]!;
-  let sar = long ? low[f]! : high[f]!;
-  let newHigh = high[start]!;
-  let newLow = low[start]!;
-  let i = start;
-  for (; i < to; i++) {
+  let long: boolean;
+  let af: number;
+  let ep: number;
+  let sar: number;
+  let newHigh: number;
+  let newLow: number;
+  let i: number;
+  // A NaN bar ends the SAR for good.
+  let ended = false;
+  if (resumes(state, from)) {
+    long = state![1] === 1;
+    af = state![2]!;
+    ep = state![3]!;
+    sar = state![4]!;
+    newHigh = state![5]!;
+    newLow = state![6]!;
+    ended = state![7] === 1;
+    i = from;
+  } else {
+    let f = 0;
+    while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]!)) f++;
+    const start = f + 1;
+    for (let j = from; j < to && j < start; j++) out[j] = NaN;
+    if (start >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    const upMove = high[start]! - high[f]!;
+    const downMove = low[f]! - low[start]!;
+    long = !(downMove > 0 && upMove < downMove);
+    af = step;
+    ep = long ? high[start]! : low[start]!;
+    sar = long ? low[f]! : high[f]!;
+    newHigh = high[start]!;
+    newLow = low[start]!;
+    i = start;
+  }
+  for (; i < to && !ended; i++) {
     const prevHigh = newHigh;
     const prevLow = newLow;
     newHigh = high[i]!;
     newLow = low[i]!;
-    if (newHigh !== newHigh || newLow !== newLow) break;
+    if (newHigh !== newHigh || newLow !== newLow) {
+      ended = true;
+      break;
+    }
     let value: number;
     if (long) {
       if (newLow <= sar) {
@@ -78,6 +105,16 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
     if (i >= from) out[i] = value;
   }
   for (i = Math.max(i, from); i < to; i++) out[i] = NaN;
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = long ? 1 : 0;
+    state[2] = af;
+    state[3] = ep;
+    state[4] = sar;
+    state[5] = newHigh;
+    state[6] = newLow;
+    state[7] = ended ? 1 : 0;
+  }
 };
 
 export const sar: FunctionModule = {
@@ -92,6 +129,7 @@ export const sar: FunctionModule = {
   lookbackDoc: "2",
   recursive: true,
   kernel,
+  stateSize: () => 8,
   doc: "Parabolic SAR: Wilder's trailing stop, acceleration starting at step and rising by step per new extreme up to max.",
   example: "close > sar(0.02, 0.2)",
   reference: "TA-Lib SAR (acceleration = step, maximum = max)",

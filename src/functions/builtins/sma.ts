@@ -1,5 +1,5 @@
 import type { FunctionModule } from "../module.js";
-import { smaKernel } from "../shared/sma.js";
+import { SMA_STATE, smaKernel } from "../shared/sma.js";
 
 export const sma: FunctionModule = {
   name: "sma",
@@ -10,6 +10,7 @@ export const sma: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel: smaKernel,
+  stateSize: () => SMA_STATE,
   doc: "Arithmetic mean of the last n values.",
   example: "close > sma(200)",
   reference: "TA-Lib SMA; TradingView ta.sma",

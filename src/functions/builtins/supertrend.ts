@@ -1,5 +1,5 @@
 import { atr } from "./atr.js";
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes, subState } from "../module.js";
 
 /**
  * SuperTrend (TradingView `ta.supertrend`, its ATR Wilder's): bands hl2 ± mult·atr(n) that
@@ -13,30 +13,49 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  *
  * The ATR is XQL's `atr(n)` (first value at bar n), so the line starts at bar n. Recursive: a
  * NaN bar after the start makes every later value NaN, like the ATR under it.
+ *
+ * Resumable: state [bar, upper and lower band and line before, ended], then the ATR's.
  */
-const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
+const kernel: Kernel = (inputs, consts, out, from, to, ctx, state) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const close = inputs[2]!;
   const mult = consts[1]!;
   if (from >= to) return;
   const range = ctx.scratch(0, to);
-  atr.kernel(inputs, consts, range, 0, to, ctx);
-
-  let f = 0;
-  while (f < to && range[f]! !== range[f]!) f++;
-  for (let i = from; i < to && i < f; i++) out[i] = NaN;
-
+  const atrState = subState(state, 5, atr.stateSize!(consts));
   let upperBefore = 0;
   let lowerBefore = 0;
   let lineBefore = NaN;
-  let i = f;
-  for (; i < to; i++) {
+  // The first bar with an ATR (the line starts there); −1 once resumed past it.
+  let f = -1;
+  let i: number;
+  // A NaN bar ends the line for good.
+  let ended = false;
+  if (resumes(state, from)) {
+    atr.kernel(inputs, consts, range, from, to, ctx, atrState);
+    upperBefore = state![1]!;
+    lowerBefore = state![2]!;
+    lineBefore = state![3]!;
+    ended = state![4] === 1;
+    i = from;
+  } else {
+    if (atrState !== undefined) atrState[0] = NaN;
+    atr.kernel(inputs, consts, range, 0, to, ctx, atrState);
+    f = 0;
+    while (f < to && range[f]! !== range[f]!) f++;
+    for (let j = from; j < to && j < f; j++) out[j] = NaN;
+    i = f;
+  }
+  for (; i < to && !ended; i++) {
     const h = high[i]!;
     const l = low[i]!;
     const c = close[i]!;
     const a = range[i]!;
-    if (a !== a || h !== h || l !== l || c !== c) break;
+    if (a !== a || h !== h || l !== l || c !== c) {
+      ended = true;
+      break;
+    }
     const mid = (h + l) / 2;
     let upper = mid + mult * a;
     let lower = mid - mult * a;
@@ -54,6 +73,14 @@ const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
     lineBefore = line;
   }
   for (i = Math.max(i, from); i < to; i++) out[i] = NaN;
+  if (state !== undefined) {
+    // Before the first ATR there is nothing to carry.
+    state[0] = f >= to ? NaN : to;
+    state[1] = upperBefore;
+    state[2] = lowerBefore;
+    state[3] = lineBefore;
+    state[4] = ended ? 1 : 0;
+  }
 };
 
 export const supertrend: FunctionModule = {
@@ -69,6 +96,7 @@ export const supertrend: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(1 / k[0]!),
   kernel,
+  stateSize: (k) => 5 + atr.stateSize!(k),
   doc: "SuperTrend line: hl2 ± mult·atr(n) bands that only ratchet towards price; the line is on the lower band in an uptrend (close above it) and on the upper band in a downtrend.",
   example: "close > supertrend(10, 3)",
   reference: "TradingView ta.supertrend (its ATR is Wilder's)",

@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { windowMean } from "../shared/flat.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
 
 /**
@@ -21,23 +22,29 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (let i = from; i < to && i < start; i++) out[i] = NaN;
   if (start >= to) return;
 
-  let sum = 0;
-  for (let j = f; j < f + n; j++) sum += x[j]!;
-  let e1 = sum / n;
+  let e1 = windowMean(x, f, n);
+  // Each later EMA is seeded with the mean of the previous one's first n values: their value
+  // exactly when they are all equal (a constant series keeps TEMA at its value).
+  const e1First = e1;
   let seed2 = e1;
+  let flat2 = true;
   let i = f + n;
   for (; i <= start2; i++) {
     e1 += alpha * (x[i]! - e1);
     seed2 += e1;
+    if (e1 !== e1First) flat2 = false;
   }
-  let e2 = seed2 / n;
+  let e2 = flat2 ? e1First : seed2 / n;
+  const e2First = e2;
   let seed3 = e2;
+  let flat3 = true;
   for (; i <= start; i++) {
     e1 += alpha * (x[i]! - e1);
     e2 += alpha * (e1 - e2);
     seed3 += e2;
+    if (e2 !== e2First) flat3 = false;
   }
-  let e3 = seed3 / n;
+  let e3 = flat3 ? e2First : seed3 / n;
   if (start >= from) out[start] = 3 * e1 - 3 * e2 + e3;
   for (; i < to; i++) {
     e1 += alpha * (x[i]! - e1);

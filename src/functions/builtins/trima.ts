@@ -17,9 +17,16 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   let i = from;
   for (; i < to && i < n - 1; i++) out[i] = NaN;
   for (; i < to; i++) {
+    const v = x[i]!;
     let acc = 0;
-    for (let k = 0; k < n; k++) acc += Math.min(k + 1, n - k) * x[i - k]!;
-    out[i] = acc / weights;
+    let flat = true;
+    for (let k = 0; k < n; k++) {
+      const y = x[i - k]!;
+      acc += Math.min(k + 1, n - k) * y;
+      if (y !== v) flat = false;
+    }
+    // A window of equal values: its weighted mean is its value, exactly (decisions §9).
+    out[i] = flat ? v : acc / weights;
   }
 };
 

@@ -14,14 +14,19 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   let i = from;
   for (; i < to && i < n - 1; i++) out[i] = NaN;
   for (; i < to; i++) {
+    const price = x[i]!;
     let weighted = 0;
     let total = 0;
+    let flat = true;
     for (let j = i - n + 1; j <= i; j++) {
       const v = volume[j]!;
-      weighted += x[j]! * v;
+      const y = x[j]!;
+      weighted += y * v;
       total += v;
+      if (y !== price) flat = false;
     }
-    out[i] = total === 0 ? NaN : weighted / total;
+    // Equal prices over the window: their volume-weighted mean is that price, exactly (decisions §9).
+    out[i] = total === 0 || total !== total ? NaN : flat ? price : weighted / total;
   }
 };
 

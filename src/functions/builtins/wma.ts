@@ -17,9 +17,16 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (; i < to && i < n - 1; i++) out[i] = NaN;
   for (; i < to; i++) {
     const first = i - n + 1;
+    const v = x[i]!;
     let acc = 0;
-    for (let j = first; j <= i; j++) acc += (j - first + 1) * x[j]!;
-    out[i] = acc / denominator;
+    let flat = true;
+    for (let j = first; j <= i; j++) {
+      const y = x[j]!;
+      acc += (j - first + 1) * y;
+      if (y !== v) flat = false;
+    }
+    // A window of equal values: its weighted mean is its value, exactly (decisions §9).
+    out[i] = flat ? v : acc / denominator;
   }
 };
 

@@ -1,3 +1,5 @@
+import { windowMean } from "./flat.js";
+
 /**
  * Shared window statistics for `stdev`, `bb_upper` and `bb_lower`: writes
  * `meanWeight · mean + k · σ` of the last n values, σ the population standard deviation
@@ -7,7 +9,8 @@
  * σ uses the corrected two-pass formula (Chan, Golub & LeVeque 1983):
  * `var = (Σ(x−m)² − (Σ(x−m))²/n) / n` with m the window mean. The textbook `E[x²] − E[x]²`
  * cancels catastrophically on prices far from zero (it can even go negative); the two-pass form
- * stays accurate and gives exactly 0 on a flat window.
+ * stays accurate and gives exactly 0 on a flat window, whose mean `windowMean` takes as its
+ * value exactly (so the bands sit on a constant series, decisions §9).
  */
 export function bands(
   x: Float64Array,
@@ -22,9 +25,7 @@ export function bands(
   for (; i < to && i < n - 1; i++) out[i] = NaN;
   for (; i < to; i++) {
     const first = i - n + 1;
-    let sum = 0;
-    for (let j = first; j <= i; j++) sum += x[j]!;
-    const mean = sum / n;
+    const mean = windowMean(x, first, n);
     let dev = 0;
     let dev2 = 0;
     for (let j = first; j <= i; j++) {

@@ -1,3 +1,5 @@
+import { resumes } from "../module.js";
+
 /** Which line of Wilder's directional movement system `directional` writes. */
 export const PLUS_DI = 0;
 export const MINUS_DI = 1;
@@ -30,6 +32,8 @@ export const ADX = 3;
  * sum over n), and later it leaves ADX where it was (after any movement the decayed sums only
  * return to 0 by underflow). So a flat start has ADX 0 and DI, DX undefined. A NaN in the
  * bars after f poisons the sums from there on.
+ *
+ * Resumable (`DIRECTIONAL_STATE` slots), carried from the first DI on.
  */
 export function directional(
   high: Float64Array,
@@ -40,33 +44,60 @@ export function directional(
   out: Float64Array,
   from: number,
   to: number,
+  state?: Float64Array,
 ): void {
-  let f = 0;
-  while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]!)) f++;
-  const firstDi = f + n;
-  for (let i = from; i < to && i < firstDi; i++) out[i] = NaN;
-  if (firstDi >= to) return;
-
-  let sPlus = 0;
-  let sMinus = 0;
-  let sTr = 0;
-  let i = f + 1;
-  for (; i < firstDi; i++) {
-    const up = high[i]! - high[i - 1]!;
-    const down = low[i - 1]! - low[i]!;
-    if (down > 0 && up < down) sMinus += down;
-    else if (up > 0 && up > down) sPlus += up;
-    sTr += trueRange(high[i]!, low[i]!, close[i - 1]!);
-  }
-
+  let sPlus: number;
+  let sMinus: number;
+  let sTr: number;
   // ADX state: DX values summed until n of them seed the average.
-  let adx = NaN;
-  let seedCount = 0;
-  let seedSum = 0;
+  let adx: number;
+  let seedCount: number;
+  let seedSum: number;
   // The sums as of the last bar with a range (or the first DI): the lines are their ratios.
-  let movedPlus = NaN;
-  let movedMinus = NaN;
-  let movedTr = NaN;
+  let movedPlus: number;
+  let movedMinus: number;
+  let movedTr: number;
+  let i: number;
+  let firstDi: number;
+  if (resumes(state, from)) {
+    i = from;
+    firstDi = -1;
+    sPlus = state![1]!;
+    sMinus = state![2]!;
+    sTr = state![3]!;
+    adx = state![4]!;
+    seedCount = state![5]!;
+    seedSum = state![6]!;
+    movedPlus = state![7]!;
+    movedMinus = state![8]!;
+    movedTr = state![9]!;
+  } else {
+    let f = 0;
+    while (f < to && (high[f]! !== high[f]! || low[f]! !== low[f]! || close[f]! !== close[f]!)) f++;
+    firstDi = f + n;
+    for (let j = from; j < to && j < firstDi; j++) out[j] = NaN;
+    if (firstDi >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    sPlus = 0;
+    sMinus = 0;
+    sTr = 0;
+    i = f + 1;
+    for (; i < firstDi; i++) {
+      const up = high[i]! - high[i - 1]!;
+      const down = low[i - 1]! - low[i]!;
+      if (down > 0 && up < down) sMinus += down;
+      else if (up > 0 && up > down) sPlus += up;
+      sTr += trueRange(high[i]!, low[i]!, close[i - 1]!);
+    }
+    adx = NaN;
+    seedCount = 0;
+    seedSum = 0;
+    movedPlus = NaN;
+    movedMinus = NaN;
+    movedTr = NaN;
+  }
   for (; i < to; i++) {
     const up = high[i]! - high[i - 1]!;
     const down = low[i - 1]! - low[i]!;
@@ -101,7 +132,22 @@ export function directional(
       else out[i] = movedTr === 0 ? NaN : 100 * ((part === PLUS_DI ? movedPlus : movedMinus) / movedTr);
     }
   }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = sPlus;
+    state[2] = sMinus;
+    state[3] = sTr;
+    state[4] = adx;
+    state[5] = seedCount;
+    state[6] = seedSum;
+    state[7] = movedPlus;
+    state[8] = movedMinus;
+    state[9] = movedTr;
+  }
 }
+
+/** Slots of `directional`'s state: the bar, Wilder's three sums, the ADX seed and average, the sums as of the last bar with a range. */
+export const DIRECTIONAL_STATE = 10;
 
 /** DX from Wilder's sums; NaN when the range or the directional movement is 0 (or a bar is NaN). */
 function directionalIndex(sPlus: number, sMinus: number, sTr: number): number {

@@ -24,3 +24,21 @@ export function isFlat(x: Float64Array, first: number, last: number): boolean {
 export function typicalPrice(high: number, low: number, close: number): number {
   return high === low && low === close ? close : (high + low + close) / 3;
 }
+
+/**
+ * The mean of `x[first .. first + n)`: the plain sum over n, except that a window of equal
+ * values is recognised and its mean is exactly that value (twenty 54321.07 sum to a rounded
+ * total whose twentieth is 54321.06999999999). Seeds every SMA-seeded recursion (EMA, DEMA,
+ * TEMA, MACD, KAMA, ...), so a constant series keeps them exactly at its value.
+ */
+export function windowMean(x: Float64Array, first: number, n: number): number {
+  const v = x[first]!;
+  let sum = 0;
+  let flat = true;
+  for (let j = first; j < first + n; j++) {
+    const y = x[j]!;
+    sum += y;
+    if (y !== v) flat = false;
+  }
+  return flat ? v : sum / n;
+}

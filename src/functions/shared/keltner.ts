@@ -1,6 +1,6 @@
 import { atr } from "../builtins/atr.js";
 import { ema } from "../builtins/ema.js";
-import type { KernelContext } from "../module.js";
+import { type KernelContext, subState } from "../module.js";
 
 /**
  * Keltner channel edge `ema(src, n) + sign·mult·atr(n)`, shared by `kc_upper` (sign 1) and
@@ -9,7 +9,8 @@ import type { KernelContext } from "../module.js";
  * The ATR starts at bar n and the EMA at bar L(src) + n − 2; the edge is written from bar
  * L(src) + n − 1 on (one bar after the EMA could start when src is itself warming up), so that
  * the lookback is exactly L(src) + n whatever src is, as the planner counts it. Recursive
- * through both averages: a NaN after the start makes every later value NaN.
+ * through both averages: a NaN after the start makes every later value NaN. Resumable: its
+ * state is the EMA's, then the ATR's (`keltnerStateSize`).
  */
 export function keltner(
   inputs: readonly Float64Array[],
@@ -19,6 +20,7 @@ export function keltner(
   from: number,
   to: number,
   ctx: KernelContext,
+  state?: Float64Array,
 ): void {
   const x = inputs[0]!;
   const n = consts[0]!;
@@ -32,8 +34,14 @@ export function keltner(
   if (begin >= to) return;
   const middle = ctx.scratch(0, to);
   const range = ctx.scratch(1, to);
-  ema.kernel([x], consts, middle, begin, to, ctx);
-  atr.kernel([inputs[1]!, inputs[2]!, inputs[3]!], consts, range, begin, to, ctx);
+  const emaSize = ema.stateSize!(consts);
+  ema.kernel([x], consts, middle, begin, to, ctx, subState(state, 0, emaSize));
+  atr.kernel([inputs[1]!, inputs[2]!, inputs[3]!], consts, range, begin, to, ctx, subState(state, emaSize, atr.stateSize!(consts)));
   const k = sign * mult;
   for (let i = begin; i < to; i++) out[i] = middle[i]! + k * range[i]!;
+}
+
+/** Slots of a Keltner edge's state: the EMA's, then the ATR's. */
+export function keltnerStateSize(consts: readonly number[]): number {
+  return ema.stateSize!(consts) + atr.stateSize!(consts);
 }

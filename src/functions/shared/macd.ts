@@ -1,3 +1,6 @@
+import { resumes } from "../module.js";
+import { windowMean } from "./flat.js";
+
 /** Which MACD series `macdStream` writes. */
 export const MACD_LINE = 0;
 export const MACD_SIGNAL = 1;
@@ -12,7 +15,8 @@ export const MACD_HIST = 2;
  * the SMA of its first n inputs and updated as `ema` is, so macd equals ema(fast) − ema(slow)
  * bit for bit.
  *
- * Recursive: streams from f and writes [from, to).
+ * Recursive: streams from f and writes [from, to). Resumable (`MACD_STATE` slots) from its
+ * first output on.
  */
 export function macdStream(
   x: Float64Array,
@@ -23,69 +27,97 @@ export function macdStream(
   out: Float64Array,
   from: number,
   to: number,
+  state?: Float64Array,
 ): void {
   const aFast = 2 / (fast + 1);
   const aSlow = 2 / (slow + 1);
   const aSignal = 2 / (signal + 1);
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const fastAt = f + fast - 1;
-  const slowAt = f + slow - 1;
-  const lineAt = Math.max(fastAt, slowAt);
-  const signalAt = lineAt + signal - 1;
-  const firstOut = part === MACD_LINE ? lineAt : signalAt;
-  for (let i = from; i < to && i < firstOut; i++) out[i] = NaN;
-  if (firstOut >= to) return;
-
-  // Both EMAs up to the first bar where the line exists.
-  let eFast = 0;
-  for (let j = f; j <= fastAt; j++) eFast += x[j]!;
-  eFast /= fast;
-  for (let j = fastAt + 1; j <= lineAt; j++) eFast += aFast * (x[j]! - eFast);
-  let eSlow = 0;
-  for (let j = f; j <= slowAt; j++) eSlow += x[j]!;
-  eSlow /= slow;
-  for (let j = slowAt + 1; j <= lineAt; j++) eSlow += aSlow * (x[j]! - eSlow);
-
-  let i = lineAt + 1;
-  if (part === MACD_LINE) {
-    if (lineAt >= from) out[lineAt] = eFast - eSlow;
-    for (; i < from; i++) {
-      eFast += aFast * (x[i]! - eFast);
-      eSlow += aSlow * (x[i]! - eSlow);
+  let i: number;
+  let eFast: number;
+  let eSlow: number;
+  let sig = NaN;
+  if (resumes(state, from)) {
+    i = from;
+    eFast = state![1]!;
+    eSlow = state![2]!;
+    sig = state![3]!;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const fastAt = f + fast - 1;
+    const slowAt = f + slow - 1;
+    const lineAt = Math.max(fastAt, slowAt);
+    const signalAt = lineAt + signal - 1;
+    const firstOut = part === MACD_LINE ? lineAt : signalAt;
+    for (let j = from; j < to && j < firstOut; j++) out[j] = NaN;
+    if (firstOut >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
     }
+
+    // Both EMAs up to the first bar where the line exists.
+    eFast = windowMean(x, f, fast);
+    for (let j = fastAt + 1; j <= lineAt; j++) eFast += aFast * (x[j]! - eFast);
+    eSlow = windowMean(x, f, slow);
+    for (let j = slowAt + 1; j <= lineAt; j++) eSlow += aSlow * (x[j]! - eSlow);
+
+    i = lineAt + 1;
+    if (part === MACD_LINE) {
+      if (lineAt >= from) out[lineAt] = eFast - eSlow;
+      for (; i < from; i++) {
+        eFast += aFast * (x[i]! - eFast);
+        eSlow += aSlow * (x[i]! - eSlow);
+      }
+    } else {
+      // The signal EMA's seed: the SMA of the line's first `signal` values, their value
+      // exactly when they are all equal.
+      const lineFirst = eFast - eSlow;
+      sig = lineFirst;
+      let flat = true;
+      for (; i <= signalAt; i++) {
+        const v = x[i]!;
+        eFast += aFast * (v - eFast);
+        eSlow += aSlow * (v - eSlow);
+        const line = eFast - eSlow;
+        sig += line;
+        if (line !== lineFirst) flat = false;
+      }
+      sig = flat ? lineFirst : sig / signal;
+      if (signalAt >= from) out[signalAt] = part === MACD_HIST ? eFast - eSlow - sig : sig;
+      for (; i < from; i++) {
+        const v = x[i]!;
+        eFast += aFast * (v - eFast);
+        eSlow += aSlow * (v - eSlow);
+        sig += aSignal * (eFast - eSlow - sig);
+      }
+    }
+  }
+
+  if (part === MACD_LINE) {
     for (; i < to; i++) {
       const v = x[i]!;
       eFast += aFast * (v - eFast);
       eSlow += aSlow * (v - eSlow);
       out[i] = eFast - eSlow;
     }
-    return;
+  } else {
+    const hist = part === MACD_HIST;
+    for (; i < to; i++) {
+      const v = x[i]!;
+      eFast += aFast * (v - eFast);
+      eSlow += aSlow * (v - eSlow);
+      const line = eFast - eSlow;
+      sig += aSignal * (line - sig);
+      out[i] = hist ? line - sig : sig;
+    }
   }
-
-  // The signal EMA's seed: the SMA of the line's first `signal` values.
-  let sig = eFast - eSlow;
-  for (; i <= signalAt; i++) {
-    const v = x[i]!;
-    eFast += aFast * (v - eFast);
-    eSlow += aSlow * (v - eSlow);
-    sig += eFast - eSlow;
-  }
-  sig /= signal;
-  const hist = part === MACD_HIST;
-  if (signalAt >= from) out[signalAt] = hist ? eFast - eSlow - sig : sig;
-  for (; i < from; i++) {
-    const v = x[i]!;
-    eFast += aFast * (v - eFast);
-    eSlow += aSlow * (v - eSlow);
-    sig += aSignal * (eFast - eSlow - sig);
-  }
-  for (; i < to; i++) {
-    const v = x[i]!;
-    eFast += aFast * (v - eFast);
-    eSlow += aSlow * (v - eSlow);
-    const line = eFast - eSlow;
-    sig += aSignal * (line - sig);
-    out[i] = hist ? line - sig : sig;
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = eFast;
+    state[2] = eSlow;
+    state[3] = sig;
   }
 }
+
+/** Slots of `macdStream`'s state: the bar, both EMAs and the signal. */
+export const MACD_STATE = 4;
