@@ -14,12 +14,15 @@
  *   the running-sum variance family, the exact zero-denominator test where TA-Lib writes 0
  *   or uses an epsilon), TA-Lib is off the exact value, and XQL is on it. Those bars are
  *   counted and printed (docs/functions-reference.md, "Where TA-Lib is not the reference").
+ * The same calls run through the stepper (src/functions/stepper.ts, one bar at a time) give
+ * the run's value at every bar, bit for bit: the stepper keeps the same tolerances.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compile, type Instrument } from "../../src/index.js";
 import { FUNCTIONS } from "../../src/functions/registry.js";
+import { steppedValues } from "../kit/index.js";
 import { EXACT, type FixtureBars, type Params } from "./exact.js";
 
 interface Case {
@@ -83,6 +86,21 @@ function agrees(a: number, b: number, scale: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(b), Math.min(1, scale));
 }
 
+/** The call's value at every bar from a stepper fed the fixture's bars one at a time (null where not finite). */
+function stepperValues(c: Case, bars: FixtureBars): (number | null)[] {
+  const m = FUNCTIONS.get(c.function)!;
+  const column = (name: string): Float64Array => Float64Array.from(bars[name as keyof FixtureBars] as readonly number[]);
+  const inputs: Float64Array[] = [];
+  const consts: number[] = [];
+  for (const p of m.params) {
+    const given = c.params[p.name];
+    if (p.kind === "series") inputs.push(column(String(given ?? p.default)));
+    else consts.push(Number(given));
+  }
+  for (const col of m.implicit) inputs.push(column(col));
+  return Array.from(steppedValues(m, inputs, consts), (v) => (Number.isFinite(v) ? v : null));
+}
+
 const patternBars = new Map<string, number>();
 const exactBars = new Map<string, number>();
 const exactExample = new Map<string, string>();
@@ -136,6 +154,14 @@ describe.each(FIXTURES.map((f) => [f.series, f] as const))("TA-Lib fixtures: %s"
       }
     }
     expect(failures.slice(0, 10), `${c.call} on ${fixture.series} vs TA-Lib ${c.talib}`).toEqual([]);
+    // Through the stepper: the run's value at every bar it reports, bit for bit.
+    const stepped = stepperValues(c, fixture.bars);
+    const apart: string[] = [];
+    for (let i = first; i < n; i++) {
+      const ours = stepped[i];
+      if (!Object.is(ours, values[i])) apart.push(`bar ${i}: stepper ${ours}, run ${values[i]}`);
+    }
+    expect(apart.slice(0, 10), `${c.call} on ${fixture.series} through the stepper`).toEqual([]);
     checked.add(c.function);
     if (c.kind === "boolean") {
       patternBars.set(c.function, (patternBars.get(c.function) ?? 0) + c.output.filter((v) => v === 1).length);
