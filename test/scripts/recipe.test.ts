@@ -2,7 +2,8 @@
  * docs/architecture.md's recipe for a new built-in, done for real in a copy of the repository:
  * one module file, one test file, `npm run gen` (scripts/gen.ts). Before gen the freshness check
  * fails; after it the module is listed, documented, coloured and snapshotted, and the module's
- * own test, the generic module tests and the golden corpus pass in the copy. Then a missing
+ * own test, the generic module tests (its stepper among them) and the golden corpus pass in the
+ * copy. Then a missing
  * snapshot makes the golden test fail, without the test writing it.
  */
 import { spawnSync } from "node:child_process";
@@ -123,6 +124,7 @@ describe("adding a built-in: one module, one test, npm run gen", { timeout: 600_
       "test/functions/modules.test.ts",
       "test/functions/contract.test.ts",
       "test/functions/lookback.test.ts",
+      "test/functions/stepper.test.ts",
       "test/scripts/gen.test.ts",
       "test/golden",
       "test/phrases",
