@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 import { windowMean } from "../shared/flat.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
 
@@ -10,34 +10,52 @@ import { cascadeConvergenceBars } from "../shared/convergence.js";
  *
  * Recursive: streams from the input's first defined value f; a NaN after that poisons both
  * averages.
+ *
+ * Resumable: state [bar, both EMAs], from the first DEMA on.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const x = inputs[0]!;
   const n = consts[0]!;
   const alpha = 2 / (n + 1);
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const start = f + 2 * n - 2;
-  for (let i = from; i < to && i < start; i++) out[i] = NaN;
-  if (start >= to) return;
-
-  let e1 = windowMean(x, f, n);
-  // e2's seed: the mean of e1's first n values, bars f + n − 1 .. start (its value when they are equal).
-  const e1First = e1;
-  let seed = e1;
-  let flat = true;
-  let i = f + n;
-  for (; i <= start; i++) {
-    e1 += alpha * (x[i]! - e1);
-    seed += e1;
-    if (e1 !== e1First) flat = false;
+  let i: number;
+  let e1: number;
+  let e2: number;
+  if (resumes(state, from)) {
+    i = from;
+    e1 = state![1]!;
+    e2 = state![2]!;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const start = f + 2 * n - 2;
+    for (let j = from; j < to && j < start; j++) out[j] = NaN;
+    if (start >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    e1 = windowMean(x, f, n);
+    // e2's seed: the mean of e1's first n values, bars f + n − 1 .. start (its value when they are equal).
+    const e1First = e1;
+    let seed = e1;
+    let flat = true;
+    i = f + n;
+    for (; i <= start; i++) {
+      e1 += alpha * (x[i]! - e1);
+      seed += e1;
+      if (e1 !== e1First) flat = false;
+    }
+    e2 = flat ? e1First : seed / n;
+    if (start >= from) out[start] = 2 * e1 - e2;
   }
-  let e2 = flat ? e1First : seed / n;
-  if (start >= from) out[start] = 2 * e1 - e2;
   for (; i < to; i++) {
     e1 += alpha * (x[i]! - e1);
     e2 += alpha * (e1 - e2);
     if (i >= from) out[i] = 2 * e1 - e2;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = e1;
+    state[2] = e2;
   }
 };
 
@@ -55,6 +73,7 @@ export const dema: FunctionModule = {
   // The seeds of two EMAs in series fade more slowly than one EMA's (shared/convergence.ts).
   warmup: (k) => cascadeConvergenceBars(2 / (k[0]! + 1), 2),
   kernel,
+  stateSize: () => 3,
   doc: "Double EMA: 2·ema(src, n) − ema(ema(src, n), n), each EMA seeded with the mean of its first n inputs.",
   example: "close > dema(20)",
   reference: "TA-Lib DEMA",

@@ -47,6 +47,9 @@ const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   }
 };
 
+/** Slots of the EMA's state: the bar and the average. */
+export const EMA_STATE = 2;
+
 export const ema: FunctionModule = {
   name: "ema",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
@@ -57,7 +60,7 @@ export const ema: FunctionModule = {
   recursive: true,
   warmup: (k) => convergenceBars(2 / (k[0]! + 1)),
   kernel,
-  stateSize: () => 2,
+  stateSize: () => EMA_STATE,
   doc: "Exponential moving average, alpha = 2/(n+1), seeded with the SMA of the first n values.",
   example: "ema(close, 9) > ema(close, 21)",
   reference: "TA-Lib EMA (SMA-seeded); TradingView ta.ema",

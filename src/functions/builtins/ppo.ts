@@ -1,5 +1,5 @@
-import { ema } from "./ema.js";
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { EMA_STATE, ema } from "./ema.js";
+import { convergenceBars, type FunctionModule, type Kernel, subState } from "../module.js";
 
 /**
  * Percentage price oscillator: `100·(ema(src, fast) − ema(src, slow))/ema(src, slow)`, MACD
@@ -10,13 +10,14 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  *
  * Recursive: both EMAs stream from the first defined src through scratch buffers 0 and 1.
  */
-const ppoKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
+const ppoKernel: Kernel = (inputs, consts, out, from, to, ctx, state) => {
   const a = consts[0]!;
   const b = consts[1]!;
   const fast = ctx.scratch(0, to);
   const slow = ctx.scratch(1, to);
-  ema.kernel([inputs[0]!], [Math.min(a, b)], fast, from, to, ctx);
-  ema.kernel([inputs[0]!], [Math.max(a, b)], slow, from, to, ctx);
+  // Its state is the fast EMA's, then the slow one's: each resumes on its own.
+  ema.kernel([inputs[0]!], [Math.min(a, b)], fast, from, to, ctx, subState(state, 0, EMA_STATE));
+  ema.kernel([inputs[0]!], [Math.max(a, b)], slow, from, to, ctx, subState(state, EMA_STATE, EMA_STATE));
   for (let i = from; i < to; i++) {
     const s = slow[i]!;
     out[i] = s === 0 ? NaN : ((fast[i]! - s) / s) * 100;
@@ -37,6 +38,7 @@ export const ppo: FunctionModule = {
   recursive: true,
   warmup: ([fast = 1, slow = 1]) => convergenceBars(2 / (Math.max(fast, slow) + 1)),
   kernel: ppoKernel,
+  stateSize: () => 2 * EMA_STATE,
   doc: "Percentage price oscillator: 100·(ema(src, fast) − ema(src, slow))/ema(src, slow), MACD as a percentage of the slow EMA.",
   example: "crossover(ppo(12, 26), 0)",
   reference: "TA-Lib PPO with MAType EMA",

@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 import { windowMean } from "../shared/flat.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
 
@@ -10,47 +10,68 @@ import { cascadeConvergenceBars } from "../shared/convergence.js";
  *
  * Recursive: streams from the input's first defined value f; a NaN after that poisons all
  * three averages.
+ *
+ * Resumable: state [bar, the three EMAs], from the first TEMA on.
  */
-const kernel: Kernel = (inputs, consts, out, from, to) => {
+const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const x = inputs[0]!;
   const n = consts[0]!;
   const alpha = 2 / (n + 1);
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const start2 = f + 2 * n - 2;
-  const start = f + 3 * n - 3;
-  for (let i = from; i < to && i < start; i++) out[i] = NaN;
-  if (start >= to) return;
-
-  let e1 = windowMean(x, f, n);
-  // Each later EMA is seeded with the mean of the previous one's first n values: their value
-  // exactly when they are all equal (a constant series keeps TEMA at its value).
-  const e1First = e1;
-  let seed2 = e1;
-  let flat2 = true;
-  let i = f + n;
-  for (; i <= start2; i++) {
-    e1 += alpha * (x[i]! - e1);
-    seed2 += e1;
-    if (e1 !== e1First) flat2 = false;
+  let i: number;
+  let e1: number;
+  let e2: number;
+  let e3: number;
+  if (resumes(state, from)) {
+    i = from;
+    e1 = state![1]!;
+    e2 = state![2]!;
+    e3 = state![3]!;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const start2 = f + 2 * n - 2;
+    const start = f + 3 * n - 3;
+    for (let j = from; j < to && j < start; j++) out[j] = NaN;
+    if (start >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    e1 = windowMean(x, f, n);
+    // Each later EMA is seeded with the mean of the previous one's first n values: their value
+    // exactly when they are all equal (a constant series keeps TEMA at its value).
+    const e1First = e1;
+    let seed2 = e1;
+    let flat2 = true;
+    i = f + n;
+    for (; i <= start2; i++) {
+      e1 += alpha * (x[i]! - e1);
+      seed2 += e1;
+      if (e1 !== e1First) flat2 = false;
+    }
+    e2 = flat2 ? e1First : seed2 / n;
+    const e2First = e2;
+    let seed3 = e2;
+    let flat3 = true;
+    for (; i <= start; i++) {
+      e1 += alpha * (x[i]! - e1);
+      e2 += alpha * (e1 - e2);
+      seed3 += e2;
+      if (e2 !== e2First) flat3 = false;
+    }
+    e3 = flat3 ? e2First : seed3 / n;
+    if (start >= from) out[start] = 3 * e1 - 3 * e2 + e3;
   }
-  let e2 = flat2 ? e1First : seed2 / n;
-  const e2First = e2;
-  let seed3 = e2;
-  let flat3 = true;
-  for (; i <= start; i++) {
-    e1 += alpha * (x[i]! - e1);
-    e2 += alpha * (e1 - e2);
-    seed3 += e2;
-    if (e2 !== e2First) flat3 = false;
-  }
-  let e3 = flat3 ? e2First : seed3 / n;
-  if (start >= from) out[start] = 3 * e1 - 3 * e2 + e3;
   for (; i < to; i++) {
     e1 += alpha * (x[i]! - e1);
     e2 += alpha * (e1 - e2);
     e3 += alpha * (e2 - e3);
     if (i >= from) out[i] = 3 * e1 - 3 * e2 + e3;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = e1;
+    state[2] = e2;
+    state[3] = e3;
   }
 };
 
@@ -68,6 +89,7 @@ export const tema: FunctionModule = {
   // The seeds of three EMAs in series fade more slowly than one EMA's (shared/convergence.ts).
   warmup: (k) => cascadeConvergenceBars(2 / (k[0]! + 1), 3),
   kernel,
+  stateSize: () => 4,
   doc: "Triple EMA: 3·e1 − 3·e2 + e3 for e1 = ema(src, n), e2 = ema(e1, n), e3 = ema(e2, n).",
   example: "close > tema(20)",
   reference: "TA-Lib TEMA",
