@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 
 /**
  * Bars since the condition was last true within the last n bars: 0 when true on this bar,
@@ -7,20 +7,32 @@ import type { FunctionModule, Kernel } from "../module.js";
  * were undefined counts as false (decisions §1). Undefined on the first n − 1 bars, where the
  * window is not complete (as for every windowed function, whatever it holds).
  *
- * Tracks the latest true bar while scanning forward: O(1) per bar.
+ * Tracks the latest true bar while scanning forward: O(1) per bar. Resumable: state [bar, the
+ * latest true bar].
  */
-const barsSinceKernel: Kernel = (inputs, consts, out, from, to) => {
+const barsSinceKernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
   const cond = inputs[0]!;
   const n = consts[0]!;
   let i = from;
-  for (; i < to && i < n - 1; i++) out[i] = NaN;
-  if (i >= to) return;
   let last = -Infinity;
-  for (let j = i - n + 1; j < i; j++) if (cond[j] === 1) last = j;
+  if (resumes(state, from)) {
+    last = state![1]!;
+  } else {
+    for (; i < to && i < n - 1; i++) out[i] = NaN;
+    if (i >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    for (let j = i - n + 1; j < i; j++) if (cond[j] === 1) last = j;
+  }
   for (; i < to; i++) {
     if (cond[i] === 1) last = i;
     const age = i - last;
     out[i] = age < n ? age : NaN;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = last;
   }
 };
 
@@ -38,6 +50,7 @@ export const bars_since: FunctionModule = {
   // the newest true bar in the window, found exactly whatever bar the scan starts at: values never depend on the range asked.
   rangeIndependent: true,
   kernel: barsSinceKernel,
+  stateSize: () => 2,
   doc: "Bars since cond was last true within the last n bars: 0 when true now; undefined when it was not true in the window.",
   example: "bars_since(crossover(macd(12, 26), macd_signal(12, 26, 9)), 5) <= 4",
   phrases: [

@@ -2,8 +2,8 @@ import type { FunctionModule, Kernel } from "../module.js";
 import { monotoneRun } from "../shared/monotone.js";
 
 /** See `monotoneRun` in shared/monotone.ts: n strict falls in a row, false through undefined values. */
-const fallingKernel: Kernel = (inputs, consts, out, from, to) =>
-  monotoneRun(inputs[0]!, consts[0]!, false, out, from, to);
+const fallingKernel: Kernel = (inputs, consts, out, from, to, _ctx, state) =>
+  monotoneRun(inputs[0]!, consts[0]!, false, out, from, to, state);
 
 export const falling: FunctionModule = {
   name: "falling",
@@ -17,6 +17,7 @@ export const falling: FunctionModule = {
   lookbackDoc: "L(x) + n",
   recursive: false,
   kernel: fallingKernel,
+  stateSize: () => 2,
   doc: "True when x fell strictly on each of the last n bars (x[n] > … > x[1] > x); false if any of those n + 1 values is undefined.",
   example: "falling(close, 3) and rsi(14) < 30",
   phrases: [

@@ -2,7 +2,7 @@ import type { FunctionModule, Kernel } from "../module.js";
 import { monotoneRun } from "../shared/monotone.js";
 
 /** See `monotoneRun` in shared/monotone.ts: n strict rises in a row, false through undefined values. */
-const risingKernel: Kernel = (inputs, consts, out, from, to) => monotoneRun(inputs[0]!, consts[0]!, true, out, from, to);
+const risingKernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => monotoneRun(inputs[0]!, consts[0]!, true, out, from, to, state);
 
 export const rising: FunctionModule = {
   name: "rising",
@@ -16,6 +16,7 @@ export const rising: FunctionModule = {
   lookbackDoc: "L(x) + n",
   recursive: false,
   kernel: risingKernel,
+  stateSize: () => 2,
   doc: "True when x rose strictly on each of the last n bars (x[n] < … < x[1] < x); false if any of those n + 1 values is undefined.",
   example: "rising(close, 3) and volume > avg(volume, 20)",
   reference: "TradingView ta.rising compares with the window's highest; here each bar's move counts (three green closes in a row)",
