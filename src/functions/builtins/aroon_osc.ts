@@ -25,6 +25,9 @@ export const aroon_osc: FunctionModule = {
   recursive: false,
   kernel: aroonOscKernel,
   stateSize: () => 2 * EXTREME_STATE,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Aroon oscillator: aroon_up(n) − aroon_down(n), −100 to 100.",
   example: "crossover(aroon_osc(25), 0)",
   reference: "TA-Lib AROONOSC",

@@ -19,6 +19,9 @@ export const aroon_up: FunctionModule = {
   recursive: false,
   kernel: aroonUpKernel,
   stateSize: () => EXTREME_STATE,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Aroon up: 100·(n − bars since the highest high of the last n + 1 bars)/n; 100 on a fresh high (ties: the latest bar).",
   example: "aroon_up(25) > 70 and aroon_down(25) < 30",
   reference: "TA-Lib AROON (aroonUp); Chande (Achelis)",

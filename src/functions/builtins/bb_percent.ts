@@ -29,6 +29,9 @@ export const bb_percent: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Bollinger %b: (src − lower)/(upper − lower) for the bands sma(src, n) ± k·stdev(src, n); 0 at the lower band, 1 at the upper; undefined when the bands meet.",
   example: "bb_percent(20, 2) < 0",
   reference: "TradingView %b (Bollinger Bands %B)",

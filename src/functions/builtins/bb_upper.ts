@@ -15,6 +15,9 @@ export const bb_upper: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Upper Bollinger band: sma(src, n) + k · stdev(src, n).",
   example: "close > bb_upper(20, 2)",
   reference: "Bollinger; TA-Lib BBANDS upper",

@@ -24,6 +24,9 @@ export const bb_width: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Bollinger band width as a ratio: (upper − lower)/sma = 2k · stdev(src, n)/sma(src, n); undefined when the mean is 0.",
   example: "bb_width(20, 2) < 0.05",
   reference: "TradingView ta.bbw (as a ratio, not in percent)",

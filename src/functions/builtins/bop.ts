@@ -29,6 +29,9 @@ export const bop: FunctionModule = {
   lookbackDoc: "1",
   recursive: false,
   kernel: bopKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Balance of power: (close − open)/(high − low), −1 to 1; 0 when high = low.",
   example: "bop > 0.5",
   reference: "TA-Lib BOP",

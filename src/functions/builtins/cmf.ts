@@ -42,6 +42,9 @@ export const cmf: FunctionModule = {
   lookbackDoc: "n",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Chaikin money flow: Σ(volume · ((close − low) − (high − close))/(high − low)) / Σvolume over n bars (a bar with high = low adds 0 flow); undefined when that volume is 0.",
   example: "cmf(20) > 0.1",
   reference: "TradingView CMF",

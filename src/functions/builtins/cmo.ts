@@ -42,6 +42,9 @@ export const cmo: FunctionModule = {
   lookbackDoc: "L(src) + n",
   recursive: false,
   kernel: cmoKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Chande momentum oscillator: 100·(Σup − Σdown)/(Σup + Σdown) over the last n changes of src (plain sums), −100 to 100; undefined when nothing changed.",
   example: "cmo(14) < -50",
   reference: "Chande (Achelis); TradingView ta.cmo. Not TA-Lib CMO, which smooths the sums",

@@ -65,6 +65,9 @@ export const correl: FunctionModule = {
   lookbackDoc: "max(L(a), L(b)) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Pearson correlation of a and b over the last n bars; undefined when either is flat.",
   example: "correl(close, volume, 20) > 0.5",
   reference: "TA-Lib CORREL",

@@ -35,6 +35,9 @@ export const cross: FunctionModule = {
   lookbackDoc: "max(L(a), L(b)) + 1",
   recursive: false,
   kernel: crossKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "True on the bar where a crosses b in either direction: crossover(a, b) or crossunder(a, b).",
   example: "cross(macd(12, 26), macd_signal(12, 26, 9))",
   reference: "TradingView ta.cross",

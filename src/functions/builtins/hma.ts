@@ -63,6 +63,9 @@ export const hma: FunctionModule = {
   lookbackDoc: "L(src) + n + ⌊√n⌋ − 2",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Hull moving average: wma(2·wma(src, ⌊n/2⌋) − wma(src, n), ⌊√n⌋).",
   example: "close > hma(20)",
   reference: "TradingView ta.hma",

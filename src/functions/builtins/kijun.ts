@@ -19,6 +19,9 @@ export const kijun: FunctionModule = {
   lookbackDoc: "n",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Ichimoku base line (kijun-sen): (highest(high, n) + lowest(low, n))/2.",
   example: "close > kijun(26)",
   reference: "TradingView Ichimoku (base line)",

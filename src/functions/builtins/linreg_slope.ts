@@ -21,6 +21,9 @@ export const linreg_slope: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Linear regression slope: change per bar of the least-squares line through the last n values.",
   example: "linreg_slope(20) > 0",
   reference: "TA-Lib LINEARREG_SLOPE",

@@ -21,6 +21,9 @@ export const log: FunctionModule = {
   lookbackDoc: "L(x)",
   recursive: false,
   kernel: logKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Natural logarithm; undefined for x <= 0.",
   example: "log(close / close[20]) > 0.1",
   phrases: [

@@ -36,6 +36,9 @@ export const percent_rank: FunctionModule = {
   lookbackDoc: "L(src) + n",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Percent rank: the percentage of the previous n values less than or equal to the current one (0–100).",
   example: "percent_rank(100) > 95",
   reference: "TradingView ta.percentrank",

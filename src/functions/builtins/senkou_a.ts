@@ -34,6 +34,9 @@ export const senkou_a: FunctionModule = {
   lookbackDoc: "max(conv, base) + disp − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Ichimoku leading span A as plotted at this bar: (tenkan(conv) + kijun(base))/2 taken disp − 1 bars ago.",
   example: "close > senkou_a(9, 26, 26) and close > senkou_b(52, 26)",
   reference: "TradingView Ichimoku (leading span A, plotted with offset disp − 1)",

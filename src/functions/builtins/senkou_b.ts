@@ -22,6 +22,9 @@ export const senkou_b: FunctionModule = {
   lookbackDoc: "n + disp − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Ichimoku leading span B as plotted at this bar: (highest(high, n) + lowest(low, n))/2 taken disp − 1 bars ago.",
   example: "close < min(senkou_a(9, 26, 26), senkou_b(52, 26))",
   reference: "TradingView Ichimoku (leading span B, plotted with offset disp − 1)",

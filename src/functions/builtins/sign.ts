@@ -21,6 +21,9 @@ export const sign: FunctionModule = {
   lookbackDoc: "L(x)",
   recursive: false,
   kernel: signKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "−1, 0 or 1 by the sign of x; undefined when x is.",
   example: "sign(change(close, 1)) != sign(change(close[1], 1))",
   phrases: [

@@ -21,6 +21,9 @@ export const sqrt: FunctionModule = {
   lookbackDoc: "L(x)",
   recursive: false,
   kernel: sqrtKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Square root; undefined for x < 0.",
   example: "stdev(close, 20) * sqrt(252) > close * 0.4",
   phrases: [

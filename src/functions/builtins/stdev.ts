@@ -15,6 +15,9 @@ export const stdev: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Population standard deviation of the last n values.",
   example: "stdev(20) < close * 0.005",
   reference: "TA-Lib STDDEV (population); TradingView ta.stdev",

@@ -32,6 +32,9 @@ export const sum: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Sum of the last n values, current bar included.",
   example: "sum(volume, 5) > sum(volume, 20) / 2",
   reference: "TA-Lib SUM",

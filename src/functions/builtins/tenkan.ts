@@ -18,6 +18,9 @@ export const tenkan: FunctionModule = {
   lookbackDoc: "n",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Ichimoku conversion line (tenkan-sen): (highest(high, n) + lowest(low, n))/2.",
   example: "tenkan(9) > kijun(26)",
   reference: "TradingView Ichimoku (conversion line)",

@@ -28,6 +28,9 @@ export const tr: FunctionModule = {
   lookbackDoc: "2",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "True range: max(high − low, |high − close[1]|, |low − close[1]|).",
   example: "tr > atr(14) * 2",
   reference: "TA-Lib TRANGE",

@@ -42,6 +42,9 @@ export const trima: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Triangular moving average: the mean of the last n values weighted 1, 2, … up to the middle and back down (an SMA of an SMA).",
   example: "close > trima(20)",
   reference: "TA-Lib TRIMA",

@@ -72,6 +72,9 @@ export const ultosc: FunctionModule = {
   lookbackDoc: "max(a, b, c) + 1",
   recursive: false,
   kernel: ultoscKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Ultimate oscillator (Williams): 100·(4·A(short) + 2·A(middle) + A(long))/7, A(p) = Σ buying pressure/Σ true range over p bars; the shortest length weighs 4.",
   example: "ultosc(7, 14, 28) < 30",
   reference: "TA-Lib ULTOSC",

@@ -42,6 +42,9 @@ export const vwma: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Volume-weighted moving average: Σ(src·volume)/Σvolume over the last n bars; undefined when that volume is 0.",
   example: "close > vwma(20)",
   reference: "TradingView ta.vwma",

@@ -30,6 +30,9 @@ export const willr: FunctionModule = {
   lookbackDoc: "n",
   recursive: false,
   kernel: willrKernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Williams %R: −100·(highest(high, n) − close)/(highest(high, n) − lowest(low, n)), 0 to −100; undefined while the n-bar range is 0.",
   example: "willr(14) < -80",
   reference: "TA-Lib WILLR; 0-range windows undefined where TA-Lib writes 0",

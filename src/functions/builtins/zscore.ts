@@ -23,6 +23,9 @@ export const zscore: FunctionModule = {
   lookbackDoc: "L(src) + n − 1",
   recursive: false,
   kernel,
+  // each bar is computed on its own (a direct window or a per-bar formula; an extreme is exact):
+  // values never depend on the range asked, so the evaluator runs no primed blocks for it.
+  rangeIndependent: true,
   doc: "Z-score: (src − sma(src, n)) / stdev(src, n); undefined when the window is flat.",
   example: "zscore(20) < -2",
   reference: "(src − sma(src, n)) / stdev(src, n), population σ as TradingView ta.stdev",
