@@ -1,4 +1,4 @@
-import type { FunctionModule, Kernel } from "../module.js";
+import { type FunctionModule, type Kernel, resumes } from "../module.js";
 import { periodRange, sessionOf } from "../../sessions/periods.js";
 import { typicalPrice } from "../shared/flat.js";
 
@@ -23,8 +23,11 @@ const WEEK_MS = 7 * DAY_MS;
  * price as its VWAP, exactly: the weighted sums round, and their quotient would step by ulps
  * from bar to bar around a price that does not move (docs/functions-reference.md, "Flat
  * windows").
+ *
+ * Resumable: state [bar, session, Σ hlc3·volume, Σ volume, the session's one price], so a
+ * step costs one bar, not a rescan of its session.
  */
-const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
+const kernel: Kernel = (inputs, _consts, out, from, to, ctx, state) => {
   const high = inputs[0]!;
   const low = inputs[1]!;
   const close = inputs[2]!;
@@ -54,21 +57,32 @@ const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
   };
 
   let start = from;
-  const first = sessionOfTime(time[from]!);
-  while (start > 0 && sessionOfTime(time[start - 1]!) === first) start--;
-
-  let sessionStart = first;
+  let sessionStart: number;
   let priceVolume = 0;
   let totalVolume = 0;
   // The session's one typical price while it has had only one; NaN once two differ.
   let flatPrice = NaN;
+  // The bar that opens the sums afresh: the session's first bar, none when resumed.
+  let opening: number;
+  if (resumes(state, from)) {
+    sessionStart = state![1]!;
+    priceVolume = state![2]!;
+    totalVolume = state![3]!;
+    flatPrice = state![4]!;
+    opening = -1;
+  } else {
+    const first = sessionOfTime(time[from]!);
+    while (start > 0 && sessionOfTime(time[start - 1]!) === first) start--;
+    sessionStart = first;
+    opening = start;
+  }
   for (let i = start; i < to; i++) {
     const s = sessionOfTime(time[i]!);
     const tp = typicalPrice(high[i]!, low[i]!, close[i]!);
     if (s !== s) {
       // A bar without a time stamp cannot be placed; it spoils the session it interrupts.
       priceVolume = NaN;
-    } else if (s !== sessionStart || i === start) {
+    } else if (s !== sessionStart || i === opening) {
       sessionStart = s;
       priceVolume = 0;
       totalVolume = 0;
@@ -79,6 +93,13 @@ const kernel: Kernel = (inputs, _consts, out, from, to, ctx) => {
     priceVolume += tp * v;
     totalVolume += v;
     if (i >= from) out[i] = totalVolume === 0 || priceVolume !== priceVolume ? NaN : flatPrice === flatPrice ? flatPrice : priceVolume / totalVolume;
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = sessionStart;
+    state[2] = priceVolume;
+    state[3] = totalVolume;
+    state[4] = flatPrice;
   }
 };
 
@@ -96,6 +117,7 @@ export const vwap: FunctionModule = {
   warmup: (_consts, timeframeMs) =>
     timeframeMs >= WEEK_MS ? 0 : Math.ceil((timeframeMs >= DAY_MS ? WEEK_MS : DAY_MS) / timeframeMs) - 1,
   kernel,
+  stateSize: () => 5,
   doc: "Session VWAP: Σ(hlc3·volume)/Σvolume since the first bar of the market's current day (intraday: the UTC day for CRYPTO, the FOREX day closing at 17:00 New York), of its current week (d); the bar's own hlc3 on w. Undefined while the session's volume is 0.",
   example: "close > vwap",
   reference: "TradingView VWAP (session anchor; week anchor on d)",
