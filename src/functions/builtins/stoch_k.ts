@@ -1,4 +1,4 @@
-import { smaKernel } from "../shared/sma.js";
+import { SMA_STATE, smaKernel } from "../shared/sma.js";
 import type { FunctionModule, Kernel } from "../module.js";
 import { fastStochastic } from "../shared/stochastic.js";
 
@@ -6,12 +6,14 @@ import { fastStochastic } from "../shared/stochastic.js";
  * Slow %K: the SMA(smooth) of the raw stochastic, so bar i needs the raw values of
  * `[i − smooth + 1, i]`, each of which needs k bars: `k + smooth − 2` bars before i.
  */
-export const stochK: Kernel = (inputs, consts, out, from, to, ctx) => {
+export const stochK: Kernel = (inputs, consts, out, from, to, ctx, state) => {
   const k = consts[0]!;
   const smooth = consts[1]!;
   const fastK = ctx.scratch(0, to);
   fastStochastic(inputs[0]!, inputs[1]!, inputs[2]!, k, fastK, Math.max(0, from - smooth + 1), to, ctx, 1);
-  smaKernel([fastK], [smooth], out, from, to, ctx);
+  // The raw %K is recomputed for the smoothing window each call (its extremes are exact), so
+  // the state is the smoothing SMA's alone.
+  smaKernel([fastK], [smooth], out, from, to, ctx, state);
 };
 
 export const stoch_k: FunctionModule = {
@@ -26,6 +28,7 @@ export const stoch_k: FunctionModule = {
   lookbackDoc: "k + smooth − 1",
   recursive: false,
   kernel: stochK,
+  stateSize: () => SMA_STATE,
   doc:
     "Slow stochastic %K: SMA(smooth) of 100·(close − lowest(low, k))/(highest(high, k) − lowest(low, k)); undefined while the k-bar range is 0.",
   example: "stoch_k(14, 3) < 20",
