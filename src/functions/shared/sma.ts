@@ -51,7 +51,8 @@ export const smaKernel: Kernel = (inputs, consts, out, from, to, _ctx, state) =>
   }
   for (; i < to; i++) {
     const v = x[i]!;
-    run = v === x[i - 1] ? run + 1 : 1;
+    // (n = 1: every window is flat, and x[i − 1] is outside it.)
+    run = n > 1 && v === x[i - 1] ? run + 1 : 1;
     if (v - v !== 0) {
       bad++;
     } else {
