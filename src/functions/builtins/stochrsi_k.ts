@@ -1,10 +1,10 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { stochRsiK } from "../shared/stochastic.js";
+import { stochRsiK, stochRsiStateSize } from "../shared/stochastic.js";
 
 /** Forgetting the seed of Wilder's RMA (alpha = 1/n) to 1e-6 relative. */
 
-const stochRsiKKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
-  stochRsiK(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, out, from, to, ctx);
+const stochRsiKKernel: Kernel = (inputs, consts, out, from, to, ctx, state) => {
+  stochRsiK(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, out, from, to, ctx, state);
 };
 
 export const stochrsi_k: FunctionModule = {
@@ -22,6 +22,7 @@ export const stochrsi_k: FunctionModule = {
   recursive: true,
   warmup: ([n = 1]) => convergenceBars(1 / n),
   kernel: stochRsiKKernel,
+  stateSize: ([, k = 1, smooth = 1]) => stochRsiStateSize(k, smooth),
   doc:
     "Stoch RSI %K: SMA(smooth) of the stochastic over k bars of rsi(src, n), 0 to 100; undefined while the RSI's k-bar range is 0.",
   example: "stochrsi_k(14, 14, 3) < 20",

@@ -1,7 +1,10 @@
 import { highest } from "../builtins/highest.js";
 import { lowest } from "../builtins/lowest.js";
-import type { KernelContext } from "../module.js";
-import { smaKernel } from "./sma.js";
+import { type KernelContext, resumes, subState } from "../module.js";
+import { SMA_STATE, smaKernel } from "./sma.js";
+
+/** Slots of `wilderRsi`'s state: the bar, both averages and both as of the last bar that moved. */
+const RSI_STATE = 5;
 
 /**
  * Lane's raw stochastic (%K before smoothing) over `[lo, to)` into `fastK`:
@@ -46,29 +49,46 @@ export function fastStochastic(
  * the averages as of the last bar that moved (n > 1), so it holds exactly and the range is
  * exactly 0 (where TA-Lib divides the noise of its decaying averages).
  */
-function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, to: number): void {
-  let f = 0;
-  while (f < to && x[f]! !== x[f]!) f++;
-  const seedAt = f + n;
-  for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
-  if (seedAt >= to) return;
-  let gain = 0;
-  let loss = 0;
-  for (let j = f + 1; j <= seedAt; j++) {
-    const d = x[j]! - x[j - 1]!;
-    if (d < 0) loss -= d;
-    else gain += d;
-  }
-  gain /= n;
-  loss /= n;
+function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, to: number, state?: Float64Array): void {
   const m = n - 1;
+  let gain: number;
+  let loss: number;
   // The averages as of the last bar that moved (or the seed): the RSI is their ratio.
-  let movedGain = gain;
-  let movedLoss = loss;
-  for (let i = seedAt; ; ) {
+  let movedGain: number;
+  let movedLoss: number;
+  let i: number;
+  if (resumes(state, from)) {
+    gain = state![1]!;
+    loss = state![2]!;
+    movedGain = state![3]!;
+    movedLoss = state![4]!;
+    i = from;
+  } else {
+    let f = 0;
+    while (f < to && x[f]! !== x[f]!) f++;
+    const seedAt = f + n;
+    for (let j = from; j < to && j < seedAt; j++) out[j] = NaN;
+    if (seedAt >= to) {
+      if (state !== undefined) state[0] = NaN;
+      return;
+    }
+    gain = 0;
+    loss = 0;
+    for (let j = f + 1; j <= seedAt; j++) {
+      const d = x[j]! - x[j - 1]!;
+      if (d < 0) loss -= d;
+      else gain += d;
+    }
+    gain /= n;
+    loss /= n;
+    movedGain = gain;
+    movedLoss = loss;
+    i = seedAt;
     const total = movedGain + movedLoss;
     if (i >= from) out[i] = total === 0 ? 100 : 100 * (movedGain / total);
-    if (++i >= to) break;
+    i++;
+  }
+  for (; i < to; i++) {
     const d = x[i]! - x[i - 1]!;
     gain *= m;
     loss *= m;
@@ -81,6 +101,15 @@ function wilderRsi(x: Float64Array, n: number, out: Float64Array, from: number, 
       movedGain = gain;
       movedLoss = loss;
     }
+    const total = movedGain + movedLoss;
+    if (i >= from) out[i] = total === 0 ? 100 : 100 * (movedGain / total);
+  }
+  if (state !== undefined) {
+    state[0] = to;
+    state[1] = gain;
+    state[2] = loss;
+    state[3] = movedGain;
+    state[4] = movedLoss;
   }
 }
 
@@ -98,12 +127,38 @@ export function stochRsiK(
   lo: number,
   to: number,
   ctx: KernelContext,
+  state?: Float64Array,
 ): void {
   const rawFrom = Math.max(0, lo - smooth + 1);
   const r = ctx.scratch(0, to);
-  // RSI is recursive: it streams from the first defined src and writes only what the window needs.
-  wilderRsi(src, n, r, Math.max(0, rawFrom - k + 1), to);
+  // The RSI values before `lo` the window reads: k − 1 for the stochastic, smooth − 1 for its SMA.
+  const m = k + smooth - 2;
+  const ring = 1 + RSI_STATE + SMA_STATE;
+  const rsiState = subState(state, 1, RSI_STATE);
+  const smaState = subState(state, 1 + RSI_STATE, SMA_STATE);
+  if (resumes(state, lo)) {
+    // The scratch buffer holds this call's bars only: the window's earlier RSI values come from the state.
+    for (let j = Math.max(0, lo - m); j < lo; j++) r[j] = state![ring + j - (lo - m)]!;
+    wilderRsi(src, n, r, lo, to, rsiState);
+  } else {
+    if (state !== undefined) state.fill(NaN);
+    // RSI is recursive: it streams from the first defined src and writes only what the window needs.
+    wilderRsi(src, n, r, Math.max(0, rawFrom - k + 1), to, rsiState);
+  }
   const fastK = ctx.scratch(1, to);
   fastStochastic(r, r, r, k, fastK, rawFrom, to, ctx, 2);
-  smaKernel([fastK], [smooth], kOut, lo, to, ctx);
+  smaKernel([fastK], [smooth], kOut, lo, to, ctx, smaState);
+  if (state !== undefined) {
+    state[0] = to;
+    for (let t = 0; t < m; t++) {
+      const j = to - m + t;
+      state[ring + t] = j >= 0 ? r[j]! : NaN;
+    }
+  }
 }
+
+/** Slots of `stochRsiK`'s state: the bar, the RSI's and the SMA's states, the last k + smooth − 2 RSI values. */
+export function stochRsiStateSize(k: number, smooth: number): number {
+  return 1 + RSI_STATE + SMA_STATE + k + smooth - 2;
+}
+
