@@ -1,13 +1,36 @@
-import { smaKernel } from "../shared/sma.js";
-import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
-import { stochRsiK } from "../shared/stochastic.js";
+import { SMA_STATE, smaKernel } from "../shared/sma.js";
+import { convergenceBars, type FunctionModule, type Kernel, resumes, subState } from "../module.js";
+import { stochRsiK, stochRsiStateSize } from "../shared/stochastic.js";
 
-/** Stoch RSI %D: the SMA(d) of Stoch RSI %K, which is needed on `[i − d + 1, i]`. */
-const stochRsiD: Kernel = (inputs, consts, out, from, to, ctx) => {
+/**
+ * Stoch RSI %D: the SMA(d) of Stoch RSI %K, which is needed on `[i − d + 1, i]`.
+ *
+ * Resumable: state [bar, %K's state, the SMA's, the last d − 1 %K values] (the scratch buffer
+ * holds one call's bars only, so the window's earlier %K values come from the state).
+ */
+const stochRsiD: Kernel = (inputs, consts, out, from, to, ctx, state) => {
   const kLine = ctx.scratch(4, to);
   const d = consts[3]!;
-  stochRsiK(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, kLine, Math.max(0, from - d + 1), to, ctx);
-  smaKernel([kLine], [d], out, from, to, ctx);
+  const kSize = stochRsiStateSize(consts[1]!, consts[2]!);
+  const kState = subState(state, 1, kSize);
+  const smaState = subState(state, 1 + kSize, SMA_STATE);
+  const ring = 1 + kSize + SMA_STATE;
+  const first = from - d + 1;
+  if (resumes(state, from)) {
+    for (let j = Math.max(0, first); j < from; j++) kLine[j] = state![ring + j - first]!;
+    stochRsiK(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, kLine, from, to, ctx, kState);
+  } else {
+    if (state !== undefined) state.fill(NaN);
+    stochRsiK(inputs[0]!, consts[0]!, consts[1]!, consts[2]!, kLine, Math.max(0, first), to, ctx, kState);
+  }
+  smaKernel([kLine], [d], out, from, to, ctx, smaState);
+  if (state !== undefined) {
+    state[0] = to;
+    for (let t = 0; t < d - 1; t++) {
+      const j = to - d + 1 + t;
+      state[ring + t] = j >= 0 ? kLine[j]! : NaN;
+    }
+  }
 };
 
 export const stochrsi_d: FunctionModule = {
@@ -26,6 +49,7 @@ export const stochrsi_d: FunctionModule = {
   recursive: true,
   warmup: ([n = 1]) => convergenceBars(1 / n),
   kernel: stochRsiD,
+  stateSize: ([, k = 1, smooth = 1, d = 1]) => 1 + stochRsiStateSize(k, smooth) + SMA_STATE + d - 1,
   doc: "Stoch RSI %D: SMA(d) of stochrsi_k(src, n, k, smooth), the signal line of the Stoch RSI.",
   example: "crossover(stochrsi_k(14, 14, 3), stochrsi_d(14, 14, 3, 3))",
   reference: "TA-Lib STOCHRSI fastD when smooth = 1 (fastD = d, SMA); TradingView Stoch RSI D otherwise",
