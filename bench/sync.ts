@@ -51,7 +51,7 @@ async function catchUp(): Promise<void> {
   const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "quote", quote: "USDT" });
   const open = Math.floor(Date.now() / MINUTE) * MINUTE;
   const started = performance.now();
-  const report = await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since: open - 1440 * MINUTE });
+  const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: open - 1440 * MINUTE });
   const wall = performance.now() - started;
   const floor = report.requests * LIMITER_MS_PER_REQUEST;
   say(`1. data sync catch-up: ${PAIRS} pairs × 1 day of m1 into SQLite`);
@@ -79,7 +79,7 @@ async function follow(): Promise<void> {
   const rounds: FollowRound[] = [];
   say(`2. --follow with ${PAIRS} pairs on the wall clock, ${FOLLOW_ROUNDS} closes (waits for them)`);
   await syncBars({
-    exchange: binance,
+    source: binance,
     store,
     pairs,
     timeframe: "m1",

@@ -17,12 +17,13 @@ import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
+import type { BarBatch, BarStore, ChangesSince, FeedRecord, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { PostgresAlerts } from "../alerts/postgres.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
+import { FEEDS_MIGRATION, FEEDS_POSTGRES_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
@@ -177,6 +178,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
+  { ...FEEDS_MIGRATION, sql: FEEDS_POSTGRES_SQL },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
@@ -485,6 +487,19 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       `SELECT market FROM series GROUP BY market ORDER BY market COLLATE "C"`,
     );
     return rows.map((r) => r.market);
+  }
+
+  async recordFeeds(records: readonly FeedRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    let n = 0;
+    const one = RECORD_FEED_SQL.replace(/\?/g, () => `$${++n}`);
+    // One statement per record in one round trip each; a sync records at most a batch of pairs.
+    for (const r of records) await this.query(one, feedValues(r));
+  }
+
+  async feeds(market?: string): Promise<FeedRecord[]> {
+    const { rows } = market === undefined ? await this.query<FeedRow>(LIST_FEEDS_SQL) : await this.query<FeedRow>(`${LIST_FEEDS_SQL} WHERE market = $1`, [market]);
+    return rows.map(feedRecord);
   }
 
   async series(market?: string): Promise<SeriesInfo[]> {

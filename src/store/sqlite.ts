@@ -14,7 +14,8 @@ import { SqliteAccounts } from "../accounts/sqlite.js";
 import { SqliteAlerts } from "../alerts/sqlite.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
-import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
+import { FEEDS_MIGRATION, FEEDS_SQLITE_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
+import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
@@ -172,6 +173,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
+  { ...FEEDS_MIGRATION, sql: FEEDS_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
@@ -460,6 +462,18 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       lastTime: r.last_time,
       derived: r.derived === 1,
     }));
+  }
+
+  async recordFeeds(records: readonly FeedRecord[]): Promise<void> {
+    const record = this.db.prepare(RECORD_FEED_SQL);
+    this.db.transaction(() => {
+      for (const r of records) record.run(...feedValues(r));
+    }).immediate();
+  }
+
+  async feeds(market?: string): Promise<FeedRecord[]> {
+    const rows = (market === undefined ? this.db.prepare(LIST_FEEDS_SQL).all() : this.db.prepare(`${LIST_FEEDS_SQL} WHERE market = ?`).all(market)) as FeedRow[];
+    return rows.map(feedRecord);
   }
 
   async barCount(): Promise<number> {

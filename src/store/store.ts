@@ -78,6 +78,19 @@ export interface SeriesInfo {
   derived: boolean;
 }
 
+/** Where a series' bars came from: the feed that last synced it (`xql data sync`), its price side, and when. */
+export interface FeedRecord {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+  /** The sync source: a ccxt exchange id (`binance`), `oanda` or `dukascopy`. */
+  source: string;
+  /** `bid`, `ask`, `mid`, or `trades` for an exchange's last prices. */
+  price: string;
+  /** When a sync last had the source's answer for the series (ms). */
+  syncedAt: number;
+}
+
 /** Which bars {@link BarStore.deleteBars} removes: one symbol, optionally narrowed. */
 export interface DeleteBarsRequest {
   /** The symbol whose bars go. */
@@ -220,6 +233,10 @@ export interface BarStore {
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
   series(market?: string): Promise<SeriesInfo[]>;
+  /** Records which feed last synced these series (one row per series, replaced). A store may leave it out. */
+  recordFeeds?(records: readonly FeedRecord[]): Promise<void>;
+  /** The feed records, optionally of one market. */
+  feeds?(market?: string): Promise<FeedRecord[]>;
   /** Total bars imported (derived bars not counted); 0 for an empty store (the signal to seed). */
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */

@@ -45,7 +45,7 @@ async function sync(clock: { now(): number; sleep(ms: number, signal: AbortSigna
   const binance = await openExchange("binance", { apiUrl: exchange!.url, baseDelayMs: 200, onRetry: (line) => options.retries?.push(line) });
   const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "named", symbols: options.symbols ?? ["BTC/USDT", "ETH/USDT", "SOL/USDT"] });
   return syncBars({
-    exchange: binance,
+    source: binance,
     store,
     pairs,
     timeframe: "m1",
@@ -169,19 +169,19 @@ describe("data sync", () => {
     exchange.limitNext(2, 429, "1");
     const limitedAt = performance.now();
     const since = OPEN - 200 * MINUTE;
-    await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since, clock });
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     // Retry-After: 1 — no answer came sooner than a second after the 429s.
     expect(stamps[0]! - limitedAt).toBeGreaterThanOrEqual(950);
     expect(retries[0]).toMatch(/^binance is limiting requests \(HTTP 429\); waiting 1\.0 s as its Retry-After says, then retrying [A-Z]+\/USDT m1 candles$/);
 
     exchange.dropNext(3);
     clock.t = NOW + 20 * MINUTE;
-    await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since, clock });
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     expect(retries.some((r) => /^binance did not answer \(.+\); retrying [A-Z]+\/USDT m1 candles in 0\.[1-4] s \(attempt 2 of 8\)$/.test(r))).toBe(true);
 
     exchange.limitNext(1, 418, "Thu, 01 Jan 1970 00:00:00 GMT");
     clock.t = NOW + 40 * MINUTE;
-    await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since, clock });
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     expect(retries.some((r) => r.startsWith("binance is limiting requests (HTTP 418)"))).toBe(true);
     const latest = Math.floor(clock.t / MINUTE) * MINUTE - MINUTE;
     for (const p of PAIRS) {

@@ -53,7 +53,9 @@ const help = `Usage:
   xql data status [--format table|json] [--db FILE|URL]
   xql data delete --symbol S [--from TIME] [--market M] [--timeframe TF] [--db FILE|URL]
   xql data sync EXCHANGE (--symbols A/B,C/D | --quote Q [--top N]) [--timeframe TF]
-                [--since DATE|30d] [--follow] [--api-url URL] [--db FILE|URL]
+                [--since DATE|30d] [--until DATE|30d | --follow] [--api-url URL] [--db FILE|URL]
+  xql data sync oanda|dukascopy [--symbols EUR_USD,...] [--price bid|ask|mid] [--live]
+                [--timeframe TF] [--since DATE|30d] [--until DATE|30d | --follow] [--api-url URL]
 
 Fill the embedded store with bars. \`xql serve\` and \`xql run\` seed an empty store by
 themselves; these commands refresh or add data.
@@ -288,7 +290,7 @@ const POSITIONALS: Readonly<Record<Action, number>> = { seed: 0, import: 1, stat
 
 export const dataCommand: Command = {
   name: "data",
-  summary: "Seed, import (CSV, Binance, MetaTrader, HistData), sync from an exchange, inspect and delete the store's bars",
+  summary: "Seed, import (CSV, Binance, MetaTrader, HistData), sync from an exchange, OANDA or Dukascopy, inspect and delete the store's bars",
   help,
   async run(args, io) {
     const [action, ...rest] = args;
