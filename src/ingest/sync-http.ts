@@ -168,6 +168,8 @@ export class FeedClient {
     const attempts = this.options.attempts ?? 8;
     const base = this.options.baseDelayMs ?? 1000;
     const max = this.options.maxDelayMs ?? 60_000;
+    // Back-off grows with the failures that are not a rate limit (those wait their Retry-After).
+    let failures = 0;
     for (let attempt = 1; ; attempt++) {
       await this.waitTurn();
       if (this.stop.aborted) throw new FeedRequestError("stopped", `stopped before ${what}`);
@@ -179,7 +181,7 @@ export class FeedClient {
         failure = this.classify(error);
       }
       if (!RETRIED.has(failure.kind) || attempt >= attempts || this.stop.aborted) throw failure;
-      const backoff = Math.min(max, base * 2 ** (attempt - 1));
+      const backoff = Math.min(max, base * 2 ** (failure.kind === "limited" ? attempt - 1 : failures++));
       const onRetry = this.options.onRetry ?? (() => {});
       if (failure.kind === "limited") {
         const asked = failure.retryAfterMs;
