@@ -171,8 +171,8 @@ export class OandaStandIn {
     this.faults.push(...faults);
   }
 
-  /** Every complete candle of `instrument` with an open time in [from, to], as the stand-in would serve it at `now`. */
-  candleTimes(instrument: string, granularity: string, from: number, to: number, now = this.now()): number[] {
+  /** Every complete candle of an instrument (all trade the same hours) with an open time in [from, to], as served at `now`. */
+  candleTimes(_instrument: string, granularity: string, from: number, to: number, now = this.now()): number[] {
     const times: number[] = [];
     const step = granularity === "H4" ? 3_600_000 : GRANULARITY_MS[granularity]!;
     for (let t = Math.ceil(Math.max(from, this.listed) / step) * step; t <= to; t += step) {

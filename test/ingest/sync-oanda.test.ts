@@ -93,8 +93,6 @@ function sync(run: Run) {
   });
 }
 
-const GRANULARITY = { m1: "M1", m15: "M15", h1: "H1", h4: "H4" } as const;
-
 /** What the stand-in serves of `instrument` at these open times, as the store should hold it. */
 function served(instrument: string, granularity: string, times: readonly number[], side: Side = "bid") {
   return times.map((time) => {
