@@ -85,12 +85,15 @@ export class DukascopySource implements SyncSource {
     // The buckets fetched, [first, end): whole buckets around whole periods of the timeframe.
     let first: number;
     let end: number;
+    // Only the buckets the stretch touches, at most n of them.
+    const spanFirst = next(span.from, 0);
+    const spanEnd = next(grid.close(span.to) - 1, 1);
     if (request.direction === "forward") {
-      first = next(span.from, 0);
-      end = next(first, n);
+      first = spanFirst;
+      end = Math.min(next(first, n), spanEnd);
     } else {
-      end = next(grid.close(span.to) - 1, 1);
-      first = next(end, -n);
+      end = spanEnd;
+      first = Math.max(next(end, -n), spanFirst);
     }
     const covered: Span =
       request.direction === "forward"
