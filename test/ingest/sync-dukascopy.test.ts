@@ -19,7 +19,6 @@ import { candleOpens } from "./oanda-stand-in.js";
 import { FastClock, MINUTE, ManualClock, storedBars } from "./sync-helpers.js";
 
 const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 let dir: string;
 let cleanup: () => void;
@@ -73,7 +72,21 @@ function sync(run: Run) {
 
 /** The recorded day decoded here, by the layout the fixtures' README describes: running sums of the deltas, times in shifts. */
 function decodeRecorded(file: string): { time: number; open: number; high: number; low: number; close: number; volume: number }[] {
-  const body = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "dukascopy", file), "utf8")) as Record<string, number & number[]>;
+  const body = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "dukascopy", file), "utf8")) as {
+    timestamp: number;
+    multiplier: number;
+    shift: number;
+    open: number;
+    high: number;
+    low: number;
+    close: number;
+    times: number[];
+    opens: number[];
+    highs: number[];
+    lows: number[];
+    closes: number[];
+    volumes: number[];
+  };
   const m = body.multiplier;
   const units = (x: number): number => Math.round(x / m);
   let [time, o, h, l, c] = [body.timestamp, units(body.open), units(body.high), units(body.low), units(body.close)];
