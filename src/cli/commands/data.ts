@@ -82,7 +82,8 @@ themselves; these commands refresh or add data.
            Times must lie between 1970 and 2 days from now; prices between 1e-12 and
            1e12, volume at most 1e18.
   status   What the store holds, per market and timeframe: symbols, bars, first and last
-           bar, and whether the bars are imported or derived.
+           bar, whether the bars are imported or derived, and the feed that synced them
+           (source, price side, last sync).
   delete   Removes a symbol's bars: all of them, or those opening at or after --from
            (ms since the epoch or ISO 8601), in every market and timeframe unless
            --market or --timeframe narrow it. Prints how many bars went.
@@ -195,6 +196,8 @@ export interface StatusRow {
   lastTime: string;
   /** `imported`, `derived`, or `mixed` when some symbols import the timeframe and others derive it. */
   source: "imported" | "derived" | "mixed";
+  /** The feeds that synced these series (`xql data sync`): source, price side, symbols, and the last sync (ISO 8601). */
+  feeds: { source: string; price: string; symbols: number; lastSync: string }[];
 }
 
 async function status(values: Values, io: CliIo): Promise<number> {
@@ -215,6 +218,17 @@ async function status(values: Values, io: CliIo): Promise<number> {
       else group.imported++;
       groups.set(key, group);
     }
+    // Where the bars came from: per market and timeframe, each feed with its symbols and last sync.
+    const feeds = new Map<string, Map<string, { source: string; price: string; symbols: number; last: number }>>();
+    for (const f of (await store.feeds?.()) ?? []) {
+      const key = `${f.market}\u0000${f.timeframe}`;
+      const byFeed = feeds.get(key) ?? new Map();
+      const feed = byFeed.get(`${f.source} ${f.price}`) ?? { source: f.source, price: f.price, symbols: 0, last: 0 };
+      feed.symbols++;
+      feed.last = Math.max(feed.last, f.syncedAt);
+      byFeed.set(`${f.source} ${f.price}`, feed);
+      feeds.set(key, byFeed);
+    }
     const order = (tf: string): number => (TIMEFRAMES as readonly string[]).indexOf(tf);
     const rows: StatusRow[] = [...groups.values()]
       .sort((a, b) => (a.market < b.market ? -1 : a.market > b.market ? 1 : 0) || order(a.timeframe) - order(b.timeframe))
@@ -226,6 +240,7 @@ async function status(values: Values, io: CliIo): Promise<number> {
         firstTime: isoOrMs(g.first),
         lastTime: isoOrMs(g.last),
         source: g.derived === 0 ? "imported" : g.imported === 0 ? "derived" : "mixed",
+        feeds: [...(feeds.get(`${g.market}\u0000${g.timeframe}`)?.values() ?? [])].map((f) => ({ source: f.source, price: f.price, symbols: f.symbols, lastSync: isoOrMs(f.last) })),
       }));
     const dataVersion = await store.dataVersion();
     if (format === "json") {
@@ -240,9 +255,9 @@ async function status(values: Values, io: CliIo): Promise<number> {
     io.stdout.write(`${store.file} (data version ${dataVersion})\n`);
     io.stdout.write(
       renderTable(
-        ["market", "timeframe", "symbols", "bars", "first bar (UTC)", "latest bar (UTC)", "source"],
-        rows.map((r) => [r.market, r.timeframe, String(r.symbols), r.bars.toLocaleString("en-US"), minute(r.firstTime), minute(r.lastTime), r.source]),
-        [false, false, true, true, false, false, false],
+        ["market", "timeframe", "symbols", "bars", "first bar (UTC)", "latest bar (UTC)", "source", "feed, last sync (UTC)"],
+        rows.map((r) => [r.market, r.timeframe, String(r.symbols), r.bars.toLocaleString("en-US"), minute(r.firstTime), minute(r.lastTime), r.source, feedCell(r, minute)]),
+        [false, false, true, true, false, false, false, false],
       ),
     );
     return 0;
@@ -277,6 +292,14 @@ async function deleteBars(values: Values, io: CliIo): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/** `oanda bid 2026-12-06 00:40`; with several feeds, how many symbols each (`oanda bid ×20, dukascopy bid ×8`) and the latest sync. */
+function feedCell(row: StatusRow, minute: (iso: string) => string): string {
+  if (row.feeds.length === 0) return "";
+  const last = row.feeds.reduce((max, f) => (f.lastSync > max ? f.lastSync : max), row.feeds[0]!.lastSync);
+  const names = row.feeds.map((f) => `${f.source} ${f.price}${row.feeds.length > 1 || f.symbols < row.symbols ? ` ×${f.symbols}` : ""}`);
+  return `${names.join(", ")} ${minute(last)}`;
 }
 
 /** ISO 8601, or the number of ms for a time no Date can show (stored before bounds existed). */
