@@ -15,6 +15,7 @@ const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
   "test/cli/data-sync-process.test.ts",
+  "test/cli/data-sync-forex-process.test.ts",
   "test/cli/history.test.ts",
   "test/cli/light-install.test.ts",
   "test/ingest/streaming.test.ts",
