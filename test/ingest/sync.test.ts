@@ -285,3 +285,90 @@ describe("data sync", () => {
     }
   });
 });
+
+describe("data sync bounds (issue 33): what a hostile or broken --api-url can do", () => {
+  async function open(clock: ManualClock, options: Parameters<typeof openExchange>[1] = {}, retries: string[] = []) {
+    const binance = await openExchange("binance", { apiUrl: exchange!.url, baseDelayMs: 100, clock, onRetry: (line) => retries.push(line), ...options });
+    const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "named", symbols: ["BTC/USDT"] });
+    return { binance, pairs };
+  }
+
+  it("an HTML page where JSON was expected is a failed request said on a line, never a silent success", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const notices: string[] = [];
+    const { binance, pairs } = await open(clock, { attempts: 2 }, retries);
+    exchange.htmlNext(2);
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, onNotice: (line) => notices.push(line) });
+    expect(retries).toEqual([
+      "binance sent a reply a sync cannot use: binance's JSON expected, an HTML page came (HTTP 200: '<!DOCTYPE html><html><head><title>Attention Required!</title></head><body>blocke…'); retrying BTC/USDT m1 candles in 0.1 s (attempt 2 of 2)",
+    ]);
+    expect(notices).toEqual([expect.stringMatching(/^BTC\/USDT: binance's JSON expected, an HTML page came .*; left for the next sync$/)]);
+    expect(report.failed.map((f) => f.symbol)).toEqual(["BTC/USDT"]);
+    expect(report.written).toBe(0);
+  });
+
+  it("cuts a reply larger than the bound (64 MiB; here 1 MiB) and retries it as a failed request", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const { binance, pairs } = await open(clock, { maxReplyBytes: 1024 * 1024 }, retries);
+    exchange.hugeNext(16 * 1024 * 1024);
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock });
+    expect(retries).toEqual(["binance sent a reply a sync cannot use: the reply is larger than 1 MiB; cut off there; retrying BTC/USDT m1 candles in 0.1 s (attempt 2 of 8)"]);
+    expect(report.written).toBe(10);
+  });
+
+  it("waits at most 5 minutes for a Retry-After of 100000 s, and says so", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const { binance, pairs } = await open(clock, {}, retries);
+    exchange.limitNext(1, 429, "100000");
+    const before = clock.now();
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock });
+    expect(retries).toEqual(["binance is limiting requests (HTTP 429); its Retry-After asks for 100000 s, more than a sync waits: waiting 5 min, then retrying BTC/USDT m1 candles"]);
+    expect(clock.now() - before).toBe(300_000);
+    expect(report.failed).toEqual([]);
+  });
+
+  it("a server that never answers is given up after the timeout; a stop request ends the wait on it, or on a Retry-After, at once", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const { binance, pairs } = await open(clock, { timeoutMs: 300 }, retries);
+    exchange.hangNext(1);
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock });
+    expect(retries[0]).toMatch(/^binance did not answer \(.*\); retrying BTC\/USDT m1 candles in 0\.1 s \(attempt 2 of 8\)$/);
+
+    // Stopped while a request hangs: resolved within the grace, as stopped, nothing failed.
+    const hung = new AbortController();
+    const waiting = await open(clock, { stop: hung.signal, stopGraceMs: 100 });
+    exchange.hangNext(1);
+    exchange.onKlines = undefined;
+    clock.t += 5 * MINUTE;
+    const pending = syncBars({ source: waiting.binance, store, pairs: waiting.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: hung.signal });
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (exchange!.requests.some((r) => r.includes("/klines") && r.includes("limit=5")) ? resolve() : void setImmediate(poll));
+      poll();
+    });
+    hung.abort();
+    const stopped = await pending;
+    expect(stopped).toMatchObject({ stopped: true, failed: [] });
+
+    // Stopped while waiting out a Retry-After (on the wall clock: the stop must end a real wait).
+    const limited = new AbortController();
+    const real = await open(clock, { stop: limited.signal, clock: undefined });
+    exchange.limitNext(1, 429, "100000");
+    const lines: string[] = [];
+    const pendingLimited = syncBars({ source: real.binance, store, pairs: real.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: limited.signal, onNotice: (l) => lines.push(l) });
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (exchange!.requests.filter((r) => r.includes("/klines")).length >= 3 ? resolve() : void setTimeout(poll, 5));
+      poll();
+    });
+    limited.abort();
+    expect(await pendingLimited).toMatchObject({ stopped: true, failed: [] });
+    expect(lines).toEqual([]);
+  });
+});
