@@ -258,6 +258,8 @@ interface RunOutcome {
   results: ResultRow[];
   /** The bars of a symbol, per timeframe of the plan, as the screen used them. */
   barsOf(symbol: string): Promise<Instrument | undefined>;
+  /** Where a symbol's bars came from (`oanda bid, synced 2026-12-06 00:40 UTC`), once its bars were read. */
+  feeds: Map<string, string>;
   source: string;
 }
 
@@ -282,7 +284,7 @@ function runOffline(text: string, plan: Plan): RunOutcome {
     deriveTimeframes(instrument, { market: plan.market, to: timeframes }),
   );
   const { results } = compile(text).run(universe);
-  return { plan, results, source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`, barsOf: async (symbol) => universe.find((i) => i.symbol === symbol) };
+  return { plan, results, feeds: new Map(), source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`, barsOf: async (symbol) => universe.find((i) => i.symbol === symbol) };
 }
 
 async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutcome> {
@@ -294,8 +296,10 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
     throw new Error(`${response.status}: ${typeof error === "string" ? error : (error?.message ?? "run failed")}`);
   }
   const remaining = response.headers.get("X-RateLimit-Remaining");
+  const feeds = new Map<string, string>();
   return {
     plan,
+    feeds,
     results: body.results ?? [],
     source: `service${remaining !== null ? ` (${remaining} runs left today)` : ""}`,
     barsOf: async (symbol) => {
@@ -304,7 +308,8 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
         const q = new URLSearchParams({ market: plan.market, symbol, timeframe: source.timeframe, bars: String(fetchCount(plan, source.timeframe)) });
         const r = await fetch(`/xql/bars?${q}`, { headers });
         if (!r.ok) throw new Error(`bars ${r.status}: ${((await r.json()) as { error?: string }).error ?? ""}`);
-        const got = (await r.json()) as { bars: Record<keyof Bars, (number | null)[]> };
+        const got = (await r.json()) as { bars: Record<keyof Bars, (number | null)[]>; feed?: { source: string; price: string; lastSync: string } };
+        if (got.feed) feeds.set(symbol, `${got.feed.source} ${got.feed.price}, synced ${got.feed.lastSync.slice(0, 16).replace("T", " ")} UTC`);
         const col = (k: keyof Bars): Float64Array => Float64Array.from(got.bars[k], (v) => (v === null ? NaN : v));
         bars[source.timeframe] = { time: col("time"), open: col("open"), high: col("high"), low: col("low"), close: col("close"), volume: col("volume") };
       }
@@ -408,7 +413,8 @@ async function showChart(symbol: string): Promise<void> {
   const base = lastRun.plan.sources[0]!.timeframe;
   const bars = instrument?.bars[base];
   if (!instrument || !bars) return clearChart(`No ${base} bars for ${symbol}`);
-  clearChart(`${symbol} · ${base} · ${bars.time.length} bars`);
+  const feed = lastRun.feeds.get(symbol);
+  clearChart(`${symbol} · ${base} · ${bars.time.length} bars${feed ? ` · ${feed}` : ""}`);
   const host = $("chart");
   // Bars of room right of the last one, so the time label under it is not cut by the price scale.
   chart = createChart(host, {

@@ -112,7 +112,12 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
       close: Array.from(b.close),
       volume: Array.from(b.volume),
     };
-    return reply.send({ market, symbol, timeframe, bars: columns });
+    // Where the bars came from, when a sync wrote them: the series' own record, or (a derived
+    // timeframe) the record of the timeframe it is derived from.
+    const records = ((await fromStore(() => options.bars.feeds?.(market) ?? Promise.resolve([]))) ?? []).filter((f) => f.symbol === symbol);
+    const record = records.find((f) => f.timeframe === timeframe) ?? records[0];
+    const feed = record && { source: record.source, price: record.price, lastSync: new Date(record.syncedAt).toISOString() };
+    return reply.send({ market, symbol, timeframe, bars: columns, ...(feed ? { feed } : {}) });
   });
 }
 
@@ -130,6 +135,12 @@ const barsSchema = {
       description: "Columns, oldest bar first; time is the bar's UTC open time in ms",
       required: ["time", "open", "high", "low", "close", "volume"],
       properties: Object.fromEntries(["time", ...RAW_SERIES].map((k) => [k, { type: "array", items: { type: ["number", "null"] } }])),
+    },
+    feed: {
+      type: "object",
+      description: "Where the bars came from, when `xql data sync` wrote them: the source (a ccxt exchange id, oanda, dukascopy), the price side (bid, ask, mid; trades for an exchange) and the last sync",
+      required: ["source", "price", "lastSync"],
+      properties: { source: { type: "string" }, price: { type: "string" }, lastSync: { type: "string", format: "date-time" } },
     },
   },
 } as const;

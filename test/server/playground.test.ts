@@ -58,6 +58,20 @@ describe("GET /xql/bars", () => {
     expect(await response.json()).toEqual({ error });
   });
 
+  it("says where a synced series' bars came from, for a derived timeframe the feed of the one it derives from", async () => {
+    server = await startServer();
+    const { key } = await server.key();
+    const syncedAt = Date.UTC(2026, 11, 6, 0, 40);
+    await server.store.recordFeeds([{ market: "FOREX", timeframe: "h1", symbol: "EURUSD", source: "oanda", price: "bid", syncedAt }]);
+    const feed = { source: "oanda", price: "bid", lastSync: "2026-12-06T00:40:00.000Z" };
+    for (const timeframe of ["h1", "d"]) {
+      const body = (await (await server.get(`/xql/bars?market=FOREX&symbol=EURUSD&timeframe=${timeframe}&bars=2`, key)).json()) as { feed?: unknown };
+      expect(body.feed, timeframe).toEqual(feed);
+    }
+    // Bars imported or seeded: no feed.
+    expect(await (await server.get("/xql/bars?market=FOREX&symbol=GBPUSD&timeframe=h1&bars=2", key)).json()).not.toHaveProperty("feed");
+  });
+
   it("answers 404 for a symbol without bars at that timeframe", async () => {
     server = await startServer();
     const { key } = await server.key();
