@@ -48,10 +48,15 @@ export interface DukascopyOptions extends FeedClientOptions {
   pauseBetweenBatchesMs?: number;
 }
 
-/** The source's name of a pair (its instrument key, `eurusd`), or undefined when it has none. */
+/** The source's name of a pair (its code, `EUR-USD`), or undefined when it has none. */
 export function dukascopyInstrument(lib: DukascopyModule, base: string, quote: string): string | undefined {
-  const key = `${base}${quote}`.toLowerCase();
-  return Object.hasOwn(lib.instrumentMetaData, key) ? key : undefined;
+  const key = instrumentKey(base + quote);
+  return Object.hasOwn(lib.instrumentMetaData, key) ? lib.instrumentMetaData[key as keyof DukascopyModule["instrumentMetaData"]].code : undefined;
+}
+
+/** The package's key of an instrument (`eurusd`) from its code (`EUR-USD`) or six letters. */
+function instrumentKey(code: string): string {
+  return code.replace("-", "").toLowerCase();
 }
 
 const DAY = 86_400_000;
@@ -74,11 +79,16 @@ export class DukascopySource implements SyncSource {
     this.client = new FeedClient("dukascopy", options);
   }
 
+  requestsMade(): number {
+    return this.client.requests;
+  }
+
   async page(request: PageRequest): Promise<PageAnswer> {
     const { pair, grid, span, timeframe } = request;
+    const instrument = instrumentKey(pair.symbol);
     if (timeframe === "d") throw new FeedRequestError("client", "dukascopy syncs m1 to h4; days are derived on the 17:00 New York session");
     const hours = timeframe === "h1" || timeframe === "h4";
-    const meta = this.lib.instrumentMetaData[pair.symbol as keyof DukascopyModule["instrumentMetaData"]];
+    const meta = this.lib.instrumentMetaData[instrument as keyof DukascopyModule["instrumentMetaData"]];
     const historyStart = Date.parse(hours ? meta.startMonthForHourlyCandles : meta.startDayForMinuteCandles);
     const n = this.options.bucketsPerPage ?? 10;
     const next = (t: number, k: number): number => (hours ? monthStart(t, k) : Math.floor(t / DAY) * DAY + k * DAY);
@@ -101,7 +111,7 @@ export class DukascopySource implements SyncSource {
         : { from: first <= historyStart ? -Infinity : grid.start(first) === first ? first : grid.close(grid.start(first)), to: span.to };
     const now = this.options.clock?.now() ?? Date.now();
     const sides: ("bid" | "ask")[] = this.price === "mid" ? ["bid", "ask"] : [this.price];
-    const fine = await Promise.all(sides.map((side) => this.fetchSide(pair.symbol, hours ? "h1" : "m1", side, Math.max(first, historyStart), end, now)));
+    const fine = await Promise.all(sides.map((side) => this.fetchSide(instrument, pair.symbol, hours ? "h1" : "m1", side, Math.max(first, historyStart), end, now)));
     let candles = this.price === "mid" ? midOf(fine[0]!, fine[1]!) : fine[0]!;
     if (timeframe !== "m1" && timeframe !== "h1") candles = coarser(candles, timeframe);
     const lo = Math.max(span.from, covered.from);
@@ -110,7 +120,7 @@ export class DukascopySource implements SyncSource {
   }
 
   /** One side's candles (minutes or hours) over the buckets [from, to), flat fillers left out, oldest first. */
-  private async fetchSide(instrument: string, fine: "m1" | "h1", side: "bid" | "ask", from: number, to: number, now: number): Promise<Candle[]> {
+  private async fetchSide(instrument: string, code: string, fine: "m1" | "h1", side: "bid" | "ask", from: number, to: number, now: number): Promise<Candle[]> {
     const { generateUrls, BufferFetcher, processData } = this.lib;
     const urls = generateUrls({ instrument: instrument as never, timeframe: fine as never, priceType: side as never, startDate: new Date(from), endDate: new Date(to), nowDate: new Date(now) });
     const rows = new Map<string, number[][]>();
@@ -118,7 +128,7 @@ export class DukascopySource implements SyncSource {
       batchSize: this.options.fetchBatch ?? 5,
       pauseBetweenBatchesMs: this.options.pauseBetweenBatchesMs ?? 1000,
       fetcherFn: async (url: string) => {
-        const what = `${instrument.toUpperCase()} ${side} ${describeBucket(url)}`;
+        const what = `${code} ${side} ${describeBucket(url)}`;
         return this.client.run(what, async (signal) => {
           const reply = await this.client.get(this.moved(url), { Accept: "application/json" }, signal);
           if (reply.status !== 200) throw new FeedRequestError("client", `Dukascopy refused ${what} (HTTP ${reply.status}: ${snippet(reply.body)})`, undefined, reply.status);

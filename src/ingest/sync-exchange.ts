@@ -138,6 +138,7 @@ function throughClient(exchange: CcxtExchange, client: FeedClient): void {
   const timeoutMs = client.timeoutMs;
   exchange.fetchImplementation = async (url: string, params: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }) => {
     await client.holdForPause();
+    client.requests++;
     const signal = params.signal ? AbortSignal.any([params.signal, client.hardStop]) : client.hardStop;
     const reply = await boundedFetch(url, { method: params.method ?? "GET", headers: params.headers, body: params.body }, { signal, timeoutMs, maxBytes: client.maxReplyBytes });
     const { status } = reply;
@@ -169,6 +170,10 @@ class CcxtSpot implements Exchange {
     const features = exchange.features as { spot?: { fetchOHLCV?: { limit?: number } } } | undefined;
     this.pageLimit = features?.spot?.fetchOHLCV?.limit ?? 500;
     this.hasTickers = exchange.has.fetchTickers === true;
+  }
+
+  requestsMade(): number {
+    return this.client.requests;
   }
 
   async spotMarkets(): Promise<SpotMarket[]> {

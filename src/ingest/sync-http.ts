@@ -129,6 +129,8 @@ export class FeedClient {
   readonly hardStop: AbortSignal;
   private readonly clock: SyncClock;
   private readonly stop: AbortSignal;
+  /** HTTP requests sent, for the summary (a page of Dukascopy's is several). */
+  requests = 0;
   /** Hosts already said to be unreachable: said once at once, then with the waits. */
   private readonly unreachableSaid = new Set<string>();
 
@@ -210,6 +212,7 @@ export class FeedClient {
   async get(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<FeedReply> {
     await this.holdForPause();
     if (this.stop.aborted) throw new FeedRequestError("stopped", "stopped before the request");
+    this.requests++;
     const reply = await boundedFetch(url, { method: "GET", headers }, { signal, timeoutMs: this.timeoutMs, maxBytes: this.maxReplyBytes, clock: this.clock });
     throwForStatus(reply);
     return reply;

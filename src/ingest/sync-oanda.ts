@@ -10,10 +10,9 @@
  *
  * The token is read from `OANDA_API_TOKEN` by the command and never appears in a message.
  */
-import type { PageAnswer, PageRequest, SyncSource, SyncTimeframe } from "./sync.js";
+import type { Candle, PageAnswer, PageRequest, SyncSource, SyncTimeframe } from "./sync.js";
 import { FeedClient, type FeedClientOptions, FeedRequestError, parseJsonReply, snippet } from "./sync-http.js";
 import { FOREX_MARKET, type PriceSide } from "./sync-forex.js";
-import type { Candle } from "./sync.js";
 
 /** OANDA's hosts: the practice (demo) accounts' and the live accounts'. */
 export const OANDA_PRACTICE_URL = "https://api-fxpractice.oanda.com";
@@ -73,6 +72,10 @@ export class OandaSource implements SyncSource {
     this.price = options.price;
     this.base = (options.apiUrl ?? OANDA_PRACTICE_URL).replace(/\/+$/, "");
     this.client = new FeedClient("oanda", { perSecond: OANDA_REQUESTS_PER_SECOND, ...options });
+  }
+
+  requestsMade(): number {
+    return this.client.requests;
   }
 
   async page(request: PageRequest): Promise<PageAnswer> {

@@ -95,6 +95,8 @@ export interface SyncSource {
   readonly price: string;
   /** Pairs per batch, when the source wants fewer than {@link DEFAULT_BATCH_SYMBOLS} at once. */
   readonly batchSymbols?: number;
+  /** HTTP requests sent so far, when a page may take several (else each page counts one). */
+  requestsMade?(): number;
   /** One page of one pair. @throws FeedRequestError (`refused` ends the sync; others fail the pair). */
   page(request: PageRequest): Promise<PageAnswer>;
 }
@@ -171,7 +173,7 @@ export interface FollowRound {
 export interface SyncReport {
   written: number;
   replaced: number;
-  /** Pages asked for (each one request of one pair, or one batch of a source's requests). */
+  /** HTTP requests sent (retries included), or pages asked for where the source does not count them. */
   requests: number;
   /** ms spent waiting for the source (requests, limiter and retries), summed over batches. */
   fetchMs: number;
@@ -239,6 +241,7 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
     }
     return work;
   });
+  const requestsBefore = source.requestsMade?.() ?? 0;
   const barsIn = (s: Span | undefined): number => (s === undefined ? 0 : Math.round((s.to - s.from) / grid.duration) + 1);
 
   /** Fetches and writes until no pair has work left (or the signal stops it); returns the time of the last commit. */
@@ -253,7 +256,7 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
       const fetchStarted = Date.now();
       const answers = await Promise.all(pages.map((page) => fetchPage(page)));
       report.fetchMs += Date.now() - fetchStarted;
-      report.requests += pages.length;
+      report.requests = source.requestsMade ? source.requestsMade() - requestsBefore : report.requests + pages.length;
       const now = clock.now();
       const kept = answers.map((answer, i) => (answer === undefined ? [] : closedIn(accepted(pages[i]!, answer), answer.candles, now, grid)));
       const batch = new BarRowBatch(source.market, options.timeframe, now);

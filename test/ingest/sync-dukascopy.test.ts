@@ -180,10 +180,10 @@ describe("data sync dukascopy", () => {
     server.failNext({ kind: "format" }, { kind: "format" });
     const notices: string[] = [];
     const report = await sync({ clock, symbols: ["EURUSD"], since: Date.UTC(2025, 2, 11), until: Date.UTC(2025, 2, 12), notices, attempts: 2 });
-    expect(report.failed.map((f) => f.symbol)).toEqual(["eurusd"]);
+    expect(report.failed.map((f) => f.symbol)).toEqual(["EUR-USD"]);
     expect(report.written).toBe(0);
     expect(notices).toEqual([
-      "eurusd: Dukascopy's reply for EURUSD bid minute candles of 2025-03-11 is not in the format dukascopy-node reads (Invalid data response): the API may have changed; a newer dukascopy-node may read it; left for the next sync",
+      "EUR-USD: Dukascopy's reply for EUR-USD bid minute candles of 2025-03-11 is not in the format dukascopy-node reads (Invalid data response): the API may have changed; a newer dukascopy-node may read it; left for the next sync",
     ]);
   });
 

@@ -294,7 +294,7 @@ async function forexSource(
     const key = dukascopyInstrument(lib, base, quote);
     if (key === undefined) {
       const meant = closest(`${base}${quote}`.toLowerCase(), Object.keys(lib.instrumentMetaData));
-      throw new ForexSymbolError(`Dukascopy has no instrument ${base}${quote}${meant ? `, did you mean ${meant.toUpperCase()}?` : ""}`);
+      throw new ForexSymbolError(`Dukascopy has no instrument ${base}${quote}${meant ? `, did you mean ${lib.instrumentMetaData[meant as keyof typeof lib.instrumentMetaData].code}?` : ""}`);
     }
     return key;
   });
