@@ -252,10 +252,9 @@ export class FeedClient {
   private describe(failure: FeedRequestError): string {
     switch (failure.kind) {
       case "unreachable": {
-        const host = failure.message;
-        const first = !this.unreachableSaid.has(host);
-        this.unreachableSaid.add(host);
-        return `${this.id}: cannot reach ${host}${first ? " (check --api-url and the network)" : ""}`;
+        const first = !this.unreachableSaid.has(failure.message);
+        this.unreachableSaid.add(failure.message);
+        return `${this.id}: ${failure.message}${first ? " (check --api-url and the network)" : ""}`;
       }
       case "network":
         return `${this.id} did not answer (${failure.message})`;
@@ -285,7 +284,7 @@ function networkFailure(error: unknown, url?: string): FeedRequestError | undefi
   const code = codeOf(error);
   if (code !== undefined && REFUSED_CODES.has(code)) {
     const host = url === undefined ? "the host" : safeHost(url);
-    return new FeedRequestError("unreachable", `${host} (${code === "ECONNREFUSED" ? "connection refused" : code === "ENOTFOUND" ? "no such host" : code})`);
+    return new FeedRequestError("unreachable", `cannot reach ${host} (${code === "ECONNREFUSED" ? "connection refused" : code === "ENOTFOUND" ? "no such host" : code})`);
   }
   if ((code !== undefined && NETWORK_CODES.has(code)) || (error instanceof TypeError && /terminated|fetch failed|socket|other side closed/i.test(error.message))) {
     return new FeedRequestError("network", code ?? (error as Error).message);

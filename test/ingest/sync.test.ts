@@ -4,6 +4,7 @@
  * what is stored, refilling after downtime, holes, rate limits and dropped connections,
  * `--top`'s choice, and `--follow` on a clock sped up 60 times.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openExchange, retryAfterMs } from "../../src/ingest/sync-exchange.js";
@@ -307,6 +308,20 @@ describe("data sync bounds (issue 33): what a hostile or broken --api-url can do
     expect(notices).toEqual([expect.stringMatching(/^BTC\/USDT: binance's JSON expected, an HTML page came .*; left for the next sync$/)]);
     expect(report.failed.map((f) => f.symbol)).toEqual(["BTC/USDT"]);
     expect(report.written).toBe(0);
+  });
+
+  it("says at once that an --api-url refusing connections cannot be reached, and keeps retrying", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const retries: string[] = [];
+    const binance = await openExchange("binance", { apiUrl: `http://${host}`, baseDelayMs: 100, attempts: 3, clock: new ManualClock(NOW), onRetry: (line) => retries.push(line) });
+    await expect(binance.spotMarkets()).rejects.toMatchObject({ kind: "unreachable" });
+    expect(retries).toEqual([
+      `binance: cannot reach ${host} (connection refused) (check --api-url and the network); retrying loading markets in 0.1 s (attempt 2 of 3)`,
+      `binance: cannot reach ${host} (connection refused); retrying loading markets in 0.2 s (attempt 3 of 3)`,
+    ]);
   });
 
   it("cuts a reply larger than the bound (64 MiB; here 1 MiB) and retries it as a failed request", async () => {
