@@ -139,6 +139,22 @@ describe("data sync", () => {
     expect(exchange.klines.length).toBe(before);
   });
 
+  it("--until ends a backfill: no bar opening at or after it is fetched or written, and a later sync extends the run from there", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const since = OPEN - 600 * MINUTE;
+    const until = OPEN - 200 * MINUTE;
+    const binance = await openExchange("binance", { apiUrl: exchange.url });
+    const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "named", symbols: ["BTC/USDT"] });
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since, until, clock });
+    expect(report.written).toBe(400);
+    expect(await storedBars(store, "BTCUSDT")).toEqual(servedBars("BTCUSDT", exchange.closedTimes("BTCUSDT", "1m", since, until - MINUTE)));
+    for (const k of exchange.klines) expect(k.startTime + (k.limit - 1) * MINUTE).toBeLessThan(until);
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
+    const latest = Math.floor(NOW / MINUTE) * MINUTE - MINUTE;
+    expect(await storedBars(store, "BTCUSDT")).toEqual(servedBars("BTCUSDT", exchange.closedTimes("BTCUSDT", "1m", since, latest)));
+  });
+
   it("refills a deleted tail and leaves the exchange's own holes alone, asking for them once", async () => {
     const clock = new ManualClock(NOW);
     const holes = [OPEN - 100 * MINUTE, OPEN - 99 * MINUTE];
