@@ -224,7 +224,7 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
     return options.until === undefined ? latest : Math.min(latest, grid.start(options.until - 1));
   };
   const start = newest();
-  const since = options.since === undefined ? start - (DEFAULT_SYNC_BARS - 1) * grid.duration : grid.start(options.since);
+  const since = grid.start(options.since ?? start - (DEFAULT_SYNC_BARS - 1) * grid.duration);
   const report: SyncReport = { written: 0, replaced: 0, requests: 0, fetchMs: 0, writes: 0, writeMs: 0, failed: [], refused: 0, stopped: false, since };
 
   const stored = new Map<string, SeriesInfo>();
