@@ -48,6 +48,12 @@ describe("xql data sync oanda|dukascopy", () => {
     expect(status.stdout).toMatch(/FOREX\s+h1\s+2\s+[\d,]+\s+\S+ \S+\s+\S+ \S+\s+imported\s+oanda mid \d{4}-\d\d-\d\d \d\d:\d\d\n/);
     // Derived timeframes came from the same bars: no feed of their own.
     expect(status.stdout).toMatch(/FOREX\s+d\s+2\s+.*derived\s*\n/);
+    // Another side on the same series would mix them: refused, saying what to do.
+    const mixed = await xqlIn(["data", "sync", "oanda", "--symbols", "EUR_USD", "--timeframe", "h1", "--price", "bid", "--api-url", oanda.url, "--db", db], { env: ENV });
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain(
+      "EURUSD h1 holds mid bars (from oanda); a sync with --price bid would mix the two sides in one series. Sync --price mid, sync into another --db, or delete them first: xql data delete --symbol EURUSD --market FOREX --timeframe h1",
+    );
     const json = JSON.parse((await xqlIn(["data", "status", "--format", "json", "--db", db])).stdout) as { series: { timeframe: string; feeds: unknown[] }[] };
     expect(json.series.find((s) => s.timeframe === "h1")!.feeds).toEqual([{ source: "oanda", price: "mid", symbols: 2, lastSync: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }]);
   });

@@ -185,6 +185,18 @@ export async function syncAction(positionals: string[], values: Values, io: CliI
       );
     }
 
+    // One price side per series: a sync resumes from the stored bars, so another side would
+    // append ask bars to bid ones. Another source of the same side is fine (Dukascopy's free
+    // history, then OANDA's live bars).
+    const sides = ((await store.feeds?.(source.market)) ?? []).filter((f) => f.timeframe === timeframe && names.has(f.symbol) && f.price !== source.price);
+    if (sides.length > 0) {
+      const f = sides[0]!;
+      throw new UsageError(
+        `${f.symbol} ${timeframe} holds ${f.price} bars (from ${f.source}); a sync with --price ${source.price} would mix the two sides in one series. ` +
+          `Sync --price ${f.price}, sync into another --db, or delete them first: xql data delete --symbol ${f.symbol} --market ${source.market} --timeframe ${timeframe}`,
+      );
+    }
+
     io.onStop((reason) => {
       io.stderr.write(`xql data sync: ${reason}: stopping after the batch in hand${reason === "SIGINT" ? " (Ctrl-C again stops at once)" : ""}\n`);
       controller.abort();
