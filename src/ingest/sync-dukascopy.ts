@@ -61,6 +61,9 @@ function instrumentKey(code: string): string {
 
 const DAY = 86_400_000;
 
+/** How long after a period's close its last minute (or hour) may still be missing for lag rather than quiet. */
+const RECENT_MS = 60_000;
+
 export class DukascopySource implements SyncSource {
   readonly id = "dukascopy";
   readonly market = FOREX_MARKET;
@@ -112,8 +115,23 @@ export class DukascopySource implements SyncSource {
     const now = this.options.clock?.now() ?? Date.now();
     const sides: ("bid" | "ask")[] = this.price === "mid" ? ["bid", "ask"] : [this.price];
     const fine = await Promise.all(sides.map((side) => this.fetchSide(instrument, pair.symbol, hours ? "h1" : "m1", side, Math.max(first, historyStart), end, now)));
-    let candles = this.price === "mid" ? midOf(fine[0]!, fine[1]!) : fine[0]!;
-    if (timeframe !== "m1" && timeframe !== "h1") candles = coarser(candles, timeframe);
+    const fineCandles = this.price === "mid" ? midOf(fine[0]!, fine[1]!) : fine[0]!;
+    let candles = fineCandles;
+    if (timeframe !== "m1" && timeframe !== "h1") {
+      candles = coarser(fineCandles, timeframe);
+      // Dukascopy publishes a minute a little after it closes: a period just closed whose last
+      // minute is not there yet is asked for again at the next round, not written short.
+      const step = hours ? 3_600_000 : 60_000;
+      const fineTimes = new Set(fineCandles.map((c) => c[0]));
+      const short = candles.find((c) => {
+        const close = grid.close(c[0]);
+        return close <= now && now - close < RECENT_MS && !fineTimes.has(close - step);
+      });
+      if (short) {
+        candles = candles.filter((c) => c[0] < short[0]);
+        if (request.direction === "forward") covered.to = Math.min(covered.to, grid.previous(short[0]));
+      }
+    }
     const lo = Math.max(span.from, covered.from);
     const hi = Math.min(span.to, covered.to);
     return { candles: candles.filter((c) => c[0] >= lo && c[0] <= hi), covered };

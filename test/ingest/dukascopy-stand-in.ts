@@ -119,6 +119,8 @@ export class DukascopyStandIn {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private faults: Fault[] = [];
+  /** ms after its close before a candle is published (Dukascopy's own lag). */
+  lagMs = 0;
 
   constructor(readonly now: () => number = () => Date.now()) {}
 
@@ -146,7 +148,7 @@ export class DukascopyStandIn {
   candles(code: string, side: "BID" | "ASK", kind: "minute" | "hour", from: number, to: number, now = this.now()): UnitCandle[] {
     const step = kind === "minute" ? MINUTE : HOUR;
     const out: UnitCandle[] = [];
-    for (let t = Math.ceil(from / step) * step; t < to && t + step <= now; t += step) {
+    for (let t = Math.ceil(from / step) * step; t < to && t + step <= now - this.lagMs; t += step) {
       const c = unitCandle(code, side, kind, t);
       if (c) out.push(c);
     }

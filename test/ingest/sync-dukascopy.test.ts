@@ -173,6 +173,29 @@ describe("data sync dukascopy", () => {
     expect(straddling).toEqual({ time: its[0]!.time, open: its[0]!.open, high: Math.max(...its.map((h) => h.high)), low: Math.min(...its.map((h) => h.low)), close: its[3]!.close, volume: its.reduce((v, h) => v + h.volume, 0) });
   });
 
+  it("m5 from minutes: a bar just closed whose last minute Dukascopy has not published yet is written whole at the next sync, not short", async () => {
+    const clock = new ManualClock(Date.UTC(2025, 2, 12, 14, 10, 2));
+    server = new DukascopyStandIn(() => clock.now());
+    server.lagMs = 5000;
+    await server.start();
+    const since = Date.UTC(2025, 2, 12, 14);
+    await sync({ clock, symbols: ["EURUSD"], timeframe: "m5", since });
+    expect((await storedBars(store, "EURUSD", "m5", "FOREX")).map((b) => new Date(b.time).toISOString())).toEqual(["2025-03-12T14:00:00.000Z"]);
+    clock.t = Date.UTC(2025, 2, 12, 14, 10, 8);
+    await sync({ clock, symbols: ["EURUSD"], timeframe: "m5", since });
+    const minutes = server.candles("EUR-USD", "BID", "minute", Date.UTC(2025, 2, 12, 14, 5), Date.UTC(2025, 2, 12, 14, 10)).map((c) => priced("EUR-USD", c));
+    const bar = (await storedBars(store, "EURUSD", "m5", "FOREX"))[1]!;
+    expect(bar).toEqual({
+      time: Date.UTC(2025, 2, 12, 14, 5),
+      open: minutes[0]!.open,
+      high: Math.max(...minutes.map((m) => m.high)),
+      low: Math.min(...minutes.map((m) => m.low)),
+      close: minutes.at(-1)!.close,
+      volume: minutes.reduce((v, m) => v + m.volume, 0),
+    });
+    expect(minutes.at(-1)!.time).toBe(Date.UTC(2025, 2, 12, 14, 9));
+  });
+
   it("a reply in another format fails the pair, saying the API may have changed", async () => {
     const clock = new ManualClock(Date.UTC(2025, 2, 12, 12));
     server = new DukascopyStandIn(() => clock.now());
