@@ -211,7 +211,7 @@ describe("data sync dukascopy", () => {
   });
 
   it("--follow fetches the day in progress with ?from= after each close, never the minute still open", async () => {
-    const clock = new FastClock(Date.UTC(2025, 2, 12, 14, 7, 40), 60);
+    const clock = new FastClock(Date.UTC(2025, 2, 12, 14, 7, 40), 20);
     server = new DukascopyStandIn(() => clock.now());
     await server.start();
     const controller = new AbortController();

@@ -336,8 +336,8 @@ describe("data sync oanda", () => {
   });
 
   it("--follow writes each m1 bar after its close, names it by its open time, and takes a quiet weekend answer as no news", async () => {
-    // Friday 2025-11-14 21:55 UTC: the market closes at 22:00 UTC (17:00 New York).
-    const clock = new FastClock(Date.UTC(2025, 10, 14, 21, 57, 30), 60);
+    // Friday 2025-11-14 21:57:30 UTC, a minute passing in 3 s: the market closes at 22:00 UTC (17:00 New York).
+    const clock = new FastClock(Date.UTC(2025, 10, 14, 21, 57, 30), 20);
     await standIn(() => clock.now());
     const controller = new AbortController();
     const rounds: FollowRound[] = [];
