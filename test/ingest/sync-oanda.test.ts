@@ -322,11 +322,19 @@ describe("data sync oanda", () => {
     const clock = new ManualClock(NOW);
     await standIn(() => clock.now());
     const controller = new AbortController();
-    // EUR_USD's request goes first and is answered; GBP_USD's hangs, and the stop comes once it is held.
+    // EUR_USD's request is answered; GBP_USD's hangs; the stop comes once both have happened.
+    let held = false;
+    let answered = false;
+    const stopWhenBoth = (): void => void (held && answered && setImmediate(() => controller.abort()));
     oanda!.onRequest = (instrument) => {
       if (instrument !== "GBP_USD") return;
       oanda!.failNext({ kind: "hang" });
-      setImmediate(() => controller.abort());
+      held = true;
+      stopWhenBoth();
+    };
+    oanda!.onCandles = () => {
+      answered = true;
+      stopWhenBoth();
     };
     const report = await sync({ clock, symbols: ["EUR_USD", "GBP_USD"], since: NOW - DAY, signal: controller.signal, source: { stopGraceMs: 500, perSecond: 1 } });
     expect(report.stopped).toBe(true);

@@ -390,16 +390,21 @@ describe("data sync bounds (issue 33): what a hostile or broken --api-url can do
 
     // Stopped while waiting out a Retry-After (on the wall clock: the stop must end a real wait).
     const limited = new AbortController();
-    const real = await open(clock, { stop: limited.signal, clock: undefined });
+    const said: string[] = [];
+    const real = await open(clock, { stop: limited.signal, clock: undefined }, said);
     exchange.limitNext(1, 429, "100000");
+    clock.t += 5 * MINUTE;
     const lines: string[] = [];
     const pendingLimited = syncBars({ source: real.binance, store, pairs: real.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: limited.signal, onNotice: (l) => lines.push(l) });
     await new Promise<void>((resolve) => {
-      const poll = (): void => (exchange!.requests.filter((r) => r.includes("/klines")).length >= 3 ? resolve() : void setTimeout(poll, 5));
+      const poll = (): void => (said.some((line) => line.includes("waiting 5 min")) ? resolve() : void setTimeout(poll, 5));
       poll();
     });
+    const stoppedAt = performance.now();
     limited.abort();
     expect(await pendingLimited).toMatchObject({ stopped: true, failed: [] });
+    // The 5-minute wait ended with the stop, not with the wait.
+    expect(performance.now() - stoppedAt).toBeLessThan(2000);
     expect(lines).toEqual([]);
   });
 });
