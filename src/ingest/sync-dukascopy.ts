@@ -148,7 +148,12 @@ export class DukascopySource implements SyncSource {
       fetcherFn: async (url: string) => {
         const what = `${code} ${side} ${describeBucket(url)}`;
         return this.client.run(what, async (signal) => {
-          const reply = await this.client.get(this.moved(url), { Accept: "application/json" }, signal);
+          const reply = await this.client.get(this.moved(url), { Accept: "application/json" }, signal).catch((error: unknown) => {
+            if (error instanceof FeedRequestError && error.kind === "refused") {
+              throw new FeedRequestError("refused", `Dukascopy refused ${what} (${error.message}): it needs no account, so it may be refusing this address`);
+            }
+            throw error;
+          });
           if (reply.status !== 200) throw new FeedRequestError("client", `Dukascopy refused ${what} (HTTP ${reply.status}: ${snippet(reply.body)})`, undefined, reply.status);
           parseJsonReply(reply, "Dukascopy's candles JSON");
           try {
