@@ -130,6 +130,7 @@ export class Program {
     this.market = market;
     this.frames = planned.plan.sources.map((source) => new Frame(source.timeframe, source.minLookback, source.series, market));
     for (const frame of this.frames) this.frameOf.set(frame.timeframe, frame);
+    planned.fetch.forEach((source, k) => (this.frames[k]!.fetchBars = source.bars));
     this.baseTimeframe = planned.baseTimeframe;
     const base = planned.baseTimeframe;
     this.condition = this.slot(checked.condition.ir, base);
