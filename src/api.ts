@@ -7,7 +7,7 @@ import { check, type CheckedQuery } from "./check/check.js";
 import { XqlError, fail } from "./errors.js";
 import { createRunner, type Runner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
-import { DEFAULT_COST_BUDGET, checkColumns, checkCost } from "./plan/cost.js";
+import { DEFAULT_COST_BUDGET, checkColumns, checkCost, queryWork, type QueryWork } from "./plan/cost.js";
 import { planQuery, type Planned } from "./plan/plan.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
@@ -164,7 +164,7 @@ export type ExplainResult =
     };
 
 /** Internal facts of each compiled query: its static cost (`src/plan/cost.ts`) and its runner. */
-const internals = new WeakMap<CompiledQuery, { cost: number; runner: Runner }>();
+const internals = new WeakMap<CompiledQuery, { cost: number; work: QueryWork; runner: Runner }>();
 
 /**
  * The static cost of a query compiled by {@link compile}: bar-steps per instrument. Internal
@@ -221,7 +221,12 @@ export async function historyAnchoredAsync(
   return { result: historyResult(scan), tracked: scan.tracked };
 }
 
-function internalsOf(query: CompiledQuery): { cost: number; runner: Runner } {
+/** The query's work per bar by source, which history's price reads (`historyPrice`). Internal. */
+export function workOf(query: CompiledQuery): QueryWork {
+  return internalsOf(query).work;
+}
+
+function internalsOf(query: CompiledQuery): { cost: number; work: QueryWork; runner: Runner } {
   const found = internals.get(query);
   if (!found) throw new TypeError("not a query compiled by compile()");
   return found;
@@ -364,6 +369,6 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> =>
       historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options), maxBytesOf(options), options.turn)),
   });
-  internals.set(compiledQuery, { cost: compiled.cost, runner });
+  internals.set(compiledQuery, { cost: compiled.cost, work: queryWork(checked, planned, compiled.cost), runner });
   return compiledQuery;
 }

@@ -279,7 +279,7 @@ function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
  * sequential comparison that finds nothing new, with no hashing and no allocation; for the
  * store's bars of an hour or less, two comparisons (see below).
  */
-function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
+export function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
   let merged: number[] = [];
   const duration = TIMEFRAME_MS[base];
   // Whether every instrument merged so far had the store's bars (strictly increasing, on the grid).
