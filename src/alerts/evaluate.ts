@@ -107,7 +107,14 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
   }
   for (const group of groups.values()) {
     const rows = await rowsByBar(group.screen.compiled, evaluable, group.pending.length, group.track, options.sliceMs);
-    for (const screen of group.members) bars.set(screen.id, transitions(screen.matching, group.pending, rows));
+    // Members that stood on the same rows get the same transitions (usually all of them).
+    const byState = new Map<string, EvaluatedBar[]>();
+    for (const screen of group.members) {
+      const state = JSON.stringify(screen.matching);
+      let evaluated = byState.get(state);
+      if (!evaluated) byState.set(state, (evaluated = transitions(screen.matching, group.pending, rows)));
+      bars.set(screen.id, evaluated);
+    }
   }
   return { bars, nextClose };
 }

@@ -139,6 +139,8 @@ export class Frame {
   touched = 0;
   /** The source's fetch F (`compile(q).fetch`): its anchors' step and the bars its warm-up counts on (anchor.ts). */
   fetchBars = 0;
+  /** Whether a recursive function (or a cumulative one) runs on the source: its values depend on where the frame starts. */
+  recursive = false;
 
   constructor(
     readonly timeframe: Timeframe,
@@ -286,14 +288,15 @@ export function alignFrames(frames: readonly Frame[], t: number): boolean {
 }
 
 /**
- * Whether every frame, aligned at a base bar (`alignFrames`), holds at least its fetch of bars
- * up to that bar: the bars its warm-up counts on. Fewer (a young series, a short store, a gap)
- * leave a recursion nearer its seed than the warm-up promises (`meta.unconverged`).
+ * Whether every frame with a recursion, aligned at a base bar (`alignFrames`), holds at least
+ * its fetch of bars up to that bar: the bars its warm-up counts on. Fewer (a young series, a
+ * short store, a gap) leave a recursion nearer its seed than the warm-up promises
+ * (`meta.unconverged`). A source without one is exact on its minLookback.
  */
 export function converged(frames: readonly Frame[]): boolean {
   for (let k = 0; k < frames.length; k++) {
     const frame = frames[k]!;
-    if (frame.end + 1 < frame.fetchBars) return false;
+    if (frame.recursive && frame.end + 1 < frame.fetchBars) return false;
   }
   return true;
 }

@@ -170,6 +170,8 @@ export class Program {
       s.frame = this.frame(s.timeframe);
       if (n.op === "timeframe") s.inner = this.frame(n.timeframe);
       s.blocked = runsInPrimedBlocks(n);
+      // A recursion (or a count) on the frame: its values depend on where the frame starts.
+      if (n.op === "call" && n.fn.recursive) s.frame.recursive = true;
       if (n.op === "call") {
         s.extra = n.fn.extraLookback(n.consts);
         s.inputs = new Array<Float64Array>(s.children.length + n.fn.implicit.length).fill(EMPTY);

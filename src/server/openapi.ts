@@ -353,7 +353,7 @@ export function openApiDocument(): Record<string, unknown> {
             meta: {
               type: "object",
               description: "What the run considered, so that no results can be told from no data",
-              required: ["instruments", "matched", "skipped", "asOf"],
+              required: ["instruments", "matched", "skipped", "asOf", "unconverged"],
               properties: {
                 instruments: { type: "integer", description: "Instruments of the market considered, skipped ones included" },
                 matched: { type: "integer", description: "Matches before the query's limit" },
@@ -367,6 +367,12 @@ export function openApiDocument(): Record<string, unknown> {
                   additionalProperties: false,
                 },
                 asOf: { type: ["string", "null"], format: "date-time", description: "Open time of the latest base bar evaluated" },
+                unconverged: {
+                  type: "integer",
+                  minimum: 0,
+                  description:
+                    "Instruments evaluated on fewer bars than a source's warm-up from the bar's anchor (a young series, a short store): their recursive values may be further from the all-history value than the warm-up promises (decisions §9)",
+                },
               },
               additionalProperties: false,
             },
@@ -387,7 +393,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
         HistoryMeta: {
           type: "object",
-          required: ["instruments", "matched", "skipped", "asOf"],
+          required: ["instruments", "matched", "skipped", "asOf", "unconverged"],
           properties: {
             instruments: { type: "integer", minimum: 0, description: "Instruments of the market considered" },
             matched: { type: "integer", minimum: 0, description: "Matches over the window before limit" },
@@ -401,6 +407,11 @@ export function openApiDocument(): Record<string, unknown> {
               additionalProperties: false,
             },
             asOf: { type: ["string", "null"], format: "date-time", description: "Open time of the window's latest bar" },
+            unconverged: {
+              type: "integer",
+              minimum: 0,
+              description: "Instruments evaluated at some window bar on fewer bars than a source's warm-up from that bar's anchor (decisions §9)",
+            },
           },
           additionalProperties: false,
         },
