@@ -7,18 +7,24 @@
  * timeframe duration D, and the market's calendar factor g (1 for CRYPTO, 1.5 for FOREX, whose
  * weeks trade 5 days of 7):
  *
- *     t_s  = t + dur(base) − D        the open time of the latest bar of the source that can
- *                                     have closed by base bar t's close (the source's own bar
- *                                     time at t; t itself for the base source)
+ *     t_s  = min(t, t + dur(base) − D)  the source's own time at t: for a coarser source the
+ *                                       open time of the latest of its bars that can have closed
+ *                                       by base bar t's close; t itself for the base source and
+ *                                       a finer one
  *     a(t) = the latest multiple of F·D since 1970-01-01T00:00Z that is ≤ t_s − g·F·D
  *
  * and bar t is evaluated over the source's bars that open at or after a(t). On a series without
- * gaps that is at least F closed bars (every grid point of [t_s − F·D, t_s] is a bar) and at most
- * (g + 1)·F (the span [a, t_s] is shorter than (g + 1)·F·D), with no reference to what was read:
- * a(t) depends on t, the timeframes and F only. The literal reading (t_s = t for every source)
- * can leave a coarser source one bar short of F (a weekly source's Monday bars against an anchor
- * that falls on a Thursday), so the source's own bar time is used: it is the same as t for the
- * base source, and the same rule otherwise.
+ * gaps that is at least F closed bars (every grid point of [t_s − F·D, t_s] is a closed bar) and
+ * at most (g + 1)·F (the span [a, t_s] is shorter than (g + 1)·F·D) — for a finer source, plus
+ * the bars inside base bar t, which its value at t reads anyway — with no reference to what was
+ * read: a(t) depends on t, the timeframes and F only.
+ *
+ * Why not t for every source (the contract's literal reading): a coarser source would sometimes
+ * get F − 1 closed bars (a weekly source's Monday bars against an anchor that falls on a
+ * Thursday, at an hour of a Thursday). Why not the coarser rule for a finer source too: at the
+ * latest base bar, still in progress, the finer bars stop where the data stops (a day's m1 bars
+ * at 00:30), far before the base bar's close, and an anchor measured from the close would leave
+ * none of them.
  */
 import { TIMEFRAME_MS, type Timeframe } from "../types.js";
 
@@ -34,15 +40,15 @@ export function calendarFactor(market: string): number {
 export function anchorTime(market: string, base: Timeframe, timeframe: Timeframe, fetchBars: number, t: number): number {
   const duration = TIMEFRAME_MS[timeframe];
   const span = fetchBars * duration;
-  const own = t + TIMEFRAME_MS[base] - duration;
+  const own = t + Math.min(0, TIMEFRAME_MS[base] - duration);
   return Math.floor((own - calendarFactor(market) * span) / span) * span;
 }
 
 /**
  * The most bars of a source the evaluation of base bars from `first` to `last` can read from
- * their anchors: one per grid step from a(first) to the source's bar at `last`, one more for the
- * bar at the anchor, and one for a FOREX session that opens an hour off the grid after a
- * daylight-saving change. A read of this many latest bars (cut at `last`'s close) holds every
+ * their anchors: one per grid step from a(first) to the source's last bar closed by `last`'s
+ * close, one more for the bar at the anchor, and one for a FOREX session that opens an hour off
+ * the grid after a daylight-saving change. A read of this many latest bars (cut at `last`'s close) holds every
  * bar at or after a(first).
  */
 export function anchoredBars(market: string, base: Timeframe, timeframe: Timeframe, fetchBars: number, first: number, last: number): number {

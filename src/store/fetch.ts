@@ -79,7 +79,9 @@ export async function fetchAnchored(store: BarStore, plan: Plan, options: Anchor
   const window = options.bars ?? 1;
   const g = calendarFactor(market);
   const reach: Partial<Record<Timeframe, number>> = {};
-  for (const f of options.anchorSources) reach[f.timeframe] = Math.max(reach[f.timeframe] ?? 0, Math.ceil((g + 1) * f.bars) + 3);
+  // A finer source also reads its bars inside the base bar.
+  const inside = (tf: Timeframe): number => Math.max(0, Math.ceil(TIMEFRAME_MS[base] / TIMEFRAME_MS[tf]) - 1);
+  for (const f of options.anchorSources) reach[f.timeframe] = Math.max(reach[f.timeframe] ?? 0, Math.ceil((g + 1) * f.bars) + 3 + inside(f.timeframe));
   const first = await fetchUniverse(store, plan, { ...options, atLeast: reach, extraBaseBars: window - 1 });
   const from = options.firstTime ? options.firstTime(first) : windowTimes(first, base, window)[0];
   if (from === undefined) return first;
