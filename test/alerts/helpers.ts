@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { compile, historyAnchoredAsync } from "../../src/api.js";
 import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
 import { signatureOf } from "../../src/alerts/sign.js";
-import type { Instrument } from "../../src/types.js";
+import type { Instrument, XqlOptions } from "../../src/types.js";
 import type { ServerOptions } from "../../src/server/app.js";
 import { startServer, type Running } from "../server/helpers.js";
 
@@ -151,8 +151,9 @@ export async function expectedAlert(
   query: string,
   universe: Instrument[],
   createdAt: number | null,
+  options: XqlOptions = {},
 ): Promise<{ deliveries: { time: number; events: AlertEvent[] }[]; matching: string[] }> {
-  const compiled = compile(query);
+  const compiled = compile(query, options);
   const times = [...new Set(universe.flatMap((i) => baseTimes(query, i)))].sort((a, b) => a - b);
   const window = times.filter((t) => createdAt === null || t >= createdAt);
   const { result, tracked } = await historyAnchoredAsync(compiled, universe, {

@@ -20,6 +20,8 @@ import { HOUR, MONDAY, prng, symbolName, tickWalk, type ArrayBars } from "../kit
 import { expectedAlert, outbox } from "./helpers.js";
 
 const HEADER = 'market = "CRYPTO"\ntimeframe = h1\n';
+/** A warm-up of 20 bars: anchors move every 20 bars of the 90-bar feed, between and inside batches. */
+const OPTIONS = { warmupCeiling: 20 };
 
 /** Instruments of h1 bars, each starting and ending at its own hour. */
 function feed(seed: number, symbols: number, length: number): { symbol: string; bars: ArrayBars }[] {
@@ -69,7 +71,7 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
     bars: store,
     alerts: store.alerts,
     clock: { now: () => Date.now() },
-    compile: (text) => compile(text),
+    compile: (text) => compile(text, OPTIONS),
     warmup: 300,
     allowPrivateWebhooks: true,
     // Rounds run when the test asks, after each write, never on the write's own trigger.
@@ -84,7 +86,7 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
     engine.start();
     const alerts: { id: string; query: string; baseline: number | null }[] = [];
     for (const [n, query] of queries.entries()) {
-      const baseline = await engine.baseline(compile(query));
+      const baseline = await engine.baseline(compile(query, OPTIONS));
       const id = `alrt_property${n}`;
       await store.alerts.createAlert(
         { id, accountId: "acct_property", name: `p${n}`, query, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: 0, lastTime: baseline.time, matching: baseline.matching },
@@ -102,9 +104,9 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
     const delivered = await outbox(store.alerts, "acct_property");
     for (const { id, query, baseline } of alerts) {
       // Every bar the store holds, every timeframe the query reads (coarser ones derived by the store).
-      const compiled = compile(query);
+      const compiled = compile(query, OPTIONS);
       const universe = await fetchUniverse(store, compiled.plan, { warmup: 100_000, fetch: compiled.fetch });
-      const { deliveries: expected, matching } = await expectedAlert(query, universe, baseline);
+      const { deliveries: expected, matching } = await expectedAlert(query, universe, baseline, OPTIONS);
       const actual = delivered.filter((d) => d.alert.id === id).map((d) => ({ time: d.time, events: d.events }));
       expect(actual, query).toEqual(expected);
       eventsSeen += expected.reduce((n, d) => n + d.events.length, 0);
