@@ -92,18 +92,7 @@ afterAll(async () => {
   for (const entry of stores.values()) await entry.server.close();
   cleanup();
   if (UPDATE) {
-    /**
- * A body read from the store without its `meta.unconverged` (decisions §9: only paths that read
- * the store count it, the library's meta has none), checked to be a count.
- */
-function storeBody(body: unknown): unknown {
-  const { meta } = body as { meta: Record<string, unknown> };
-  expect(Number.isInteger(meta.unconverged)).toBe(true);
-  const { unconverged: _, ...rest } = meta;
-  return { ...(body as object), meta: rest };
-}
-
-for (const { file, description, cases } of corpus) {
+    for (const { file, description, cases } of corpus) {
       if (!cases.some(computed)) continue;
       const rewritten = cases.map((c) => (computed(c) ? { ...c, result: computedResult(c) } : c));
       writeFileSync(join(HERE, file), `${JSON.stringify({ description, cases: rewritten }, null, 2)}\n`);

@@ -97,12 +97,12 @@ function series(seed: number, start: number, count: number): ArrayBars {
   const gapAt = Math.floor(rand() * count);
   const keep: number[] = [];
   for (let i = 0; i < count; i++) if (rand() > 0.03 && (i < gapAt || i >= gapAt + 20)) keep.push(i);
-  const pick = (c: ArrayLike<number>): number[] => keep.map((i) => c[i]!);
+  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
   return { time: pick(walk.time), open: pick(walk.open), high: pick(walk.high), low: pick(walk.low), close: pick(walk.close), volume: pick(walk.volume) };
 }
 
 function cut(bars: ArrayBars, from: number, to: number): ArrayBars {
-  const keep = (c: ArrayLike<number>): number[] => Array.from(c).filter((_, i) => bars.time[i]! >= from && bars.time[i]! < to);
+  const keep = (c: ArrayLike<number>): Float64Array => Float64Array.from(Array.from(c).filter((_, i) => bars.time[i]! >= from && bars.time[i]! < to));
   return { time: keep(bars.time), open: keep(bars.open), high: keep(bars.high), low: keep(bars.low), close: keep(bars.close), volume: keep(bars.volume) };
 }
 
@@ -180,7 +180,7 @@ describe("one number per bar: every path that reads the store gives the value at
             const compiled = compile(query, options);
             const rand = prng(seed);
             const symbols = ["AAA", "BBB", "CCC"].map((symbol, i) => ({ symbol, bars: series(seed * 3 + i, MONDAY + Math.floor(rand() * 40) * HOUR, 260 + Math.floor(rand() * 60)) }));
-            const all = [...new Set(symbols.flatMap((s) => s.bars.time))].sort((a, b) => a - b);
+            const all = [...new Set(symbols.flatMap((s) => Array.from(s.bars.time)))].sort((a, b) => a - b);
             const latest = all[all.length - 1]!;
             // The full store, and one whose first bars are 60 hours later (fewer older bars).
             const full = join(dir, `full-${n}.db`);
