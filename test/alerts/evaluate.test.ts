@@ -78,4 +78,26 @@ describe("evaluateGroup", () => {
     // The rows are the same objects: evaluated once.
     x.forEach((bar, i) => expect(bar.matching).toBe(y[i]!.matching));
   });
+
+  it("gives an absent symbol no event and carries its state; its exit at its next bar carries that bar's columns", async () => {
+    const store = new SqliteStore(":memory:");
+    stores.push(store);
+    const query = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
+    const bar = (h: number, close: number) => ({ time: [MONDAY + h * HOUR], open: [close], high: [close], low: [close], close: [close], volume: [1] });
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "AAA", bars: bar(0, 150) }, { symbol: "BBB", bars: bar(0, 150) }] }]);
+    // Bar 1: only BBB has a bar (a feed's first bar after a weekend, say); bar 2: AAA is back, at 40.
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "BBB", bars: bar(1, 160) }] }]);
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "AAA", bars: bar(2, 40) }, { symbol: "BBB", bars: bar(2, 170) }] }]);
+    const matching = [
+      { symbol: "AAA", columns: { close: 150 } },
+      { symbol: "BBB", columns: { close: 150 } },
+    ];
+    const s = { id: "s", query, compiled: compile(query), lastTime: MONDAY, matching };
+    const { bars } = await evaluateGroup(store, [s], MONDAY + 10 * HOUR, { warmup: 300 });
+    const [one, two] = bars.get("s")!;
+    // Absence is not an exit (decisions §14): AAA still matches, with its last row.
+    expect(one).toEqual({ time: MONDAY + HOUR, events: [], matching: [{ symbol: "AAA", columns: { close: 150 } }, { symbol: "BBB", columns: { close: 160 } }] });
+    // At its own next bar AAA exits, with the values it stopped matching with (decisions §7).
+    expect(two).toEqual({ time: MONDAY + 2 * HOUR, events: [{ symbol: "AAA", kind: "exit", columns: { close: 40 } }], matching: [{ symbol: "BBB", columns: { close: 170 } }] });
+  });
 });
