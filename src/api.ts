@@ -168,7 +168,7 @@ const internals = new WeakMap<CompiledQuery, { cost: number; work: QueryWork; ru
 
 /**
  * The static cost of a query compiled by {@link compile}: bar-steps per instrument. Internal
- * (not exported by the package): the service prices a history as this × (window + 1).
+ * (not exported by the package): a history's price starts from it (`historyPrice`).
  */
 export function costOf(query: CompiledQuery): number {
   return internalsOf(query).cost;

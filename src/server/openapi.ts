@@ -179,7 +179,7 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: "history",
           summary: "When did a screen match over the last N base bars, and what followed (metered like run)",
           description:
-            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar equal a run over the bars up to it. The window is `?bars=N` or `\"bars\"` in a JSON body (both: they must agree). Priced as the query's cost × (N + 1) against the cost budget (above it: a 400 plan error naming the largest window that fits, before any reservation); an answer whose JSON would exceed 16 MiB is a 400 plan error counted while the matches are built, never built whole, and given back. One request counts once against the quota; only a 200 consumes it.",
+            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar t equal a run on the store cut after t, each bar evaluated from its anchor (decisions §9), whatever the window. The window is `?bars=N` or `\"bars\"` in a JSON body (both: they must agree). Priced by the work of its passes (one per anchor; a window of up to 100 bars as the query's run) against the cost budget (above it: a 400 plan error naming the price and the largest window that fits, before any reservation); an answer whose JSON would exceed 16 MiB is a 400 plan error counted while the matches are built, never built whole, and given back. One request counts once against the quota; only a 200 consumes it.",
           parameters: [
             {
               name: "bars",

@@ -41,7 +41,7 @@ export interface RouteContext {
   cache: HotTier | undefined;
   /** The per-account admission; its turns share evaluation round-robin by account. */
   admission: Admission;
-  /** The cost budget a history's price (cost × (window + 1)) is held to. */
+  /** The cost budget a history's price (the work of its passes, `historyPrice`) is held to. */
   costBudget: number;
   /** Milliseconds of evaluation between turns of the event loop. */
   evaluationSliceMs: number;
