@@ -107,11 +107,11 @@ function cut(bars: ArrayBars, from: number, to: number): ArrayBars {
 }
 
 /** A real SQLite store file holding every symbol's bars with open time in [from, to). */
-async function storeOf(file: string, symbols: readonly { symbol: string; bars: ArrayBars }[], from: number, to: number): Promise<void> {
+async function storeOf(file: string, market: string, symbols: readonly { symbol: string; bars: ArrayBars }[], from: number, to: number): Promise<void> {
   const store = new SqliteStore(file);
   try {
     const held = symbols.map(({ symbol, bars }) => ({ symbol, bars: cut(bars, from, to) })).filter((s) => s.bars.time.length > 0);
-    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: held }]);
+    await store.upsertBars([{ market, timeframe: "h1", symbols: held }]);
   } finally {
     await store.close();
   }
@@ -173,9 +173,11 @@ describe("one number per bar: every path that reads the store gives the value at
           fc.constantFrom(...CROSSINGS),
           fc.constantFrom(20, 30, 45),
           fc.integer({ min: 1, max: 10_000 }),
-          async (columns, condition, warmupCeiling, seed) => {
+          fc.constantFrom("CRYPTO", "FOREX"),
+          async (columns, condition, warmupCeiling, seed, market) => {
             n++;
-            const query = `${HEAD}columns = [${columns.join(", ")}]\n${condition}`;
+            // FOREX: anchors reach back 1.5 times as far, and its h4 and d bars open at 17:00 New York.
+            const query = `market = "${market}"\ntimeframe = h1\ncolumns = [${columns.join(", ")}]\n${condition}`;
             const options = { warmupCeiling };
             const compiled = compile(query, options);
             const rand = prng(seed);
@@ -186,8 +188,8 @@ describe("one number per bar: every path that reads the store gives the value at
             const full = join(dir, `full-${n}.db`);
             const later = join(dir, `later-${n}.db`);
             const older = all[0]! + 60 * HOUR;
-            await storeOf(full, symbols, -Infinity, Infinity);
-            await storeOf(later, symbols, older, Infinity);
+            await storeOf(full, market, symbols, -Infinity, Infinity);
+            await storeOf(later, market, symbols, older, Infinity);
 
             // The reference: the library over the bars from each source's anchor.
             const store = new SqliteStore(full);
@@ -234,7 +236,7 @@ describe("one number per bar: every path that reads the store gives the value at
             // The service's run and `xql run` on the store cut after t, at a few bars t.
             for (const t of [all[all.length - 1 - Math.floor(rand() * 60)]!, latest]) {
               const file = join(dir, `cut-${n}-${t}.db`);
-              await storeOf(file, symbols, -Infinity, t + HOUR);
+              await storeOf(file, market, symbols, -Infinity, t + HOUR);
               const at = reference.get(t)!;
               const cutServer = await startServer({ file, dir, seed: false, warmupCeiling, warmup: 20 });
               try {
@@ -256,7 +258,7 @@ describe("one number per bar: every path that reads the store gives the value at
             }
           },
         ),
-        { numRuns: 6, seed: 20261205 },
+        { numRuns: 8, seed: 20261205 },
       );
     } finally {
       cleanup();
