@@ -83,6 +83,7 @@ const FAMILIES = [
   "highest(high, 15)",
   "h4::ema(close, 5)",
   "h4::rsi(6)",
+  "d::close - d::close[1]",
   "ema(close, 9)[3]",
   "close - ema(close, 12)[1]",
   "atr(10)",
@@ -258,7 +259,15 @@ describe("one number per bar: every path that reads the store gives the value at
             }
           },
         ),
-        { numRuns: 8, seed: 20261205 },
+        {
+          numRuns: 10,
+          seed: 20261205,
+          // Nested timeframes every time, whatever the random draws.
+          examples: [
+            [["h4::ema(close, 5)", "rsi(14)"], "crossover(close, ema(close, 10))", 20, 7, "CRYPTO"],
+            [["h4::rsi(6)", "obv", "d::close - d::close[1]"], "true", 30, 11, "FOREX"],
+          ],
+        },
       );
     } finally {
       cleanup();
