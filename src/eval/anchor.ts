@@ -45,6 +45,17 @@ export function anchorTime(market: string, base: Timeframe, timeframe: Timeframe
 }
 
 /**
+ * Bars of a source that hold every bar from the anchor of any base bar on a series without gaps,
+ * read as the latest ones up to that bar: (g + 1)·F, one for the bar at the anchor, one for a
+ * FOREX session off the grid, one a read of another timeframe may add beyond the cut; and a
+ * finer source's bars inside the base bar.
+ */
+export function anchorReach(market: string, base: Timeframe, timeframe: Timeframe, fetchBars: number): number {
+  const inside = Math.max(0, Math.ceil(TIMEFRAME_MS[base] / TIMEFRAME_MS[timeframe]) - 1);
+  return Math.ceil((calendarFactor(market) + 1) * fetchBars) + 3 + inside;
+}
+
+/**
  * The most bars of a source the evaluation of base bars from `first` to `last` can read from
  * their anchors: one per grid step from a(first) to the source's last bar closed by `last`'s
  * close, one more for the bar at the anchor, and one for a FOREX session that opens an hour off

@@ -7,6 +7,7 @@
 import { compile } from "../api.js";
 import { parse } from "../ast/lower.js";
 import { printStatement } from "../ast/print.js";
+import { anchorReach } from "../eval/anchor.js";
 import { anchoredInstrument } from "../eval/truncate.js";
 import type { Instrument, Timeframe } from "../types.js";
 
@@ -25,6 +26,21 @@ export function columnsQuery(text: string): string | undefined {
   const kept = statements.filter((s) => s.kind === "market" || s.kind === "timeframeSetting" || s.kind === "columns" || s.kind === "let");
   // `;` after each statement: a line break is not a token, and `true` must not continue a let.
   return `${kept.map((s) => `${printStatement(s)};`).join("\n")}\ntrue`;
+}
+
+/**
+ * Bars of `timeframe` the chart reads so that its latest bar holds every bar from the screen's
+ * anchor (decisions §9): its line there ends at the table's value. 1 when the query does not
+ * compile or does not read that timeframe.
+ */
+export function chartBars(text: string, timeframe: Timeframe): number {
+  try {
+    const q = compile(text);
+    const source = q.fetch.find((f) => f.timeframe === timeframe);
+    return source ? anchorReach(q.plan.market, q.plan.sources[0]!.timeframe, timeframe, source.bars) : 1;
+  } catch {
+    return 1;
+  }
 }
 
 /**

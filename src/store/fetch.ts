@@ -4,7 +4,7 @@
  * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
-import { anchoredBars, calendarFactor } from "../eval/anchor.js";
+import { anchorReach, anchoredBars } from "../eval/anchor.js";
 import { trustRead } from "../eval/bars.js";
 import { windowTimes } from "../eval/history.js";
 import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
@@ -77,11 +77,8 @@ export async function fetchAnchored(store: BarStore, plan: Plan, options: Anchor
   if (base === undefined) return [];
   const market = plan.market;
   const window = options.bars ?? 1;
-  const g = calendarFactor(market);
   const reach: Partial<Record<Timeframe, number>> = {};
-  // A finer source also reads its bars inside the base bar.
-  const inside = (tf: Timeframe): number => Math.max(0, Math.ceil(TIMEFRAME_MS[base] / TIMEFRAME_MS[tf]) - 1);
-  for (const f of options.anchorSources) reach[f.timeframe] = Math.max(reach[f.timeframe] ?? 0, Math.ceil((g + 1) * f.bars) + 3 + inside(f.timeframe));
+  for (const f of options.anchorSources) reach[f.timeframe] = Math.max(reach[f.timeframe] ?? 0, anchorReach(market, base, f.timeframe, f.bars));
   const first = await fetchUniverse(store, plan, { ...options, atLeast: reach, extraBaseBars: window - 1 });
   const from = options.firstTime ? options.firstTime(first) : windowTimes(first, base, window)[0];
   if (from === undefined) return first;

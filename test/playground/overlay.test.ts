@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, historyAnchoredAsync } from "../../src/api.js";
-import { columnHistory } from "../../src/playground/overlay.js";
+import { chartBars, columnHistory } from "../../src/playground/overlay.js";
 import { HOUR, MONDAY, tickWalk } from "../kit/index.js";
 
 describe("columnHistory", () => {
@@ -13,6 +13,9 @@ describe("columnHistory", () => {
     const text = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [rsi(14), ema(close, 30), obv]\nrsi(14) > 0';
     const instrument = { symbol: "AAA", bars: { h1: tickWalk({ seed: 3, count: 900, timeframe: "h1", start: MONDAY }) } };
     const lines = columnHistory(text, instrument, "h1", 400);
+    // The chart reads the bars back to the anchor of its latest bar: (1 + 1)·300 + 3 on CRYPTO.
+    expect(chartBars(text, "h1")).toBe(603);
+    expect(chartBars(text, "d")).toBe(1);
     const { result } = await historyAnchoredAsync(compile(text), [instrument], { bars: 400 });
     expect(result.matches.length).toBeGreaterThan(350);
     const time = instrument.bars.h1.time;

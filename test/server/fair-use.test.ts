@@ -249,10 +249,11 @@ describe("GET /xql/bars", () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { bars: { time: number[] } }).bars.time).toHaveLength(1000);
     expect(reads).toEqual([{ market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: ["open", "high", "low", "close", "volume"], count: 1000, symbols: [symbol] }]);
-    // Beyond what a run may fetch for a source (here the warm-up ceiling, 1,000): refused.
-    const over = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=1001`, key);
+    // Beyond what a run may read for a source (its anchors' reach over the warm-up ceiling of
+    // 1,000: 2.5 × 1,000 + 3, decisions §9): refused.
+    const over = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=2504`, key);
     expect(over.status).toBe(400);
-    expect(await over.json()).toEqual({ error: "bars must be an integer from 1 to 1000" });
+    expect(await over.json()).toEqual({ error: "bars must be an integer from 1 to 2503" });
     await store.close();
   });
 });
