@@ -29,7 +29,10 @@ export interface AlertEvent {
   symbol: string;
   /** `enter`: matches now, did not before; `exit`: the reverse. */
   kind: "enter" | "exit";
-  /** An enter's columns at this bar; an exit's, the row it last matched with (the previous bar). */
+  /**
+   * The columns at this bar for both kinds (decisions §7, 2026-12-05): an exit's are the values
+   * with which the symbol stopped matching, not those of its last match.
+   */
   columns: Record<string, number | null>;
 }
 

@@ -16,6 +16,7 @@ import {
   PHRASES,
   PHRASE_CATEGORIES,
   TIMEFRAME_MS,
+  chartBars,
   columnHistory,
   compile,
   complete,
@@ -305,7 +306,9 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
     barsOf: async (symbol) => {
       const bars: Partial<Record<Timeframe, Bars>> = {};
       for (const source of plan.sources) {
-        const q = new URLSearchParams({ market: plan.market, symbol, timeframe: source.timeframe, bars: String(fetchCount(plan, source.timeframe)) });
+        // From the screen's anchor at the latest bar (decisions §9): the chart ends at the table's value.
+        const count = Math.max(fetchCount(plan, source.timeframe), chartBars(text, source.timeframe));
+        const q = new URLSearchParams({ market: plan.market, symbol, timeframe: source.timeframe, bars: String(count) });
         const r = await fetch(`/xql/bars?${q}`, { headers });
         if (!r.ok) throw new Error(`bars ${r.status}: ${((await r.json()) as { error?: string }).error ?? ""}`);
         const got = (await r.json()) as { bars: Record<keyof Bars, (number | null)[]>; feed?: { source: string; price: string; lastSync: string } };

@@ -21,7 +21,7 @@ import { loggedUrl } from "../redact.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
 import { ResultsCache } from "./results-cache.js";
-import { registerPlayground } from "./playground.js";
+import { chartBarsBound, registerPlayground } from "./playground.js";
 import { setRateLimitHeaders, utcDay } from "./quota.js";
 import { Admission, DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED } from "./admission.js";
 import { DEFAULT_QUERY_CACHE_BYTES } from "./query-cache.js";
@@ -266,8 +266,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     authenticate: auth.authenticate,
     markets: xqlOptions.markets!,
     dir: options.playgroundDir,
-    // What a run may fetch for one source: max(minLookback, warm-up), each under its ceiling.
-    maxBars: Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING),
+    // What a run may read for one source: its anchors' reach (decisions §9) over its fetch,
+    // max(minLookback, warm-up), each under its ceiling.
+    maxBars: chartBarsBound(Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING)),
   });
 
   const owner = [options.store, bars].find(hasAlerts);

@@ -12,10 +12,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { BarStore } from "../store/store.js";
 import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
 import { fromStore } from "./errors.js";
+import { anchorReach } from "../eval/anchor.js";
 import { FAVICON } from "./favicon.js";
 
-/** Bars one `GET /xql/bars` may ask for by default: what a run fetches for a source at most (the warm-up ceiling). */
-export const MAX_CHART_BARS = DEFAULT_WARMUP_CEILING;
+/**
+ * Bars one `GET /xql/bars` may ask for by default: what a run reads for a source at most, its
+ * anchors' reach (decisions §9) over the warm-up ceiling — (1.5 + 1) × 5,000 + 3 on FOREX.
+ */
+export const MAX_CHART_BARS = chartBarsBound(DEFAULT_WARMUP_CEILING);
+
+/** What a run reads for one source of fetch `ceiling` at most: its anchors' reach on FOREX, the farther (anchor.ts). */
+export function chartBarsBound(ceiling: number): number {
+  return anchorReach("FOREX", "h1", "h1", ceiling);
+}
 /** Bars when `bars` is not given: the service's default warm-up, what a run fetches. */
 export const DEFAULT_CHART_BARS = 300;
 

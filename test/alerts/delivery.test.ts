@@ -97,7 +97,8 @@ describe("webhook deliveries", () => {
     expect(bodies.map((b) => b.events)).toEqual([
       [{ symbol: "AAA", kind: "enter", columns: { close: 150 } }],
       [{ symbol: "BBB", kind: "enter", columns: { close: 150 } }],
-      [{ symbol: "AAA", kind: "exit", columns: { close: 150 } }],
+      // An exit carries the columns at its bar (decisions §7): AAA stopped matching at 40.
+      [{ symbol: "AAA", kind: "exit", columns: { close: 40 } }],
     ]);
     for (const [i, id] of ids.entries()) {
       const tries = s.receiver.received.filter((r) => r.delivery === id);

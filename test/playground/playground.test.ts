@@ -162,8 +162,9 @@ describe("the playground in Chromium", () => {
     const rows = page.locator("#results tbody tr");
     expect(await rows.count()).toBeGreaterThan(0);
     expect(await page.locator("#results thead th").allTextContents()).toEqual(["symbol", "close", "sma(20)", "rsi(14)"]);
-    // The bars the screen used: max(minLookback, warm-up 300) of the base timeframe.
-    await expect.poll(() => page.locator("#chart").getAttribute("data-drawn"), { timeout: 20_000 }).toBe("300");
+    // The bars the screen used: back to its anchor at the latest bar, up to (1 + 1)·300 + 3 of the
+    // base timeframe (decisions §9) — all 400 the seeded store holds.
+    await expect.poll(() => page.locator("#chart").getAttribute("data-drawn"), { timeout: 20_000 }).toBe("400");
     await expect.poll(() => paintedPixels(page)).toBeGreaterThan(2000);
     expect(await page.locator("#chart-legend").textContent()).toContain("sma(20)");
     // The key lives in this tab's sessionStorage, nowhere else.

@@ -47,9 +47,9 @@ describe("GET /xql/bars", () => {
     ["?symbol=EURUSD&timeframe=h1", "market, symbol and timeframe are required, e.g. ?market=FOREX&symbol=EURUSD&timeframe=h1"],
     ["?market=STOCKS&symbol=EURUSD&timeframe=h1", "Unknown market 'STOCKS'; known: FOREX, CRYPTO"],
     ["?market=FOREX&symbol=EURUSD&timeframe=h2", "Unknown timeframe 'h2'; use one of m1 m5 m15 m30 h1 h4 d w"],
-    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=0", "bars must be an integer from 1 to 5000"],
-    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=5001", "bars must be an integer from 1 to 5000"],
-    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=1e3", "bars must be an integer from 1 to 5000"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=0", "bars must be an integer from 1 to 12503"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=12504", "bars must be an integer from 1 to 12503"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=1e3", "bars must be an integer from 1 to 12503"],
   ])("answers 400 for %s", async (query, error) => {
     server = await startServer();
     const { key } = await server.key();
