@@ -14,6 +14,7 @@ import { SqliteAccounts } from "../accounts/sqlite.js";
 import { SqliteAlerts } from "../alerts/sqlite.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
+import { LEASES_MIGRATION, LEASES_SQLITE_SQL } from "../alerts/leases.js";
 import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
@@ -172,6 +173,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
+  { ...LEASES_MIGRATION, sql: LEASES_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
