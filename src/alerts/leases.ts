@@ -104,9 +104,9 @@ export class PgScreenLeases {
       if (known.length > 0) {
         await client.query("INSERT INTO alert_screen_leases (screen) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT DO NOTHING", [known]);
       }
-      // A screen whose alerts are gone: its row goes once nobody holds it; its holder lets it go here.
-      await client.query("DELETE FROM alert_screen_leases WHERE NOT (screen = ANY($1::text[])) AND (holder IS NULL OR expires_at <= now())", [known]);
+      // A screen whose alerts are gone: its holder lets it go, and its row goes once nobody holds it.
       await client.query("UPDATE alert_screen_leases SET holder = NULL, expires_at = 'epoch' WHERE holder = $1 AND NOT (screen = ANY($2::text[]))", [replica, known]);
+      await client.query("DELETE FROM alert_screen_leases WHERE NOT (screen = ANY($1::text[])) AND (holder IS NULL OR expires_at <= now())", [known]);
       let current = await view(client, replica);
       const target = shareOf(replica, current.replicas, current.screens);
       if (current.held.length > target) {
