@@ -54,8 +54,10 @@ export interface AlertEngineOptions {
 export interface AlertObserver {
   /** A round took this long, in seconds. */
   round(seconds: number): void;
-  /** This process evaluated this many distinct (screen, bar) pairs. */
+  /** This process evaluated and committed this many distinct (screen, bar) pairs. */
   screens(count: number): void;
+  /** This process evaluated this many (screen, bar) pairs that another process had committed first (duplicated work). */
+  discarded(count: number): void;
   /** This process committed this many (alert, bar) evaluations. */
   committed(count: number): void;
   /** This process now holds this many screens by lease. */
@@ -210,11 +212,9 @@ export class AlertEngine {
     const evaluation = await evaluateGroup(this.options.bars, screens, now, this.evaluateOptions());
     const byId = new Map(group.map((a) => [a.id, a]));
     const commits: EvaluationCommit[] = [];
-    const evaluated = new Set<string>();
     for (const [id, bars] of evaluation.bars) {
       if (bars.length === 0) continue;
       const alert = byId.get(id)!;
-      for (const bar of bars) evaluated.add(`${bar.time}\n${alert.query}`);
       const outcomes: BarOutcome[] = bars.map((bar) => {
         if (bar.events.length === 0) return { time: bar.time, matching: bar.matching };
         const delivery = generateDeliveryId();
@@ -222,10 +222,9 @@ export class AlertEngine {
       });
       commits.push({ alertId: id, previous: this.states.get(id)!.lastTime, bars: outcomes });
     }
-    if (evaluated.size > 0) this.options.observer?.screens(evaluated.size);
     if (commits.length > 0) {
       const committed = await this.options.alerts.commitEvaluations(commits, this.options.clock.now());
-      this.options.observer?.committed(commits.reduce((n, c) => n + (committed.has(c.alertId) ? c.bars.length : 0), 0));
+      this.observe(commits, committed, byId);
       for (const commit of commits) {
         const latest = commit.bars[commit.bars.length - 1]!;
         // Lost to another replica (or deleted): read again next round.
@@ -238,5 +237,29 @@ export class AlertEngine {
       }
     }
     return evaluation.nextClose;
+  }
+
+  /**
+   * Tells the observer what a commit did. A (screen, bar) counts as evaluated here when one of its
+   * alerts committed it here, so the counts of all replicas add up to screens × bars even when a
+   * replica is killed between evaluating and committing; one that lost to another process counts
+   * as discarded.
+   */
+  private observe(commits: readonly EvaluationCommit[], committed: ReadonlySet<string>, byId: ReadonlyMap<string, AlertHead>): void {
+    const observer = this.options.observer;
+    if (!observer) return;
+    const mine = new Set<string>();
+    const lost = new Set<string>();
+    let evaluations = 0;
+    for (const commit of commits) {
+      const query = byId.get(commit.alertId)!.query;
+      const into = committed.has(commit.alertId) ? mine : lost;
+      if (into === mine) evaluations += commit.bars.length;
+      for (const bar of commit.bars) into.add(`${bar.time}\n${query}`);
+    }
+    for (const key of mine) lost.delete(key);
+    observer.committed(evaluations);
+    observer.screens(mine.size);
+    if (lost.size > 0) observer.discarded(lost.size);
   }
 }

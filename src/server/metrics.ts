@@ -66,6 +66,7 @@ export class ServiceMetrics {
   private readonly deliveries: Counter<"outcome">;
   private readonly evaluations: Counter;
   private readonly screenEvaluations: Counter;
+  private readonly screenDiscards: Counter;
   private readonly roundSeconds: Histogram;
   private readonly held: Gauge;
   private backlogOf: (() => Promise<number>) | undefined;
@@ -99,7 +100,12 @@ export class ServiceMetrics {
     this.evaluations = new prom.Counter({ name: "xql_alert_evaluations_total", help: "(alert, bar) evaluations this process committed", registers });
     this.screenEvaluations = new prom.Counter({
       name: "xql_alert_screen_evaluations_total",
-      help: "Evaluations of a distinct screen at a bar by this process",
+      help: "Evaluations of a distinct screen at a bar by this process (committed by it)",
+      registers,
+    });
+    this.screenDiscards = new prom.Counter({
+      name: "xql_alert_screen_evaluations_discarded_total",
+      help: "Evaluations of a distinct screen at a bar by this process that another process had committed first (work done twice)",
       registers,
     });
     this.roundSeconds = new prom.Histogram({
@@ -168,6 +174,7 @@ export class ServiceMetrics {
   readonly alerts: AlertObserver = {
     round: (seconds) => this.roundSeconds.observe(seconds),
     screens: (count) => this.screenEvaluations.inc(count),
+    discarded: (count) => this.screenDiscards.inc(count),
     committed: (count) => this.evaluations.inc(count),
     held: (count) => this.held.set(count),
   };

@@ -24,7 +24,7 @@ const SCREENS = THRESHOLDS.length;
 const ALERTS = SCREENS * 2;
 /** Bars pushed after the alerts are created. */
 const BARS = 9;
-const LEASE_SECONDS = 4;
+const LEASE_SECONDS = 6;
 /** Forty hours back from the last whole hour: every bar pushed here has closed. */
 const START = Math.floor(Date.now() / HOUR) * HOUR - 40 * HOUR;
 

@@ -69,6 +69,7 @@ describe("GET /metrics", () => {
 
       expect(sample(text, "xql_alert_evaluations_total")).toBe(2);
       expect(sample(text, "xql_alert_screen_evaluations_total")).toBe(2);
+      expect(text).toContain("xql_alert_screen_evaluations_discarded_total 0");
       expect(sample(text, "xql_store_bars_written_total")).toBe(6);
       expect(sample(text, 'xql_alert_deliveries_total{outcome="retried"}')).toBe(0);
       expect(sample(text, 'xql_alert_deliveries_total{outcome="failed"}')).toBe(0);
