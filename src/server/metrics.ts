@@ -43,12 +43,15 @@ function loadPromClient(): PromClient {
   }
 }
 
+/** What to say when prom-client is missing, after what needs it. */
+export const NEEDS_PROM_CLIENT = "needs prom-client, which `npm install xql` leaves out so that the library installs light. Install it beside xql: npm install prom-client";
+
 /** prom-client is not installed: the metrics listener cannot start. */
 export class MissingPromClientError extends Error {
   override readonly name = "MissingPromClientError";
   readonly code = "ERR_MODULE_NOT_FOUND";
   constructor() {
-    super("metrics need prom-client, which `npm install xql` leaves out so that the library installs light. Install it beside xql: npm install prom-client");
+    super(`metrics ${NEEDS_PROM_CLIENT}`);
   }
 }
 

@@ -125,6 +125,7 @@ export const serveCommand: Command = {
     if (values["metrics-host"] !== undefined && metricsPortText === undefined) throw new UsageError("xql serve: --metrics-host needs --metrics-port");
     const leaseSeconds = positiveInteger("serve", "lease-seconds", values["lease-seconds"], 3600);
     const { createServer, metricsAddress, MissingPromClientError } = await import("../../server/index.js");
+    const { NEEDS_PROM_CLIENT } = await import("../../server/metrics.js");
 
     const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
@@ -159,7 +160,7 @@ export const serveCommand: Command = {
     } catch (error) {
       quota?.close();
       await store.close();
-      throw error instanceof MissingPromClientError ? new CliError(`--metrics-port ${error.message}`) : error;
+      throw error instanceof MissingPromClientError ? new CliError(`--metrics-port ${NEEDS_PROM_CLIENT}`) : error;
     }
     try {
       await app.listen({ port, host });
