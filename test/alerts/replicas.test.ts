@@ -5,7 +5,8 @@
  * is committed once and delivered at least once; the evaluations each replica's `/metrics`
  * counts add up to alerts × bars, and the screen evaluations to screens × bars (each distinct
  * screen evaluated by one replica per bar); after a kill the survivors hold every screen within
- * the lease period; the screens are balanced within ±50 % of 1/N.
+ * the lease period; the screens are balanced within ±50 % of 1/N; a replica drained with SIGTERM
+ * hands its screens over at once.
  */
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
@@ -217,5 +218,16 @@ describe.skipIf(!HAVE_SERVICES)("alert rounds shared by three xql serve replicas
     const expected = new Set(outbox.rows.map((r) => r.id));
     await receiver.until(() => [...expected].every((id) => receiver.delivered.some((r) => r.delivery === id)), 60_000);
     expect(new Set(receiver.received.map((r) => r.delivery))).toEqual(expected);
+
+    // Drained with SIGTERM, a replica gives its screens up as it stops: the others hold them
+    // sooner than its leases could have run out (at least 3/4 of the period after its last renewal).
+    const index = replicas.findIndex((r) => r !== undefined);
+    const drained = replicas[index]!;
+    replicas[index] = undefined;
+    const stopping = Date.now();
+    drained.child.kill("SIGTERM");
+    expect(await drained.exited).toBe(0);
+    await until(async () => (await totals()).held === SCREENS, 6 * LEASE_SECONDS * 1000);
+    expect(Date.now() - stopping).toBeLessThan(0.75 * LEASE_SECONDS * 1000);
   }, 300_000);
 });
