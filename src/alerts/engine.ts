@@ -15,6 +15,7 @@ import type { AlertHead, AlertState, AlertStore, BarOutcome, EvaluationCommit, M
 import { DeliveryWorker, type WorkerLog } from "./deliver.js";
 import { type EvaluatedBar, type Screen, baselineOf, evaluateGroup } from "./evaluate.js";
 import { ScreenLeases, screenKey } from "./leases.js";
+import { type AlertObserver, observeCommit } from "./observer.js";
 import { RoundScheduler } from "./schedule.js";
 import { StreamHub } from "./stream.js";
 import { type Resolver, systemResolver } from "./webhook-url.js";
@@ -48,20 +49,6 @@ export interface AlertEngineOptions {
   leaseMs?: number;
   /** Told what the rounds did (`/metrics`). */
   observer?: AlertObserver;
-}
-
-/** What the engine tells `/metrics` (src/server/metrics.ts). */
-export interface AlertObserver {
-  /** A round took this long, in seconds. */
-  round(seconds: number): void;
-  /** This process evaluated and committed this many distinct (screen, bar) pairs. */
-  screens(count: number): void;
-  /** This process evaluated this many (screen, bar) pairs that another process had committed first (duplicated work). */
-  discarded(count: number): void;
-  /** This process committed this many (alert, bar) evaluations. */
-  committed(count: number): void;
-  /** This process now holds this many screens by lease. */
-  held(count: number): void;
 }
 
 /** The webhook body of one delivery, keys in the contract's order. */
@@ -117,7 +104,7 @@ export class AlertEngine {
       leaseMs: options.leaseMs,
       rebalance: () => void this.scheduler.run(),
       onHeld: (count) => options.observer?.held(count),
-      onError: (error) => options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, "alerts: renewing screen leases failed"),
+      onError: (error) => options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, "alerts: renewing or releasing screen leases failed; unrenewed leases run out"),
     });
   }
 
@@ -136,7 +123,7 @@ export class AlertEngine {
     this.hub.close();
     await this.scheduler.stop();
     // After the last round: the other replicas take these screens over at once.
-    await this.leases?.stop().catch((error: unknown) => this.options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, "alerts: releasing screen leases failed"));
+    await this.leases?.stop();
     await this.worker.stop();
   }
 
@@ -224,7 +211,7 @@ export class AlertEngine {
     }
     if (commits.length > 0) {
       const committed = await this.options.alerts.commitEvaluations(commits, this.options.clock.now());
-      this.observe(commits, committed, byId);
+      if (this.options.observer) observeCommit(this.options.observer, commits, committed, (id) => byId.get(id)!.query);
       for (const commit of commits) {
         const latest = commit.bars[commit.bars.length - 1]!;
         // Lost to another replica (or deleted): read again next round.
@@ -237,29 +224,5 @@ export class AlertEngine {
       }
     }
     return evaluation.nextClose;
-  }
-
-  /**
-   * Tells the observer what a commit did. A (screen, bar) counts as evaluated here when one of its
-   * alerts committed it here, so the counts of all replicas add up to screens × bars even when a
-   * replica is killed between evaluating and committing; one that lost to another process counts
-   * as discarded.
-   */
-  private observe(commits: readonly EvaluationCommit[], committed: ReadonlySet<string>, byId: ReadonlyMap<string, AlertHead>): void {
-    const observer = this.options.observer;
-    if (!observer) return;
-    const mine = new Set<string>();
-    const lost = new Set<string>();
-    let evaluations = 0;
-    for (const commit of commits) {
-      const query = byId.get(commit.alertId)!.query;
-      const into = committed.has(commit.alertId) ? mine : lost;
-      if (into === mine) evaluations += commit.bars.length;
-      for (const bar of commit.bars) into.add(`${bar.time}\n${query}`);
-    }
-    for (const key of mine) lost.delete(key);
-    observer.committed(evaluations);
-    observer.screens(mine.size);
-    if (lost.size > 0) observer.discarded(lost.size);
   }
 }

@@ -165,7 +165,7 @@ export interface ScreenLeasesOptions {
   rebalance(): void;
   /** Told the number of screens held after each renewal and balance. */
   onHeld?(count: number): void;
-  /** Told about a renewal that failed (the database down): the leases lapse unless a later one succeeds. */
+  /** Told about a renewal or release that failed (the database down): the leases lapse unless a later renewal succeeds. */
   onError?(error: unknown): void;
 }
 
@@ -200,7 +200,8 @@ export class ScreenLeases {
     this.timer = undefined;
     await this.renewing;
     this.options.onHeld?.(0);
-    await this.options.store.release(this.replica);
+    // The database down: the leases run out by themselves within the period.
+    await this.options.store.release(this.replica).catch((error: unknown) => this.options.onError?.(error));
   }
 
   /** Balances this replica's share among the alerts' screens; resolves to the screens it evaluates this round. */

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FastifyInstance } from "fastify";
 import type { AlertStore, DeliveryOutcome } from "../alerts/alerts.js";
-import type { AlertObserver } from "../alerts/engine.js";
+import type { AlertObserver } from "../alerts/observer.js";
 import type { BarStore, WriteResult } from "../store/store.js";
 
 /** Where `/metrics` listens unless told otherwise: loopback, so only this machine's scraper reads it. */
