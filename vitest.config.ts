@@ -27,6 +27,8 @@ const PROCESS_TESTS = [
   "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
   "test/alerts/restart.test.ts",
+  "test/alerts/replicas.test.ts",
+  "test/alerts/leases.test.ts",
   "test/alerts/docs.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];

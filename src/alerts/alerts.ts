@@ -7,6 +7,7 @@
  */
 import type { Tier } from "../accounts/accounts.js";
 import type { Timeframe } from "../types.js";
+import type { PgScreenLeases } from "./leases.js";
 
 /** Active alerts an account may hold, by tier. */
 export const ALERT_LIMITS: Readonly<Record<Tier, number>> = {
@@ -236,6 +237,13 @@ export interface AlertStore {
   latestSeq(): Promise<number>;
   /** Forgets claims and settled deliveries older than `before` (ms). */
   prune(before: number): Promise<void>;
+  /** Deliveries still waiting for their webhook (status pending): the outbox's backlog, for `/metrics`. */
+  backlog(): Promise<number>;
+  /**
+   * Screen leases, on a store several replicas share (PostgreSQL): each replica evaluates the
+   * screens it holds (`./leases.ts`). Absent on a store one process owns: it evaluates them all.
+   */
+  readonly leases?: PgScreenLeases;
 }
 
 /** Tells whether a value is a store that holds alerts (the built-in stores do). */

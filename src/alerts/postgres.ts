@@ -38,6 +38,7 @@ import {
   type DeliveryRow,
   type DueRow,
 } from "./records.js";
+import { PgScreenLeases } from "./leases.js";
 
 /** How the alerts reach the database: a statement, or a transaction on one pooled client. */
 export interface PgAlertQueries {
@@ -51,7 +52,12 @@ const OUTBOX_LOCK = 0x78716c06;
 const ACCOUNT_LOCK = 0x78716c07;
 
 export class PostgresAlerts implements AlertStore {
-  constructor(private readonly db: PgAlertQueries) {}
+  /** Replicas on this database share the screens by lease. */
+  readonly leases: PgScreenLeases;
+
+  constructor(private readonly db: PgAlertQueries) {
+    this.leases = new PgScreenLeases(db);
+  }
 
   async createAlert(alert: NewAlert, limit: number): Promise<boolean> {
     return this.db.transaction(async (client) => {
@@ -213,6 +219,11 @@ export class PostgresAlerts implements AlertStore {
   async latestSeq(): Promise<number> {
     const { rows } = await this.db.query<{ seq: number }>("SELECT coalesce(max(seq), 0) AS seq FROM alert_deliveries");
     return Number(rows[0]?.seq ?? 0);
+  }
+
+  async backlog(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM alert_deliveries WHERE status = 'pending'");
+    return rows[0]?.n ?? 0;
   }
 
   async prune(before: number): Promise<void> {

@@ -73,6 +73,7 @@ export class SqliteAlerts implements AlertStore {
         WHERE account_id IN (SELECT value FROM json_each(?)) AND seq > ? AND created_at >= ? ORDER BY seq LIMIT ?`),
       seqOf: db.prepare("SELECT seq FROM alert_deliveries WHERE account_id = ? AND id = ?").pluck(),
       latestSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM alert_deliveries").pluck(),
+      backlog: db.prepare("SELECT count(*) FROM alert_deliveries WHERE status = 'pending'").pluck(),
       pruneClaims: db.prepare("DELETE FROM alert_evaluations WHERE evaluated_at < ?"),
       pruneDeliveries: db.prepare("DELETE FROM alert_deliveries WHERE status <> 'pending' AND created_at < ?"),
     };
@@ -190,6 +191,10 @@ export class SqliteAlerts implements AlertStore {
 
   async latestSeq(): Promise<number> {
     return this.stmt.latestSeq.get() as number;
+  }
+
+  async backlog(): Promise<number> {
+    return this.stmt.backlog.get() as number;
   }
 
   async prune(before: number): Promise<void> {

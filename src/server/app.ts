@@ -33,6 +33,7 @@ import { type AlertStore, hasAlerts } from "../alerts/alerts.js";
 import { AlertEngine } from "../alerts/engine.js";
 import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
 import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
+import { type MetricsOptions, ServiceMetrics, serveMetrics } from "./metrics.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -126,7 +127,14 @@ export interface ServerOptions {
     settleMs?: number;
     /** Between the stream's heartbeat comments. */
     heartbeatMs?: number;
+    /** How long a screen's lease lasts without renewal on a store replicas share (PostgreSQL). Default 15,000. */
+    leaseMs?: number;
   };
+  /**
+   * `GET /metrics` on a listener of its own (decisions §10), in the Prometheus text format; needs
+   * prom-client. Off by default. Its port is in `metricsAddress(app)` once the app is ready.
+   */
+  metrics?: MetricsOptions;
 }
 
 /** 10 s: the longest a client may take to send its request headers. */
@@ -259,7 +267,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     openApi: JSON.stringify(openApiDocument()),
   });
 
-  registerPush(app, { bars, auth, clock });
+  const metrics = options.metrics ? new ServiceMetrics(options.metrics.registry) : undefined;
+  if (metrics && options.metrics) {
+    metrics.instrument(app);
+    serveMetrics(app, metrics, options.metrics);
+  }
+  registerPush(app, { bars: metrics ? metrics.countWrites(bars) : bars, auth, clock });
 
   registerPlayground(app, {
     bars,
@@ -278,7 +291,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const timing = options.alertTiming ?? {};
     const engine = new AlertEngine({
       bars,
-      alerts,
+      alerts: metrics ? metrics.countDeliveries(alerts) : alerts,
       clock,
       compile: (text) => {
         const compiled = queries.compile(text);
@@ -292,6 +305,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       deliveryTimeoutMs: timing.deliveryTimeoutMs,
       pollMs: timing.pollMs,
       settleMs: timing.settleMs,
+      leaseMs: timing.leaseMs,
+      observer: metrics?.alerts,
       log: app.log,
     });
     registerAlertRoutes(app, {

@@ -24,6 +24,7 @@ import { PostgresAlerts } from "../alerts/postgres.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { FEEDS_MIGRATION, FEEDS_POSTGRES_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
+import { LEASES_MIGRATION, LEASES_POSTGRES_SQL } from "../alerts/leases.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
@@ -179,6 +180,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
   { ...FEEDS_MIGRATION, sql: FEEDS_POSTGRES_SQL },
+  { ...LEASES_MIGRATION, sql: LEASES_POSTGRES_SQL },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));

@@ -15,6 +15,7 @@ import { SqliteAlerts } from "../alerts/sqlite.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import { FEEDS_MIGRATION, FEEDS_SQLITE_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
+import { LEASES_MIGRATION, LEASES_SQLITE_SQL } from "../alerts/leases.js";
 import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
@@ -174,6 +175,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
   { ...FEEDS_MIGRATION, sql: FEEDS_SQLITE_SQL },
+  { ...LEASES_MIGRATION, sql: LEASES_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
