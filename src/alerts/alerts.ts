@@ -6,6 +6,7 @@
  * outcome, its claim and its delivery commit together.
  */
 import type { Tier } from "../accounts/accounts.js";
+import { randomBase62 } from "../accounts/keys.js";
 import type { Timeframe } from "../types.js";
 
 /** Active alerts an account may hold, by tier. */
@@ -14,6 +15,14 @@ export const ALERT_LIMITS: Readonly<Record<Tier, number>> = {
   essential: 20,
   plus: 100,
 };
+
+/**
+ * A new webhook secret: `whsec_` + 32 base62 characters. They are valid base64 too, so the
+ * same secret keys the Standard Webhooks signature (`./sign.ts`).
+ */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
 
 /** One symbol matching at a bar, with the values of the query's columns there (as in run). */
 export interface MatchRow {
@@ -71,7 +80,7 @@ export interface AlertState {
 
 /** A new alert: the record and the secret its webhook deliveries are signed with. */
 export interface NewAlert extends AlertRecord {
-  /** The HMAC key of `X-XQL-Signature` (`whsec_` + 32 base62 characters), shown to the owner once. */
+  /** The key of both webhook signatures (`whsec_` + 32 base62 characters, see `./sign.ts`), shown to the owner once. */
   secret: string;
 }
 

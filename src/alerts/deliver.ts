@@ -13,7 +13,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { VERSION } from "../version.js";
 import type { AlertStore, DeliveryOutcome, DueDelivery } from "./alerts.js";
-import { signatureOf } from "./sign.js";
+import { signedHeaders } from "./sign.js";
 import { type ResolvedAddress, type Resolver, checkedAddresses, hostOf, parseWebhookUrl } from "./webhook-url.js";
 
 /** 10 s: a webhook that has not answered by then is tried again. */
@@ -178,9 +178,7 @@ export class DeliveryWorker {
       "content-type": "application/json",
       "content-length": String(body.length),
       "user-agent": `xql-webhooks/${VERSION}`,
-      "x-xql-delivery": delivery.id,
-      "x-xql-timestamp": String(timestamp),
-      "x-xql-signature": signatureOf(delivery.secret, timestamp, delivery.body),
+      ...signedHeaders(delivery.secret, delivery.id, timestamp, body),
     };
     // The connection goes to the address just checked, not to a second resolution.
     const pinned = addresses;

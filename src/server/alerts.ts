@@ -9,9 +9,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { randomBase62 } from "../accounts/keys.js";
 import { XqlError } from "../errors.js";
-import { ALERT_LIMITS, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
+import { ALERT_LIMITS, generateWebhookSecret, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
 import type { AlertEngine } from "../alerts/engine.js";
-import { generateWebhookSecret } from "../alerts/sign.js";
 import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl } from "../alerts/webhook-url.js";
 import type { Authenticator } from "./auth.js";
 import type { QueryCache } from "./query-cache.js";

@@ -3,7 +3,7 @@
  * loopback whose answers the test chooses per request, the expected events of an alert from
  * the library's `history`, and the outbox as delivered.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { compile } from "../../src/api.js";
 import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
@@ -31,6 +31,8 @@ export interface Received {
   timestamp: string;
   signature: string;
   body: string;
+  /** Every header as received (both signature schemes among them). */
+  headers: IncomingHttpHeaders;
   /** The answer given: `ok`, `fail`, `timeout`, `reset`, `slow`, or a redirect. */
   answer: Answer;
   /** When it arrived, by the receiver's clock (ms). */
@@ -104,6 +106,7 @@ export class Receiver {
         timestamp: String(request.headers["x-xql-timestamp"] ?? ""),
         signature: String(request.headers["x-xql-signature"] ?? ""),
         body: Buffer.concat(chunks).toString("utf8"),
+        headers: request.headers,
         answer,
         at: this.clock.now(),
       });
