@@ -236,6 +236,8 @@ export interface AlertStore {
   nextDeliveryDue(): Promise<number | undefined>;
   /** Deliveries of these accounts committed after `afterSeq`, created at or after `since`, in order. */
   deliveriesAfter(accountIds: readonly string[], afterSeq: number, since: number, limit: number): Promise<StreamItem[]>;
+  /** How many deliveries of the account have a seq in (`afterSeq`, `throughSeq`] and were created at or after `since`. */
+  countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number>;
   /** The seq of the account's delivery with this id, or undefined (another account's, or unknown). */
   seqOf(accountId: string, deliveryId: string): Promise<number | undefined>;
   /** The highest seq committed so far (0 for none). */

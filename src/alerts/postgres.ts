@@ -205,6 +205,14 @@ export class PostgresAlerts implements AlertStore {
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, body: r.body }));
   }
 
+  async countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM alert_deliveries WHERE account_id = $1 AND seq > $2 AND seq <= $3 AND created_at >= $4",
+      [accountId, afterSeq, throughSeq, since],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async seqOf(accountId: string, deliveryId: string): Promise<number | undefined> {
     const { rows } = await this.db.query<{ seq: number }>("SELECT seq FROM alert_deliveries WHERE account_id = $1 AND id = $2", [accountId, deliveryId]);
     return rows[0] === undefined ? undefined : Number(rows[0].seq);

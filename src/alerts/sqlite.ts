@@ -71,6 +71,7 @@ export class SqliteAlerts implements AlertStore {
       nextDue: db.prepare(NEXT_DUE_SQL.replace("greatest(", "max(")).pluck(),
       after: db.prepare(`SELECT seq, id, account_id, body FROM alert_deliveries
         WHERE account_id IN (SELECT value FROM json_each(?)) AND seq > ? AND created_at >= ? ORDER BY seq LIMIT ?`),
+      count: db.prepare("SELECT count(*) FROM alert_deliveries WHERE account_id = ? AND seq > ? AND seq <= ? AND created_at >= ?").pluck(),
       seqOf: db.prepare("SELECT seq FROM alert_deliveries WHERE account_id = ? AND id = ?").pluck(),
       latestSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM alert_deliveries").pluck(),
       pruneClaims: db.prepare("DELETE FROM alert_evaluations WHERE evaluated_at < ?"),
@@ -182,6 +183,10 @@ export class SqliteAlerts implements AlertStore {
     if (accountIds.length === 0) return [];
     const rows = this.stmt.after.all(JSON.stringify(accountIds), afterSeq, since, limit) as { seq: number; id: string; account_id: string; body: string }[];
     return rows.map((r) => ({ seq: r.seq, id: r.id, accountId: r.account_id, body: r.body }));
+  }
+
+  async countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number> {
+    return this.stmt.count.get(accountId, afterSeq, throughSeq, since) as number;
   }
 
   async seqOf(accountId: string, deliveryId: string): Promise<number | undefined> {
