@@ -161,6 +161,17 @@ export interface DueDelivery {
   createdAt: number;
 }
 
+/**
+ * How the delivery slots are shared by account (decisions §14), counting the deliveries an
+ * account has in flight on every worker.
+ */
+export interface DeliveryShares {
+  /** The most one account holds while another account has deliveries waiting. */
+  perAccount: number;
+  /** The most one account holds while no other has any waiting (the rest stay free for a newcomer). */
+  alone: number;
+}
+
 /** What one POST attempt came to. */
 export type DeliveryOutcome =
   | {
@@ -227,9 +238,10 @@ export interface AlertStore {
   recentDeliveries(alertId: string, limit: number): Promise<DeliverySummary[]>;
   /**
    * Leases up to `limit` deliveries due at `now` for `leaseMs`: for each alert only its oldest
-   * pending delivery (bar order), and only one not leased by another worker.
+   * pending delivery (bar order), and only one not leased by another worker; round-robin by
+   * account, within each account's share of the slots ({@link DeliveryShares}).
    */
-  claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]>;
+  claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]>;
   /** Records an attempt's outcome and ends the lease. */
   settleDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
   /** When the next pending delivery is due (ms), or undefined when none is pending. */

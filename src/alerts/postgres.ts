@@ -15,6 +15,7 @@ import type {
   AlertState,
   AlertStore,
   DeliveryOutcome,
+  DeliveryShares,
   DeliverySummary,
   DueDelivery,
   EvaluationCommit,
@@ -168,9 +169,14 @@ export class PostgresAlerts implements AlertStore {
     return rows.map(deliverySummary);
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+  async claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]> {
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql("$1", "$2")} FOR UPDATE OF d SKIP LOCKED`, [now, limit]);
+      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql({ now: "$1::bigint", limit: "$2::int", perAccount: "$3::int", alone: "$4::int" })} FOR UPDATE OF d SKIP LOCKED`, [
+        now,
+        limit,
+        shares.perAccount,
+        shares.alone,
+      ]);
       if (rows.length > 0) {
         await client.query("UPDATE alert_deliveries SET lease_until = $1 WHERE id = ANY($2::text[])", [now + leaseMs, rows.map((r) => r.id)]);
       }

@@ -13,6 +13,7 @@ import type {
   AlertState,
   AlertStore,
   DeliveryOutcome,
+  DeliveryShares,
   DeliverySummary,
   DueDelivery,
   EvaluationCommit,
@@ -64,7 +65,7 @@ export class SqliteAlerts implements AlertStore {
       outbox: db.prepare(`INSERT INTO alert_deliveries (id, alert_id, account_id, time, events, body, status, created_at, next_attempt_at)
         SELECT ?, id, account_id, ?, ?, ?, CASE WHEN webhook IS NULL THEN 'stream' ELSE 'pending' END, ?, ? FROM alerts WHERE id = ?`),
       recent: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE alert_id = ? ORDER BY seq DESC LIMIT ?`),
-      due: db.prepare(dueDeliveriesSql("@now", "@limit")),
+      due: db.prepare(dueDeliveriesSql({ now: "@now", limit: "@limit", perAccount: "@perAccount", alone: "@alone" })),
       lease: db.prepare("UPDATE alert_deliveries SET lease_until = ? WHERE id = ? AND status = 'pending'"),
       settle: db.prepare(`UPDATE alert_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, lease_until = 0,
         delivered_at = ?, last_error = ? WHERE id = ? AND status = 'pending'`),
@@ -160,9 +161,9 @@ export class SqliteAlerts implements AlertStore {
     return (this.stmt.recent.all(alertId, limit) as DeliveryRow[]).map(deliverySummary);
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+  async claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]> {
     const claim = this.db.transaction((): DueDelivery[] => {
-      const rows = this.stmt.due.all({ now, limit }) as DueRow[];
+      const rows = this.stmt.due.all({ now, limit, perAccount: shares.perAccount, alone: shares.alone }) as DueRow[];
       for (const row of rows) this.stmt.lease.run(now + leaseMs, row.id);
       return rows.map(dueDelivery);
     });

@@ -33,13 +33,14 @@ export interface Received {
   body: string;
   /** Every header as received (both signature schemes among them). */
   headers: IncomingHttpHeaders;
-  /** The answer given: `ok`, `fail`, `timeout`, `reset`, `slow`, or a redirect. */
+  /** The answer given: `ok`, `fail`, `timeout`, `late`, `reset`, `slow`, or a redirect. */
   answer: Answer;
   /** When it arrived, by the receiver's clock (ms). */
   at: number;
 }
 
-export type Answer = "ok" | "fail" | "timeout" | "reset" | "slow" | { redirect: string };
+/** `late`: 200, but only once the sender has given up on the request (closed it). */
+export type Answer = "ok" | "fail" | "timeout" | "late" | "reset" | "slow" | { redirect: string };
 
 /** A webhook receiver on 127.0.0.1; `answer` picks each request's fate from its number (1-based) and delivery id. */
 export class Receiver {
@@ -117,6 +118,7 @@ export class Receiver {
       else if (answer === "fail") response.writeHead(500).end("no");
       else if (answer === "reset") request.socket.destroy();
       else if (answer === "slow") setTimeout(() => response.end("ok, slowly"), 300);
+      else if (answer === "late") request.socket.once("close", () => response.end("ok, too late"));
       else if (answer === "timeout") {
         // Never answers; the socket is closed when the receiver stops.
       } else response.writeHead(302, { location: answer.redirect }).end();
