@@ -125,6 +125,11 @@ export const OPTIONS = {
     value: "N",
     description: "memory for the hot tier, the latest bars of the series runs read, in MiB (default 512; 0 reads the store on every run)",
   },
+  "alert-grace": {
+    type: "string",
+    value: "SECONDS",
+    description: "how long after a bar's close the alerts' round waits for symbols that have not written it yet (default 5)",
+  },
   "allow-private-webhooks": {
     type: "boolean",
     description: "accept alert webhooks over http:// and to private, loopback or link-local addresses (tests and local setups only)",

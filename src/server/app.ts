@@ -116,7 +116,7 @@ export interface ServerOptions {
   allowPrivateWebhooks?: boolean;
   /** How webhook host names are resolved, at creation and before each delivery. Default: the system resolver. */
   webhookResolver?: Resolver;
-  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000); the clock above times them too. */
+  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000, grace 5,000); the clock above times them too. */
   alertTiming?: {
     /** How long a webhook has to answer. */
     deliveryTimeoutMs?: number;
@@ -126,6 +126,8 @@ export interface ServerOptions {
     settleMs?: number;
     /** Between the stream's heartbeat comments. */
     heartbeatMs?: number;
+    /** How long after a bar's close its round waits for symbols still to write it (`xql serve --alert-grace`; default 5,000). */
+    graceMs?: number;
   };
 }
 
@@ -291,6 +293,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       deliveryTimeoutMs: timing.deliveryTimeoutMs,
       pollMs: timing.pollMs,
       settleMs: timing.settleMs,
+      graceMs: timing.graceMs,
       log: app.log,
     });
     registerAlertRoutes(app, {
