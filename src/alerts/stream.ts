@@ -94,7 +94,9 @@ class AccountFeed {
   readonly streams = new Set<OpenStream>();
   /** Every delivery of the account up to this seq has been handed to the streams open then. */
   cursor = 0;
-  ready: Promise<void> | undefined;
+  /** The outbox's end when the feed was made (the cursor's start); undefined until read. */
+  started: number | undefined;
+  ready: Promise<number> | undefined;
   reading = false;
   again = false;
   constructor(readonly accountId: string) {}
@@ -149,12 +151,14 @@ export class StreamHub {
     const { accountId } = slot;
     const stream = new OpenStream();
     const feed = this.join(accountId, stream);
+    // Everything handed to the feed from here on is the stream's: it stands where the feed stood when it joined.
+    const joinedAt = feed.started === undefined ? undefined : feed.cursor;
     const stop = () => stream.stop();
     signal.addEventListener("abort", stop, { once: true });
     try {
       if (signal.aborted || this.closed) return;
-      await feed.ready;
-      let sent = feed.cursor;
+      const started = await feed.ready!;
+      let sent = joinedAt ?? started;
       if (lastEventId !== undefined) {
         const from = await this.options.store.seqOf(accountId, lastEventId);
         if (from === undefined) await sink(UNKNOWN_LAST_EVENT_ID);
@@ -230,8 +234,10 @@ export class StreamHub {
       this.feeds.set(accountId, created);
       // A new feed starts at the outbox's end, then looks once more: a commit may have raced the read.
       created.ready = this.options.store.latestSeq().then((seq) => {
+        created.started = seq;
         created.cursor = Math.max(created.cursor, seq);
         void this.advance(created);
+        return seq;
       });
       feed = created;
       if (this.feeds.size === 1) this.startPolling();

@@ -7,6 +7,8 @@
  * serialisation per delivery, an unknown `Last-Event-ID` from now, at most 1,000 replayed.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { MAX_QUEUED, StreamHub } from "../../src/alerts/stream.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
 import { type DeliveryBody, FEED_START, HOUR, type FeedServer, Receiver, openStream, startFeedServer, until, type SseStream } from "./helpers.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
@@ -218,5 +220,61 @@ describe("GET /xql/alerts/stream", () => {
     await until(() => s.comments.length >= 1);
     await f.server.stop();
     await until(() => s.ended);
+  });
+});
+
+describe("StreamHub", () => {
+  it("holds at most 1,000 events for a reader that does not read, then catches up from the store as a resume does", async () => {
+    const store = new SqliteStore(":memory:");
+    cleanup.push(() => store.close());
+    const alerts = store.alerts;
+    await alerts.createAlert({ id: "alrt_slow", accountId: "acct_slow", name: "slow", query: "q", webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: 0, lastTime: 0, matching: [] }, 1);
+    // Rows the store hands out: the feed has handed out what it read.
+    let rowsRead = 0;
+    const read = alerts.deliveriesAfter.bind(alerts);
+    alerts.deliveriesAfter = async (...args) => {
+      const rows = await read(...args);
+      rowsRead += rows.length;
+      return rows;
+    };
+    const hub = new StreamHub({ store: alerts, clock: { now: () => 10 * HOUR }, pollMs: 3_600_000 });
+    cleanup.push(() => hub.close());
+    // The reader takes the first event, then nothing until the gate opens.
+    const got: string[] = [];
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let firstTaken: () => void = () => undefined;
+    const taken = new Promise<void>((resolve) => (firstTaken = resolve));
+    const sink = async (chunk: string | Uint8Array) => {
+      got.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+      if (got.length === 1) {
+        firstTaken();
+        await gate;
+      }
+    };
+    const ended = new AbortController();
+    const serving = hub.serve(hub.reserve("acct_slow", 1)!, undefined, sink, ended.signal);
+    const commit = (from: number, count: number, previous: number) =>
+      alerts.commitEvaluations(
+        [{ alertId: "alrt_slow", previous, bars: Array.from({ length: count }, (_, i) => ({ time: from + i, matching: [], delivery: { id: `dlv_slow${String(from + i).padStart(16, "0")}`, body: `{"n":${from + i}}`, events: 1 } })) }],
+        HOUR,
+      );
+    await commit(1, 1, 0);
+    hub.notify();
+    await taken;
+    // While the reader holds the first, 1,500 more are committed and handed out: more than it may hold.
+    await commit(2, 1_500, 1);
+    hub.notify();
+    await until(() => rowsRead === 1_501);
+    expect(got).toHaveLength(1);
+    open();
+    await until(() => got.some((g) => g.startsWith(": ")));
+    ended.abort();
+    await serving;
+    const ids = got.filter((g) => g.startsWith("id: ")).map((g) => /"n":(\d+)/.exec(g)![1]);
+    // The first, then 1,000 read again from the store in order, then the comment with the rest.
+    expect(MAX_QUEUED).toBe(1_000);
+    expect(ids).toEqual(["1", ...Array.from({ length: 1_000 }, (_, i) => String(i + 2))]);
+    expect(got.at(-1)).toBe(": 500 deliveries skipped: a resume replays at most 1000; the stream goes on from now\n\n");
   });
 });
