@@ -1,8 +1,9 @@
 /**
- * The outbox's claim shares the delivery slots by account (decisions §14), on both backends:
+ * The outbox on both backends. Its claim shares the delivery slots by account (decisions §14):
  * picks go round-robin by account; while another account has deliveries waiting, one account
  * gets no slot beyond its share (4), counting what it has in flight; alone, it may take more but
- * leaves a share free. SQLite always; PostgreSQL when XQL_TEST_DATABASE_URL is set (the
+ * leaves a share free. Its count of an account's deliveries in a seq range is what a stream's
+ * bounded replay reports as skipped. SQLite always; PostgreSQL when XQL_TEST_DATABASE_URL is set (the
  * describe's name says it is skipped otherwise).
  */
 import { join } from "node:path";
@@ -64,21 +65,39 @@ function claims(name: string, open: () => Promise<Store>): void {
         await store.close();
       }
     });
+
+    it("counts an account's deliveries in a seq range created since a time", async () => {
+      const store = await open();
+      try {
+        const { alerts } = store;
+        await pending(alerts, "mine", 5, NOW);
+        await pending(alerts, "theirs", 3, NOW);
+        await pending(alerts, "mine", 2, NOW + 1_000);
+        const mine = await alerts.deliveriesAfter(["mine"], 0, 0, 100);
+        const seqs = mine.map((d) => d.seq);
+        expect(await alerts.countDeliveries("mine", 0, await alerts.latestSeq(), 0)).toBe(7);
+        expect(await alerts.countDeliveries("mine", seqs[1]!, seqs[5]!, 0)).toBe(4);
+        expect(await alerts.countDeliveries("mine", 0, await alerts.latestSeq(), NOW + 1)).toBe(2);
+        expect(await alerts.countDeliveries("nobody", 0, await alerts.latestSeq(), 0)).toBe(0);
+      } finally {
+        await store.close();
+      }
+    });
   });
 }
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
 let n = 0;
-claims("delivery claims on SQLite", () => openStore(join(dir, `claims-${n++}.db`)));
+claims("the outbox on SQLite", () => openStore(join(dir, `claims-${n++}.db`)));
 
 const url = process.env.XQL_TEST_DATABASE_URL;
 const drops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const drop of drops) await drop();
 });
-describe.skipIf(!url)("delivery claims on PostgreSQL (skipped without XQL_TEST_DATABASE_URL)", () => {
-  claims("shared by account", async () => {
+describe.skipIf(!url)("the outbox on PostgreSQL (skipped without XQL_TEST_DATABASE_URL)", () => {
+  claims("a fresh database", async () => {
     const fresh = await freshDatabase(url!);
     drops.push(fresh.drop);
     return openStore(fresh.url);
