@@ -44,6 +44,8 @@ export interface AlertEngineOptions {
   pollMs?: number;
   /** How long after a write a round starts, ms. Default 100. */
   settleMs?: number;
+  /** How long after a bar's close its round waits for symbols still to write it, ms. Default 5,000. */
+  graceMs?: number;
   log?: WorkerLog;
   /** How long a screen's lease lasts without renewal, ms, on a store replicas share (`./leases.ts`). Default 15,000. */
   leaseMs?: number;
@@ -138,7 +140,7 @@ export class AlertEngine {
   }
 
   private evaluateOptions() {
-    return { warmup: this.options.warmup, cache: this.options.cache, sliceMs: this.options.sliceMs };
+    return { warmup: this.options.warmup, cache: this.options.cache, sliceMs: this.options.sliceMs, graceMs: this.options.graceMs };
   }
 
   /** Every alert, group by group; resolves to the earliest next close. */

@@ -18,6 +18,7 @@ import type { HotLease, HotTier } from "../store/hot-tier.js";
 import type { FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
 import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import type { AlertEvent, MatchRow } from "./alerts.js";
+import { DEFAULT_ALERT_GRACE_MS, awaitWriters } from "./schedule.js";
 
 /** One screen to evaluate: a compiled query and where it stands. */
 export interface Screen {
@@ -62,6 +63,8 @@ export interface EvaluateOptions {
    * a backfill of more closed bars under an existing alert evaluates the latest ones.
    */
   maxCatchUp?: number;
+  /** How long after a bar's close its round waits for symbols still to write it, ms (default 5,000; decisions §14). */
+  graceMs?: number;
 }
 
 /**
@@ -87,7 +90,7 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
   const base = plan.sources[0]!.timeframe;
   const oldest = Math.min(...screens.map((s) => s.lastTime ?? -Infinity));
   const universe = await readCovering(store, plan, fetch, screens.flatMap((s) => s.compiled.fetch), oldest, now, cap, options, lease);
-  const { closed, nextClose } = closedTimes(universe, base, oldest, now);
+  const { closed, nextClose } = awaitWriters(universe, base, closedTimes(universe, base, oldest, now), now, options.graceMs ?? DEFAULT_ALERT_GRACE_MS);
   if (closed.length === 0) return { bars, nextClose };
   const latest = closed[closed.length - 1]!;
   const evaluable = truncateAfter(universe, base, latest);

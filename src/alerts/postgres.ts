@@ -15,6 +15,7 @@ import type {
   AlertState,
   AlertStore,
   DeliveryOutcome,
+  DeliveryShares,
   DeliverySummary,
   DueDelivery,
   EvaluationCommit,
@@ -174,9 +175,14 @@ export class PostgresAlerts implements AlertStore {
     return rows.map(deliverySummary);
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+  async claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]> {
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql("$1", "$2")} FOR UPDATE OF d SKIP LOCKED`, [now, limit]);
+      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql({ now: "$1::bigint", limit: "$2::int", perAccount: "$3::int", alone: "$4::int" })} FOR UPDATE OF d SKIP LOCKED`, [
+        now,
+        limit,
+        shares.perAccount,
+        shares.alone,
+      ]);
       if (rows.length > 0) {
         await client.query("UPDATE alert_deliveries SET lease_until = $1 WHERE id = ANY($2::text[])", [now + leaseMs, rows.map((r) => r.id)]);
       }
@@ -209,6 +215,14 @@ export class PostgresAlerts implements AlertStore {
       [accountIds, afterSeq, since, limit],
     );
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, body: r.body }));
+  }
+
+  async countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM alert_deliveries WHERE account_id = $1 AND seq > $2 AND seq <= $3 AND created_at >= $4",
+      [accountId, afterSeq, throughSeq, since],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   async seqOf(accountId: string, deliveryId: string): Promise<number | undefined> {

@@ -136,6 +136,11 @@ export const OPTIONS = {
     value: "N",
     description: "on PostgreSQL, how long a replica's lease on its alert screens lasts unrenewed: a dead replica's screens move within about 1.25 times this (default 15)",
   },
+  "alert-grace": {
+    type: "string",
+    value: "SECONDS",
+    description: "how long after a bar's close the alerts' round waits for symbols that have not written it yet (default 5)",
+  },
   "allow-private-webhooks": {
     type: "boolean",
     description: "accept alert webhooks over http:// and to private, loopback or link-local addresses (tests and local setups only)",

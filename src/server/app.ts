@@ -117,7 +117,7 @@ export interface ServerOptions {
   allowPrivateWebhooks?: boolean;
   /** How webhook host names are resolved, at creation and before each delivery. Default: the system resolver. */
   webhookResolver?: Resolver;
-  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000); the clock above times them too. */
+  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000, grace 5,000); the clock above times them too. */
   alertTiming?: {
     /** How long a webhook has to answer. */
     deliveryTimeoutMs?: number;
@@ -129,6 +129,8 @@ export interface ServerOptions {
     heartbeatMs?: number;
     /** How long a screen's lease lasts without renewal on a store replicas share (PostgreSQL). Default 15,000. */
     leaseMs?: number;
+    /** How long after a bar's close its round waits for symbols still to write it (`xql serve --alert-grace`; default 5,000). */
+    graceMs?: number;
   };
   /**
    * `GET /metrics` on a listener of its own (decisions §10), in the Prometheus text format; needs
@@ -307,6 +309,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       settleMs: timing.settleMs,
       leaseMs: timing.leaseMs,
       observer: metrics?.alerts,
+      graceMs: timing.graceMs,
       log: app.log,
     });
     registerAlertRoutes(app, {

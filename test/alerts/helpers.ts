@@ -3,7 +3,7 @@
  * loopback whose answers the test chooses per request, the expected events of an alert from
  * the library's `history`, and the outbox as delivered.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { compile, historyAnchoredAsync } from "../../src/api.js";
 import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
@@ -31,13 +31,16 @@ export interface Received {
   timestamp: string;
   signature: string;
   body: string;
-  /** The answer given: `ok`, `fail`, `timeout`, `reset`, `slow`, or a redirect. */
+  /** Every header as received (both signature schemes among them). */
+  headers: IncomingHttpHeaders;
+  /** The answer given: `ok`, `fail`, `timeout`, `late`, `reset`, `slow`, or a redirect. */
   answer: Answer;
   /** When it arrived, by the receiver's clock (ms). */
   at: number;
 }
 
-export type Answer = "ok" | "fail" | "timeout" | "reset" | "slow" | { redirect: string };
+/** `late`: 200, but only once the sender has given up on the request (closed it). */
+export type Answer = "ok" | "fail" | "timeout" | "late" | "reset" | "slow" | { redirect: string };
 
 /** A webhook receiver on 127.0.0.1; `answer` picks each request's fate from its number (1-based) and delivery id. */
 export class Receiver {
@@ -104,6 +107,7 @@ export class Receiver {
         timestamp: String(request.headers["x-xql-timestamp"] ?? ""),
         signature: String(request.headers["x-xql-signature"] ?? ""),
         body: Buffer.concat(chunks).toString("utf8"),
+        headers: request.headers,
         answer,
         at: this.clock.now(),
       });
@@ -114,6 +118,7 @@ export class Receiver {
       else if (answer === "fail") response.writeHead(500).end("no");
       else if (answer === "reset") request.socket.destroy();
       else if (answer === "slow") setTimeout(() => response.end("ok, slowly"), 300);
+      else if (answer === "late") request.socket.once("close", () => response.end("ok, too late"));
       else if (answer === "timeout") {
         // Never answers; the socket is closed when the receiver stops.
       } else response.writeHead(302, { location: answer.redirect }).end();

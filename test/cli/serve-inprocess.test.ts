@@ -72,6 +72,7 @@ describe("xql serve in-process", () => {
     expect(typo.stderr).toMatch(/unknown option '--prot', did you mean '--port'\?/);
     expect((await xqlIn(["serve", "--port", "99999"])).stderr).toMatch(/--port must be an integer from 0 to 65535, got '99999'/);
     expect((await xqlIn(["serve", "--warmup", "10"])).stderr).toMatch(/unknown option '--warmup', did you mean '--warmup-ceiling'\?/);
+    expect((await xqlIn(["serve", "--alert-grace", "soon"])).stderr).toMatch(/--alert-grace must be a number of seconds, got 'soon'/);
   });
 });
 

@@ -28,12 +28,12 @@ function playgroundDir(): string | undefined {
 }
 
 /** The options of `xql serve` (the deploy files are checked against them). */
-export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks", "metrics-port", "metrics-host", "lease-seconds") };
+export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks", "metrics-port", "metrics-host", "lease-seconds", "alert-grace") };
 
 const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--db FILE|postgres://…] [--redis redis://…]
                  [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
                  [--allow-private-webhooks] [--metrics-port PORT [--metrics-host 127.0.0.1]]
-                 [--lease-seconds 15]
+                 [--lease-seconds 15] [--alert-grace 5]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
@@ -115,6 +115,8 @@ export const serveCommand: Command = {
     const cacheText = values["cache-mb"] ?? "512";
     if (!/^\d+$/.test(cacheText)) throw new UsageError(`xql serve: --cache-mb must be a whole number of MiB, got '${cacheText}'`);
     const cacheMb = Number(cacheText);
+    const graceText = values["alert-grace"];
+    if (graceText !== undefined && !/^\d+(\.\d+)?$/.test(graceText)) throw new UsageError(`xql serve: --alert-grace must be a number of seconds, got '${graceText}'`);
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
@@ -153,7 +155,9 @@ export const serveCommand: Command = {
         logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
         playgroundDir: playgroundDir(),
         allowPrivateWebhooks: values["allow-private-webhooks"] === true,
-        ...(leaseSeconds === undefined ? {} : { alertTiming: { leaseMs: leaseSeconds * 1000 } }),
+        ...(leaseSeconds === undefined && graceText === undefined
+          ? {}
+          : { alertTiming: { ...(leaseSeconds === undefined ? {} : { leaseMs: leaseSeconds * 1000 }), ...(graceText === undefined ? {} : { graceMs: Math.round(Number(graceText) * 1000) }) } }),
         ...(metricsPortText === undefined ? {} : { metrics: { port: Number(metricsPortText), host: values["metrics-host"] ?? DEFAULT_HOST } }),
         ...limits,
       });
