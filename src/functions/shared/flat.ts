@@ -6,15 +6,9 @@
  * standard deviation, a sum of moves or of money flow) is undefined on a flat window, and the
  * test is made on the window's values, never on the computed denominator: a mean of twenty
  * equal prices can round an ulp away from them, and a deviation of ulps over a deviation of
- * ulps is ±66.67, not a market signal.
+ * ulps is ±66.67, not a market signal. Kernels test it with a run of equal values kept beside
+ * their loops (`equalRun`, `nextRun` below), one comparison per bar.
  */
-
-/** True when `x[first..last]` (both included) all hold the same value; false when one is NaN. */
-export function isFlat(x: Float64Array, first: number, last: number): boolean {
-  const v = x[last]!;
-  for (let j = first; j < last; j++) if (x[j] !== v) return false;
-  return v === v;
-}
 
 /**
  * The typical price (high + low + close)/3, exactly the price when the three are equal: a sum
