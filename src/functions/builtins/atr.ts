@@ -7,6 +7,10 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  *
  * Recursive: streams from the first bar f with high, low and close all defined (the first ATR
  * is at f + n) and writes [from, to); a later NaN poisons the average.
+ *
+ * A seed of n equal true ranges is that range exactly (shared/flat.ts's rule for SMA seeds),
+ * and Wilder's update leaves it there, so bars that repeat the same range give an ATR of exactly
+ * that range (0 on a constant series), not a sum's rounding of it.
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   const high = inputs[0]!;
@@ -21,8 +25,14 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   if (seedAt >= to) return;
 
   let sum = 0;
-  for (let j = f + 1; j <= seedAt; j++) sum += trueRange(high[j]!, low[j]!, close[j - 1]!);
-  let a = sum / n;
+  const last = trueRange(high[seedAt]!, low[seedAt]!, close[seedAt - 1]!);
+  let flat = last - last === 0;
+  for (let j = f + 1; j <= seedAt; j++) {
+    const tr = trueRange(high[j]!, low[j]!, close[j - 1]!);
+    sum += tr;
+    if (tr !== last) flat = false;
+  }
+  let a = flat ? last : sum / n;
   if (seedAt >= from) out[seedAt] = a;
   let i = seedAt + 1;
   for (; i < from; i++) a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;

@@ -1,5 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
-import { isFlat } from "../shared/flat.js";
+import { equalRun, nextRun } from "../shared/flat.js";
 
 /**
  * Lambert's commodity channel index: with the typical price tp = (high + low + close)/3,
@@ -8,7 +8,7 @@ import { isFlat } from "../shared/flat.js";
  * deviation needs the window's mean first, so each bar is two passes over n typical prices
  * (computed once per bar into scratch buffer 0); no running sum, so no drift. A flat window
  * (n equal typical prices, shared/flat.ts) is undefined: NaN, where TA-Lib writes 0. Flatness
- * is read from the typical prices themselves: their computed mean can be an ulp off them, and
+ * is read from the typical prices themselves (the run of equal ones, counted beside the loop): their computed mean can be an ulp off them, and
  * the deviation left is rounding over rounding (±66.67 on twenty bars at 0.1 or 3.3).
  * A NaN anywhere in the window makes the value NaN.
  */
@@ -22,7 +22,13 @@ const cciKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   for (; i < to && i < n - 1; i++) out[i] = NaN;
   if (i >= to) return;
   for (let j = i - n + 1; j < to; j++) tp[j] = (high[j]! + low[j]! + close[j]!) / 3;
+  let run = equalRun(tp, i - 1, n - 1);
   for (; i < to; i++) {
+    run = nextRun(tp, i, run);
+    if (run >= n) {
+      out[i] = NaN;
+      continue;
+    }
     const first = i - n + 1;
     let sum = 0;
     for (let j = first; j <= i; j++) sum += tp[j]!;
@@ -30,7 +36,7 @@ const cciKernel: Kernel = (inputs, consts, out, from, to, ctx) => {
     let dev = 0;
     for (let j = first; j <= i; j++) dev += Math.abs(tp[j]! - mean);
     // dev is NaN when the window holds a NaN.
-    out[i] = isFlat(tp, first, i) ? NaN : (tp[i]! - mean) / (0.015 * (dev / n));
+    out[i] = (tp[i]! - mean) / (0.015 * (dev / n));
   }
 };
 

@@ -1,5 +1,6 @@
 import type { FunctionModule, Kernel } from "../module.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
+import { seedMean } from "../shared/flat.js";
 
 /**
  * Double exponential moving average (Mulloy; TA-Lib DEMA): 2·e1 − e2 with e1 = ema(src, n) and
@@ -9,6 +10,9 @@ import { cascadeConvergenceBars } from "../shared/convergence.js";
  *
  * Recursive: streams from the input's first defined value f; a NaN after that poisons both
  * averages.
+ *
+ * Each seed of n equal values is that value exactly (shared/flat.ts), so on a constant series
+ * e1 = e2 = the price and DEMA is the price, bit for bit.
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
@@ -20,17 +24,18 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (let i = from; i < to && i < start; i++) out[i] = NaN;
   if (start >= to) return;
 
-  let sum = 0;
-  for (let j = f; j < f + n; j++) sum += x[j]!;
-  let e1 = sum / n;
+  let e1 = seedMean(x, f, f + n - 1);
   // e2's seed: the mean of e1's first n values, bars f + n − 1 .. start.
+  const e1First = e1;
   let seed = e1;
+  let flat = true;
   let i = f + n;
   for (; i <= start; i++) {
     e1 += alpha * (x[i]! - e1);
     seed += e1;
+    if (e1 !== e1First) flat = false;
   }
-  let e2 = seed / n;
+  let e2 = flat ? e1First : seed / n;
   if (start >= from) out[start] = 2 * e1 - e2;
   for (; i < to; i++) {
     e1 += alpha * (x[i]! - e1);

@@ -1,4 +1,5 @@
 import { convergenceBars, type FunctionModule, type Kernel } from "../module.js";
+import { seedMean } from "../shared/flat.js";
 
 /**
  * Exponential moving average, alpha = 2/(n+1), seeded with the SMA of the first n values
@@ -9,6 +10,9 @@ import { convergenceBars, type FunctionModule, type Kernel } from "../module.js"
  * so the kernel streams over [f, to) and writes [from, to). Leading NaN (the input is itself an
  * indicator still warming up) is skipped: the first EMA is at f + n − 1. A NaN after that
  * poisons the average from there on, as in the references.
+ *
+ * A seed of n equal values is that value exactly (shared/flat.ts), and the update leaves an
+ * EMA equal to its input unchanged, so on a constant series the EMA is the price, bit for bit.
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
@@ -20,9 +24,7 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (let i = from; i < to && i < seedAt; i++) out[i] = NaN;
   if (seedAt >= to) return;
 
-  let sum = 0;
-  for (let j = f; j <= seedAt; j++) sum += x[j]!;
-  let e = sum / n;
+  let e = seedMean(x, f, seedAt);
   if (seedAt >= from) out[seedAt] = e;
   let i = seedAt + 1;
   for (; i < from; i++) e += alpha * (x[i]! - e);

@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { equalRun, nextRun } from "../shared/flat.js";
 
 /**
  * Hull moving average (TradingView `ta.hma`):
@@ -8,7 +9,9 @@ import type { FunctionModule, Kernel } from "../module.js";
  * 1 there, so hma(src, 1) = src (Pine's `wma` of length 0 is undefined).
  *
  * Windowed: the inner difference is computed into scratch space for the ⌊√n⌋ − 1 bars before
- * `from` and for [from, to), each WMA summed directly (no running numerator to drift).
+ * `from` and for [from, to), each WMA summed directly (no running numerator to drift). A
+ * window of equal values is its own WMA exactly (runs counted beside the loops, as in `wma`:
+ * shared/flat.ts), so n + ⌊√n⌋ − 1 equal values give an HMA of exactly that value.
  */
 const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const x = inputs[0]!;
@@ -23,7 +26,13 @@ const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
   const inner = ctx.scratch(0, to);
   const halfWeights = (half * (half + 1)) / 2;
   const fullWeights = (n * (n + 1)) / 2;
+  let run = equalRun(x, begin - s, n - 1);
   for (let j = begin - s + 1; j < to; j++) {
+    run = nextRun(x, j, run);
+    if (run >= n) {
+      inner[j] = x[j]!;
+      continue;
+    }
     let a = 0;
     for (let t = 0; t < half; t++) a += (half - t) * x[j - t]!;
     let b = 0;
@@ -31,7 +40,13 @@ const kernel: Kernel = (inputs, consts, out, from, to, ctx) => {
     inner[j] = (2 * a) / halfWeights - b / fullWeights;
   }
   const outerWeights = (s * (s + 1)) / 2;
+  let innerRun = equalRun(inner, begin - 1, s - 1);
   for (let i = begin; i < to; i++) {
+    innerRun = nextRun(inner, i, innerRun);
+    if (innerRun >= s) {
+      out[i] = inner[i]!;
+      continue;
+    }
     let acc = 0;
     for (let t = 0; t < s; t++) acc += (s - t) * inner[i - t]!;
     out[i] = acc / outerWeights;

@@ -1,5 +1,6 @@
 import type { FunctionModule, Kernel } from "../module.js";
 import { cascadeConvergenceBars } from "../shared/convergence.js";
+import { seedMean } from "../shared/flat.js";
 
 /**
  * Triple exponential moving average (Mulloy; TA-Lib TEMA): 3·e1 − 3·e2 + e3 with
@@ -9,6 +10,9 @@ import { cascadeConvergenceBars } from "../shared/convergence.js";
  *
  * Recursive: streams from the input's first defined value f; a NaN after that poisons all
  * three averages.
+ *
+ * Each seed of n equal values is that value exactly (shared/flat.ts), so on a constant series
+ * e1 = e2 = e3 = the price and TEMA is the price, bit for bit (3·v − 3·v is exactly 0).
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
@@ -21,23 +25,27 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (let i = from; i < to && i < start; i++) out[i] = NaN;
   if (start >= to) return;
 
-  let sum = 0;
-  for (let j = f; j < f + n; j++) sum += x[j]!;
-  let e1 = sum / n;
+  let e1 = seedMean(x, f, f + n - 1);
+  const e1First = e1;
   let seed2 = e1;
+  let flat = true;
   let i = f + n;
   for (; i <= start2; i++) {
     e1 += alpha * (x[i]! - e1);
     seed2 += e1;
+    if (e1 !== e1First) flat = false;
   }
-  let e2 = seed2 / n;
+  let e2 = flat ? e1First : seed2 / n;
+  const e2First = e2;
   let seed3 = e2;
+  flat = true;
   for (; i <= start; i++) {
     e1 += alpha * (x[i]! - e1);
     e2 += alpha * (e1 - e2);
     seed3 += e2;
+    if (e2 !== e2First) flat = false;
   }
-  let e3 = seed3 / n;
+  let e3 = flat ? e2First : seed3 / n;
   if (start >= from) out[start] = 3 * e1 - 3 * e2 + e3;
   for (; i < to; i++) {
     e1 += alpha * (x[i]! - e1);

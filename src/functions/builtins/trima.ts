@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { equalRun, nextRun } from "../shared/flat.js";
 
 /**
  * Triangular moving average (TA-Lib TRIMA): the SMA of an SMA, i.e. a weighted mean of the last
@@ -8,6 +9,9 @@ import type { FunctionModule, Kernel } from "../module.js";
  *
  * Windowed: each bar sums its window directly. TA-Lib updates a running numerator by adding
  * and removing half-windows, which drifts after a spike; the direct sum is the exact value.
+ *
+ * A window of n equal values (a run counted beside the loop: shared/flat.ts) has that value as
+ * its mean exactly; a weighted sum of them divided by the weights can be an ulp off.
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
@@ -16,7 +20,13 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   for (let k = 0; k < n; k++) weights += Math.min(k + 1, n - k);
   let i = from;
   for (; i < to && i < n - 1; i++) out[i] = NaN;
+  let run = equalRun(x, i - 1, n - 1);
   for (; i < to; i++) {
+    run = nextRun(x, i, run);
+    if (run >= n) {
+      out[i] = x[i]!;
+      continue;
+    }
     let acc = 0;
     for (let k = 0; k < n; k++) acc += Math.min(k + 1, n - k) * x[i - k]!;
     out[i] = acc / weights;

@@ -1,4 +1,5 @@
 import type { FunctionModule, Kernel } from "../module.js";
+import { equalRun, nextRun } from "../shared/flat.js";
 
 /**
  * Linearly weighted moving average: weights 1..n, the newest value weighs n, divided by
@@ -8,6 +9,9 @@ import type { FunctionModule, Kernel } from "../module.js";
  * Each bar sums its window directly: the usual O(1) update (numerator += n·x − previous sum)
  * subtracts two large running quantities and inherits their drift, while the evaluator mostly
  * asks for the last one or two bars, where a direct sum costs the same as priming a running one.
+ *
+ * A window of n equal values (a run counted beside the loop: shared/flat.ts) has that value as
+ * its mean exactly; a weighted sum of them divided by the weights can be an ulp off.
  */
 const kernel: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
@@ -15,7 +19,13 @@ const kernel: Kernel = (inputs, consts, out, from, to) => {
   const denominator = (n * (n + 1)) / 2;
   let i = from;
   for (; i < to && i < n - 1; i++) out[i] = NaN;
+  let run = equalRun(x, i - 1, n - 1);
   for (; i < to; i++) {
+    run = nextRun(x, i, run);
+    if (run >= n) {
+      out[i] = x[i]!;
+      continue;
+    }
     const first = i - n + 1;
     let acc = 0;
     for (let j = first; j <= i; j++) acc += (j - first + 1) * x[j]!;

@@ -1,3 +1,5 @@
+import { seedMean } from "./flat.js";
+
 /** Which MACD series `macdStream` writes. */
 export const MACD_LINE = 0;
 export const MACD_SIGNAL = 1;
@@ -10,7 +12,7 @@ export const MACD_HIST = 2;
  * first defined input); signal = EMA(signal) of the line, seeded with the SMA of its first
  * `signal` values, so defined from g + signal − 1; hist = line − signal. Each EMA is seeded with
  * the SMA of its first n inputs and updated as `ema` is, so macd equals ema(fast) − ema(slow)
- * bit for bit.
+ * bit for bit, and is exactly 0 on a constant series (both seeds are the price: shared/flat.ts).
  *
  * Recursive: streams from f and writes [from, to).
  */
@@ -38,13 +40,9 @@ export function macdStream(
   if (firstOut >= to) return;
 
   // Both EMAs up to the first bar where the line exists.
-  let eFast = 0;
-  for (let j = f; j <= fastAt; j++) eFast += x[j]!;
-  eFast /= fast;
+  let eFast = seedMean(x, f, fastAt);
   for (let j = fastAt + 1; j <= lineAt; j++) eFast += aFast * (x[j]! - eFast);
-  let eSlow = 0;
-  for (let j = f; j <= slowAt; j++) eSlow += x[j]!;
-  eSlow /= slow;
+  let eSlow = seedMean(x, f, slowAt);
   for (let j = slowAt + 1; j <= lineAt; j++) eSlow += aSlow * (x[j]! - eSlow);
 
   let i = lineAt + 1;

@@ -1,4 +1,5 @@
 import type { Kernel } from "../module.js";
+import { equalRun, nextRun } from "./flat.js";
 
 /**
  * Simple moving average: the arithmetic mean of the last n values, current bar included
@@ -11,6 +12,10 @@ import type { Kernel } from "../module.js";
  * updated with Knuth's TwoSum (error-free addition), which keeps each mean within a few ulps of
  * a direct sum of the window. Non-finite values (NaN, ±Infinity) are counted instead of summed;
  * while one is in the window the mean is the direct sum, which gives IEEE's answer (NaN or ±∞).
+ *
+ * Even an exact sum of n equal values, divided by n, rounds (twenty 54321.07 average to
+ * 54321.06999999999). The kernel keeps the run of equal values ending at each bar beside the
+ * sum (shared/flat.ts), and a window of n equal values has that value as its mean, exactly.
  */
 export const smaKernel: Kernel = (inputs, consts, out, from, to) => {
   const x = inputs[0]!;
@@ -22,6 +27,7 @@ export const smaKernel: Kernel = (inputs, consts, out, from, to) => {
   let s = 0;
   let c = 0;
   let bad = 0;
+  let run = equalRun(x, i - 1, n - 1);
   for (let j = i - n + 1; j < i; j++) {
     const v = x[j]!;
     if (v - v !== 0) {
@@ -44,7 +50,10 @@ export const smaKernel: Kernel = (inputs, consts, out, from, to) => {
       s = t;
     }
     const first = i - n + 1;
-    if (bad === 0) {
+    run = nextRun(x, i, run);
+    if (run >= n) {
+      out[i] = v;
+    } else if (bad === 0) {
       out[i] = (s + c) / n;
     } else {
       let direct = 0;
