@@ -4,6 +4,8 @@
  */
 import { parse } from "./ast/lower.js";
 import { check, type CheckedQuery } from "./check/check.js";
+import { columnKind } from "./check/column-kind.js";
+import type { ColumnKind } from "./functions/module.js";
 import { XqlError, fail } from "./errors.js";
 import { createRunner, type Runner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
@@ -48,6 +50,12 @@ export interface CompiledQuery {
    * 5000). Give `run` this many bars per source for values that match the whole history.
    */
   readonly fetch: readonly FetchSource[];
+  /**
+   * What each column holds, by its key (`price`, `oscillator`, `volume` or `number`), so a table
+   * can show it as people read it: pass it to `formatColumnValue`. Derived from the expression
+   * (docs/service.md, "How the table shows numbers").
+   */
+  readonly columnKinds: Readonly<Record<string, ColumnKind>>;
   /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
    * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
@@ -295,6 +303,7 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     plan: planned.plan,
     explanation,
     fetch: planned.fetch,
+    columnKinds: Object.freeze(Object.fromEntries(checked.columns.map((column) => [column.text, columnKind(column.ir)]))),
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
     history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
       historyResult(runner.history(universe, historyBars(options), maxBytesOf(options))),

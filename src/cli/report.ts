@@ -7,7 +7,9 @@ import { compile, type CompiledQuery } from "../api.js";
 import { XqlError } from "../errors.js";
 import type { ErrorBody, InvalidResult, RunResult, XqlOptions } from "../types.js";
 import type { CliIo, Format } from "./command.js";
-import { formatNumber, renderTable } from "./table.js";
+import type { ColumnKind } from "../functions/module.js";
+import { formatColumnValue } from "../precision.js";
+import { renderTable } from "./table.js";
 
 /**
  * `syntax error at q.xql:3:10: Unknown identifier 'avgw', did you mean 'avgv'?` followed by
@@ -64,16 +66,26 @@ export function renderCsv(header: readonly string[], rows: readonly (readonly (s
 
 /**
  * The body of a run in the chosen format. JSON is exactly the HTTP body. The table shows each
- * symbol's numbers to at least the decimals its prices are quoted in (`decimals`, by symbol:
- * see {@link formatNumber}); CSV and JSON carry every digit.
+ * column by what it holds (`kinds`, the query's `columnKinds`): prices to the decimals the
+ * symbol's prices are quoted in (`decimals`, by symbol), oscillators to two decimals, volumes
+ * grouped, other numbers to six significant digits ({@link formatColumnValue}); CSV and JSON
+ * carry every digit.
  */
-export function renderRunResult(result: RunResult, format: Format, decimals: ReadonlyMap<string, number> = new Map()): string {
+export function renderRunResult(
+  result: RunResult,
+  format: Format,
+  decimals: ReadonlyMap<string, number> = new Map(),
+  kinds: Readonly<Record<string, ColumnKind>> = {},
+): string {
   if (format === "json") return `${JSON.stringify(result)}\n`;
   const names = [...new Set(result.results.flatMap((row) => Object.keys(row.columns)))];
   if (format === "csv") {
     return renderCsv(["symbol", ...names], result.results.map((row) => [row.symbol, ...names.map((name) => row.columns[name] ?? null)]));
   }
-  const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null, decimals.get(row.symbol)))]);
+  const rows = result.results.map((row) => [
+    row.symbol,
+    ...names.map((name) => formatColumnValue(row.columns[name], kinds[name] ?? "number", decimals.get(row.symbol))),
+  ]);
   return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${metaFooter(result)}\n`;
 }
 
