@@ -4,6 +4,8 @@
  */
 import { parse } from "./ast/lower.js";
 import { check, type CheckedQuery } from "./check/check.js";
+import { columnKind } from "./check/column-kind.js";
+import type { ColumnKind } from "./functions/module.js";
 import { XqlError, fail } from "./errors.js";
 import { createRunner, type Runner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
@@ -64,6 +66,12 @@ export interface CompiledQuery {
    * ```
    */
   anchor(timeframe: Timeframe, t: number): number;
+  /**
+   * What each column holds, by its key (`price`, `oscillator`, `volume` or `number`), so a table
+   * can show it as people read it: pass it to `formatColumnValue`. Derived from the expression
+   * (docs/service.md, "How the table shows numbers").
+   */
+  readonly columnKinds: Readonly<Record<string, ColumnKind>>;
   /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
    * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
@@ -361,6 +369,7 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
       if (!Number.isFinite(t)) throw new RangeError(`anchor: t must be a finite time in ms, got ${String(t)}`);
       return anchorTime(planned.plan.market, planned.baseTimeframe, timeframe, source.bars, t);
     },
+    columnKinds: Object.freeze(Object.fromEntries(checked.columns.map((column) => [column.text, columnKind(column.ir)]))),
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
     history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
       historyResult(runner.history(universe, historyBars(options), maxBytesOf(options))),

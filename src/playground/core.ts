@@ -12,4 +12,4 @@ export { PHRASES, PHRASE_CATEGORIES } from "../phrases/index.js";
 export { DEFAULT_MARKETS, TIMEFRAME_MS } from "../types.js";
 export { complete, diagnose, format, hover, scan, signatureHelp } from "../editor/index.js";
 export { chartBars, columnHistory, columnsQuery } from "./overlay.js";
-export { priceDecimals, significantDecimals } from "../precision.js";
+export { formatColumnValue, priceDecimals, significantDecimals } from "../precision.js";

@@ -24,6 +24,7 @@ import {
   diagnose,
   explain,
   format,
+  formatColumnValue,
   hover,
   priceDecimals,
   scan,
@@ -32,6 +33,7 @@ import {
   validate,
 } from "./core.js";
 import type { Bars, Instrument, Plan, ResultRow, Timeframe } from "../types.js";
+import type { ColumnKind } from "../functions/module.js";
 import { installWatch } from "./watch.js";
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -262,6 +264,10 @@ interface RunOutcome {
   /** Where a symbol's bars came from (`oanda bid, synced 2026-12-06 00:40 UTC`), once its bars were read. */
   feeds: Map<string, string>;
   source: string;
+  /** What each column holds, so the table shows it as the CLI's does. */
+  kinds: Readonly<Record<string, ColumnKind>>;
+  /** The decimals each symbol's prices are quoted in, as far as its bars are known here. */
+  decimals: Map<string, number>;
 }
 
 const fetchCount = (plan: Plan, timeframe: Timeframe): number => Math.max(plan.sources.find((s) => s.timeframe === timeframe)?.minLookback ?? 1, WARMUP);
@@ -284,8 +290,20 @@ function runOffline(text: string, plan: Plan): RunOutcome {
   const universe = syntheticUniverse({ market: plan.market, symbols: OFFLINE_SYMBOLS, timeframes: [finest], bars }).map((instrument) =>
     deriveTimeframes(instrument, { market: plan.market, to: timeframes }),
   );
-  const { results } = compile(text).run(universe);
-  return { plan, results, feeds: new Map(), source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`, barsOf: async (symbol) => universe.find((i) => i.symbol === symbol) };
+  const compiled = compile(text);
+  const { results } = compiled.run(universe);
+  const base = plan.sources[0]!.timeframe;
+  const shown = new Set(results.map((r) => r.symbol));
+  const decimals = new Map(universe.filter((i) => shown.has(i.symbol)).map((i) => [i.symbol, priceDecimals(i.bars[base])] as const));
+  return {
+    plan,
+    results,
+    feeds: new Map(),
+    kinds: compiled.columnKinds,
+    decimals,
+    source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`,
+    barsOf: async (symbol) => universe.find((i) => i.symbol === symbol),
+  };
 }
 
 async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutcome> {
@@ -298,10 +316,14 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
   }
   const remaining = response.headers.get("X-RateLimit-Remaining");
   const feeds = new Map<string, string>();
+  // The service's answer carries no bars: a symbol's price decimals are known once its bars are fetched for the chart.
+  const decimals = new Map<string, number>();
   return {
     plan,
     feeds,
     results: body.results ?? [],
+    kinds: compile(text).columnKinds,
+    decimals,
     source: `service${remaining !== null ? ` (${remaining} runs left today)` : ""}`,
     barsOf: async (symbol) => {
       const bars: Partial<Record<Timeframe, Bars>> = {};
@@ -316,6 +338,7 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
         const col = (k: keyof Bars): Float64Array => Float64Array.from(got.bars[k], (v) => (v === null ? NaN : v));
         bars[source.timeframe] = { time: col("time"), open: col("open"), high: col("high"), low: col("low"), close: col("close"), volume: col("volume") };
       }
+      decimals.set(symbol, priceDecimals(bars[plan.sources[0]!.timeframe]));
       return { symbol, bars };
     },
   };
@@ -379,9 +402,8 @@ function showResults(outcome: RunOutcome): void {
     tr.tabIndex = 0;
     tr.insertCell().textContent = r.symbol;
     for (const k of keys) {
-      const v = r.columns[k];
       const td = tr.insertCell();
-      td.textContent = v === null || v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toPrecision(6);
+      td.textContent = formatColumnValue(r.columns[k], outcome.kinds[k] ?? "number", outcome.decimals.get(r.symbol));
       td.className = "num";
     }
     const choose = (): void => void showChart(r.symbol).catch(showFailure);
@@ -412,7 +434,13 @@ function clearChart(note: string): void {
 async function showChart(symbol: string): Promise<void> {
   if (!lastRun) return;
   for (const tr of document.querySelectorAll<HTMLTableRowElement>("#results tbody tr")) tr.classList.toggle("selected", tr.dataset.symbol === symbol);
+  const known = lastRun.decimals.has(symbol);
   const instrument = await lastRun.barsOf(symbol);
+  // Prices of a symbol whose bars just arrived are shown again to its quoted decimals.
+  if (!known && lastRun.decimals.has(symbol)) {
+    showResults(lastRun);
+    for (const tr of document.querySelectorAll<HTMLTableRowElement>("#results tbody tr")) tr.classList.toggle("selected", tr.dataset.symbol === symbol);
+  }
   const base = lastRun.plan.sources[0]!.timeframe;
   const bars = instrument?.bars[base];
   if (!instrument || !bars) return clearChart(`No ${base} bars for ${symbol}`);

@@ -15,7 +15,7 @@ import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "../../ingest
 import { SEED_BARS, seedStore } from "../../synthetic/seed.js";
 import { TIMEFRAMES, isTimeframe } from "../../types.js";
 import { progressBar } from "../progress.js";
-import { databasePath, openStore } from "../store.js";
+import { databasePath, openStore, openStoreForWriting } from "../store.js";
 import { renderTable } from "../table.js";
 import { assertNever } from "../../errors.js";
 import { SYNC_HELP, SYNC_OPTIONS, syncAction } from "./data-sync.js";
@@ -141,7 +141,9 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
       throw new CliError(fileProblem(file, error));
     }
   }
-  const store = await openStore(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
+  const opened = await openStoreForWriting(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
+  const store = opened.store;
+  let wrote = false;
   const reading = progressBar("Reading ", io.stderr);
   const writing = progressBar("Writing ", io.stderr);
   try {
@@ -161,6 +163,7 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
       },
     });
     writing.done();
+    wrote = result.bars > 0;
     io.stderr.write(`xql data import: read ${shown} as ${result.formatDescription}\n`);
     io.stdout.write(
       `Imported ${result.bars.toLocaleString("en-US")} ${result.timeframe} bars of ${result.symbols} symbol${result.symbols === 1 ? "" : "s"} into market ${result.market} (${store.file})\n`,
@@ -180,7 +183,7 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
     }
     throw error;
   } finally {
-    await store.close();
+    await opened.finish(wrote);
   }
 }
 

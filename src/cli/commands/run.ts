@@ -56,7 +56,7 @@ export const runCommand: Command = {
         ? universe.filter((i) => shown.has(i.symbol)).map((i) => [i.symbol, priceDecimals(i.bars[base])] as const)
         : [],
     );
-    io.stdout.write(renderRunResult(result, format, decimals));
+    io.stdout.write(renderRunResult(result, format, decimals, compiled.columnKinds, compiled.plan));
     return 0;
   },
 };

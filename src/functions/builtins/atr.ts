@@ -51,6 +51,7 @@ export const atr: FunctionModule = {
   name: "atr",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "price",
   implicit: ["high", "low", "close"],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "n + 1",
