@@ -21,6 +21,8 @@ const NOT_RUN: readonly { readonly start: RegExp; readonly why: string }[] = [
   { start: /^xql keys create /, why: "prints a fresh random key" },
   { start: /^xql data status --db live\.db/, why: "shows a store synced from an exchange over months" },
   { start: /^xql serve /, why: "serves until stopped; the lines after it are prose, not its output" },
+  { start: /^export OANDA_API_TOKEN=/, why: "sets the token of the reader's own OANDA account, for the sync beside it" },
+  { start: /^xql (run|watch) fx-breakout\.xql --db fx\.db/, why: "reads the store the OANDA sync before it fills over the network" },
 ];
 
 interface Example {
