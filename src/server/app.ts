@@ -259,7 +259,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     openApi: JSON.stringify(openApiDocument()),
   });
 
-  registerPush(app, { bars, auth, clock });
+  registerPush(app, { bars, auth, clock, admission, markets: xqlOptions.markets! });
 
   registerPlayground(app, {
     bars,
