@@ -69,7 +69,7 @@ export interface PushBounds {
  */
 export async function parsePush(format: PushFormat, text: string, options: CsvPushOptions, now: number, bounds: PushBounds): Promise<ClosedBars> {
   const counter = new NewSeries(bounds);
-  const lines = text.split(/\r\n|\n|\r/);
+  const lines = new Lines(text);
   let batches: BarBatch[];
   switch (format) {
     case "csv":
@@ -83,6 +83,31 @@ export async function parsePush(format: PushFormat, text: string, options: CsvPu
   }
   await counter.settle();
   return closedBarsOnly(batches, now);
+}
+
+/** The lines of a body one at a time (a split would hold a string for every line at once). */
+class Lines {
+  private at = 0;
+  /** The 1-based number of the line last given. */
+  number = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** The next line without its break (`\r\n`, `\n` or `\r`), or undefined after the last. */
+  next(): string | undefined {
+    const text = this.text;
+    if (this.at > text.length) return undefined;
+    let end = this.at;
+    while (end < text.length) {
+      const c = text.charCodeAt(end);
+      if (c === 10 || c === 13) break;
+      end++;
+    }
+    const line = text.slice(this.at, end);
+    this.at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    this.number++;
+    return line;
+  }
 }
 
 /** A sink that keeps a row only while the push has not named too many new series. */
@@ -107,8 +132,9 @@ class CountedSink extends MemorySink {
  * refusal names the push's real count.
  */
 class NewSeries {
-  /** Series named that are not known to be stored: `market \0 timeframe \0 symbol`. */
-  private readonly named = new Set<string>();
+  /** Symbols named per `market \0 timeframe` that are not known to be stored (the row's own strings: no key is built per row). */
+  private readonly named = new Map<string, Set<string>>();
+  private count = 0;
   /** Stored series per market, once read. */
   private readonly stored = new Map<string, ReadonlySet<string>>();
   private over = false;
@@ -117,9 +143,13 @@ class NewSeries {
 
   /** Notes a row's series; false once the push names too many new series (its row is not kept). */
   keep(market: string, timeframe: Timeframe, symbol: string): boolean {
-    const series = `${timeframe}\u0000${symbol}`;
-    if (this.stored.get(market)?.has(series)) return true;
-    this.named.add(`${market}\u0000${series}`);
+    const key = `${market}\u0000${timeframe}`;
+    let symbols = this.named.get(key);
+    if (!symbols) this.named.set(key, (symbols = new Set()));
+    if (symbols.has(symbol)) return !this.over;
+    if (this.stored.get(market)?.has(`${timeframe}\u0000${symbol}`)) return true;
+    symbols.add(symbol);
+    this.count++;
     return !this.over;
   }
 
@@ -141,26 +171,31 @@ class NewSeries {
 
   /** Sets stored series apart once more than the bound are named; `final`: the body is read, refuse past it. */
   async settle(final = true): Promise<void> {
-    if (this.named.size > this.bounds.perPush) {
-      const markets = new Set([...this.named].map((key) => key.slice(0, key.indexOf("\u0000"))));
-      for (const market of markets) {
+    if (this.count > this.bounds.perPush) {
+      for (const [key, symbols] of this.named) {
+        const [market, timeframe] = key.split("\u0000") as [string, string];
         if (this.stored.has(market)) continue;
         const stored = await this.bounds.stored(market);
         this.stored.set(market, stored);
-        for (const series of stored) this.named.delete(`${market}\u0000${series}`);
+        for (const symbol of [...symbols]) {
+          if (stored.has(`${timeframe}\u0000${symbol}`)) {
+            symbols.delete(symbol);
+            this.count--;
+          }
+        }
       }
-      if (this.named.size > this.bounds.perPush) this.over = true;
+      if (this.count > this.bounds.perPush) this.over = true;
     }
     if (final && this.over) {
       throw new PushError(
         0,
-        `the push would create ${this.named.size.toLocaleString("en-US")} new series; one push creates at most ${this.bounds.perPush.toLocaleString("en-US")}`,
+        `the push would create ${this.count.toLocaleString("en-US")} new series; one push creates at most ${this.bounds.perPush.toLocaleString("en-US")}`,
       );
     }
   }
 }
 
-async function parseCsvPush(lines: readonly string[], options: CsvPushOptions, now: number, counter: NewSeries): Promise<BarBatch> {
+async function parseCsvPush(lines: Lines, options: CsvPushOptions, now: number, counter: NewSeries): Promise<BarBatch> {
   if (options.market === undefined || options.market === "") throw new PushError(0, "A CSV push needs ?market= (e.g. ?market=CRYPTO&timeframe=m1)");
   if (options.timeframe === undefined || options.timeframe === "") throw new PushError(0, "A CSV push needs ?timeframe= (e.g. ?market=CRYPTO&timeframe=m1)");
   if (!isTimeframe(options.timeframe)) throw new PushError(0, `timeframe: ${unknownTimeframeMessage(options.timeframe, TIMEFRAMES)}`);
@@ -184,9 +219,9 @@ async function parseCsvPush(lines: readonly string[], options: CsvPushOptions, n
       timeFormat: options.timeFormat as TimeFormat | undefined,
     });
     parser.sink = new CountedSink(counter, parser.market, parser.timeframe);
-    for (let i = 0; i < lines.length; i++) {
-      parser.push(lines[i]!, i + 1);
-      await counter.read(i + 1);
+    for (let line = lines.next(); line !== undefined; line = lines.next()) {
+      parser.push(line, lines.number);
+      await counter.read(lines.number);
     }
     return parser.finish();
   } catch (error) {
@@ -205,11 +240,11 @@ function inQueryWords(message: string): string {
   );
 }
 
-async function parseNdjsonPush(lines: readonly string[], now: number, counter: NewSeries): Promise<BarBatch[]> {
+async function parseNdjsonPush(lines: Lines, now: number, counter: NewSeries): Promise<BarBatch[]> {
   const batches = new Map<string, BarRowBatch>();
-  for (let index = 0; index < lines.length; index++) {
-    const line = index + 1;
-    const raw = lines[index]!.trim();
+  for (let text = lines.next(); text !== undefined; text = lines.next()) {
+    const line = lines.number;
+    const raw = text.trim();
     if (raw !== "") {
       const row = ndjsonRow(raw, line);
       const timeframe = row.timeframe;

@@ -417,6 +417,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
    */
   private async writeInSlices(writes: readonly SymbolWrite[], turn: () => Promise<void>, claim?: SeriesClaim): Promise<WriteResult> {
     const w = (this.writer ??= this.openWriter());
+    // Runs meter on this connection meanwhile: their quota file must be attached before the lock is held.
+    this.accounts.attachQuotaFile();
     w.db.exec("BEGIN IMMEDIATE");
     let result: WriteResult;
     let touched: TouchedSeries[];
