@@ -192,9 +192,15 @@ export const PUSH_OPENAPI_PATHS = {
             },
           },
         },
-        "400": { description: "A bad row or a missing parameter; nothing was written", content: { "application/json": { schema: errorWithLine } } },
+        "400": {
+          description: "A bad row, a row of a market the service does not have, a missing parameter, or more than 10,000 new series in one push; nothing was written",
+          content: { "application/json": { schema: errorWithLine } },
+        },
         "401": { $ref: "#/components/responses/Unauthorized" },
-        "403": { description: "The key has the run scope", content: { "application/json": { schema: fixedError, example: CANNOT_WRITE } } },
+        "403": {
+          description: "The key has the run scope (before the body is read), or the push would take the account past its tier's series (free 1,000, essential 20,000, plus 100,000); nothing was written",
+          content: { "application/json": { schema: fixedError, examples: { scope: { value: CANNOT_WRITE }, series: { value: SERIES_LIMIT } } } },
+        },
         "408": { description: "The request took longer than the server's timeout to arrive", content: { "application/json": { schema: fixedError } } },
         "413": { $ref: "#/components/responses/TooLarge" },
         "429": { $ref: "#/components/responses/TooManyRequests" },

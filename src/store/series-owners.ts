@@ -45,7 +45,7 @@ export class SeriesLimitError extends Error {
     readonly created: number,
     readonly limit: number,
   ) {
-    super(kind === "push" ? `This push creates ${created} new series; one push creates at most ${limit}` : "Series limit reached for this tier");
+    super(kind === "push" ? `the push would create ${created.toLocaleString("en-US")} new series; one push creates at most ${limit.toLocaleString("en-US")}` : "Series limit reached for this tier");
   }
 }
 
