@@ -274,7 +274,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.instrument(app);
     serveMetrics(app, metrics, options.metrics);
   }
-  registerPush(app, { bars: metrics ? metrics.countWrites(bars) : bars, auth, clock });
+  registerPush(app, { bars: metrics ? metrics.countWrites(bars) : bars, auth, clock, admission, markets: xqlOptions.markets! });
 
   registerPlayground(app, {
     bars,

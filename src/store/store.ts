@@ -6,6 +6,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import type { Columns } from "./blocks.js";
+import type { SeriesClaim } from "./series-owners.js";
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
@@ -200,6 +201,21 @@ export interface SymbolWrite {
   incoming: readonly Incoming[];
 }
 
+/** How a write on the service's request path (`POST /xql/bars`) goes. */
+export interface WriteOptions {
+  /**
+   * The series the write creates are counted and recorded for this claim's account first, in the
+   * write's transaction; past either bound the write rejects with a `SeriesLimitError`, nothing written.
+   */
+  claim?: SeriesClaim;
+  /**
+   * Resolves when the write may go on: a store that shares the thread does the write in slices
+   * and lets other requests in between them (SQLite: on a connection of its own, so readers see
+   * only committed bars); a networked store yields at each round trip anyway.
+   */
+  turn?: () => Promise<void>;
+}
+
 /** Called while a long write proceeds: bars written so far of the total. */
 export type ProgressListener = (done: number, total: number) => void;
 
@@ -218,8 +234,11 @@ export interface BarStore {
    * own to write. A store may leave it out; the caller then copies what it keeps.
    */
   latestBarsWithRoom?(request: LatestBarsRequest, room: number): Promise<SymbolBars[]>;
-  /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
-  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult>;
+  /**
+   * Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or
+   * nothing. See {@link WriteOptions} for a write on the service's request path (a push).
+   */
+  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options?: WriteOptions): Promise<WriteResult>;
   /**
    * The write path under {@link upsertBars} with the bars streamed rather than in memory (an
    * import of any size): sorted, distinct bars per series, in one transaction, all or nothing.
