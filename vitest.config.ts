@@ -15,6 +15,7 @@ const PROCESS_TESTS = [
   "test/cli/process.test.ts",
   "test/cli/serve-run.test.ts",
   "test/cli/data-sync-process.test.ts",
+  "test/cli/data-sync-forex-process.test.ts",
   "test/cli/history.test.ts",
   "test/cli/light-install.test.ts",
   "test/ingest/streaming.test.ts",
@@ -26,6 +27,8 @@ const PROCESS_TESTS = [
   "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
   "test/alerts/restart.test.ts",
+  "test/alerts/replicas.test.ts",
+  "test/alerts/leases.test.ts",
   "test/alerts/docs.test.ts",
 ];
 const ISOLATED_TESTS = ["test/check/fixture-modules.test.ts"];

@@ -4,10 +4,12 @@
  */
 import { parse } from "./ast/lower.js";
 import { check, type CheckedQuery } from "./check/check.js";
+import { columnKind } from "./check/column-kind.js";
+import type { ColumnKind } from "./functions/module.js";
 import { XqlError, fail } from "./errors.js";
 import { createRunner, type Runner } from "./eval/evaluate.js";
 import { explainQuery } from "./plan/explain.js";
-import { DEFAULT_COST_BUDGET, checkColumns, checkCost } from "./plan/cost.js";
+import { DEFAULT_COST_BUDGET, checkColumns, checkCost, queryWork, type QueryWork } from "./plan/cost.js";
 import { planQuery, type Planned } from "./plan/plan.js";
 import {
   DEFAULT_LOOKBACK_CEILING,
@@ -21,9 +23,11 @@ import {
   type XqlOptions,
   type HistoryOptions,
   type HistoryResult,
+  type Timeframe,
   DEFAULT_HISTORY_BARS,
 } from "./types.js";
-import { historyResult } from "./eval/history.js";
+import { historyResult, type TrackedRow } from "./eval/history.js";
+import { anchorTime } from "./eval/anchor.js";
 
 /**
  * A query that passed every check: its plan, its explanation, and `run` over injected bars.
@@ -48,6 +52,26 @@ export interface CompiledQuery {
    * 5000). Give `run` this many bars per source for values that match the whole history.
    */
   readonly fetch: readonly FetchSource[];
+  /**
+   * The anchor (ms) of a plan source at base bar `t` (its open time, ms): every path that reads
+   * the store evaluates bar t over that source's bars opening at or after it (decisions §9,
+   * docs/language.md "Warm-up"). Inject each source's bars from `anchor(timeframe, t)` up to t
+   * (the bars closed by t's close) and the latest value is the service's, bit for bit.
+   *
+   * @throws RangeError when `timeframe` is not one of the plan's sources or `t` is not finite.
+   * @example
+   * ```ts
+   * const q = compile('market = "CRYPTO"\ntimeframe = h1\nrsi(14) < 30');
+   * const from = q.anchor("h1", Date.parse("2026-12-01T10:00:00Z")); // inject h1 bars from here
+   * ```
+   */
+  anchor(timeframe: Timeframe, t: number): number;
+  /**
+   * What each column holds, by its key (`price`, `oscillator`, `volume` or `number`), so a table
+   * can show it as people read it: pass it to `formatColumnValue`. Derived from the expression
+   * (docs/service.md, "How the table shows numbers").
+   */
+  readonly columnKinds: Readonly<Record<string, ColumnKind>>;
   /**
    * Evaluates the query at the latest bar of every instrument and returns the matches, sorted
    * and limited as the query says. Pure: reads only the bars given. Odd values (NaN bars, zero
@@ -148,11 +172,11 @@ export type ExplainResult =
     };
 
 /** Internal facts of each compiled query: its static cost (`src/plan/cost.ts`) and its runner. */
-const internals = new WeakMap<CompiledQuery, { cost: number; runner: Runner }>();
+const internals = new WeakMap<CompiledQuery, { cost: number; work: QueryWork; runner: Runner }>();
 
 /**
  * The static cost of a query compiled by {@link compile}: bar-steps per instrument. Internal
- * (not exported by the package): the service prices a history as this × (window + 1).
+ * (not exported by the package): a history's price starts from it (`historyPrice`).
  */
 export function costOf(query: CompiledQuery): number {
   return internalsOf(query).cost;
@@ -166,7 +190,51 @@ export function retainedBytesOf(query: CompiledQuery): number {
   return internalsOf(query).runner.retainedBytes();
 }
 
-function internalsOf(query: CompiledQuery): { cost: number; runner: Runner } {
+/** Options of the store's history ({@link historyAnchoredAsync}). */
+export interface AnchoredHistoryOptions extends YieldOptions {
+  bars: number;
+  maxBytes?: number;
+  /** Symbols whose rows are wanted at every window bar they have, matching or not (see `AnchoredHistory`). */
+  track?: ReadonlySet<string>;
+}
+
+/**
+ * `runAsync` as every path that reads the store evaluates (decisions §9): each instrument's
+ * latest bar over each source's bars from its anchor, `meta.unconverged` counted. Internal: the
+ * service, the CLI on a store and the alerts call it over bars read by `fetchUniverse`.
+ */
+export function runAnchoredAsync(query: CompiledQuery, universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> {
+  return internalsOf(query).runner.runAnchoredAsync(universe, sliceOf(options), options.turn);
+}
+
+/**
+ * `historyAsync` as every path that reads the store evaluates (decisions §9): one pass per
+ * anchor, each window bar's values those of a run on the store cut after it. With `track`, also
+ * the tracked symbols' rows at their window bars, matching or not. Internal.
+ */
+export async function historyAnchoredAsync(
+  query: CompiledQuery,
+  universe: Iterable<Instrument>,
+  options: AnchoredHistoryOptions,
+): Promise<{ result: HistoryResult; tracked: readonly TrackedRow[] }> {
+  const bars = historyBars(options);
+  const scan = await internalsOf(query).runner.historyAnchoredAsync(
+    universe,
+    bars,
+    sliceOf(options),
+    options.track ? { track: options.track } : {},
+    maxBytesOf(options),
+    options.turn,
+  );
+  return { result: historyResult(scan), tracked: scan.tracked };
+}
+
+/** The query's work per bar by source, which history's price reads (`historyPrice`). Internal. */
+export function workOf(query: CompiledQuery): QueryWork {
+  return internalsOf(query).work;
+}
+
+function internalsOf(query: CompiledQuery): { cost: number; work: QueryWork; runner: Runner } {
   const found = internals.get(query);
   if (!found) throw new TypeError("not a query compiled by compile()");
   return found;
@@ -295,6 +363,13 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     plan: planned.plan,
     explanation,
     fetch: planned.fetch,
+    anchor: (timeframe: Timeframe, t: number): number => {
+      const source = planned.fetch.find((f) => f.timeframe === timeframe);
+      if (!source) throw new RangeError(`anchor: timeframe ${String(timeframe)} is not a source of this query (${planned.fetch.map((f) => f.timeframe).join(", ")})`);
+      if (!Number.isFinite(t)) throw new RangeError(`anchor: t must be a finite time in ms, got ${String(t)}`);
+      return anchorTime(planned.plan.market, planned.baseTimeframe, timeframe, source.bars, t);
+    },
+    columnKinds: Object.freeze(Object.fromEntries(checked.columns.map((column) => [column.text, columnKind(column.ir)]))),
     run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
     history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
       historyResult(runner.history(universe, historyBars(options), maxBytesOf(options))),
@@ -303,6 +378,6 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> =>
       historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options), maxBytesOf(options), options.turn)),
   });
-  internals.set(compiledQuery, { cost: compiled.cost, runner });
+  internals.set(compiledQuery, { cost: compiled.cost, work: queryWork(checked, planned, compiled.cost), runner });
   return compiledQuery;
 }

@@ -364,13 +364,11 @@ const CATALOGUE = {
   },
   "history-cost": {
     type: "plan", stages: ["plan"], group: "plan",
-    message: (p: { cost: number; bars: number; budget: number }) => {
-      const total = p.cost * (p.bars + 1);
-      const most = Math.floor(p.budget / p.cost) - 1;
-      const advice = most >= 1 ? `ask for at most ${most.toLocaleString("en-US")} bars` : "use fewer distinct expressions, shorter lengths or fewer timeframes";
-      return `History too costly to run: its cost is ${total.toLocaleString("en-US")} bar-steps per instrument (${p.cost.toLocaleString("en-US")} × ${(p.bars + 1).toLocaleString("en-US")} for a window of ${p.bars.toLocaleString("en-US")} bars), above the budget of ${p.budget.toLocaleString("en-US")}; ${advice}`;
+    message: (p: { cost: number; bars: number; budget: number; most: number }) => {
+      const advice = p.most >= 1 ? `ask for at most ${p.most.toLocaleString("en-US")} bars` : "use fewer distinct expressions, shorter lengths or fewer timeframes";
+      return `History too costly to run: its cost is ${p.cost.toLocaleString("en-US")} bar-steps per instrument for a window of ${p.bars.toLocaleString("en-US")} bars, above the budget of ${p.budget.toLocaleString("en-US")}; ${advice}`;
     },
-    template: "`History too costly to run: its cost is <total> bar-steps per instrument (<cost> × <bars + 1> for a window of <bars> bars), above the budget of <budget>; ask for at most <n> bars` (or `; use fewer distinct expressions, shorter lengths or fewer timeframes` when no window fits): the service prices `POST /xql/history` as the query's cost × (window + 1) against the cost budget (decisions §2 \"Fair use\")", example: "`rsi(14) < 30` with `?bars=1000`",
+    template: "`History too costly to run: its cost is <cost> bar-steps per instrument for a window of <bars> bars, above the budget of <budget>; ask for at most <n> bars` (or `; use fewer distinct expressions, shorter lengths or fewer timeframes` when no window fits): the service prices `POST /xql/history` as the work of its passes, one per anchor (a window of up to 100 bars as the query's run, a longer one adding its passes' work beyond that), against the cost budget (decisions §5)", example: "a screen of 20 `kama` calls with `?bars=1000`",
   },
   "response-too-large": {
     type: "plan", stages: ["plan"], group: "plan",

@@ -25,6 +25,8 @@ export type { Stage, ErrorCode, ErrorEntry, ErrorGroup, ErrorParams, TypedPlace 
 export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./synthetic/synthetic.js";
 export type { SyntheticOptions } from "./synthetic/synthetic.js";
 export { deriveTimeframes } from "./sessions/derive.js";
+export { formatColumnValue, priceDecimals } from "./precision.js";
+export type { ColumnKind } from "./functions/module.js";
 export type { DeriveOptions } from "./sessions/derive.js";
 export { PHRASES, PHRASE_CATEGORIES, findPhrases } from "./phrases/index.js";
 export type { PhraseEntry, PhraseCategory } from "./phrases/index.js";

@@ -4,6 +4,8 @@
  * 0.00001234 has 8). The command line's tables and the playground's chart show numbers to at
  * least these decimals, so a price prints as the data has it. Pure and browser-safe.
  */
+import { assertNever } from "./errors.js";
+import type { ColumnKind } from "./functions/module.js";
 import type { Bars } from "./types.js";
 
 /** The most decimals shown: beyond them a double's digits are representation, not data. */
@@ -34,4 +36,44 @@ export function priceDecimals(bars: Bars | undefined, sample = 200): number {
 export function significantDecimals(value: number, digits: number): number {
   if (value === 0 || !Number.isFinite(value)) return 0;
   return Math.min(MAX_DECIMALS, Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(value)))));
+}
+
+/** Decimals shown for an oscillator: its scale is 0–100-like, so hundredths are all a reader uses. */
+const OSCILLATOR_DECIMALS = 2;
+
+/**
+ * A column's value as a table shows it (docs/service.md, "How the table shows numbers"), by the
+ * column's kind: a `price` to the instrument's `priceDecimals` (six significant digits when they
+ * are not known), an `oscillator` to two decimals, a `volume` to six significant digits grouped
+ * in thousands (`1,234,568`), any other `number` to six significant digits, trailing zeros
+ * dropped. Undefined values show as `-`. The CLI's table and the playground's both use it.
+ */
+export function formatColumnValue(value: number | null | undefined, kind: ColumnKind, priceDecimals?: number): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "-";
+  switch (kind) {
+    case "price":
+      return priceDecimals === undefined ? significant(value) : value.toFixed(Math.min(MAX_DECIMALS, priceDecimals));
+    case "oscillator":
+      return value.toFixed(OSCILLATOR_DECIMALS);
+    case "volume":
+      return grouped(significant(value));
+    case "number":
+      return significant(value);
+    default:
+      return assertNever(kind, "column kind");
+  }
+}
+
+/** Six significant digits (all of an integer's), trailing zeros dropped, never an exponent. */
+function significant(value: number): string {
+  if (Number.isInteger(value)) return value.toFixed(0);
+  const fixed = value.toFixed(significantDecimals(value, 6));
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
+}
+
+/** `1234567.5` → `1,234,567.5`: thousands separated in the integer part. */
+function grouped(text: string): string {
+  const [whole, fraction] = text.split(".");
+  const withCommas = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? withCommas : `${withCommas}.${fraction}`;
 }

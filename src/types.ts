@@ -149,6 +149,13 @@ export interface RunMeta {
   skipped: RunSkipped;
   /** ISO 8601 open time of the latest base bar evaluated (the newest over the instruments evaluated), or null when none was evaluated. */
   asOf: string | null;
+  /**
+   * Evaluations from the store only (the service, the CLI on a store, alerts): instruments
+   * evaluated on fewer bars than a source's fetch (`compile(q).fetch`, its warm-up) from the
+   * bar's anchor — a young series or a short store — whose recursive values may be further from
+   * the all-history value than the warm-up promises (docs/language.md "Warm-up").
+   */
+  unconverged?: number;
 }
 
 /** The body of a successful run. */

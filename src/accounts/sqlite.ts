@@ -68,6 +68,14 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
     return (this.quotaStatements ??= this.prepareQuota());
   }
 
+  /**
+   * Attaches the quota file now if it is not yet: a push's sliced write holds the bars file's
+   * lock on another connection, and the attach's `BEGIN IMMEDIATE` would wait for it.
+   */
+  attachQuotaFile(): void {
+    if (!this.readonly) void this.q;
+  }
+
   private prepareQuota() {
     attachQuota(this.db, quotaFileOf(this.file), this.readonly);
     this.quotaIdentity = identityOf(quotaFileOf(this.file));

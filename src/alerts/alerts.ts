@@ -6,7 +6,9 @@
  * outcome, its claim and its delivery commit together.
  */
 import type { Tier } from "../accounts/accounts.js";
+import { randomBase62 } from "../accounts/keys.js";
 import type { Timeframe } from "../types.js";
+import type { PgScreenLeases } from "./leases.js";
 
 /** Active alerts an account may hold, by tier. */
 export const ALERT_LIMITS: Readonly<Record<Tier, number>> = {
@@ -14,6 +16,14 @@ export const ALERT_LIMITS: Readonly<Record<Tier, number>> = {
   essential: 20,
   plus: 100,
 };
+
+/**
+ * A new webhook secret: `whsec_` + 32 base62 characters. They are valid base64 too, so the
+ * same secret keys the Standard Webhooks signature (`./sign.ts`).
+ */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
 
 /** One symbol matching at a bar, with the values of the query's columns there (as in run). */
 export interface MatchRow {
@@ -29,7 +39,10 @@ export interface AlertEvent {
   symbol: string;
   /** `enter`: matches now, did not before; `exit`: the reverse. */
   kind: "enter" | "exit";
-  /** An enter's columns at this bar; an exit's, the row it last matched with (the previous bar). */
+  /**
+   * The columns at this bar for both kinds (decisions §7, 2026-12-05): an exit's are the values
+   * with which the symbol stopped matching, not those of its last match.
+   */
   columns: Record<string, number | null>;
 }
 
@@ -71,7 +84,7 @@ export interface AlertState {
 
 /** A new alert: the record and the secret its webhook deliveries are signed with. */
 export interface NewAlert extends AlertRecord {
-  /** The HMAC key of `X-XQL-Signature` (`whsec_` + 32 base62 characters), shown to the owner once. */
+  /** The key of both webhook signatures (`whsec_` + 32 base62 characters, see `./sign.ts`), shown to the owner once. */
   secret: string;
 }
 
@@ -152,6 +165,17 @@ export interface DueDelivery {
   createdAt: number;
 }
 
+/**
+ * How the delivery slots are shared by account (decisions §14), counting the deliveries an
+ * account has in flight on every worker.
+ */
+export interface DeliveryShares {
+  /** The most one account holds while another account has deliveries waiting. */
+  perAccount: number;
+  /** The most one account holds while no other has any waiting (the rest stay free for a newcomer). */
+  alone: number;
+}
+
 /** What one POST attempt came to. */
 export type DeliveryOutcome =
   | {
@@ -218,21 +242,31 @@ export interface AlertStore {
   recentDeliveries(alertId: string, limit: number): Promise<DeliverySummary[]>;
   /**
    * Leases up to `limit` deliveries due at `now` for `leaseMs`: for each alert only its oldest
-   * pending delivery (bar order), and only one not leased by another worker.
+   * pending delivery (bar order), and only one not leased by another worker; round-robin by
+   * account, within each account's share of the slots ({@link DeliveryShares}).
    */
-  claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]>;
+  claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]>;
   /** Records an attempt's outcome and ends the lease. */
   settleDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
   /** When the next pending delivery is due (ms), or undefined when none is pending. */
   nextDeliveryDue(): Promise<number | undefined>;
   /** Deliveries of these accounts committed after `afterSeq`, created at or after `since`, in order. */
   deliveriesAfter(accountIds: readonly string[], afterSeq: number, since: number, limit: number): Promise<StreamItem[]>;
+  /** How many deliveries of the account have a seq in (`afterSeq`, `throughSeq`] and were created at or after `since`. */
+  countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number>;
   /** The seq of the account's delivery with this id, or undefined (another account's, or unknown). */
   seqOf(accountId: string, deliveryId: string): Promise<number | undefined>;
   /** The highest seq committed so far (0 for none). */
   latestSeq(): Promise<number>;
   /** Forgets claims and settled deliveries older than `before` (ms). */
   prune(before: number): Promise<void>;
+  /** Deliveries still waiting for their webhook (status pending): the outbox's backlog, for `/metrics`. */
+  backlog(): Promise<number>;
+  /**
+   * Screen leases, on a store several replicas share (PostgreSQL): each replica evaluates the
+   * screens it holds (`./leases.ts`). Absent on a store one process owns: it evaluates them all.
+   */
+  readonly leases?: PgScreenLeases;
 }
 
 /** Tells whether a value is a store that holds alerts (the built-in stores do). */

@@ -7,13 +7,17 @@
  * earlier one to be delivered or to fail. Deliveries are rows leased for one attempt, so
  * several workers (replicas) share the outbox and a worker killed mid-attempt leaves a lease
  * that runs out and is taken again: at least once, with the same `X-XQL-Delivery` every time.
+ * The slots (16 attempts at once) are shared by account (decisions §14): while another account
+ * has deliveries waiting, one account holds at most 4, taken round-robin, so hanging or slow
+ * receivers delay only their owner's deliveries. A receiver that answers after the timeout has
+ * failed: the request was cut at 10 s, and the delivery is tried again after its backoff.
  */
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { VERSION } from "../version.js";
-import type { AlertStore, DeliveryOutcome, DueDelivery } from "./alerts.js";
-import { signatureOf } from "./sign.js";
+import type { AlertStore, DeliveryOutcome, DeliveryShares, DueDelivery } from "./alerts.js";
+import { signedHeaders } from "./sign.js";
 import { type ResolvedAddress, type Resolver, checkedAddresses, hostOf, parseWebhookUrl } from "./webhook-url.js";
 
 /** 10 s: a webhook that has not answered by then is tried again. */
@@ -24,6 +28,10 @@ export const RETRY_FOR_MS = 24 * 3_600_000;
 export const MAX_BACKOFF_MS = 3_600_000;
 /** 1 s: the wait after the first failed attempt (doubling after each). */
 export const FIRST_BACKOFF_MS = 1_000;
+/** Deliveries a worker sends at once: its slots. */
+export const DELIVERY_SLOTS = 16;
+/** The slots one account holds while another account has deliveries waiting (decisions §14). */
+export const SLOTS_PER_ACCOUNT = 4;
 
 /** The wait after the `attempt`-th failed attempt (1-based): 1 s doubling, at most 1 h. */
 export function backoffAfter(attempt: number): number {
@@ -46,6 +54,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** Deliveries sent at once. Default 16. */
   concurrency?: number;
+  /** Of those, what one account holds while another has deliveries waiting. Default 4. */
+  perAccount?: number;
   /** How often to look for deliveries other processes committed, ms. Default 1,000. */
   pollMs?: number;
   log?: WorkerLog;
@@ -57,14 +67,21 @@ export class DeliveryWorker {
   /** Deliveries this worker is sending: never sent twice at once, even if a lease ran out meanwhile. */
   private readonly sending = new Set<string>();
   private wakeUp: (() => void) | undefined;
+  /** A wake that came while the worker was not asleep (claiming, reading): the next sleep is skipped. */
+  private woken = false;
   private loop: Promise<void> | undefined;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
+  private readonly shares: DeliveryShares;
   private readonly pollMs: number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-    this.concurrency = options.concurrency ?? 16;
+    this.concurrency = options.concurrency ?? DELIVERY_SLOTS;
+    const perAccount = Math.min(options.perAccount ?? SLOTS_PER_ACCOUNT, this.concurrency);
+    // Alone, an account leaves one share free, so another account's delivery starts at once even
+    // when the first one's receivers hang (an attempt in flight is never cut short).
+    this.shares = { perAccount, alone: Math.max(perAccount, this.concurrency - perAccount) };
     this.pollMs = options.pollMs ?? 1_000;
   }
 
@@ -78,7 +95,8 @@ export class DeliveryWorker {
   wake(): void {
     const wake = this.wakeUp;
     this.wakeUp = undefined;
-    wake?.();
+    if (wake) wake();
+    else this.woken = true;
   }
 
   /** Stops taking deliveries and waits for the attempts in flight to be settled. */
@@ -93,11 +111,13 @@ export class DeliveryWorker {
     let failures = 0;
     while (this.running) {
       const room = this.concurrency - this.inFlight.size;
+      // What a wake announced before this point, the claim below sees.
+      this.woken = false;
       let claimed: DueDelivery[] = [];
       if (room > 0) {
         try {
           // A lease outlives an attempt: another worker takes the delivery only once this one is surely done.
-          claimed = await this.options.store.claimDeliveries(this.options.clock.now(), this.timeoutMs + 5_000, room);
+          claimed = await this.options.store.claimDeliveries(this.options.clock.now(), this.timeoutMs + 5_000, room, this.shares);
           failures = 0;
         } catch (error) {
           failures++;
@@ -116,21 +136,27 @@ export class DeliveryWorker {
         });
         this.inFlight.add(attempt);
       }
-      if (room > 0 && claimed.length === room) continue;
+      // A claim may have left an account no longer waiting, which frees another's share: look again.
+      if (room > 0 && claimed.length > 0) continue;
       let delay = this.pollMs;
       try {
         const next = await this.options.store.nextDeliveryDue();
-        if (next !== undefined) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
+        // Due already but not claimed: held back by its account's share until one of its attempts ends.
+        if (next !== undefined && next > this.options.clock.now()) delay = Math.min(delay, Math.max(25, next - this.options.clock.now()));
       } catch {
         // Looked at again after the poll interval.
       }
       // Full, or nothing due yet: wait for an attempt to end, a commit, the next due time or the poll.
-      await this.sleep(room > 0 && claimed.length === 0 ? Math.max(delay, 25) : this.pollMs);
+      await this.sleep(room > 0 ? delay : this.pollMs);
     }
   }
 
   private sleep(ms: number): Promise<void> {
     if (!this.running) return Promise.resolve();
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.wakeUp = undefined;
@@ -178,9 +204,7 @@ export class DeliveryWorker {
       "content-type": "application/json",
       "content-length": String(body.length),
       "user-agent": `xql-webhooks/${VERSION}`,
-      "x-xql-delivery": delivery.id,
-      "x-xql-timestamp": String(timestamp),
-      "x-xql-signature": signatureOf(delivery.secret, timestamp, delivery.body),
+      ...signedHeaders(delivery.secret, delivery.id, timestamp, body),
     };
     // The connection goes to the address just checked, not to a second resolution.
     const pinned = addresses;

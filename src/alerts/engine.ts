@@ -14,6 +14,8 @@ import type { BarStore } from "../store/store.js";
 import type { AlertHead, AlertState, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
 import { DeliveryWorker, type WorkerLog } from "./deliver.js";
 import { type EvaluatedBar, type Screen, baselineOf, evaluateGroup } from "./evaluate.js";
+import { ScreenLeases, screenKey } from "./leases.js";
+import { type AlertObserver, observeCommit } from "./observer.js";
 import { RoundScheduler } from "./schedule.js";
 import { StreamHub } from "./stream.js";
 import { type Resolver, systemResolver } from "./webhook-url.js";
@@ -42,7 +44,13 @@ export interface AlertEngineOptions {
   pollMs?: number;
   /** How long after a write a round starts, ms. Default 100. */
   settleMs?: number;
+  /** How long after a bar's close its round waits for symbols still to write it, ms. Default 5,000. */
+  graceMs?: number;
   log?: WorkerLog;
+  /** How long a screen's lease lasts without renewal, ms, on a store replicas share (`./leases.ts`). Default 15,000. */
+  leaseMs?: number;
+  /** Told what the rounds did (`/metrics`). */
+  observer?: AlertObserver;
 }
 
 /** The webhook body of one delivery, keys in the contract's order. */
@@ -70,6 +78,8 @@ export class AlertEngine {
   private readonly states = new Map<string, AlertState>();
   /** Compiled queries of the alerts alive, by text: compiled once, whatever the service's query cache keeps. */
   private readonly compiled = new Map<string, CompiledQuery | undefined>();
+  /** On a store replicas share: the screens this process evaluates (decisions §7, 2026-12-05). */
+  private readonly leases: ScreenLeases | undefined;
 
   constructor(private readonly options: AlertEngineOptions) {
     this.hub = new StreamHub({ store: options.alerts, clock: options.clock, pollMs: options.pollMs });
@@ -90,6 +100,14 @@ export class AlertEngine {
       onFailure: (error, retryInMs) =>
         options.log?.warn({ err: error instanceof Error ? error.message : String(error), retryInMs }, "alerts: evaluation failed; trying again"),
     });
+    const shared = options.alerts.leases;
+    this.leases = shared && new ScreenLeases({
+      store: shared,
+      leaseMs: options.leaseMs,
+      rebalance: () => void this.scheduler.run(),
+      onHeld: (count) => options.observer?.held(count),
+      onError: (error) => options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, "alerts: renewing or releasing screen leases failed; unrenewed leases run out"),
+    });
   }
 
   /** Starts watching the store, evaluates what closed while nobody watched, and starts delivering. */
@@ -97,6 +115,7 @@ export class AlertEngine {
     if (!this.stopped) return;
     this.stopped = false;
     this.scheduler.start();
+    this.leases?.start();
     this.worker.start();
   }
 
@@ -105,6 +124,8 @@ export class AlertEngine {
     this.stopped = true;
     this.hub.close();
     await this.scheduler.stop();
+    // After the last round: the other replicas take these screens over at once.
+    await this.leases?.stop();
     await this.worker.stop();
   }
 
@@ -119,14 +140,20 @@ export class AlertEngine {
   }
 
   private evaluateOptions() {
-    return { warmup: this.options.warmup, cache: this.options.cache, sliceMs: this.options.sliceMs };
+    return { warmup: this.options.warmup, cache: this.options.cache, sliceMs: this.options.sliceMs, graceMs: this.options.graceMs };
   }
 
   /** Every alert, group by group; resolves to the earliest next close. */
   private async round(): Promise<number | undefined> {
     const { alerts, clock } = this.options;
     const now = clock.now();
-    const heads = await alerts.alertHeads();
+    const started = performance.now();
+    let heads = await alerts.alertHeads();
+    if (this.leases) {
+      // Only the screens this replica holds; the others' states are read again when it takes them.
+      const held = await this.leases.hold(heads);
+      heads = heads.filter((h) => held.has(screenKey(h)));
+    } else this.options.observer?.held(new Set(heads.map(screenKey)).size);
     const live = new Set(heads.map((h) => h.id));
     for (const id of this.states.keys()) if (!live.has(id)) this.states.delete(id);
     for (const id of this.refused) if (!live.has(id)) this.refused.delete(id);
@@ -152,6 +179,7 @@ export class AlertEngine {
       this.lastPrune = now;
       await alerts.prune(now - KEEP_MS);
     }
+    this.options.observer?.round((performance.now() - started) / 1000);
     return nextClose;
   }
 
@@ -185,6 +213,7 @@ export class AlertEngine {
     }
     if (commits.length > 0) {
       const committed = await this.options.alerts.commitEvaluations(commits, this.options.clock.now());
+      if (this.options.observer) observeCommit(this.options.observer, commits, committed, (id) => byId.get(id)!.query);
       for (const commit of commits) {
         const latest = commit.bars[commit.bars.length - 1]!;
         // Lost to another replica (or deleted): read again next round.

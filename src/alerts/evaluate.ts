@@ -1,25 +1,30 @@
 /**
  * Evaluation on bar close (decisions §7): the screens of one market and base timeframe read
  * their bars once, and each is evaluated at every base bar closed since its last evaluated one,
- * in order, exactly as `history` evaluates it there — so the rows at a bar t equal a run over
- * the bars truncated after t, bit for bit. Events are the transitions of those rows from one
- * evaluated bar to the next. Pure over a {@link BarStore}: the engine (`./engine.ts`) commits
+ * in order, exactly as the service's `history` evaluates it there (from each bar's anchors,
+ * decisions §9) — so the rows at a bar t equal a run on the store cut after t, bit for bit.
+ * Events are the transitions of those rows, per symbol over its own bars: a symbol without a
+ * bar at t has no event there (absence is not an exit, §14) and keeps its state to its next bar;
+ * an exit carries the columns at the bar it stopped matching. Pure over a {@link BarStore}: the engine (`./engine.ts`) commits
  * the outcome, `xql watch` prints it.
  */
-import type { CompiledQuery } from "../api.js";
+import { historyAnchoredAsync, type CompiledQuery } from "../api.js";
+import { parse } from "../ast/lower.js";
+import { printQuery } from "../ast/print.js";
 import type { BarStore } from "../store/store.js";
-import { fetchUniverse } from "../store/fetch.js";
+import { fetchAnchored } from "../store/fetch.js";
 import { truncateInstrument } from "../eval/truncate.js";
 import type { HotLease, HotTier } from "../store/hot-tier.js";
 import type { FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";
 import { MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import type { AlertEvent, MatchRow } from "./alerts.js";
+import { DEFAULT_ALERT_GRACE_MS, awaitWriters } from "./schedule.js";
 
 /** One screen to evaluate: a compiled query and where it stands. */
 export interface Screen {
   /** Tells the screen's outcome apart (an alert id). */
   id: string;
-  /** The query text: screens with the same text at the same bar share one evaluation. */
+  /** The query text: screens with the same canonical query at the same bar share one evaluation. */
   query: string;
   compiled: CompiledQuery;
   /** Open time of the last base bar evaluated; null before any (every closed bar is then new). */
@@ -58,6 +63,8 @@ export interface EvaluateOptions {
    * a backfill of more closed bars under an existing alert evaluates the latest ones.
    */
   maxCatchUp?: number;
+  /** How long after a bar's close its round waits for symbols still to write it, ms (default 5,000; decisions §14). */
+  graceMs?: number;
 }
 
 /**
@@ -82,24 +89,59 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
   const { plan, fetch } = unionOf(screens.map((s) => s.compiled));
   const base = plan.sources[0]!.timeframe;
   const oldest = Math.min(...screens.map((s) => s.lastTime ?? -Infinity));
-  const universe = await readCovering(store, plan, fetch, oldest, cap, options, lease);
-  const { closed, nextClose } = closedTimes(universe, base, oldest, now);
+  const universe = await readCovering(store, plan, fetch, screens.flatMap((s) => s.compiled.fetch), oldest, now, cap, options, lease);
+  const { closed, nextClose } = awaitWriters(universe, base, closedTimes(universe, base, oldest, now), now, options.graceMs ?? DEFAULT_ALERT_GRACE_MS);
   if (closed.length === 0) return { bars, nextClose };
   const latest = closed[closed.length - 1]!;
   const evaluable = truncateAfter(universe, base, latest);
 
-  // Screens with the same text at the same bar evaluate once (many accounts watch the same screen).
-  const shared = new Map<string, Promise<Map<number, MatchRow[]>>>();
+  // Screens with the same canonical query at the same bar evaluate once (many accounts watch the
+  // same screen, written in their own spacing and case); the pass follows every symbol any of
+  // them has matching, so that each one's exits carry the columns at their bar.
+  const groups = new Map<string, { screen: Screen; pending: number[]; track: Set<string>; members: Screen[] }>();
   for (const screen of screens) {
     const pending = closedAfter(closed, screen.lastTime, cap);
     if (pending.length === 0) continue;
-    const key = `${screen.lastTime}\n${pending.length}\n${screen.query}`;
-    let rows = shared.get(key);
-    if (!rows) shared.set(key, (rows = rowsByBar(screen.compiled, evaluable, pending.length, options.sliceMs)));
-    bars.set(screen.id, transitions(screen.matching, pending, await rows));
+    const key = `${screen.lastTime}\n${pending.length}\n${canonicalQuery(screen.query)}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { screen, pending, track: new Set(), members: [] }));
+    for (const row of screen.matching) group.track.add(row.symbol);
+    group.members.push(screen);
+  }
+  for (const group of groups.values()) {
+    const rows = await rowsByBar(group.screen.compiled, evaluable, group.pending.length, group.track, options.sliceMs);
+    // Members that stood on the same rows get the same transitions (usually all of them).
+    const byState = new Map<string, EvaluatedBar[]>();
+    for (const screen of group.members) {
+      const state = JSON.stringify(screen.matching);
+      let evaluated = byState.get(state);
+      if (!evaluated) byState.set(state, (evaluated = transitions(screen.matching, group.pending, rows)));
+      bars.set(screen.id, evaluated);
+    }
   }
   return { bars, nextClose };
 }
+
+/**
+ * The canonical printed query (`printQuery`): the key under which screens share one evaluation.
+ * A text that does not parse (never so for a stored alert) keys as itself.
+ */
+function canonicalQuery(text: string): string {
+  let canonical = canonical_.get(text);
+  if (canonical === undefined) {
+    try {
+      canonical = printQuery(parse(text));
+    } catch {
+      canonical = text;
+    }
+    if (canonical_.size >= 4096) canonical_.clear();
+    canonical_.set(text, canonical);
+  }
+  return canonical;
+}
+
+/** Canonical texts by query text, bounded (cleared when full): alerts' queries repeat round after round. */
+const canonical_ = new Map<string, string>();
 
 /** The rows matching at the latest base bar closed by `now`: an alert's baseline. */
 export async function baselineOf(store: BarStore, compiled: CompiledQuery, now: number, options: EvaluateOptions): Promise<{ time: number | null; matching: MatchRow[] }> {
@@ -107,51 +149,74 @@ export async function baselineOf(store: BarStore, compiled: CompiledQuery, now: 
   const base = plan.sources[0]!.timeframe;
   const lease = options.cache?.lease();
   try {
-    const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, lease, fetch });
+    const universe = await fetchAnchored(store, plan, { warmup: options.warmup, cache: options.cache, lease, fetch, anchorSources: fetch });
     const { closed } = closedTimes(universe, base, -Infinity, now, 1);
     const latest = closed[closed.length - 1];
     if (latest === undefined) return { time: null, matching: [] };
-    const rows = await rowsByBar(compiled, truncateAfter(universe, base, latest), 1, options.sliceMs);
-    return { time: latest, matching: rows.get(latest) ?? [] };
+    const rows = await rowsByBar(compiled, truncateAfter(universe, base, latest), 1, NO_SYMBOLS, options.sliceMs);
+    return { time: latest, matching: rows.matching.get(latest) ?? [] };
   } finally {
     lease?.release();
   }
 }
 
-/** The rows of `history` at each of the last `window` base bars of the universe. */
-async function rowsByBar(compiled: CompiledQuery, universe: Instrument[], window: number, sliceMs = 10): Promise<Map<number, MatchRow[]>> {
-  const { matches } = await compiled.historyAsync(universe, { bars: window, sliceMs });
-  const byBar = new Map<number, MatchRow[]>();
-  for (const { time, symbol, columns } of matches) {
-    let rows = byBar.get(time);
-    if (!rows) byBar.set(time, (rows = []));
+/** The rows of the service's `history` at each of the last `window` base bars, and the tracked symbols' rows at each of their bars. */
+interface BarRows {
+  /** By bar time: the rows matching there, by symbol. */
+  readonly matching: Map<number, MatchRow[]>;
+  /** By bar time: the tracked symbols that have a bar there, with their columns (matching or not). */
+  readonly present: Map<number, Map<string, MatchRow["columns"]>>;
+}
+
+async function rowsByBar(compiled: CompiledQuery, universe: Instrument[], window: number, track: ReadonlySet<string>, sliceMs = 10): Promise<BarRows> {
+  const { result, tracked } = await historyAnchoredAsync(compiled, universe, { bars: window, sliceMs, track });
+  const matching = new Map<number, MatchRow[]>();
+  for (const { time, symbol, columns } of result.matches) {
+    let rows = matching.get(time);
+    if (!rows) matching.set(time, (rows = []));
     rows.push({ symbol, columns });
   }
-  return byBar;
+  const present = new Map<number, Map<string, MatchRow["columns"]>>();
+  for (const { time, symbol, columns } of tracked) {
+    let at = present.get(time);
+    if (!at) present.set(time, (at = new Map()));
+    at.set(symbol, columns);
+  }
+  return { matching, present };
 }
 
 /**
- * Each pending bar's rows and events, walking from the rows at the previous evaluated bar. Both
- * lists are by symbol (history lists a bar's matches so), so one merge finds enters and exits.
+ * Each pending bar's rows and events, per symbol over its own bars. At bar t a symbol that
+ * matched before and has a bar at t but does not match exits, with its columns at t; one
+ * without a bar at t has no event and keeps matching to its next bar (its row carried); a
+ * symbol matching at t that did not before enters. The lists are by symbol, so one merge finds
+ * them. A symbol that matched before is tracked by the pass, so its presence at t is known.
  */
-function transitions(previous: readonly MatchRow[], pending: readonly number[], rows: Map<number, MatchRow[]>): EvaluatedBar[] {
+function transitions(previous: readonly MatchRow[], pending: readonly number[], rows: BarRows): EvaluatedBar[] {
   const out: EvaluatedBar[] = [];
   let before = previous;
   for (const time of pending) {
-    const now = rows.get(time) ?? NO_ROWS;
+    const is = rows.matching.get(time) ?? NO_ROWS;
+    const present = rows.present.get(time);
     const events: AlertEvent[] = [];
+    const now: MatchRow[] = [];
     let i = 0;
     let j = 0;
-    while (i < before.length || j < now.length) {
+    while (i < before.length || j < is.length) {
       const was = before[i];
-      const is = now[j];
-      if (is === undefined || (was !== undefined && was.symbol < is.symbol)) {
-        events.push({ symbol: was!.symbol, kind: "exit", columns: was!.columns });
+      const row = is[j];
+      if (row === undefined || (was !== undefined && was.symbol < row.symbol)) {
+        const columns = present?.get(was!.symbol);
+        // Absent at t: no event, still matching (its last row carried to its next bar).
+        if (columns === undefined) now.push(was!);
+        else events.push({ symbol: was!.symbol, kind: "exit", columns });
         i++;
-      } else if (was === undefined || is.symbol < was.symbol) {
-        events.push({ symbol: is.symbol, kind: "enter", columns: is.columns });
+      } else if (was === undefined || row.symbol < was.symbol) {
+        events.push({ symbol: row.symbol, kind: "enter", columns: row.columns });
+        now.push(row);
         j++;
       } else {
+        now.push(row);
         i++;
         j++;
       }
@@ -161,6 +226,9 @@ function transitions(previous: readonly MatchRow[], pending: readonly number[], 
   }
   return out;
 }
+
+/** No symbol tracked (a baseline has no previous bar). */
+const NO_SYMBOLS: ReadonlySet<string> = new Set();
 
 /** The rows of a bar where nothing matched: one list for all (never changed). */
 const NO_ROWS: MatchRow[] = [];
@@ -203,7 +271,9 @@ async function readCovering(
   store: BarStore,
   plan: Plan,
   fetch: FetchSource[],
+  anchorSources: readonly FetchSource[],
   oldest: number,
+  now: number,
   cap: number,
   options: EvaluateOptions,
   lease: HotLease | undefined,
@@ -211,7 +281,16 @@ async function readCovering(
   const base = plan.sources[0]!.timeframe;
   let extra = 0;
   for (;;) {
-    const universe = await fetchUniverse(store, plan, { warmup: options.warmup, cache: options.cache, lease, fetch, extraBaseBars: extra });
+    const universe = await fetchAnchored(store, plan, {
+      warmup: options.warmup,
+      cache: options.cache,
+      lease,
+      fetch,
+      anchorSources,
+      bars: extra + 1,
+      // The earliest bar evaluated: the first closed after `oldest` of the latest `cap`.
+      firstTime: (read) => closedTimes(read, base, oldest, now, cap).closed[0],
+    });
     const fresh = distinctAfter(universe, base, oldest, cap + 1);
     if (fresh - 1 <= extra || extra >= cap) return universe;
     extra = Math.min(cap, Math.max(fresh - 1, 2 * extra + 1));

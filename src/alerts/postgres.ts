@@ -15,6 +15,7 @@ import type {
   AlertState,
   AlertStore,
   DeliveryOutcome,
+  DeliveryShares,
   DeliverySummary,
   DueDelivery,
   EvaluationCommit,
@@ -38,6 +39,7 @@ import {
   type DeliveryRow,
   type DueRow,
 } from "./records.js";
+import { PgScreenLeases } from "./leases.js";
 
 /** How the alerts reach the database: a statement, or a transaction on one pooled client. */
 export interface PgAlertQueries {
@@ -51,7 +53,12 @@ const OUTBOX_LOCK = 0x78716c06;
 const ACCOUNT_LOCK = 0x78716c07;
 
 export class PostgresAlerts implements AlertStore {
-  constructor(private readonly db: PgAlertQueries) {}
+  /** Replicas on this database share the screens by lease. */
+  readonly leases: PgScreenLeases;
+
+  constructor(private readonly db: PgAlertQueries) {
+    this.leases = new PgScreenLeases(db);
+  }
 
   async createAlert(alert: NewAlert, limit: number): Promise<boolean> {
     return this.db.transaction(async (client) => {
@@ -168,9 +175,14 @@ export class PostgresAlerts implements AlertStore {
     return rows.map(deliverySummary);
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+  async claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]> {
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql("$1", "$2")} FOR UPDATE OF d SKIP LOCKED`, [now, limit]);
+      const { rows } = await client.query<DueRow>(`${dueDeliveriesSql({ now: "$1::bigint", limit: "$2::int", perAccount: "$3::int", alone: "$4::int" })} FOR UPDATE OF d SKIP LOCKED`, [
+        now,
+        limit,
+        shares.perAccount,
+        shares.alone,
+      ]);
       if (rows.length > 0) {
         await client.query("UPDATE alert_deliveries SET lease_until = $1 WHERE id = ANY($2::text[])", [now + leaseMs, rows.map((r) => r.id)]);
       }
@@ -205,6 +217,14 @@ export class PostgresAlerts implements AlertStore {
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, body: r.body }));
   }
 
+  async countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM alert_deliveries WHERE account_id = $1 AND seq > $2 AND seq <= $3 AND created_at >= $4",
+      [accountId, afterSeq, throughSeq, since],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async seqOf(accountId: string, deliveryId: string): Promise<number | undefined> {
     const { rows } = await this.db.query<{ seq: number }>("SELECT seq FROM alert_deliveries WHERE account_id = $1 AND id = $2", [accountId, deliveryId]);
     return rows[0] === undefined ? undefined : Number(rows[0].seq);
@@ -213,6 +233,11 @@ export class PostgresAlerts implements AlertStore {
   async latestSeq(): Promise<number> {
     const { rows } = await this.db.query<{ seq: number }>("SELECT coalesce(max(seq), 0) AS seq FROM alert_deliveries");
     return Number(rows[0]?.seq ?? 0);
+  }
+
+  async backlog(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM alert_deliveries WHERE status = 'pending'");
+    return rows[0]?.n ?? 0;
   }
 
   async prune(before: number): Promise<void> {

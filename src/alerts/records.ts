@@ -85,15 +85,33 @@ export function deliverySummary(row: DeliveryRow): DeliverySummary {
 
 /**
  * The pending deliveries a worker may send now: each alert's oldest pending one (bar order),
- * due and not leased. `?`/`$n` placeholders are the caller's; this is the shared WHERE.
+ * due and not leased, shared among accounts (decisions §14). An account's turn at the slots is
+ * counted from the deliveries it has in flight (leased, on any worker) plus its place among its
+ * own due ones: the picks go round-robin by account, and while another account has deliveries
+ * waiting, no account gets a slot beyond `perAccount`; alone, up to `alone`. So one account's
+ * hanging receivers hold only its own share, and another's delivery takes a free slot at once.
+ * `@name`/`$n` placeholders are the caller's.
  */
-export function dueDeliveriesSql(now: string, limit: string): string {
-  return `SELECT d.id, d.alert_id, a.webhook, a.secret, d.body, d.attempts, d.created_at
-    FROM alert_deliveries d JOIN alerts a ON a.id = d.alert_id
-    WHERE d.status = 'pending' AND d.next_attempt_at <= ${now} AND d.lease_until <= ${now} AND a.webhook IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.alert_id = d.alert_id AND e.status = 'pending' AND e.time < d.time)
-    ORDER BY d.next_attempt_at, d.seq
-    LIMIT ${limit}`;
+export function dueDeliveriesSql(p: { now: string; limit: string; perAccount: string; alone: string }): string {
+  return `WITH due AS (
+      SELECT d.id, d.account_id, d.next_attempt_at, d.seq,
+        row_number() OVER (PARTITION BY d.account_id ORDER BY d.next_attempt_at, d.seq) AS turn
+      FROM alert_deliveries d JOIN alerts a ON a.id = d.alert_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${p.now} AND d.lease_until <= ${p.now} AND a.webhook IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.alert_id = d.alert_id AND e.status = 'pending' AND e.time < d.time)
+    ), held AS (
+      SELECT account_id, count(*) AS n FROM alert_deliveries WHERE status = 'pending' AND lease_until > ${p.now} GROUP BY account_id
+    ), picked AS (
+      SELECT due.id, coalesce(held.n, 0) + due.turn AS slot, due.next_attempt_at, due.seq
+      FROM due LEFT JOIN held ON held.account_id = due.account_id
+      WHERE coalesce(held.n, 0) + due.turn <= CASE WHEN EXISTS (SELECT 1 FROM due o WHERE o.account_id <> due.account_id) THEN ${p.perAccount} ELSE ${p.alone} END
+      ORDER BY slot, due.next_attempt_at, due.seq
+      LIMIT ${p.limit}
+    )
+    SELECT d.id, d.alert_id, a.webhook, a.secret, d.body, d.attempts, d.created_at
+    FROM picked JOIN alert_deliveries d ON d.id = picked.id JOIN alerts a ON a.id = d.alert_id
+    WHERE d.status = 'pending' AND d.lease_until <= ${p.now}
+    ORDER BY picked.slot, picked.next_attempt_at, picked.seq`;
 }
 
 /** A row of {@link dueDeliveriesSql}. */

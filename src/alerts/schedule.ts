@@ -6,8 +6,80 @@
  * clock, when a bar stored while still in progress closes. Rounds never overlap: a trigger
  * during a round runs one more right after it. A failed round (the store down or busy) is
  * tried again with a growing pause. The service's engine and `xql watch` both run on it.
+ *
+ * A bar closed is not yet a bar written by everyone (decisions §14): a round evaluates bar t once
+ * every symbol that had a bar at the previous bar has one at t, or once the grace (5 s by
+ * default, `--alert-grace`) has passed since t's close — feeds write a bar's symbols over a few
+ * seconds, and a round run on the first of them would see the others absent
+ * ({@link awaitWriters}).
  */
 import type { BarStore } from "../store/store.js";
+import type { Instrument, Timeframe } from "../types.js";
+import { TIMEFRAME_MS } from "../types.js";
+
+/** 5 s: how long after a bar's close a round waits for the symbols that have not written it yet. */
+export const DEFAULT_ALERT_GRACE_MS = 5_000;
+
+/**
+ * Of the closed base times (ascending, after the last evaluated bar), those a round may evaluate
+ * now: each in turn once every symbol with a bar at the previous bar has one at it, or once
+ * `graceMs` has passed since its close; the first that waits holds back the later ones (bar
+ * order). `nextClose` becomes the earlier of the one given and the end of that wait.
+ */
+export function awaitWriters(
+  universe: readonly Instrument[],
+  base: Timeframe,
+  found: { closed: number[]; nextClose: number | undefined },
+  now: number,
+  graceMs: number,
+): { closed: number[]; nextClose: number | undefined } {
+  const { closed } = found;
+  const duration = TIMEFRAME_MS[base];
+  for (let i = 0; i < closed.length; i++) {
+    const t = closed[i]!;
+    const graceEnds = t + duration + graceMs;
+    if (now >= graceEnds) continue;
+    const previous = i > 0 ? closed[i - 1]! : latestBefore(universe, base, t);
+    if (previous === undefined) continue;
+    const missing = universe.some((instrument) => {
+      const times = instrument.bars[base]?.time;
+      return times !== undefined && indexOf(times, previous) >= 0 && indexOf(times, t) < 0;
+    });
+    if (missing) {
+      return { closed: closed.slice(0, i), nextClose: found.nextClose === undefined ? graceEnds : Math.min(found.nextClose, graceEnds) };
+    }
+  }
+  return found;
+}
+
+/** The latest base time before `t` any symbol has. */
+function latestBefore(universe: readonly Instrument[], base: Timeframe, t: number): number | undefined {
+  let latest: number | undefined;
+  for (const instrument of universe) {
+    const times = instrument.bars[base]?.time;
+    if (!times) continue;
+    const at = insertionPoint(times, t) - 1;
+    if (at >= 0 && (latest === undefined || times[at]! > latest)) latest = times[at]!;
+  }
+  return latest;
+}
+
+/** The first index whose time is at or after `t` (times ascending). */
+function insertionPoint(times: ArrayLike<number>, t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function indexOf(times: ArrayLike<number>, t: number): number {
+  const at = insertionPoint(times, t);
+  return at < times.length && times[at] === t ? at : -1;
+}
 
 /** 100 ms: how long after a write a round waits for the rest of its batch. */
 export const DEFAULT_SETTLE_MS = 100;

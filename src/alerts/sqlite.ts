@@ -13,6 +13,7 @@ import type {
   AlertState,
   AlertStore,
   DeliveryOutcome,
+  DeliveryShares,
   DeliverySummary,
   DueDelivery,
   EvaluationCommit,
@@ -64,15 +65,17 @@ export class SqliteAlerts implements AlertStore {
       outbox: db.prepare(`INSERT INTO alert_deliveries (id, alert_id, account_id, time, events, body, status, created_at, next_attempt_at)
         SELECT ?, id, account_id, ?, ?, ?, CASE WHEN webhook IS NULL THEN 'stream' ELSE 'pending' END, ?, ? FROM alerts WHERE id = ?`),
       recent: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE alert_id = ? ORDER BY seq DESC LIMIT ?`),
-      due: db.prepare(dueDeliveriesSql("@now", "@limit")),
+      due: db.prepare(dueDeliveriesSql({ now: "@now", limit: "@limit", perAccount: "@perAccount", alone: "@alone" })),
       lease: db.prepare("UPDATE alert_deliveries SET lease_until = ? WHERE id = ? AND status = 'pending'"),
       settle: db.prepare(`UPDATE alert_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, lease_until = 0,
         delivered_at = ?, last_error = ? WHERE id = ? AND status = 'pending'`),
       nextDue: db.prepare(NEXT_DUE_SQL.replace("greatest(", "max(")).pluck(),
       after: db.prepare(`SELECT seq, id, account_id, body FROM alert_deliveries
         WHERE account_id IN (SELECT value FROM json_each(?)) AND seq > ? AND created_at >= ? ORDER BY seq LIMIT ?`),
+      count: db.prepare("SELECT count(*) FROM alert_deliveries WHERE account_id = ? AND seq > ? AND seq <= ? AND created_at >= ?").pluck(),
       seqOf: db.prepare("SELECT seq FROM alert_deliveries WHERE account_id = ? AND id = ?").pluck(),
       latestSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM alert_deliveries").pluck(),
+      backlog: db.prepare("SELECT count(*) FROM alert_deliveries WHERE status = 'pending'").pluck(),
       pruneClaims: db.prepare("DELETE FROM alert_evaluations WHERE evaluated_at < ?"),
       pruneDeliveries: db.prepare("DELETE FROM alert_deliveries WHERE status <> 'pending' AND created_at < ?"),
     };
@@ -159,9 +162,9 @@ export class SqliteAlerts implements AlertStore {
     return (this.stmt.recent.all(alertId, limit) as DeliveryRow[]).map(deliverySummary);
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+  async claimDeliveries(now: number, leaseMs: number, limit: number, shares: DeliveryShares): Promise<DueDelivery[]> {
     const claim = this.db.transaction((): DueDelivery[] => {
-      const rows = this.stmt.due.all({ now, limit }) as DueRow[];
+      const rows = this.stmt.due.all({ now, limit, perAccount: shares.perAccount, alone: shares.alone }) as DueRow[];
       for (const row of rows) this.stmt.lease.run(now + leaseMs, row.id);
       return rows.map(dueDelivery);
     });
@@ -184,12 +187,20 @@ export class SqliteAlerts implements AlertStore {
     return rows.map((r) => ({ seq: r.seq, id: r.id, accountId: r.account_id, body: r.body }));
   }
 
+  async countDeliveries(accountId: string, afterSeq: number, throughSeq: number, since: number): Promise<number> {
+    return this.stmt.count.get(accountId, afterSeq, throughSeq, since) as number;
+  }
+
   async seqOf(accountId: string, deliveryId: string): Promise<number | undefined> {
     return this.stmt.seqOf.get(accountId, deliveryId) as number | undefined;
   }
 
   async latestSeq(): Promise<number> {
     return this.stmt.latestSeq.get() as number;
+  }
+
+  async backlog(): Promise<number> {
+    return this.stmt.backlog.get() as number;
   }
 
   async prune(before: number): Promise<void> {

@@ -125,6 +125,22 @@ export const OPTIONS = {
     value: "N",
     description: "memory for the hot tier, the latest bars of the series runs read, in MiB (default 512; 0 reads the store on every run)",
   },
+  "metrics-port": {
+    type: "string",
+    value: "PORT",
+    description: "serve GET /metrics (Prometheus text format, unauthenticated; needs prom-client) on this port (default: off)",
+  },
+  "metrics-host": { type: "string", value: "HOST", description: "interface of the metrics listener (default 127.0.0.1)" },
+  "lease-seconds": {
+    type: "string",
+    value: "N",
+    description: "on PostgreSQL, how long a replica's lease on its alert screens lasts unrenewed: a dead replica's screens move within about 1.25 times this (default 15)",
+  },
+  "alert-grace": {
+    type: "string",
+    value: "SECONDS",
+    description: "how long after a bar's close the alerts' round waits for symbols that have not written it yet (default 5)",
+  },
   "allow-private-webhooks": {
     type: "boolean",
     description: "accept alert webhooks over http:// and to private, loopback or link-local addresses (tests and local setups only)",

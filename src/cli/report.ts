@@ -5,9 +5,11 @@
  */
 import { compile, type CompiledQuery } from "../api.js";
 import { XqlError } from "../errors.js";
-import type { ErrorBody, InvalidResult, RunResult, XqlOptions } from "../types.js";
+import { TIMEFRAME_MS, type ErrorBody, type InvalidResult, type Plan, type RunMeta, type RunResult, type Timeframe, type XqlOptions } from "../types.js";
 import type { CliIo, Format } from "./command.js";
-import { formatNumber, renderTable } from "./table.js";
+import type { ColumnKind } from "../functions/module.js";
+import { formatColumnValue } from "../precision.js";
+import { renderTable } from "./table.js";
 
 /**
  * `syntax error at q.xql:3:10: Unknown identifier 'avgw', did you mean 'avgv'?` followed by
@@ -64,25 +66,39 @@ export function renderCsv(header: readonly string[], rows: readonly (readonly (s
 
 /**
  * The body of a run in the chosen format. JSON is exactly the HTTP body. The table shows each
- * symbol's numbers to at least the decimals its prices are quoted in (`decimals`, by symbol:
- * see {@link formatNumber}); CSV and JSON carry every digit.
+ * column by what it holds (`kinds`, the query's `columnKinds`): prices to the decimals the
+ * symbol's prices are quoted in (`decimals`, by symbol), oscillators to two decimals, volumes
+ * grouped, other numbers to six significant digits ({@link formatColumnValue}); CSV and JSON
+ * carry every digit.
  */
-export function renderRunResult(result: RunResult, format: Format, decimals: ReadonlyMap<string, number> = new Map()): string {
+export function renderRunResult(
+  result: RunResult,
+  format: Format,
+  decimals: ReadonlyMap<string, number> = new Map(),
+  kinds: Readonly<Record<string, ColumnKind>> = {},
+  plan?: Plan,
+): string {
   if (format === "json") return `${JSON.stringify(result)}\n`;
   const names = [...new Set(result.results.flatMap((row) => Object.keys(row.columns)))];
   if (format === "csv") {
     return renderCsv(["symbol", ...names], result.results.map((row) => [row.symbol, ...names.map((name) => row.columns[name] ?? null)]));
   }
-  const rows = result.results.map((row) => [row.symbol, ...names.map((name) => formatNumber(row.columns[name] ?? null, decimals.get(row.symbol)))]);
-  return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${metaFooter(result)}\n`;
+  const rows = result.results.map((row) => [
+    row.symbol,
+    ...names.map((name) => formatColumnValue(row.columns[name], kinds[name] ?? "number", decimals.get(row.symbol))),
+  ]);
+  return renderTable(["symbol", ...names], rows, [false, ...names.map(() => true)]) + `${metaFooter(result, plan)}\n`;
 }
 
 /**
  * The footer of `--format table`: shown against matched (before limit), instruments and why
  * any were skipped, and the time of the data, e.g.
  * `2 matches of 28 instruments (3 short history, 1 no data) · as of 2026-01-02T13:00:00.000Z`.
+ * When no instrument could be evaluated there is no time to give: it says why instead, from
+ * what `meta` counts and what the `plan` needs, e.g. `3 instruments have fewer than 200 daily
+ * bars` (not "as of no bars" while m1 bars exist).
  */
-export function metaFooter({ results, meta }: RunResult): string {
+export function metaFooter({ results, meta }: RunResult, plan?: Plan): string {
   const shown = results.length;
   const head =
     shown === meta.matched
@@ -92,7 +108,37 @@ export function metaFooter({ results, meta }: RunResult): string {
   if (meta.skipped.shortHistory > 0) skipped.push(`${meta.skipped.shortHistory} short history`);
   if (meta.skipped.noData > 0) skipped.push(`${meta.skipped.noData} no data`);
   const of = `of ${meta.instruments} instrument${meta.instruments === 1 ? "" : "s"}${skipped.length > 0 ? ` (${skipped.join(", ")})` : ""}`;
-  return `${head} ${of} · as of ${meta.asOf ?? "no bars"}`;
+  return `${head} ${of} · ${meta.asOf !== null ? `as of ${meta.asOf}` : nothingEvaluated(meta, plan)}`;
+}
+
+const TIMEFRAME_WORDS: Readonly<Record<Timeframe, string>> = {
+  m1: "m1",
+  m5: "m5",
+  m15: "m15",
+  m30: "m30",
+  h1: "hourly",
+  h4: "h4",
+  d: "daily",
+  w: "weekly",
+};
+
+/** Why no instrument was evaluated: too little history for what the plan needs, or no bars at all. */
+function nothingEvaluated({ skipped }: RunMeta, plan: Plan | undefined): string {
+  const parts: string[] = [];
+  if (skipped.shortHistory > 0) {
+    // An instrument is short when any source holds fewer bars than its lookback: name every need beyond one bar.
+    const needs = (plan?.sources ?? [])
+      .filter((source) => source.minLookback > 1)
+      .sort((a, b) => TIMEFRAME_MS[b.timeframe] - TIMEFRAME_MS[a.timeframe])
+      .map((source) => `${source.minLookback.toLocaleString("en-US")} ${TIMEFRAME_WORDS[source.timeframe]} bars`);
+    const have = `${skipped.shortHistory} instrument${skipped.shortHistory === 1 ? " has" : "s have"}`;
+    parts.push(needs.length > 0 ? `${have} fewer than ${needs.join(" or ")}` : `${have} too short a history`);
+  }
+  if (skipped.noData > 0) {
+    const timeframes = (plan?.sources ?? []).map((source) => source.timeframe).join(", ");
+    parts.push(`${skipped.noData} ha${skipped.noData === 1 ? "s" : "ve"} no bars${timeframes ? ` on ${timeframes}` : ""}`);
+  }
+  return parts.length > 0 ? parts.join("; ") : "no bars";
 }
 
 /** Compiles, or reports the query error (as {@link reportQueryError} does) and returns undefined: exit 1. */

@@ -3,11 +3,11 @@
  * `--warmup-ceiling`, and the bars a compiled query runs over, read from the store exactly as
  * the service reads them (seeded on first use) or, with `--synthetic`, generated in memory.
  */
-import type { CompiledQuery } from "../api.js";
-import { DEFAULT_WARMUP, fetchCount, fetchUniverse } from "../store/fetch.js";
+import { historyAnchoredAsync, runAnchoredAsync, type CompiledQuery } from "../api.js";
+import { DEFAULT_WARMUP, fetchAnchored, fetchCount } from "../store/fetch.js";
 import { syntheticUniverse } from "../synthetic/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../synthetic/symbols.js";
-import { DEFAULT_MARKETS, type Instrument, type XqlOptions } from "../types.js";
+import { DEFAULT_MARKETS, type HistoryResult, type Instrument, type RunResult, type XqlOptions } from "../types.js";
 import { positiveInteger, UsageError, type CliIo, type Format } from "./command.js";
 import { compileOrReport } from "./report.js";
 
@@ -45,6 +45,23 @@ export function screenLimits(command: "run" | "history", options: ScreenBarsOpti
 export interface ScreenBars {
   readonly compiled: CompiledQuery;
   readonly universe: Instrument[];
+  /**
+   * The run over those bars: on the store, from each bar's anchors as the service runs
+   * (decisions §9); with `--synthetic`, over the bars generated, as the library runs.
+   */
+  run(): Promise<RunResult>;
+  /** The history over the last `bars` base bars, likewise. */
+  history(bars: number): Promise<HistoryResult>;
+}
+
+/** The evaluations of a screen over bars: from anchors (the store's) or as given (the library's). */
+function screenOf(compiled: CompiledQuery, universe: Instrument[], anchored: boolean): ScreenBars {
+  return {
+    compiled,
+    universe,
+    run: () => (anchored ? runAnchoredAsync(compiled, universe) : Promise.resolve(compiled.run(universe))),
+    history: async (bars) => (anchored ? (await historyAnchoredAsync(compiled, universe, { bars })).result : compiled.history(universe, { bars })),
+  };
 }
 
 /**
@@ -75,7 +92,7 @@ export async function compileWithBars(
       timeframes: plan.sources.map((s) => s.timeframe),
       bars: Math.max(...compiled.fetch.map((s) => fetchCount(s.bars, warmup))) + extraBaseBars + 1,
     });
-    return { compiled, universe };
+    return screenOf(compiled, universe, false);
   }
 
   const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("./store.js");
@@ -84,8 +101,8 @@ export async function compileWithBars(
     const compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
     if (!compiled) return undefined;
     await seedOnFirstUse(store, io.stderr);
-    const universe = await fetchUniverse(store, compiled.plan, { warmup, fetch: compiled.fetch, extraBaseBars });
-    return { compiled, universe };
+    const universe = await fetchAnchored(store, compiled.plan, { warmup, fetch: compiled.fetch, anchorSources: compiled.fetch, bars: extraBaseBars + 1 });
+    return screenOf(compiled, universe, true);
   } finally {
     await store.close();
   }

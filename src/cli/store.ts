@@ -1,5 +1,6 @@
 /** Where the commands find the database (embedded SQLite file or PostgreSQL URL), and opening it (seeded on first use when asked). */
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { isPostgresUrl, openStore as openByUrl, type Store } from "../store/open.js";
@@ -47,6 +48,31 @@ export async function openStore(file: string, stderr?: CliOutput): Promise<CliSt
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * A store opened by a command that writes into it, such as `data import`: a SQLite file that
+ * did not exist yet is kept (and named on standard error) only when the command wrote into it,
+ * so a failed first import leaves no empty database behind to be mistaken for a real one.
+ */
+export interface StoreForWriting {
+  readonly store: CliStore;
+  /** Closes the store; `wrote` false removes the file (and its journal) when this command created it. */
+  finish(wrote: boolean): Promise<void>;
+}
+
+export async function openStoreForWriting(file: string, stderr: CliOutput): Promise<StoreForWriting> {
+  const created = !isPostgresUrl(file) && !existsSync(file);
+  const store = await openStore(file);
+  return {
+    store,
+    async finish(wrote) {
+      await store.close();
+      if (!created) return;
+      if (wrote) stderr.write(`xql: created the database ${file}\n`);
+      else await Promise.all(["", "-wal", "-shm", "-journal"].map((suffix) => rm(file + suffix, { force: true })));
+    },
+  };
 }
 
 /** Seeds the synthetic universe when the store holds no bars, telling the user on standard error. */

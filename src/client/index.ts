@@ -5,12 +5,15 @@
  * unreachable, too slow, or answered with something that is not the API's JSON.
  *
  * It imports no server code and no MCP code, so it can be used from any Node 20 program (and
- * from anything else with a WHATWG `fetch`).
+ * from anything else with a WHATWG `fetch` and `node:crypto`: Deno, Bun). `verifyWebhook` checks
+ * an alert's webhook on the receiving side with the very code the service signs it with.
  *
  * @module xql/client
  */
 import type { HistoryResult, InvalidResult, Plan, RunResult } from "../types.js";
 import { VERSION } from "../version.js";
+
+export { DEFAULT_TOLERANCE_SEC, type VerifyOptions, type WebhookHeaders, type WebhookRefusal, WebhookVerificationError, verifyWebhook } from "../alerts/sign.js";
 
 /** The body of every non-400 failure: 401, 413, 429 and 500 all answer `{ error: "..." }`. */
 export interface ServiceErrorBody {
@@ -46,6 +49,20 @@ export interface UsageBody {
   resetAt: string;
 }
 
+/** The body of a webhook delivery and the data of a stream event (decisions §7): what `verifyWebhook` returns. */
+export interface AlertDeliveryBody {
+  /** The alert that fired. */
+  alert: { id: string; name: string };
+  /** Its base timeframe. */
+  timeframe: string;
+  /** The base bar's open time, ms. */
+  time: number;
+  /** Enters and exits at that bar, by symbol; `columns` as in run, at that bar. */
+  events: { symbol: string; kind: "enter" | "exit"; columns: Record<string, number | null> }[];
+  /** The delivery id, the same on every retry: deduplicate on it. */
+  delivery: string;
+}
+
 /** An alert as listed (`GET /xql/alerts`): never its secret. */
 export interface AlertBody {
   /** `alrt_` followed by 16 base62 characters. */
@@ -62,7 +79,7 @@ export interface AlertBody {
 
 /** The body of a created alert (`POST /xql/alerts`, 201). */
 export interface AlertCreatedBody extends AlertBody {
-  /** Signs the webhook deliveries (`X-XQL-Signature`); shown only in this answer. */
+  /** Signs the webhook deliveries (`X-XQL-Signature` and `webhook-signature`: check them with {@link verifyWebhook}); shown only in this answer. */
   secret: string;
   /** The baseline: symbols matching at the latest closed base bar, which fire no event. */
   matching: string[];

@@ -137,6 +137,10 @@ export class Frame {
   private readonly readIndices: readonly number[];
   /** Where {@link prefetchLookback} leaves what it read, so that the reads are not optimised away. */
   touched = 0;
+  /** The source's fetch F (`compile(q).fetch`): its anchors' step and the bars its warm-up counts on (anchor.ts). */
+  fetchBars = 0;
+  /** Whether a recursive function (or a cumulative one) runs on the source: its values depend on where the frame starts. */
+  recursive = false;
 
   constructor(
     readonly timeframe: Timeframe,
@@ -172,6 +176,35 @@ export class Frame {
       sum += column[first]!;
     }
     this.touched = sum;
+  }
+
+  /**
+   * Drops the bars before index `from` (those before the source's anchor, anchor.ts): the frame
+   * then starts at the anchor, and so does every recursion over it. The bars were checked (or
+   * trusted) when attached; a suffix of them is as good.
+   */
+  narrow(from: number): void {
+    if (from <= 0) return;
+    const bars = this.bars;
+    // A column the source does not read may be absent or empty: it stays as it is.
+    const cut = (column: ArrayLike<number>): ArrayLike<number> =>
+      column === undefined || column.length === 0 ? column : ArrayBuffer.isView(column) ? (column as Float64Array).subarray(from) : (Array.prototype.slice.call(column, from) as number[]);
+    const suffix: Bars = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
+    trusted.add(suffix);
+    this.attach("", suffix);
+  }
+
+  /** The index of the first bar opening at or after `time`. */
+  firstAtOrAfter(time: number): number {
+    const times = this.bars.time;
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (times[mid]! < time) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Points the frame at `bars` of `symbol`, checked unless trusted; the bar count. */
@@ -252,6 +285,20 @@ export function alignFrames(frames: readonly Frame[], t: number): boolean {
     if (frame.end + 1 < frame.minLookback) enough = false;
   }
   return enough;
+}
+
+/**
+ * Whether every frame with a recursion, aligned at a base bar (`alignFrames`), holds at least
+ * its fetch of bars up to that bar: the bars its warm-up counts on. Fewer (a young series, a
+ * short store, a gap) leave a recursion nearer its seed than the warm-up promises
+ * (`meta.unconverged`). A source without one is exact on its minLookback.
+ */
+export function converged(frames: readonly Frame[]): boolean {
+  for (let k = 0; k < frames.length; k++) {
+    const frame = frames[k]!;
+    if (frame.recursive && frame.end + 1 < frame.fetchBars) return false;
+  }
+  return true;
 }
 
 /** The time column's length, after checking that every column the source reads has as many values. */

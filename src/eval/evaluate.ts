@@ -7,7 +7,7 @@
 import type { CheckedQuery } from "../check/check.js";
 import type { Planned } from "../plan/plan.js";
 import type { Instrument, RunResult } from "../types.js";
-import { historySteps, type HistoryScan } from "./history.js";
+import { historySteps, type AnchoredHistory, type HistoryScan } from "./history.js";
 import { Program } from "./program.js";
 import { runSteps } from "./run.js";
 import { Slice, WHOLE, drain, drainAsync } from "./scan.js";
@@ -21,6 +21,17 @@ export interface Runner {
   runAsync(universe: Iterable<Instrument>, sliceMs: number, turn?: () => Promise<void>): Promise<RunResult>;
   /** `history`, yielding to the event loop every `sliceMs` of work (through `turn`). */
   historyAsync(universe: Iterable<Instrument>, bars: number, sliceMs: number, maxBytes?: number, turn?: () => Promise<void>): Promise<HistoryScan>;
+  /** `runAsync` from each bar's anchors (the store's paths, decisions §9). */
+  runAnchoredAsync(universe: Iterable<Instrument>, sliceMs: number, turn?: () => Promise<void>): Promise<RunResult>;
+  /** `historyAsync` from each bar's anchors, in one pass per anchor (the store's paths, decisions §9). */
+  historyAnchoredAsync(
+    universe: Iterable<Instrument>,
+    bars: number,
+    sliceMs: number,
+    anchored: AnchoredHistory,
+    maxBytes?: number,
+    turn?: () => Promise<void>,
+  ): Promise<HistoryScan>;
   /** Bytes of the buffers kept between runs (by the idle program), for caches that weigh what they hold. */
   retainedBytes(): number;
 }
@@ -57,6 +68,9 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
     runAsync: (universe, sliceMs, turn) => usingAsync((p) => drainAsync(runSteps(p, universe, new Slice(sliceMs)), turn)),
     historyAsync: (universe, bars, sliceMs, maxBytes, turn) =>
       usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs), maxBytes), turn)),
+    runAnchoredAsync: (universe, sliceMs, turn) => usingAsync((p) => drainAsync(runSteps(p, universe, new Slice(sliceMs), true), turn)),
+    historyAnchoredAsync: (universe, bars, sliceMs, anchored, maxBytes, turn) =>
+      usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs), maxBytes, anchored), turn)),
     retainedBytes: () => idle?.retainedBytes() ?? 0,
   };
 }

@@ -13,8 +13,9 @@
  * skips it (the one short-history rule, `alignFrames`).
  */
 import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
-import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
-import { alignFrames, attachFrames, isTrusted } from "./bars.js";
+import { TIMEFRAME_MS, type Bars, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
+import { anchorsAt, narrowToAnchors } from "./anchor.js";
+import { alignFrames, attachFrames, converged, isTrusted } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
@@ -42,12 +43,39 @@ export interface HistoryScan {
   readonly shortHistory: number;
   /** Matches over the window before limit. */
   readonly matched: number;
+  /** Anchored only: instruments evaluated on fewer bars than a source's fetch at some window bar. */
+  readonly unconverged?: number;
+  /** Anchored with `track`: the tracked symbols' rows at each of their window bars. */
+  readonly tracked: readonly TrackedRow[];
+}
+
+/** A row of a tracked symbol at a window bar where it has a base bar, matching or not. */
+export interface TrackedRow {
+  readonly time: number;
+  readonly symbol: string;
+  readonly columns: Record<string, number | null>;
+}
+
+/** The store's way of evaluating history (every path that reads the store, decisions §9). */
+export interface AnchoredHistory {
+  /**
+   * Symbols whose row is wanted at every window bar where they have a base bar, matching or
+   * not (an alert's matching symbols, so that an `exit` carries the columns at its bar); a
+   * symbol that matches in the window is tracked from its first match on.
+   */
+  readonly track?: ReadonlySet<string>;
 }
 
 /**
  * `history`, giving way between instruments when its slice is used up (`historyAsync`; see
  * scan.ts). With `maxBytes`, the JSON of the matches kept is counted as they are built, and the
  * pass stops with a plan error as soon as it exceeds that: an answer too large is never built.
+ *
+ * With `anchored`, each window bar is evaluated over each source's bars from its anchor
+ * (anchor.ts): the window bars that share their anchors (every source's) make one pass over the
+ * bars narrowed to those anchors, read at each of its bars — a few passes per window, each a
+ * run's worth of work plus its bars. A value at t is then the one a run on the store cut after t
+ * gives (its bars narrowed to the same anchors), whatever the window.
  */
 export function* historySteps(
   program: Program,
@@ -55,6 +83,7 @@ export function* historySteps(
   bars: number,
   slice: Slice,
   maxBytes = Infinity,
+  anchored?: AnchoredHistory,
 ): Generator<undefined, HistoryScan, undefined> {
   const instruments = [...universe];
   const window = windowTimes(instruments, program.baseTimeframe, bars);
@@ -68,8 +97,11 @@ export function* historySteps(
   const keys = new Array<number>(sort.length).fill(0);
   const frames = program.frames;
   const base = program.base;
+  const tracked: TrackedRow[] = [];
+  const track = anchored?.track;
   let noData = 0;
   let shortHistory = 0;
+  let unconverged = 0;
   let matched = 0;
   const size = Number.isFinite(maxBytes) ? new ColumnsSize(program.columns.map((c) => c.text)) : undefined;
   // JSON.stringify(matches): the brackets, and a comma after every match but the last.
@@ -82,6 +114,61 @@ export function* historySteps(
     if (bytes > maxBytes) throw responseTooLarge(maxBytes);
     return { ranked, close: base.bars.close, index: t, length, bytes: hitBytes };
   };
+
+  /**
+   * The matches of the instrument loaded at its base bars [from, to), every frame aligned at
+   * to − 1: the condition over the range, then the columns and sort keys from the first match.
+   */
+  const scan = (symbol: string, from: number, to: number): void => {
+    const time = base.bars.time;
+    const length = base.length;
+    const condition = values(program, program.condition, from, to);
+    // Sort keys over the rest of the range, read per matching bar (computed at the first match).
+    let keyValues: Float64Array[] | undefined;
+    // Where bar t sits in the window: walked forward with t, no lookup per bar.
+    let w = lowerBound(window, window.length, Number(time[from]));
+    // The matching bars, found by the typed array's own search (the condition is 1 or 0 at every
+    // bar from `from`; its buffer may hold another instrument's values past `to`).
+    for (let t = condition.indexOf(1, from); t !== -1 && t < to; t = condition.indexOf(1, t + 1)) {
+      const bt = Number(time[t]);
+      while (window[w]! < bt) w++;
+      if (keyValues === undefined) {
+        // Columns and sort keys over the rest of the range at once, then read per bar.
+        for (const c of program.columns) values(program, c.slot, t, to);
+        keyValues = sort.map((k) => values(program, k.slot, t, to));
+      }
+      matched++;
+      const kept = perBar[w]!;
+      if (limit === undefined) {
+        kept.push(hitAt(symbol, t, bt, length));
+        continue;
+      }
+      for (let k = 0; k < keys.length; k++) keys[k] = keyValues[k]![t]!;
+      const ranks = firstKeys[w]!;
+      const rank = keys.length > 0 ? rankOf(keys[0]!, sort[0]!.descending) : 0;
+      // Most matches of a long window come after a full list's last row: one comparison each.
+      if (kept.length === limit && rank > ranks[limit - 1]!) continue;
+      // Where the row goes among those kept: after every row not after it in the query's order.
+      let lo = 0;
+      let hi = kept.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const r = ranks[mid]!;
+        const before = r < rank || (r === rank && order(program, kept[mid]!.ranked.keys, kept[mid]!.ranked.row.symbol, keys, symbol) <= 0);
+        if (before) lo = mid + 1;
+        else hi = mid;
+      }
+      // The bar's list is full and the row is not before its last: it does not enter.
+      if (lo >= limit) continue;
+      if (kept.length === limit) bytes -= kept.pop()!.bytes;
+      kept.splice(lo, 0, hitAt(symbol, t, bt, length));
+      ranks.copyWithin(lo + 1, lo, kept.length - 1);
+      ranks[lo] = rank;
+    }
+  };
+
+  const anchors: number[] = [];
+  const whole: Bars[] = [];
   for (const instrument of instruments) {
     if (slice.due()) {
       yield;
@@ -102,61 +189,63 @@ export function* historySteps(
       noData++;
       continue;
     }
-    // Window bars where every source has its minLookback, as a truncated run requires.
-    let from = first;
-    while (from < length && !alignFrames(frames, from)) from++;
-    if (from === length) {
-      shortHistory++;
-      continue;
-    }
-    alignFrames(frames, length - 1);
-    const condition = values(program, program.condition, from, length);
-    // Sort keys over the rest of the window, read per matching bar (computed at the first match).
-    let keyValues: Float64Array[] | undefined;
-    // Where bar t sits in the window: walked forward with t, no lookup per bar.
-    let w = lowerBound(window, window.length, Number(time[from]));
-    // The matching bars, found by the typed array's own search (the condition is 1 or 0 at every
-    // bar from `from`; its buffer may hold another instrument's values past `length`).
-    for (let t = condition.indexOf(1, from); t !== -1 && t < length; t = condition.indexOf(1, t + 1)) {
-      const bt = Number(time[t]);
-      while (window[w]! < bt) w++;
-      if (keyValues === undefined) {
-        // Columns and sort keys over the rest of the window at once, then read per bar.
-        for (const c of program.columns) values(program, c.slot, t, length);
-        keyValues = sort.map((k) => values(program, k.slot, t, length));
-      }
-      matched++;
-      const kept = perBar[w]!;
-      if (limit === undefined) {
-        kept.push(hitAt(instrument.symbol, t, bt, length));
+    if (!anchored) {
+      // Window bars where every source has its minLookback, as a truncated run requires.
+      let from = first;
+      while (from < length && !alignFrames(frames, from)) from++;
+      if (from === length) {
+        shortHistory++;
         continue;
       }
-      for (let k = 0; k < keys.length; k++) keys[k] = keyValues[k]![t]!;
-      const ranks = firstKeys[w]!;
-      const rank = keys.length > 0 ? rankOf(keys[0]!, sort[0]!.descending) : 0;
-      // Most matches of a long window come after a full list's last row: one comparison each.
-      if (kept.length === limit && rank > ranks[limit - 1]!) continue;
-      // Where the row goes among those kept: after every row not after it in the query's order.
-      let lo = 0;
-      let hi = kept.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const r = ranks[mid]!;
-        const before = r < rank || (r === rank && order(program, kept[mid]!.ranked.keys, kept[mid]!.ranked.row.symbol, keys, instrument.symbol) <= 0);
-        if (before) lo = mid + 1;
-        else hi = mid;
-      }
-      // The bar's list is full and the row is not before its last: it does not enter.
-      if (lo >= limit) continue;
-      if (kept.length === limit) bytes -= kept.pop()!.bytes;
-      kept.splice(lo, 0, hitAt(instrument.symbol, t, bt, length));
-      ranks.copyWithin(lo + 1, lo, kept.length - 1);
-      ranks[lo] = rank;
+      alignFrames(frames, length - 1);
+      scan(instrument.symbol, from, length);
+      continue;
     }
+    // One pass per run of window bars that share their anchors.
+    const symbol = instrument.symbol;
+    for (let k = 0; k < frames.length; k++) whole[k] = frames[k]!.bars;
+    const wholeTime = time;
+    let evaluated = false;
+    let short = false;
+    let tracking = track?.has(symbol) === true;
+    anchors.length = 0;
+    let t = first;
+    while (t < length) {
+      anchorsAt(frames, program.market, program.baseTimeframe, Number(wholeTime[t]), anchors);
+      const group = anchors.slice();
+      let end = t + 1;
+      while (end < length && !anchorsAt(frames, program.market, program.baseTimeframe, Number(wholeTime[end]), anchors)) end++;
+      // `anchors` now holds the next pass's (or is past the end): this pass's are `group`.
+      if (t > first) program.epoch++;
+      for (let k = 0; k < frames.length; k++) frames[k]!.attach(symbol, whole[k]!);
+      const off = narrowToAnchors(frames, group);
+      const lo = t - off;
+      const hi = end - off;
+      let from = lo;
+      while (from < hi && !alignFrames(frames, from)) from++;
+      if (from < hi) {
+        evaluated = true;
+        if (!converged(frames)) short = true;
+      }
+      alignFrames(frames, hi - 1);
+      if (from < hi) scan(symbol, from, hi);
+      if (track !== undefined) {
+        const condition = from < hi ? values(program, program.condition, from, hi) : undefined;
+        for (let i = lo; i < hi; i++) {
+          if (!tracking && condition !== undefined && i >= from && condition[i] === 1) tracking = true;
+          if (!tracking) continue;
+          const { row } = rowAt(program, symbol, i);
+          tracked.push({ time: Number(base.bars.time[i]), symbol, columns: row.columns });
+        }
+      }
+      t = end;
+    }
+    if (!evaluated) shortHistory++;
+    else if (short) unconverged++;
   }
   // Sort and limit decided which rows match at each bar; they are listed by symbol.
   for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
-  return { window, perBar, instruments: instruments.length, noData, shortHistory, matched };
+  return { window, perBar, instruments: instruments.length, noData, shortHistory, matched, tracked, ...(anchored ? { unconverged } : {}) };
 }
 
 /**
@@ -190,7 +279,7 @@ function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
  * sequential comparison that finds nothing new, with no hashing and no allocation; for the
  * store's bars of an hour or less, two comparisons (see below).
  */
-function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
+export function windowTimes(instruments: readonly Instrument[], base: Timeframe, bars: number): number[] {
   let merged: number[] = [];
   const duration = TIMEFRAME_MS[base];
   // Whether every instrument merged so far had the store's bars (strictly increasing, on the grid).
@@ -318,6 +407,7 @@ export function historyResult(scan: HistoryScan): HistoryResult {
       matched: scan.matched,
       skipped: { shortHistory: scan.shortHistory, noData: scan.noData },
       asOf: last === undefined ? null : new Date(last).toISOString(),
+      ...(scan.unconverged === undefined ? {} : { unconverged: scan.unconverged }),
     },
   };
 }

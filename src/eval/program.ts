@@ -130,6 +130,7 @@ export class Program {
     this.market = market;
     this.frames = planned.plan.sources.map((source) => new Frame(source.timeframe, source.minLookback, source.series, market));
     for (const frame of this.frames) this.frameOf.set(frame.timeframe, frame);
+    planned.fetch.forEach((source, k) => (this.frames[k]!.fetchBars = source.bars));
     this.baseTimeframe = planned.baseTimeframe;
     const base = planned.baseTimeframe;
     this.condition = this.slot(checked.condition.ir, base);
@@ -169,6 +170,8 @@ export class Program {
       s.frame = this.frame(s.timeframe);
       if (n.op === "timeframe") s.inner = this.frame(n.timeframe);
       s.blocked = runsInPrimedBlocks(n);
+      // A recursion (or a count) on the frame: its values depend on where the frame starts.
+      if (n.op === "call" && n.fn.recursive) s.frame.recursive = true;
       if (n.op === "call") {
         s.extra = n.fn.extraLookback(n.consts);
         s.inputs = new Array<Float64Array>(s.children.length + n.fn.implicit.length).fill(EMPTY);

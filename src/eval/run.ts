@@ -3,14 +3,22 @@
  * gives way between instruments when its slice is used up (`runAsync`; see scan.ts).
  */
 import type { Instrument, RunResult } from "../types.js";
-import { alignFrames, attachFrames, prefetchLookbacks } from "./bars.js";
+import { anchorsAt, narrowToAnchors } from "./anchor.js";
+import { alignFrames, attachFrames, converged, prefetchLookbacks } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { rank, rowAt, type RankedRow } from "./rows.js";
 import { valueAtEnd } from "./values.js";
 
-export function* runSteps(program: Program, universe: Iterable<Instrument>, slice: Slice): Generator<undefined, RunResult, undefined> {
+/**
+ * With `anchored` (every path that reads the store, decisions §9), each instrument's latest bar
+ * is evaluated over each source's bars from that bar's anchor (anchor.ts), and instruments
+ * evaluated on fewer bars than a source's fetch are counted in `meta.unconverged`.
+ */
+export function* runSteps(program: Program, universe: Iterable<Instrument>, slice: Slice, anchored = false): Generator<undefined, RunResult, undefined> {
   const rows: RankedRow[] = [];
+  const anchors: number[] = [];
+  let unconverged = 0;
   let instruments = 0;
   let shortHistory = 0;
   let noData = 0;
@@ -29,10 +37,15 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>, slic
       noData++;
       continue;
     }
+    if (anchored) {
+      anchorsAt(program.frames, program.market, program.baseTimeframe, Number(base.bars.time[base.length - 1]), anchors);
+      narrowToAnchors(program.frames, anchors);
+    }
     if (!alignFrames(program.frames, base.length - 1)) {
       shortHistory++;
       continue;
     }
+    if (anchored && !converged(program.frames)) unconverged++;
     prefetchLookbacks(program.frames);
     const latest = base.bars.time[base.length - 1]!;
     if (latest > asOf) asOf = latest;
@@ -40,7 +53,13 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>, slic
   }
   return {
     results: rank(program, rows).map((r) => r.row),
-    meta: { instruments, matched: rows.length, skipped: { shortHistory, noData }, asOf: asOf === -Infinity ? null : isoTime(asOf) },
+    meta: {
+      instruments,
+      matched: rows.length,
+      skipped: { shortHistory, noData },
+      asOf: asOf === -Infinity ? null : isoTime(asOf),
+      ...(anchored ? { unconverged } : {}),
+    },
   };
 }
 

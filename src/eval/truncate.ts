@@ -29,6 +29,35 @@ export function truncateInstrument(instrument: Instrument, base: Timeframe, late
   return bars ? { symbol: instrument.symbol, bars } : instrument;
 }
 
+/**
+ * `instrument` as the store's paths evaluate it at its base bar opening at `latest`: truncated
+ * there, each timeframe's bars from its anchor on (`anchor`, `compile(q).anchor`; decisions §9).
+ * The library's run over it gives the service's values at that bar.
+ */
+export function anchoredInstrument(instrument: Instrument, base: Timeframe, latest: number, anchor: (timeframe: Timeframe, t: number) => number): Instrument {
+  const cut = truncateInstrument(instrument, base, latest);
+  const bars: Partial<Record<Timeframe, Bars>> = {};
+  for (const [tf, b] of Object.entries(cut.bars) as [Timeframe, Bars][]) {
+    let from: number;
+    try {
+      from = countBelow(b.time, anchor(tf, latest));
+    } catch {
+      // A timeframe the query does not read: left as it is.
+      from = 0;
+    }
+    bars[tf] = from === 0 ? b : suffixBars(b, from);
+  }
+  return { symbol: instrument.symbol, bars };
+}
+
+/** The bars from index `from` on, keeping the store's mark. */
+function suffixBars(bars: Bars, from: number): Bars {
+  const cut = (column: ArrayLike<number>): ArrayLike<number> =>
+    ArrayBuffer.isView(column) ? (column as Float64Array).subarray(from) : (Array.prototype.slice.call(column, from) as number[]);
+  const suffix = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
+  return isTrusted(bars) ? trustBars(suffix) : suffix;
+}
+
 /** The first `n` bars of `bars`, keeping the store's mark. */
 export function prefixBars(bars: Bars, n: number): Bars {
   const cut = (column: ArrayLike<number>): ArrayLike<number> =>

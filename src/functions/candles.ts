@@ -218,6 +218,7 @@ export function candlePattern(spec: PatternSpec): FunctionModule {
     name: spec.name,
     params: [],
     result: "boolean",
+    column: "number",
     implicit: ["open", "high", "low", "close"],
     extraLookback: () => lookback,
     lookbackDoc: String(lookback + 1),

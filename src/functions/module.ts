@@ -18,6 +18,16 @@ export type ValueType = "number" | "boolean";
  */
 export type ParamKind = "series" | "condition" | "length" | "number";
 
+/**
+ * What a number column holds, which decides how a table shows it to people (docs/service.md,
+ * "How the table shows numbers"): `price` in the instrument's price units (open…close, moving
+ * averages, bands, levels, ranges), shown to the decimals its prices are quoted in; `oscillator`
+ * a bounded indicator read on a 0–100-like scale (rsi, stoch, willr, mfi, adx, cci, …), shown
+ * to two decimals; `volume` traded volume or a running total of it, grouped in thousands; and
+ * `number` anything else (ratios, percentages, slopes, counts), to six significant digits.
+ */
+export type ColumnKind = "price" | "oscillator" | "volume" | "number";
+
 /** One parameter of a built-in. */
 export interface Param {
   readonly name: string;
@@ -153,6 +163,12 @@ export interface FunctionModule {
   /** Empty for a zero-parameter built-in, which is written as a bare name (`obv`, `doji`). */
   readonly params: readonly Param[];
   readonly result: ValueType;
+  /**
+   * The {@link ColumnKind} of the function's column, or `input`: the kind of its series
+   * arguments (`sma(close, 20)` is a price, `sma(volume, 20)` a volume, `highest(rsi(14), 5)`
+   * an oscillator; arguments of different kinds make a `number`). Conditions are `number`.
+   */
+  readonly column: ColumnKind | "input";
   /** Columns read from the bars in addition to the arguments (`atr` reads high, low, close). */
   readonly implicit: readonly InputColumn[];
   /**

@@ -8,9 +8,9 @@
 import type { RawSeries } from "../types.js";
 import { MODULES } from "./builtins/index.js";
 import { typicalPrice } from "./shared/flat.js";
-import type { FunctionModule } from "./module.js";
+import type { ColumnKind, FunctionModule } from "./module.js";
 
-export type { ValueType, ParamKind, Param, FunctionModule } from "./module.js";
+export type { ValueType, ParamKind, Param, FunctionModule, ColumnKind } from "./module.js";
 
 /** A registered built-in: its module. */
 export type FunctionSpec = FunctionModule;
@@ -47,6 +47,8 @@ export interface SeriesSpec {
   /** The raw columns read, in the order `combine` receives them. */
   readonly raw: readonly RawSeries[];
   readonly doc: string;
+  /** How a table shows it: the price series are prices, `volume` a volume. */
+  readonly column: ColumnKind;
   /**
    * For a derived series: writes `out[i]` for `i` in `[from, to)` from the `raw` columns
    * (given in `raw` order). Absent for a raw column, which is its own value.
@@ -54,7 +56,7 @@ export interface SeriesSpec {
   readonly combine?: (columns: readonly Float64Array[], out: Float64Array, from: number, to: number) => void;
 }
 
-const rawColumn = (name: RawSeries, doc: string): SeriesSpec => ({ name, raw: [name], doc });
+const rawColumn = (name: RawSeries, doc: string): SeriesSpec => ({ name, raw: [name], doc, column: name === "volume" ? "volume" : "price" });
 
 export const SERIES: ReadonlyMap<string, SeriesSpec> = new Map(
   (
@@ -66,6 +68,7 @@ export const SERIES: ReadonlyMap<string, SeriesSpec> = new Map(
       rawColumn("volume", "Traded volume of the bar."),
       {
         name: "hl2",
+        column: "price",
         raw: ["high", "low"],
         doc: "(high + low) / 2.",
         combine: ([h, l], out, from, to) => {
@@ -74,6 +77,7 @@ export const SERIES: ReadonlyMap<string, SeriesSpec> = new Map(
       },
       {
         name: "hlc3",
+        column: "price",
         raw: ["high", "low", "close"],
         doc: "(high + low + close) / 3.",
         combine: ([h, l, c], out, from, to) => {
@@ -82,6 +86,7 @@ export const SERIES: ReadonlyMap<string, SeriesSpec> = new Map(
       },
       {
         name: "ohlc4",
+        column: "price",
         raw: ["open", "high", "low", "close"],
         doc: "(open + high + low + close) / 4.",
         combine: ([o, h, l, c], out, from, to) => {

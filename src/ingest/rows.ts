@@ -4,7 +4,7 @@
  * validation"): each row goes through the import's own {@link BarsCsvParser} as a line of our
  * CSV, so a pushed or synced bar is accepted or refused with the same message a file's would get.
  */
-import { BarsCsvParser, CSV_COLUMNS } from "./csv.js";
+import { BarsCsvParser, CSV_COLUMNS, type MemorySink } from "./csv.js";
 import type { BarBatch } from "../store/store.js";
 import type { Bars, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
@@ -36,9 +36,9 @@ function csvField(value: number | string): string {
 export class BarRowBatch {
   private readonly parser: BarsCsvParser;
 
-  /** @throws Error for a market or timeframe the import refuses. */
-  constructor(market: string, timeframe: Timeframe, now: number) {
-    this.parser = new BarsCsvParser({ market, timeframe, now, format: "xql" });
+  /** @throws Error for a market or timeframe the import refuses. `sink`: where checked rows go (default: memory). */
+  constructor(market: string, timeframe: Timeframe, now: number, sink?: MemorySink) {
+    this.parser = new BarsCsvParser({ market, timeframe, now, format: "xql", sink });
     // The header first: a first row whose symbol is literally "symbol" is then a bar, not a header.
     this.parser.push(CSV_COLUMNS.join(","), 0);
   }

@@ -8,15 +8,12 @@
 import { assertNever } from "../errors.js";
 import { closest } from "../suggest.js";
 import type { SpotMarket } from "./sync-exchange.js";
+import type { ChosenPair } from "./sync.js";
 
 /** Which pairs to keep. */
 export type SymbolChoice = { kind: "named"; symbols: readonly string[] } | { kind: "quote"; quote: string; top?: number };
 
-/** A pair chosen: ccxt's symbol (`BTC/USDT`) and the symbol it is stored under (`BTCUSDT`). */
-export interface ChosenPair {
-  symbol: string;
-  stored: string;
-}
+export type { ChosenPair };
 
 /** Coins pegged to a fiat currency (dollar and euro stablecoins), as exchanges list them. */
 export const STABLECOINS: ReadonlySet<string> = new Set([

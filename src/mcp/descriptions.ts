@@ -65,7 +65,7 @@ let avgv = avg(volume, 20)
 rsi(14) < 30 and volume > avgv * 2
 
 ${QUERY_ERRORS}
-- {"error": "Daily API rate limit exceeded"}: the daily run quota is used up until the next UTC midnight. Do not retry; validate and explain still work.
+- {"error": "Daily API rate limit exceeded", "resetAt", "retryAfter"}: the daily run quota is used up until resetAt (the next UTC midnight, ISO 8601; retryAfter in seconds). Do not retry before then; validate and explain still work.
 - {"error": "Data store unavailable"}: the service could not read market data. The query is fine; try again later.`;
 
 export const REFERENCE_DESCRIPTION = `Look up how screener phrases are written in XQL. Returns {"entries": [{"phrase", "query", "notes"}]}. Each query is a condition fragment, with any "let" lines it needs first, that is valid after the market and timeframe lines. Covers oversold/overbought, golden and death crosses, moving averages (200-day, 50-day), MACD and Bollinger signals, volume spikes, 52-week highs, breakouts, gaps, ranges, trends, pullbacks, candles and multi-timeframe conditions.
@@ -86,7 +86,7 @@ ${QUERY_SHAPE}
 Example: {"query": "market = \\"CRYPTO\\"\\ntimeframe = h1\\nrsi(14) < 30", "bars": 300}
 
 ${QUERY_ERRORS}
-- {"error": "Daily API rate limit exceeded"}: the daily quota is used up until the next UTC midnight. Do not retry.
+- {"error": "Daily API rate limit exceeded", "resetAt", "retryAfter"}: the daily quota is used up until resetAt (the next UTC midnight, ISO 8601; retryAfter in seconds). Do not retry before then.
 - {"error": "Query parameter 'bars' must be an integer from 1 to 1000"}: use a window within those bounds.`;
 
 export const ALERT_CREATE_DESCRIPTION = `Save an XQL screen as an alert: from the next closed base bar on, each time a bar of the query's timeframe closes, the service reports which symbols started matching (enter) and which stopped (exit), by a signed POST to the webhook and on the account's stream (GET /xql/alerts/stream). Returns {"id", "name", "query", "webhook", "secret", "createdAt", "matching"}: "matching" is what matches now (the baseline, no event); "secret" verifies the webhook's X-XQL-Signature and is shown only in this answer, so pass it on to the user. Not metered. Accounts hold at most 1 (free), 20 (essential) or 100 (plus) alerts.

@@ -53,11 +53,26 @@ function toolResult(body: Body, isError: boolean): CallToolResult {
   return result;
 }
 
+/**
+ * A 429's body says only that the limit is reached; an assistant also needs to know when to try
+ * again, which the service says in headers an MCP client never sees. So the tool result adds
+ * them beside the service's own fields: `resetAt` (ISO 8601, from `X-RateLimit-Reset`: when the
+ * daily quota starts afresh) and `retryAfter` (seconds, from `Retry-After`).
+ */
+function withRetryTimes(response: XqlResponse<object | null, number>): Body {
+  const body = response.body as Body;
+  if (response.ok || response.status !== 429) return body;
+  const times: Body = {};
+  if (response.rateLimit && response.rateLimit.remaining === 0) times.resetAt = new Date(response.rateLimit.reset * 1000).toISOString();
+  if (response.retryAfter !== undefined) times.retryAfter = response.retryAfter;
+  return { ...body, ...times };
+}
+
 /** Calls the service; any failure to get an answer becomes a tool error naming the URL, never a throw. */
 async function forward(call: () => Promise<XqlResponse<object | null, number>>): Promise<CallToolResult> {
   try {
     const response = await call();
-    return toolResult(response.body as Body, !response.ok);
+    return toolResult(withRetryTimes(response), !response.ok);
   } catch (error) {
     const message =
       error instanceof XqlClientError

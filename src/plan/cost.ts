@@ -25,7 +25,8 @@ import type { CheckedQuery } from "../check/check.js";
 import { children, type IrNode } from "../check/ir.js";
 import { fail, type XqlError } from "../errors.js";
 import type { Planned } from "./plan.js";
-import { MIN_WARMUP, type Timeframe } from "../types.js";
+import { calendarFactor } from "../eval/anchor.js";
+import { MAX_HISTORY_BARS, MIN_WARMUP, TIMEFRAME_MS, type Timeframe } from "../types.js";
 
 export { MAX_QUERY_TOKENS } from "../syntax/parse.js";
 /** Most columns a query may return. */
@@ -80,12 +81,95 @@ export function checkCost(checked: CheckedQuery, planned: Planned, budget: numbe
 }
 
 /**
- * The refusal of a screen history whose price is above the budget, or undefined. History
- * evaluates the query as of each bar of its window, so it is priced as that many runs and one
- * more (decisions §2 "Fair use": the query's cost × (window + 1), against the same budget as a
- * run); the message says the largest window this query may ask for.
+ * The work of one query per base bar, by source: what history's price (decisions §5, 2026-12-05)
+ * is made of. Each function call runs its kernel once per bar its source's passes cover; every
+ * other node is computed once per window bar.
  */
-export function historyCostError(cost: number, bars: number, budget: number): XqlError | undefined {
-  if (cost * (bars + 1) <= budget) return undefined;
-  return fail("history-cost", { cost, bars, budget });
+export interface QueryWork {
+  readonly market: string;
+  readonly base: Timeframe;
+  /** Per plan source: its fetch F and the distinct calls computed on it. */
+  readonly sources: readonly { readonly timeframe: Timeframe; readonly fetch: number; readonly calls: number }[];
+  /** Distinct nodes that are not calls (comparisons, arithmetic, series, offsets, ...). */
+  readonly other: number;
+  /** The run's static cost ({@link queryCost}). */
+  readonly runCost: number;
+}
+
+/** The {@link QueryWork} of a planned query. */
+export function queryWork(checked: CheckedQuery, planned: Planned, runCost: number): QueryWork {
+  const calls = new Map<Timeframe, number>();
+  let other = 0;
+  const isCall = new Set<number>();
+  const stack: IrNode[] = [checked.condition.ir, ...checked.columns.map((c) => c.ir), ...checked.sort.map((s) => s.ir)];
+  const seen = new Set<number>();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node.id)) continue;
+    seen.add(node.id);
+    if (node.op === "call") isCall.add(node.id);
+    stack.push(...children(node));
+  }
+  for (const key of planned.needs.keys()) {
+    const at = key.indexOf("@");
+    const timeframe = key.slice(at + 1) as Timeframe;
+    if (isCall.has(Number(key.slice(0, at)))) calls.set(timeframe, (calls.get(timeframe) ?? 0) + 1);
+    else other++;
+  }
+  return {
+    market: planned.plan.market,
+    base: planned.baseTimeframe,
+    sources: planned.fetch.map((f) => ({ timeframe: f.timeframe, fetch: Math.max(f.bars, MIN_FETCH_BARS), calls: calls.get(f.timeframe) ?? 0 })),
+    other,
+    runCost,
+  };
+}
+
+/**
+ * Bar-steps per instrument of history's passes over a window of `bars` base bars, at worst: a
+ * pass per anchor of any source (a source's anchor moves once per F of its bars), each covering
+ * up to (g + 1)·F bars of every source before its first bar (anchor.ts), plus the window's own
+ * bars; every call once per bar covered, every other node once per window bar.
+ */
+export function passWork(work: QueryWork, bars: number): number {
+  const g = calendarFactor(work.market);
+  const baseMs = TIMEFRAME_MS[work.base];
+  let passes = 1;
+  const own = work.sources.map((s) => Math.ceil((bars * baseMs) / TIMEFRAME_MS[s.timeframe]));
+  work.sources.forEach((s, k) => (passes += Math.ceil((own[k]! - 1) / s.fetch)));
+  let total = work.other * bars;
+  work.sources.forEach((s, k) => (total += s.calls * (own[k]! + passes * Math.ceil((g + 1) * s.fetch))));
+  return total;
+}
+
+/** The window every screen whose run is admitted may ask history for (decisions §5). */
+export const ADMITTED_HISTORY_BARS = 100;
+
+/**
+ * History's price (decisions §5, 2026-12-05): the work its passes do. A window of up to
+ * {@link ADMITTED_HISTORY_BARS} bars is priced as the query's run — the contract gives every
+ * screen whose run is admitted that window, though its passes do up to a few runs' work — and a
+ * longer one adds the work of its passes beyond that window's ({@link passWork}), against the same
+ * budget as a run.
+ */
+export function historyPrice(work: QueryWork, bars: number): number {
+  return work.runCost + Math.max(0, passWork(work, bars) - passWork(work, ADMITTED_HISTORY_BARS));
+}
+
+/**
+ * The refusal of a screen history whose price ({@link historyPrice}) is above the budget, or
+ * undefined; the message names the price and the largest window that fits.
+ */
+export function historyCostError(work: QueryWork, bars: number, budget: number, most = MAX_HISTORY_BARS): XqlError | undefined {
+  const price = historyPrice(work, bars);
+  if (price <= budget) return undefined;
+  // The price grows with the window: the largest that fits, by bisection.
+  let lo = 0;
+  let hi = Math.min(bars - 1, most);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (historyPrice(work, mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return fail("history-cost", { cost: price, bars, budget, most: lo });
 }

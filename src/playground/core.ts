@@ -11,5 +11,5 @@ export { deriveTimeframes } from "../sessions/derive.js";
 export { PHRASES, PHRASE_CATEGORIES } from "../phrases/index.js";
 export { DEFAULT_MARKETS, TIMEFRAME_MS } from "../types.js";
 export { complete, diagnose, format, hover, scan, signatureHelp } from "../editor/index.js";
-export { columnHistory, columnsQuery } from "./overlay.js";
-export { priceDecimals, significantDecimals } from "../precision.js";
+export { chartBars, columnHistory, columnsQuery } from "./overlay.js";
+export { formatColumnValue, priceDecimals, significantDecimals } from "../precision.js";

@@ -16,6 +16,7 @@ import {
   PHRASES,
   PHRASE_CATEGORIES,
   TIMEFRAME_MS,
+  chartBars,
   columnHistory,
   compile,
   complete,
@@ -23,6 +24,7 @@ import {
   diagnose,
   explain,
   format,
+  formatColumnValue,
   hover,
   priceDecimals,
   scan,
@@ -31,6 +33,7 @@ import {
   validate,
 } from "./core.js";
 import type { Bars, Instrument, Plan, ResultRow, Timeframe } from "../types.js";
+import type { ColumnKind } from "../functions/module.js";
 import { installWatch } from "./watch.js";
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -258,7 +261,13 @@ interface RunOutcome {
   results: ResultRow[];
   /** The bars of a symbol, per timeframe of the plan, as the screen used them. */
   barsOf(symbol: string): Promise<Instrument | undefined>;
+  /** Where a symbol's bars came from (`oanda bid, synced 2026-12-06 00:40 UTC`), once its bars were read. */
+  feeds: Map<string, string>;
   source: string;
+  /** What each column holds, so the table shows it as the CLI's does. */
+  kinds: Readonly<Record<string, ColumnKind>>;
+  /** The decimals each symbol's prices are quoted in, as far as its bars are known here. */
+  decimals: Map<string, number>;
 }
 
 const fetchCount = (plan: Plan, timeframe: Timeframe): number => Math.max(plan.sources.find((s) => s.timeframe === timeframe)?.minLookback ?? 1, WARMUP);
@@ -281,8 +290,20 @@ function runOffline(text: string, plan: Plan): RunOutcome {
   const universe = syntheticUniverse({ market: plan.market, symbols: OFFLINE_SYMBOLS, timeframes: [finest], bars }).map((instrument) =>
     deriveTimeframes(instrument, { market: plan.market, to: timeframes }),
   );
-  const { results } = compile(text).run(universe);
-  return { plan, results, source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`, barsOf: async (symbol) => universe.find((i) => i.symbol === symbol) };
+  const compiled = compile(text);
+  const { results } = compiled.run(universe);
+  const base = plan.sources[0]!.timeframe;
+  const shown = new Set(results.map((r) => r.symbol));
+  const decimals = new Map(universe.filter((i) => shown.has(i.symbol)).map((i) => [i.symbol, priceDecimals(i.bars[base])] as const));
+  return {
+    plan,
+    results,
+    feeds: new Map(),
+    kinds: compiled.columnKinds,
+    decimals,
+    source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`,
+    barsOf: async (symbol) => universe.find((i) => i.symbol === symbol),
+  };
 }
 
 async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutcome> {
@@ -294,20 +315,30 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
     throw new Error(`${response.status}: ${typeof error === "string" ? error : (error?.message ?? "run failed")}`);
   }
   const remaining = response.headers.get("X-RateLimit-Remaining");
+  const feeds = new Map<string, string>();
+  // The service's answer carries no bars: a symbol's price decimals are known once its bars are fetched for the chart.
+  const decimals = new Map<string, number>();
   return {
     plan,
+    feeds,
     results: body.results ?? [],
+    kinds: compile(text).columnKinds,
+    decimals,
     source: `service${remaining !== null ? ` (${remaining} runs left today)` : ""}`,
     barsOf: async (symbol) => {
       const bars: Partial<Record<Timeframe, Bars>> = {};
       for (const source of plan.sources) {
-        const q = new URLSearchParams({ market: plan.market, symbol, timeframe: source.timeframe, bars: String(fetchCount(plan, source.timeframe)) });
+        // From the screen's anchor at the latest bar (decisions §9): the chart ends at the table's value.
+        const count = Math.max(fetchCount(plan, source.timeframe), chartBars(text, source.timeframe));
+        const q = new URLSearchParams({ market: plan.market, symbol, timeframe: source.timeframe, bars: String(count) });
         const r = await fetch(`/xql/bars?${q}`, { headers });
         if (!r.ok) throw new Error(`bars ${r.status}: ${((await r.json()) as { error?: string }).error ?? ""}`);
-        const got = (await r.json()) as { bars: Record<keyof Bars, (number | null)[]> };
+        const got = (await r.json()) as { bars: Record<keyof Bars, (number | null)[]>; feed?: { source: string; price: string; lastSync: string } };
+        if (got.feed) feeds.set(symbol, `${got.feed.source} ${got.feed.price}, synced ${got.feed.lastSync.slice(0, 16).replace("T", " ")} UTC`);
         const col = (k: keyof Bars): Float64Array => Float64Array.from(got.bars[k], (v) => (v === null ? NaN : v));
         bars[source.timeframe] = { time: col("time"), open: col("open"), high: col("high"), low: col("low"), close: col("close"), volume: col("volume") };
       }
+      decimals.set(symbol, priceDecimals(bars[plan.sources[0]!.timeframe]));
       return { symbol, bars };
     },
   };
@@ -371,9 +402,8 @@ function showResults(outcome: RunOutcome): void {
     tr.tabIndex = 0;
     tr.insertCell().textContent = r.symbol;
     for (const k of keys) {
-      const v = r.columns[k];
       const td = tr.insertCell();
-      td.textContent = v === null || v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toPrecision(6);
+      td.textContent = formatColumnValue(r.columns[k], outcome.kinds[k] ?? "number", outcome.decimals.get(r.symbol));
       td.className = "num";
     }
     const choose = (): void => void showChart(r.symbol).catch(showFailure);
@@ -404,11 +434,18 @@ function clearChart(note: string): void {
 async function showChart(symbol: string): Promise<void> {
   if (!lastRun) return;
   for (const tr of document.querySelectorAll<HTMLTableRowElement>("#results tbody tr")) tr.classList.toggle("selected", tr.dataset.symbol === symbol);
+  const known = lastRun.decimals.has(symbol);
   const instrument = await lastRun.barsOf(symbol);
+  // Prices of a symbol whose bars just arrived are shown again to its quoted decimals.
+  if (!known && lastRun.decimals.has(symbol)) {
+    showResults(lastRun);
+    for (const tr of document.querySelectorAll<HTMLTableRowElement>("#results tbody tr")) tr.classList.toggle("selected", tr.dataset.symbol === symbol);
+  }
   const base = lastRun.plan.sources[0]!.timeframe;
   const bars = instrument?.bars[base];
   if (!instrument || !bars) return clearChart(`No ${base} bars for ${symbol}`);
-  clearChart(`${symbol} · ${base} · ${bars.time.length} bars`);
+  const feed = lastRun.feeds.get(symbol);
+  clearChart(`${symbol} · ${base} · ${bars.time.length} bars${feed ? ` · ${feed}` : ""}`);
   const host = $("chart");
   // Bars of room right of the last one, so the time label under it is not cut by the price scale.
   chart = createChart(host, {

@@ -46,7 +46,16 @@ export function installWatch(page: WatchPage): void {
   const pane = $("watch-pane");
   const status = $("watch-status");
   const table = $<HTMLTableElement>("watch-events");
-  let current: { id: string; key: string; stream: AbortController; matching: Set<string> } | undefined;
+  let current:
+    | {
+        id: string;
+        key: string;
+        stream: AbortController;
+        matching: Set<string>;
+        /** While the alert's state is being read: the events that arrived meanwhile, to apply on top of it. */
+        pending?: Delivery["events"];
+      }
+    | undefined;
 
   const say = (text: string, kind: "ok" | "error" | "" = ""): void => {
     pane.hidden = false;
@@ -105,6 +114,10 @@ export function installWatch(page: WatchPage): void {
         const response = await fetch("/xql/alerts/stream", { headers, signal: watch.stream.signal });
         if (!response.ok || !response.body) throw new Error(`stream: HTTP ${response.status}`);
         pane.dataset.streaming = "true";
+        // The stream sends what is committed from now on; a bar that closed between the alert's
+        // baseline (or the last connection) and now was delivered to nobody here. The alert's
+        // state, read now that the stream is open, covers it; anything later comes on the stream.
+        void catchUp(watch, name);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
         for (;;) {
@@ -130,13 +143,36 @@ export function installWatch(page: WatchPage): void {
     }
   }
 
+  /** Sets the matching symbols to the alert's state as the service holds it, then re-applies events that raced the read. */
+  async function catchUp(watch: NonNullable<typeof current>, name: string): Promise<void> {
+    watch.pending = [];
+    try {
+      const response = await fetch(`/xql/alerts/${encodeURIComponent(watch.id)}`, { headers: { Authorization: `Bearer ${watch.key}` }, signal: watch.stream.signal });
+      if (!response.ok) return;
+      const state = (await response.json()) as { matching: string[] };
+      watch.matching = new Set(state.matching);
+      // Enter and exit are set operations applied in order: replaying those that came during the read is safe.
+      for (const event of watch.pending) apply(watch, event);
+      if (current === watch) say(describe(name, watch.matching), "ok");
+    } catch {
+      // Stopped, or the service went away: the stream's own retry says so.
+    } finally {
+      watch.pending = undefined;
+    }
+  }
+
+  function apply(watch: NonNullable<typeof current>, event: Delivery["events"][number]): void {
+    if (event.kind === "enter") watch.matching.add(event.symbol);
+    else watch.matching.delete(event.symbol);
+  }
+
   function show(watch: NonNullable<typeof current>, name: string, delivery: Delivery): void {
     // The stream carries every alert of the account: only this watch's events belong here.
     if (delivery.alert.id !== watch.id) return;
     const body = table.tBodies[0]!;
     for (const event of delivery.events) {
-      if (event.kind === "enter") watch.matching.add(event.symbol);
-      else watch.matching.delete(event.symbol);
+      apply(watch, event);
+      watch.pending?.push(event);
       const row = body.insertRow(0);
       row.className = event.kind;
       row.insertCell().textContent = when(delivery.time);

@@ -76,7 +76,7 @@ export function alertsOpenApiPaths(errorBody: ErrorBodySchema) {
         operationId: "alertStream",
         summary: "The account's deliveries as Server-Sent Events",
         description:
-          "Each delivery is an event with `id:` the delivery id, `event: alert` and `data:` the webhook body (one line of JSON), sent as deliveries are committed, for every alert of the account (with or without a webhook). Comment lines (`: heartbeat`) keep the connection open through proxies. With `Last-Event-ID` the stream starts after that delivery (within 24 h; an id it does not know replays the last 24 h), else with the next delivery.",
+          "Each delivery is an event with `id:` the delivery id, `event: alert` and `data:` the webhook body (one line of JSON), sent as deliveries are committed, for every alert of the account (with or without a webhook). Comment lines (`: heartbeat`) keep the connection open through proxies. With `Last-Event-ID` the stream starts after that delivery (within 24 h), replaying at most 1,000 and then a comment saying how many were skipped; an id that is not one of the account's deliveries starts it from now, with a comment saying so; without, it starts with the next delivery. Open streams per account: free 2, essential 5, plus 10; one more is a 429.",
         parameters: [{ name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" }, description: "The last delivery id received" }],
         responses: {
           "200": { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } },

@@ -9,9 +9,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { randomBase62 } from "../accounts/keys.js";
 import { XqlError } from "../errors.js";
-import { ALERT_LIMITS, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
+import { ALERT_LIMITS, generateWebhookSecret, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
 import type { AlertEngine } from "../alerts/engine.js";
-import { generateWebhookSecret } from "../alerts/sign.js";
+import { STREAM_LIMITS, type StreamSink } from "../alerts/stream.js";
 import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl } from "../alerts/webhook-url.js";
 import type { Authenticator } from "./auth.js";
 import type { QueryCache } from "./query-cache.js";
@@ -20,6 +20,8 @@ import { fromStore } from "./errors.js";
 /** The body of a refused creation beyond the tier's alerts. */
 export const ALERT_LIMIT_REACHED = { error: "Alert limit reached for this tier" } as const;
 const ALERT_NOT_FOUND = { error: "Alert not found" } as const;
+/** The body of a stream refused beyond the tier's open streams. */
+export const TOO_MANY_STREAMS = { error: "Too many open streams for this account" } as const;
 /** Longest alert name. */
 const MAX_NAME_LENGTH = 200;
 /** Deliveries shown with one alert. */
@@ -144,9 +146,16 @@ export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOpt
     const caller = auth.callerOf(request);
     const header = request.headers["last-event-id"];
     const lastEventId = typeof header === "string" && header.trim() !== "" ? header.trim() : undefined;
-    // The store answers before the stream opens: a failure is still an ordinary 500.
-    await fromStore(() => alerts.latestSeq());
-    streamTo(request, reply, (sink, signal) => engine.hub.serve(caller.accountId, lastEventId, sink, signal), options.heartbeatMs);
+    const slot = engine.hub.reserve(caller.accountId, STREAM_LIMITS[caller.tier]);
+    if (!slot) return reply.code(429).send(TOO_MANY_STREAMS);
+    try {
+      // The store answers before the stream opens: a failure is still an ordinary 500.
+      await fromStore(() => alerts.latestSeq());
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    streamTo(request, reply, (sink, signal) => engine.hub.serve(slot, lastEventId, sink, signal), options.heartbeatMs);
   });
 
   app.get("/xql/alerts/:id", { onRequest: auth.authenticate }, async (request, reply) => {
@@ -198,7 +207,7 @@ async function webhookAllowed(webhook: string, options: AlertRouteOptions): Prom
 function streamTo(
   request: FastifyRequest,
   reply: FastifyReply,
-  serve: (sink: (text: string) => Promise<void>, signal: AbortSignal) => Promise<void>,
+  serve: (sink: StreamSink, signal: AbortSignal) => Promise<void>,
   heartbeatMs: number,
 ): void {
   reply.hijack();
@@ -216,7 +225,7 @@ function streamTo(
   request.raw.on("close", end);
   raw.on("close", end);
   const heartbeat = setInterval(() => raw.write(": heartbeat\n\n"), heartbeatMs);
-  const sink = (text: string): Promise<void> =>
+  const sink: StreamSink = (text) =>
     new Promise((resolve) => {
       if (ended.signal.aborted || raw.write(text)) return resolve();
       // A slow reader: wait for its buffer to drain (or for it to leave).

@@ -21,7 +21,7 @@ import { loggedUrl } from "../redact.js";
 import { openApiDocument } from "./openapi.js";
 import { QueryCache } from "./query-cache.js";
 import { ResultsCache } from "./results-cache.js";
-import { registerPlayground } from "./playground.js";
+import { chartBarsBound, registerPlayground } from "./playground.js";
 import { setRateLimitHeaders, utcDay } from "./quota.js";
 import { Admission, DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED } from "./admission.js";
 import { DEFAULT_QUERY_CACHE_BYTES } from "./query-cache.js";
@@ -33,6 +33,7 @@ import { type AlertStore, hasAlerts } from "../alerts/alerts.js";
 import { AlertEngine } from "../alerts/engine.js";
 import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
 import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
+import { type MetricsOptions, ServiceMetrics, serveMetrics } from "./metrics.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -116,7 +117,7 @@ export interface ServerOptions {
   allowPrivateWebhooks?: boolean;
   /** How webhook host names are resolved, at creation and before each delivery. Default: the system resolver. */
   webhookResolver?: Resolver;
-  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000); the clock above times them too. */
+  /** Alert timings in ms (defaults: delivery timeout 10,000, poll 1,000, settle 100, heartbeat 15,000, grace 5,000); the clock above times them too. */
   alertTiming?: {
     /** How long a webhook has to answer. */
     deliveryTimeoutMs?: number;
@@ -126,7 +127,16 @@ export interface ServerOptions {
     settleMs?: number;
     /** Between the stream's heartbeat comments. */
     heartbeatMs?: number;
+    /** How long a screen's lease lasts without renewal on a store replicas share (PostgreSQL). Default 15,000. */
+    leaseMs?: number;
+    /** How long after a bar's close its round waits for symbols still to write it (`xql serve --alert-grace`; default 5,000). */
+    graceMs?: number;
   };
+  /**
+   * `GET /metrics` on a listener of its own (decisions §10), in the Prometheus text format; needs
+   * prom-client. Off by default. Its port is in `metricsAddress(app)` once the app is ready.
+   */
+  metrics?: MetricsOptions;
 }
 
 /** 10 s: the longest a client may take to send its request headers. */
@@ -259,15 +269,21 @@ export function createServer(options: ServerOptions): FastifyInstance {
     openApi: JSON.stringify(openApiDocument()),
   });
 
-  registerPush(app, { bars, auth, clock });
+  const metrics = options.metrics ? new ServiceMetrics(options.metrics.registry) : undefined;
+  if (metrics && options.metrics) {
+    metrics.instrument(app);
+    serveMetrics(app, metrics, options.metrics);
+  }
+  registerPush(app, { bars: metrics ? metrics.countWrites(bars) : bars, auth, clock, admission, markets: xqlOptions.markets! });
 
   registerPlayground(app, {
     bars,
     authenticate: auth.authenticate,
     markets: xqlOptions.markets!,
     dir: options.playgroundDir,
-    // What a run may fetch for one source: max(minLookback, warm-up), each under its ceiling.
-    maxBars: Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING),
+    // What a run may read for one source: its anchors' reach (decisions §9) over its fetch,
+    // max(minLookback, warm-up), each under its ceiling.
+    maxBars: chartBarsBound(Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING)),
   });
 
   const owner = [options.store, bars].find(hasAlerts);
@@ -277,7 +293,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const timing = options.alertTiming ?? {};
     const engine = new AlertEngine({
       bars,
-      alerts,
+      alerts: metrics ? metrics.countDeliveries(alerts) : alerts,
       clock,
       compile: (text) => {
         const compiled = queries.compile(text);
@@ -291,6 +307,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
       deliveryTimeoutMs: timing.deliveryTimeoutMs,
       pollMs: timing.pollMs,
       settleMs: timing.settleMs,
+      leaseMs: timing.leaseMs,
+      observer: metrics?.alerts,
+      graceMs: timing.graceMs,
       log: app.log,
     });
     registerAlertRoutes(app, {

@@ -5,6 +5,8 @@
  * @module xql/server
  */
 export { createServer, systemClock, DEFAULT_BODY_LIMIT } from "./app.js";
+export { DEFAULT_METRICS_HOST, MissingPromClientError, metricsAddress } from "./metrics.js";
+export type { MetricsOptions } from "./metrics.js";
 export type { Clock, ServerOptions } from "./app.js";
 export { openApiDocument } from "./openapi.js";
 export { utcDay, nextUtcMidnight } from "./quota.js";

@@ -179,7 +179,7 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: "history",
           summary: "When did a screen match over the last N base bars, and what followed (metered like run)",
           description:
-            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar equal a run over the bars up to it. The window is `?bars=N` or `\"bars\"` in a JSON body (both: they must agree). Priced as the query's cost × (N + 1) against the cost budget (above it: a 400 plan error naming the largest window that fits, before any reservation); an answer whose JSON would exceed 16 MiB is a 400 plan error counted while the matches are built, never built whole, and given back. One request counts once against the quota; only a 200 consumes it.",
+            "The screen evaluated at each of the last N distinct base bar times as if that bar were the latest: the values at a bar t equal a run on the store cut after t, each bar evaluated from its anchor (decisions §9), whatever the window. The window is `?bars=N` or `\"bars\"` in a JSON body (both: they must agree). Priced by the work of its passes (one per anchor; a window of up to 100 bars as the query's run) against the cost budget (above it: a 400 plan error naming the price and the largest window that fits, before any reservation); an answer whose JSON would exceed 16 MiB is a 400 plan error counted while the matches are built, never built whole, and given back. One request counts once against the quota; only a 200 consumes it.",
           parameters: [
             {
               name: "bars",
@@ -353,7 +353,7 @@ export function openApiDocument(): Record<string, unknown> {
             meta: {
               type: "object",
               description: "What the run considered, so that no results can be told from no data",
-              required: ["instruments", "matched", "skipped", "asOf"],
+              required: ["instruments", "matched", "skipped", "asOf", "unconverged"],
               properties: {
                 instruments: { type: "integer", description: "Instruments of the market considered, skipped ones included" },
                 matched: { type: "integer", description: "Matches before the query's limit" },
@@ -367,6 +367,12 @@ export function openApiDocument(): Record<string, unknown> {
                   additionalProperties: false,
                 },
                 asOf: { type: ["string", "null"], format: "date-time", description: "Open time of the latest base bar evaluated" },
+                unconverged: {
+                  type: "integer",
+                  minimum: 0,
+                  description:
+                    "Instruments evaluated on fewer bars than a source's warm-up from the bar's anchor (a young series, a short store): their recursive values may be further from the all-history value than the warm-up promises (decisions §9)",
+                },
               },
               additionalProperties: false,
             },
@@ -387,7 +393,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
         HistoryMeta: {
           type: "object",
-          required: ["instruments", "matched", "skipped", "asOf"],
+          required: ["instruments", "matched", "skipped", "asOf", "unconverged"],
           properties: {
             instruments: { type: "integer", minimum: 0, description: "Instruments of the market considered" },
             matched: { type: "integer", minimum: 0, description: "Matches over the window before limit" },
@@ -401,6 +407,11 @@ export function openApiDocument(): Record<string, unknown> {
               additionalProperties: false,
             },
             asOf: { type: ["string", "null"], format: "date-time", description: "Open time of the window's latest bar" },
+            unconverged: {
+              type: "integer",
+              minimum: 0,
+              description: "Instruments evaluated at some window bar on fewer bars than a source's warm-up from that bar's anchor (decisions §9)",
+            },
           },
           additionalProperties: false,
         },

@@ -12,10 +12,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { BarStore } from "../store/store.js";
 import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
 import { fromStore } from "./errors.js";
+import { anchorReach } from "../eval/anchor.js";
 import { FAVICON } from "./favicon.js";
 
-/** Bars one `GET /xql/bars` may ask for by default: what a run fetches for a source at most (the warm-up ceiling). */
-export const MAX_CHART_BARS = DEFAULT_WARMUP_CEILING;
+/**
+ * Bars one `GET /xql/bars` may ask for by default: what a run reads for a source at most, its
+ * anchors' reach (decisions §9) over the warm-up ceiling — (1.5 + 1) × 5,000 + 3 on FOREX.
+ */
+export const MAX_CHART_BARS = chartBarsBound(DEFAULT_WARMUP_CEILING);
+
+/** What a run reads for one source of fetch `ceiling` at most: its anchors' reach on FOREX, the farther (anchor.ts). */
+export function chartBarsBound(ceiling: number): number {
+  return anchorReach("FOREX", "h1", "h1", ceiling);
+}
 /** Bars when `bars` is not given: the service's default warm-up, what a run fetches. */
 export const DEFAULT_CHART_BARS = 300;
 
@@ -112,7 +121,12 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
       close: Array.from(b.close),
       volume: Array.from(b.volume),
     };
-    return reply.send({ market, symbol, timeframe, bars: columns });
+    // Where the bars came from, when a sync wrote them: the series' own record, or (a derived
+    // timeframe) the record of the timeframe it is derived from.
+    const records = ((await fromStore(() => options.bars.feeds?.(market) ?? Promise.resolve([]))) ?? []).filter((f) => f.symbol === symbol);
+    const record = records.find((f) => f.timeframe === timeframe) ?? records[0];
+    const feed = record && { source: record.source, price: record.price, lastSync: new Date(record.syncedAt).toISOString() };
+    return reply.send({ market, symbol, timeframe, bars: columns, ...(feed ? { feed } : {}) });
   });
 }
 
@@ -130,6 +144,12 @@ const barsSchema = {
       description: "Columns, oldest bar first; time is the bar's UTC open time in ms",
       required: ["time", "open", "high", "low", "close", "volume"],
       properties: Object.fromEntries(["time", ...RAW_SERIES].map((k) => [k, { type: "array", items: { type: ["number", "null"] } }])),
+    },
+    feed: {
+      type: "object",
+      description: "Where the bars came from, when `xql data sync` wrote them: the source (a ccxt exchange id, oanda, dukascopy), the price side (bid, ask, mid; trades for an exchange) and the last sync",
+      required: ["source", "price", "lastSync"],
+      properties: { source: { type: "string" }, price: { type: "string" }, lastSync: { type: "string", format: "date-time" } },
     },
   },
 } as const;

@@ -8,6 +8,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { CsvImportError } from "../ingest/csv.js";
 import { type PushFormat, parsePush } from "../ingest/push.js";
 import type { BarStore } from "../store/store.js";
+import { SeriesLimitError } from "../store/series-owners.js";
+import type { Tier } from "../accounts/accounts.js";
+import type { Admission } from "./admission.js";
 import type { Clock } from "./app.js";
 import type { Authenticator } from "./auth.js";
 import { BUSY_RETRY_AFTER_S, STORE_BUSY, describeError, fromStore, sendStoreFailure } from "./errors.js";
@@ -16,6 +19,14 @@ import { BUSY_RETRY_AFTER_S, STORE_BUSY, describeError, fromStore, sendStoreFail
 export const PUSH_BODY_LIMIT = 16 * 1024 * 1024;
 
 export const CANNOT_WRITE = { error: "This key cannot write bars" } as const;
+
+/** New series one push may create (decisions §14); beyond, 400 naming the count, nothing written. */
+export const SERIES_PER_PUSH = 10_000;
+
+/** Series an account may hold (created by its pushes, still stored) per tier (decisions §14). */
+export const SERIES_PER_TIER: Readonly<Record<Tier, number>> = { free: 1_000, essential: 20_000, plus: 100_000 };
+
+export const SERIES_LIMIT = { error: "Series limit reached for this tier" } as const;
 
 const UNSUPPORTED = {
   error: "Send bars as text/csv (with ?market=&timeframe=, and ?symbol= for formats without a symbol column) or application/x-ndjson",
@@ -36,6 +47,10 @@ export interface PushContext {
   bars: BarStore;
   auth: Authenticator;
   clock: Clock;
+  /** The per-account admission: a push reads its body in slices that take the account's turns. */
+  admission: Admission;
+  /** The service's markets: rows of any other are refused. */
+  markets: readonly string[];
   bodyLimit?: number;
 }
 
@@ -67,11 +82,17 @@ export function registerPush(app: FastifyInstance, ctx: PushContext): void {
     const now = ctx.clock.now();
     let parsed;
     try {
-      parsed = parsePush(
+      parsed = await parsePush(
         format,
         body,
         { market: text("market"), timeframe: text("timeframe"), symbol: text("symbol"), format: text("format"), tz: text("tz"), columns: text("columns"), timeFormat: text("timeFormat") },
         now,
+        {
+          markets: ctx.markets,
+          perPush: SERIES_PER_PUSH,
+          stored: async (market) => new Set((await fromStore(() => ctx.bars.series(market))).map((s) => `${s.timeframe}\u0000${s.symbol}`)),
+          turn: () => ctx.admission.turns.turn(caller.accountId),
+        },
       );
     } catch (error) {
       if (!(error instanceof CsvImportError)) throw error;
@@ -81,8 +102,16 @@ export function registerPush(app: FastifyInstance, ctx: PushContext): void {
     if (parsed.batches.length === 0) return reply.code(200).send({ written: 0, replaced: 0, symbols: 0 });
     let result;
     try {
-      result = await fromStore(() => oneAtATime(() => ctx.bars.upsertBars(parsed.batches)));
+      const claim = { account: caller.accountId, now, perPush: SERIES_PER_PUSH, perAccount: SERIES_PER_TIER[caller.tier] };
+      // In slices that take this account's turns, so other accounts' requests go on meanwhile.
+      const turn = () => ctx.admission.turns.turn(caller.accountId);
+      result = await fromStore(() => oneAtATime(() => ctx.bars.upsertBars(parsed.batches, undefined, { claim, turn })));
     } catch (error) {
+      const limit = (error as { cause?: unknown }).cause;
+      if (limit instanceof SeriesLimitError) {
+        if (limit.kind === "account") return reply.code(403).send(SERIES_LIMIT);
+        return reply.code(400).send({ error: `${limit.message}; nothing was written`, line: 0 });
+      }
       request.log.error({ err: describeError(error), account: caller.accountId }, "bar push failed");
       // Another writer (an import) held the store's lock longer than a write waits: busy, not down.
       if (lockHeld(error)) return reply.code(503).header("Retry-After", String(BUSY_RETRY_AFTER_S)).send(STORE_BUSY);
@@ -163,9 +192,15 @@ export const PUSH_OPENAPI_PATHS = {
             },
           },
         },
-        "400": { description: "A bad row or a missing parameter; nothing was written", content: { "application/json": { schema: errorWithLine } } },
+        "400": {
+          description: "A bad row, a row of a market the service does not have, a missing parameter, or more than 10,000 new series in one push; nothing was written",
+          content: { "application/json": { schema: errorWithLine } },
+        },
         "401": { $ref: "#/components/responses/Unauthorized" },
-        "403": { description: "The key has the run scope", content: { "application/json": { schema: fixedError, example: CANNOT_WRITE } } },
+        "403": {
+          description: "The key has the run scope (before the body is read), or the push would take the account past its tier's series (free 1,000, essential 20,000, plus 100,000); nothing was written",
+          content: { "application/json": { schema: fixedError, examples: { scope: { value: CANNOT_WRITE }, series: { value: SERIES_LIMIT } } } },
+        },
         "408": { description: "The request took longer than the server's timeout to arrive", content: { "application/json": { schema: fixedError } } },
         "413": { $ref: "#/components/responses/TooLarge" },
         "429": { $ref: "#/components/responses/TooManyRequests" },

@@ -11,7 +11,7 @@ import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
 import { VERSION } from "../version.js";
-import { fetchUniverse } from "../store/fetch.js";
+import { fetchAnchored } from "../store/fetch.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { QuotaStore, QuotaUsage } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
@@ -24,7 +24,7 @@ import type { QueryCache } from "./query-cache.js";
 import type { ResultsCache } from "./results-cache.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 import type { Admission } from "./admission.js";
-import { costOf } from "../api.js";
+import { historyAnchoredAsync, runAnchoredAsync, workOf } from "../api.js";
 import { historyCostError } from "../plan/cost.js";
 import { MAX_RESPONSE_BYTES, responseTooLarge, runResultBytes } from "../json-size.js";
 
@@ -41,7 +41,7 @@ export interface RouteContext {
   cache: HotTier | undefined;
   /** The per-account admission; its turns share evaluation round-robin by account. */
   admission: Admission;
-  /** The cost budget a history's price (cost × (window + 1)) is held to. */
+  /** The cost budget a history's price (the work of its passes, `historyPrice`) is held to. */
   costBudget: number;
   /** Milliseconds of evaluation between turns of the event loop. */
   evaluationSliceMs: number;
@@ -116,7 +116,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     route: {
-      fetch: { extraBaseBars?: number };
+      /** The window of base bars evaluated (history's `bars`); a run's is 1. */
+      fetch: { bars?: number };
       /** A refusal of this query on this route, before any reservation (history's price). */
       check?: (compiled: CompiledQuery) => XqlError | undefined;
       execute: (
@@ -181,7 +182,15 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       let universe: Instrument[];
       let result: Awaited<ReturnType<typeof route.execute>>;
       try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...route.fetch });
+        // Every bar is evaluated from its anchors (decisions §9): the read covers them.
+        universe = await fetchAnchored(ctx.bars, compiled.plan, {
+          warmup: ctx.warmup,
+          cache: ctx.cache,
+          lease,
+          fetch: compiled.fetch,
+          anchorSources: compiled.fetch,
+          ...route.fetch,
+        });
         phase = "evaluate";
         // Evaluation takes turns of the event loop, round-robin with every other account's work:
         // one large screen never holds other callers for longer than a slice at a time.
@@ -216,7 +225,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     metered(request, reply, {
       fetch: {},
       async execute(compiled, universe, turn) {
-        const result = await compiled.runAsync(universe, { sliceMs: ctx.evaluationSliceMs, turn });
+        const result = await runAnchoredAsync(compiled, universe, { sliceMs: ctx.evaluationSliceMs, turn });
         // Measured before the text is written: an answer over the bound is never built.
         if (runResultBytes(result) > MAX_RESPONSE_BYTES) throw responseTooLarge(MAX_RESPONSE_BYTES);
         return { answer: boundedJson(result), log: { results: result.results.length } };
@@ -259,11 +268,11 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
         bars = fromBody;
       }
       return metered(request, reply, {
-        fetch: { extraBaseBars: bars - 1 },
-        check: (compiled) => historyCostError(costOf(compiled), bars, ctx.costBudget),
+        fetch: { bars },
+        check: (compiled) => historyCostError(workOf(compiled), bars, ctx.costBudget),
         async execute(compiled, universe, turn) {
           // The matches are counted while they are built: beyond the bound the pass stops (400).
-          const result = await compiled.historyAsync(universe, { bars, sliceMs: ctx.evaluationSliceMs, maxBytes: MAX_RESPONSE_BYTES, turn });
+          const { result } = await historyAnchoredAsync(compiled, universe, { bars, sliceMs: ctx.evaluationSliceMs, maxBytes: MAX_RESPONSE_BYTES, turn });
           return { answer: boundedJson(result), log: { bars, matches: result.stats.matches } };
         },
       });

@@ -4,7 +4,9 @@
  * symbol of the plan's market, reading only the series the plan names. The evaluator aligns
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
+import { anchorReach, anchoredBars } from "../eval/anchor.js";
 import { trustRead } from "../eval/bars.js";
+import { windowTimes } from "../eval/history.js";
 import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
@@ -43,6 +45,74 @@ export interface FetchOptions {
    * indicators converge. A source reads at least this many bars (and at least `warmup`).
    */
   fetch?: readonly FetchSource[];
+  /** Bars per source to read at least (before `extraBaseBars`): an anchored read's reach. */
+  atLeast?: Partial<Record<Timeframe, number>>;
+}
+
+/** Options of {@link fetchAnchored}. */
+export interface AnchoredFetchOptions extends FetchOptions {
+  /**
+   * The fetch of every query the bars are read for (several for a group of alerts; a timeframe
+   * may come more than once): the read covers each one's anchors.
+   */
+  anchorSources: readonly FetchSource[];
+  /** Base bars to evaluate, the latest (screen history's window); default 1 (a run). */
+  bars?: number;
+  /**
+   * The earliest base time the caller will evaluate, from the universe read (the alerts' first
+   * bar still to evaluate); default the first of the universe's last `bars` distinct base times.
+   */
+  firstTime?: (universe: Instrument[]) => number | undefined;
+}
+
+/**
+ * The instruments a plan runs over when every bar is evaluated from its anchors (decisions §9):
+ * each source holds every bar from the anchor of the earliest base bar evaluated. The first read
+ * takes what a series without gaps needs — (g + 1)·F bars and the window — and when the window
+ * spans more time than that (gaps, a sparse universe), one more read takes exactly the bars
+ * from that anchor (`anchoredBars`).
+ */
+export async function fetchAnchored(store: BarStore, plan: Plan, options: AnchoredFetchOptions): Promise<Instrument[]> {
+  const base = plan.sources[0]?.timeframe;
+  if (base === undefined) return [];
+  const market = plan.market;
+  const window = options.bars ?? 1;
+  const reach: Partial<Record<Timeframe, number>> = {};
+  for (const f of options.anchorSources) reach[f.timeframe] = Math.max(reach[f.timeframe] ?? 0, anchorReach(market, base, f.timeframe, f.bars));
+  const first = await fetchUniverse(store, plan, { ...options, atLeast: reach, extraBaseBars: window - 1 });
+  const from = options.firstTime ? options.firstTime(first) : windowTimes(first, base, window)[0];
+  if (from === undefined) return first;
+  let last = -Infinity;
+  for (const instrument of first) {
+    const time = instrument.bars[base]?.time;
+    if (time && time.length > 0 && time[time.length - 1]! > last) last = time[time.length - 1]!;
+  }
+  const read = countsOf(plan, options, reach, window - 1);
+  const needed: Partial<Record<Timeframe, number>> = {};
+  let more = false;
+  for (const f of options.anchorSources) {
+    const count = anchoredBars(market, base, f.timeframe, f.bars, from, last);
+    needed[f.timeframe] = Math.max(needed[f.timeframe] ?? 0, count);
+    if (count > (read.get(f.timeframe) ?? 0)) more = true;
+  }
+  if (!more) return first;
+  return fetchUniverse(store, plan, { ...options, atLeast: needed, extraBaseBars: 0 });
+}
+
+/** Bars per source a read with these options asks for. */
+function countsOf(plan: Plan, options: FetchOptions, atLeast: Partial<Record<Timeframe, number>>, extra: number): Map<Timeframe, number> {
+  const base = plan.sources[0]!.timeframe;
+  const warmup = options.warmup ?? DEFAULT_WARMUP;
+  return new Map(
+    plan.sources.map((source) => [
+      source.timeframe,
+      Math.max(
+        fetchCount(source.minLookback, warmup),
+        options.fetch?.find((f) => f.timeframe === source.timeframe)?.bars ?? 0,
+        atLeast[source.timeframe] ?? 0,
+      ) + (extra > 0 ? Math.ceil((extra * TIMEFRAME_MS[base]) / TIMEFRAME_MS[source.timeframe]) : 0),
+    ]),
+  );
 }
 
 /** How long a fetch without a lease of its own keeps the tier's views safe from writes. */
@@ -66,15 +136,13 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
   }
   const base = plan.sources[0];
   if (!base) return [];
-  const extra = options.extraBaseBars ?? 0;
+  const counts = countsOf(plan, { ...options, warmup }, options.atLeast ?? {}, options.extraBaseBars ?? 0);
   const requests: LatestBarsRequest[] = plan.sources.map((source) => ({
     market: plan.market,
     timeframe: source.timeframe,
     baseTimeframe: base.timeframe,
     series: source.series,
-    count:
-      Math.max(fetchCount(source.minLookback, warmup), options.fetch?.find((f) => f.timeframe === source.timeframe)?.bars ?? 0) +
-      (extra > 0 ? Math.ceil((extra * TIMEFRAME_MS[base.timeframe]) / TIMEFRAME_MS[source.timeframe]) : 0),
+    count: counts.get(source.timeframe)!,
   }));
   const symbolsRead = cache ? cache.symbols(plan.market) : store.symbols(plan.market);
   const reads = await Promise.all(

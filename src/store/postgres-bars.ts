@@ -76,6 +76,8 @@ export async function answer(client: pg.PoolClient, request: IoRequest): Promise
     case "write":
       await write(client, request.changes);
       return undefined;
+    case "pause":
+      return undefined;
     default: {
       const never: never = request;
       throw new Error(`Unknown engine request ${JSON.stringify(never)}`);

@@ -17,18 +17,21 @@ import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
 import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import type { BarBatch, BarStore, ChangesSince, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteResult } from "./store.js";
+import type { BarBatch, BarStore, ChangesSince, FeedRecord, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteOptions, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { PostgresAlerts } from "../alerts/postgres.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
+import { FEEDS_MIGRATION, FEEDS_POSTGRES_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
+import { LEASES_MIGRATION, LEASES_POSTGRES_SQL } from "../alerts/leases.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { runAsync } from "./engine/io.js";
 import { CatalogCache } from "./engine/catalog-cache.js";
 import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
+import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
@@ -177,6 +180,9 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
+  SERIES_OWNERS_MIGRATION,
+  { ...FEEDS_MIGRATION, sql: FEEDS_POSTGRES_SQL },
+  { ...LEASES_MIGRATION, sql: LEASES_POSTGRES_SQL },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
@@ -406,11 +412,44 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     }
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
+  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
     for (const batch of batches) {
       if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
     }
-    return this.writeSeries(symbolWrites(batches), onProgress);
+    // Every step of the write is a round trip: the event loop is free between them (no `turn` needed).
+    return this.writeSeries(symbolWrites(batches), onProgress, options.claim);
+  }
+
+  /**
+   * Checks and records the series a write creates for `claim`'s account, inside the write's
+   * transaction; the account's lock serialises its writes across markets and replicas.
+   */
+  private async claimSeries(client: pg.PoolClient, writes: readonly SymbolWrite[], claim: SeriesClaim): Promise<void> {
+    await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [SERIES_LOCK, claim.account]);
+    const named = seriesNamed(writes);
+    const { rows: created } = await client.query<{ market: string; timeframe: string; symbol: string }>(
+      `SELECT r.market, r.timeframe, r.symbol FROM unnest($1::text[], $2::text[], $3::text[]) AS r(market, timeframe, symbol)
+        WHERE NOT EXISTS (SELECT 1 FROM series s WHERE s.market = r.market AND s.timeframe = r.timeframe AND s.symbol = r.symbol)`,
+      [named.map((s) => s.market), named.map((s) => s.timeframe), named.map((s) => s.symbol)],
+    );
+    let held = 0;
+    if (created.length > 0) {
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM series_owners o WHERE o.account_id = $1
+          AND EXISTS (SELECT 1 FROM series s WHERE s.market = o.market AND s.timeframe = o.timeframe AND s.symbol = o.symbol)`,
+        [claim.account],
+      );
+      held = Number(rows[0]!.n);
+    }
+    checkClaim(claim, created.length, held);
+    if (created.length === 0) return;
+    // A series deleted and pushed again belongs to its new creator.
+    await client.query(
+      `INSERT INTO series_owners (market, timeframe, symbol, account_id, created_at)
+        SELECT r.market, r.timeframe, r.symbol, $4, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS r(market, timeframe, symbol)
+        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET account_id = EXCLUDED.account_id, created_at = EXCLUDED.created_at`,
+      [created.map((s) => s.market), created.map((s) => s.timeframe), created.map((s) => s.symbol), claim.account, claim.now],
+    );
   }
 
   /**
@@ -420,7 +459,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
    * version read once the locks are held says whether the catalog rows this handle holds are
    * still the database's (a writer of these markets that committed before is visible by then).
    */
-  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
+  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener, claim?: SeriesClaim): Promise<WriteResult> {
     await this.ready();
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
     const markets = [...new Set(writes.map((w) => w.market))].sort();
@@ -428,6 +467,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     let version: number | undefined;
     try {
       done = await this.transaction(async (client) => {
+        if (claim) await this.claimSeries(client, writes, claim);
         for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
         const { rows: meta } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
         const catalog = this.catalog.begin(Number(meta[0]!.value));
@@ -485,6 +525,19 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       `SELECT market FROM series GROUP BY market ORDER BY market COLLATE "C"`,
     );
     return rows.map((r) => r.market);
+  }
+
+  async recordFeeds(records: readonly FeedRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    let n = 0;
+    const one = RECORD_FEED_SQL.replace(/\?/g, () => `$${++n}`);
+    // One statement per record in one round trip each; a sync records at most a batch of pairs.
+    for (const r of records) await this.query(one, feedValues(r));
+  }
+
+  async feeds(market?: string): Promise<FeedRecord[]> {
+    const { rows } = market === undefined ? await this.query<FeedRow>(LIST_FEEDS_SQL) : await this.query<FeedRow>(`${LIST_FEEDS_SQL} WHERE market = $1`, [market]);
+    return rows.map(feedRecord);
   }
 
   async series(market?: string): Promise<SeriesInfo[]> {
@@ -659,6 +712,8 @@ interface SeriesRow {
 
 /** The advisory lock class of bar writes (with the market's hash as the second key): "xql" in ASCII, then 2. */
 const WRITE_LOCK = 0x78716c02;
+/** The advisory lock class of one account's series claims (its key: the account id's hash; apart from the alerts' 0x78716c07). */
+const SERIES_LOCK = 0x78716c70;
 
 /**
  * Migration 4: the bars move out of the row table. Blocks hold every bar (migration 3, built

@@ -85,6 +85,8 @@ export class SqliteBars {
       case "write":
         this.write(request.changes);
         return undefined;
+      case "pause":
+        return undefined;
       default: {
         const never: never = request;
         throw new Error(`Unknown engine request ${JSON.stringify(never)}`);

@@ -14,16 +14,19 @@ import { SqliteAccounts } from "../accounts/sqlite.js";
 import { SqliteAlerts } from "../alerts/sqlite.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
-import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
+import { FEEDS_MIGRATION, FEEDS_SQLITE_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
+import { LEASES_MIGRATION, LEASES_SQLITE_SQL } from "../alerts/leases.js";
+import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteOptions, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
-import { runSync } from "./engine/io.js";
+import { runSliced, runSync } from "./engine/io.js";
 import { CatalogCache, type CatalogWrite } from "./engine/catalog-cache.js";
 import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { symbolWrites } from "./write-batches.js";
+import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { sessionOf } from "../sessions/periods.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
@@ -172,6 +175,9 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
+  SERIES_OWNERS_MIGRATION,
+  { ...FEEDS_MIGRATION, sql: FEEDS_SQLITE_SQL },
+  { ...LEASES_MIGRATION, sql: LEASES_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
@@ -328,6 +334,8 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
   private readonly readonly: boolean;
+  /** The connection of sliced writes, opened on the first. */
+  private writer: SliceWriter | undefined;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     this.file = file;
@@ -371,6 +379,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
   async close(): Promise<void> {
     this.changes.close();
+    if (this.writer?.db.open) this.writer.db.close();
     if (this.db.open) this.db.close();
   }
 
@@ -395,12 +404,60 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.db.transaction(() => this.bars.latestBars(request, room))();
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult> {
+  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
     for (const batch of batches) {
       if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
     }
     const writes = symbolWrites(batches);
-    return this.writeSeries(writes, onProgress);
+    if (options.turn && this.file !== ":memory:" && !this.readonly) return this.writeInSlices(writes, options.turn, options.claim);
+    return this.writeSeries(writes, onProgress, options.claim);
+  }
+
+  /**
+   * A write on the service's request path, in slices: on a connection of its own (readers on this
+   * one see only committed bars, WAL), one transaction held open across the slices, with
+   * `turn` awaited whenever {@link WRITE_SLICE_MS} of work has passed. Other writers of the file
+   * wait for it as for any writer; the quota counters live in another file and never do.
+   */
+  private async writeInSlices(writes: readonly SymbolWrite[], turn: () => Promise<void>, claim?: SeriesClaim): Promise<WriteResult> {
+    const w = (this.writer ??= this.openWriter());
+    // Runs meter on this connection meanwhile: their quota file must be attached before the lock is held.
+    this.accounts.attachQuotaFile();
+    w.db.exec("BEGIN IMMEDIATE");
+    let result: WriteResult;
+    let touched: TouchedSeries[];
+    let catalog: CatalogWrite;
+    try {
+      if (claim) claimSeries(w.db, writes, claim);
+      catalog = this.catalog.begin(w.dataVersion.get() as number);
+      const outcome = await runSliced(writeBars(writes, undefined, catalog), (request) => w.bars.answer(request), turn, WRITE_SLICE_MS);
+      const version = w.bumpVersion.get() as number;
+      w.bars.logChange(version, outcome.touched);
+      w.db.exec("COMMIT");
+      result = { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version };
+      touched = outcome.touched;
+    } catch (error) {
+      if (w.db.inTransaction) w.db.exec("ROLLBACK");
+      this.catalog.clear();
+      throw error;
+    }
+    catalog.committed(result.version);
+    this.changes.publish(result.version, "local", touched);
+    return result;
+  }
+
+  /** The connection of sliced writes: the same file and settings as this one's. */
+  private openWriter(): SliceWriter {
+    const db = new Database(this.file, { fileMustExist: true });
+    db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    return {
+      db,
+      bars: new SqliteBars(db),
+      bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value").pluck(),
+      dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
+    };
   }
 
   /**
@@ -409,9 +466,10 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
    * from its start, so the data version it starts at says whether the catalog rows this handle
    * holds are still the file's.
    */
-  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult> {
+  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener, claim?: SeriesClaim): Promise<WriteResult> {
     const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
     const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[]; catalog: CatalogWrite } => {
+      if (claim) claimSeries(this.db, writes, claim);
       const catalog = this.catalog.begin(this.stmt.dataVersion.get() as number);
       const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => this.bars.answer(request));
       const version = this.stmt.bumpVersion.get() as number;
@@ -460,6 +518,18 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       lastTime: r.last_time,
       derived: r.derived === 1,
     }));
+  }
+
+  async recordFeeds(records: readonly FeedRecord[]): Promise<void> {
+    const record = this.db.prepare(RECORD_FEED_SQL);
+    this.db.transaction(() => {
+      for (const r of records) record.run(...feedValues(r));
+    }).immediate();
+  }
+
+  async feeds(market?: string): Promise<FeedRecord[]> {
+    const rows = (market === undefined ? this.db.prepare(LIST_FEEDS_SQL).all() : this.db.prepare(`${LIST_FEEDS_SQL} WHERE market = ?`).all(market)) as FeedRow[];
+    return rows.map(feedRecord);
   }
 
   async barCount(): Promise<number> {
@@ -595,6 +665,36 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
     return this.accounts.usage(accountId, day, limit);
   }
+}
+
+/** How long a sliced write works before it lets other requests in (see `SqliteStore.writeInSlices`). */
+const WRITE_SLICE_MS = 10;
+
+/** The second connection of a store, for writes done in slices. */
+interface SliceWriter {
+  db: Database.Database;
+  bars: SqliteBars;
+  bumpVersion: Database.Statement;
+  dataVersion: Database.Statement;
+}
+
+/** Checks and records the series a write creates for `claim`'s account (inside the write's transaction on `db`). */
+function claimSeries(db: Database.Database, writes: readonly SymbolWrite[], claim: SeriesClaim): void {
+  const exists = db.prepare("SELECT 1 FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").pluck();
+  const created = seriesNamed(writes).filter((s) => exists.get(s.market, s.timeframe, s.symbol) === undefined);
+  const held =
+    created.length === 0
+      ? 0
+      : (db
+          .prepare(
+            "SELECT count(*) FROM series_owners o WHERE o.account_id = ? AND EXISTS (SELECT 1 FROM series s WHERE s.market = o.market AND s.timeframe = o.timeframe AND s.symbol = o.symbol)",
+          )
+          .pluck()
+          .get(claim.account) as number);
+  checkClaim(claim, created.length, held);
+  // A series deleted and pushed again belongs to its new creator.
+  const own = db.prepare("INSERT OR REPLACE INTO series_owners (market, timeframe, symbol, account_id, created_at) VALUES (?, ?, ?, ?, ?)");
+  for (const s of created) own.run(s.market, s.timeframe, s.symbol, claim.account, claim.now);
 }
 
 /** Thrown inside a transaction to roll it back on purpose (the health probe's write). */

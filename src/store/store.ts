@@ -6,6 +6,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import type { Columns } from "./blocks.js";
+import type { SeriesClaim } from "./series-owners.js";
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
@@ -76,6 +77,19 @@ export interface SeriesInfo {
   lastTime: number;
   /** True when the bars are derived from a finer imported timeframe, false when imported. */
   derived: boolean;
+}
+
+/** Where a series' bars came from: the feed that last synced it (`xql data sync`), its price side, and when. */
+export interface FeedRecord {
+  market: string;
+  timeframe: Timeframe;
+  symbol: string;
+  /** The sync source: a ccxt exchange id (`binance`), `oanda` or `dukascopy`. */
+  source: string;
+  /** `bid`, `ask`, `mid`, or `trades` for an exchange's last prices. */
+  price: string;
+  /** When a sync last had the source's answer for the series (ms). */
+  syncedAt: number;
 }
 
 /** Which bars {@link BarStore.deleteBars} removes: one symbol, optionally narrowed. */
@@ -187,6 +201,21 @@ export interface SymbolWrite {
   incoming: readonly Incoming[];
 }
 
+/** How a write on the service's request path (`POST /xql/bars`) goes. */
+export interface WriteOptions {
+  /**
+   * The series the write creates are counted and recorded for this claim's account first, in the
+   * write's transaction; past either bound the write rejects with a `SeriesLimitError`, nothing written.
+   */
+  claim?: SeriesClaim;
+  /**
+   * Resolves when the write may go on: a store that shares the thread does the write in slices
+   * and lets other requests in between them (SQLite: on a connection of its own, so readers see
+   * only committed bars); a networked store yields at each round trip anyway.
+   */
+  turn?: () => Promise<void>;
+}
+
 /** Called while a long write proceeds: bars written so far of the total. */
 export type ProgressListener = (done: number, total: number) => void;
 
@@ -205,8 +234,11 @@ export interface BarStore {
    * own to write. A store may leave it out; the caller then copies what it keeps.
    */
   latestBarsWithRoom?(request: LatestBarsRequest, room: number): Promise<SymbolBars[]>;
-  /** Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or nothing. */
-  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener): Promise<WriteResult>;
+  /**
+   * Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or
+   * nothing. See {@link WriteOptions} for a write on the service's request path (a push).
+   */
+  upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options?: WriteOptions): Promise<WriteResult>;
   /**
    * The write path under {@link upsertBars} with the bars streamed rather than in memory (an
    * import of any size): sorted, distinct bars per series, in one transaction, all or nothing.
@@ -220,6 +252,10 @@ export interface BarStore {
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
   series(market?: string): Promise<SeriesInfo[]>;
+  /** Records which feed last synced these series (one row per series, replaced). A store may leave it out. */
+  recordFeeds?(records: readonly FeedRecord[]): Promise<void>;
+  /** The feed records, optionally of one market. */
+  feeds?(market?: string): Promise<FeedRecord[]>;
   /** Total bars imported (derived bars not counted); 0 for an empty store (the signal to seed). */
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */

@@ -97,7 +97,8 @@ describe("webhook deliveries", () => {
     expect(bodies.map((b) => b.events)).toEqual([
       [{ symbol: "AAA", kind: "enter", columns: { close: 150 } }],
       [{ symbol: "BBB", kind: "enter", columns: { close: 150 } }],
-      [{ symbol: "AAA", kind: "exit", columns: { close: 150 } }],
+      // An exit carries the columns at its bar (decisions §7): AAA stopped matching at 40.
+      [{ symbol: "AAA", kind: "exit", columns: { close: 40 } }],
     ]);
     for (const [i, id] of ids.entries()) {
       const tries = s.receiver.received.filter((r) => r.delivery === id);
@@ -190,5 +191,59 @@ describe("webhook deliveries", () => {
     s.clock.advance(2 * HOUR);
     await new Promise((r) => setTimeout(r, 600));
     expect(s.receiver.received.length).toBe(seen);
+  });
+
+  it("counts a 200 that comes after the timeout as a failure, and backs off before the next attempt", async () => {
+    const s = await setup((n) => (n === 1 ? "late" : "ok"));
+    await s.push(1, { AAA: 150 });
+    await until(async () => (await s.detail()).deliveries[0]?.attempts === 1);
+    const first = (await s.detail()).deliveries[0]!;
+    expect(first).toMatchObject({ status: "pending", lastError: "timeout: no answer within 0.4 s" });
+    expect(Date.parse(first.nextAttemptAt!) - s.receiver.received[0]!.at).toBeGreaterThanOrEqual(backoffAfter(1));
+    await until(async () => (await s.detail()).deliveries[0]?.status === "delivered");
+    expect((await s.detail()).deliveries[0]!.attempts).toBe(2);
+    expect(s.receiver.received[1]!.at).toBeGreaterThanOrEqual(Date.parse(first.nextAttemptAt!));
+  });
+});
+
+describe("delivery slots shared by account", () => {
+  it("a victim's delivery goes out while another account's hanging receivers still hold theirs", async () => {
+    // Attempts hang for up to a minute: longer than the test, so every hanging one is still held at its end.
+    const feed = await startFeedServer({ alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 60_000 } });
+    running.push(feed.server);
+    const hanging = await new Receiver(() => "timeout").start();
+    const victim = await new Receiver(() => "ok").start();
+    running.push(victim);
+    const hog = await feed.server.key("plus");
+    const hogAlerts: string[] = [];
+    // More alerts than the worker has slots (16), all created first: their deliveries come first in the outbox.
+    for (let i = 0; i < 20; i++) {
+      const created = await feed.server.post("/xql/alerts", JSON.stringify({ query: QUERY, webhook: hanging.url }), hog.key, { "content-type": "application/json" });
+      expect(created.status).toBe(201);
+      hogAlerts.push(((await created.json()) as { id: string }).id);
+    }
+    const { key } = await feed.server.key("free");
+    const created = await feed.server.post("/xql/alerts", JSON.stringify({ query: QUERY, webhook: victim.url }), key, { "content-type": "application/json" });
+    const victimAlert = ((await created.json()) as { id: string }).id;
+    try {
+      await feed.push(1, { AAA: 150 });
+      await victim.until(() => victim.received.length === 1);
+      await hanging.until(() => hanging.received.length >= 4);
+      // Not one of the hog's attempts has ended: the victim did not wait for a timeout.
+      const attempts = async () =>
+        Promise.all(hogAlerts.map(async (id) => ((await (await feed.server.get(`/xql/alerts/${id}`, hog.key)).json()) as { deliveries: { attempts: number }[] }).deliveries[0]!.attempts));
+      expect(await attempts()).toEqual(hogAlerts.map(() => 0));
+      // Alone, the hog fills its share and leaves a share free: the victim's next delivery goes at once too.
+      await hanging.until(() => hanging.received.length === 12);
+      await feed.push(2, { AAA: 50 });
+      await victim.until(() => victim.received.length === 2);
+      expect((JSON.parse(victim.received[1]!.body) as DeliveryBody).events.map((e) => `${e.kind} ${e.symbol}`)).toEqual(["exit AAA"]);
+      expect(hanging.received.length).toBe(12);
+      expect(await attempts()).toEqual(hogAlerts.map(() => 0));
+      await until(async () => ((await (await feed.server.get(`/xql/alerts/${victimAlert}`, key)).json()) as { deliveries: { status: string }[] }).deliveries.every((d) => d.status === "delivered"));
+    } finally {
+      // The hanging requests end with the receiver, so the server's stop does not wait a minute for them.
+      await hanging.stop();
+    }
   });
 });

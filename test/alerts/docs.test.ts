@@ -4,13 +4,13 @@
  * timestamps, and it handles a repeated delivery id once.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { signatureOf } from "../../src/alerts/sign.js";
-import { tempDir } from "../kit/index.js";
+import { signatureOf, standardSignatureOf } from "../../src/alerts/sign.js";
 import { FEED_START, HOUR, RunningClock, startFeedServer, until } from "./helpers.js";
 
 const doc = readFileSync(new URL("../../docs/alerts.md", import.meta.url), "utf8");
@@ -32,17 +32,20 @@ async function freePort(): Promise<number> {
 }
 
 describe("docs/alerts.md", () => {
-  const temp = tempDir();
-  afterAll(() => temp.cleanup());
+  // Inside the checkout, so the example's `import "xql/client"` resolves to the built package (self-reference).
+  const scratch = fileURLToPath(new URL("../../.tmp/", import.meta.url));
+  mkdirSync(scratch, { recursive: true });
+  const dir = mkdtempSync(join(scratch, "docs-alerts-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("names every route, tool and header the service has", () => {
-    for (const text of ["POST /xql/alerts", "GET /xql/alerts/{id}", "DELETE /xql/alerts/{id}", "GET /xql/alerts/stream", "X-XQL-Delivery", "X-XQL-Timestamp", "X-XQL-Signature", "xql_alert_create", "xql_alert_list", "xql_alert_delete", "--allow-private-webhooks", "Last-Event-ID"]) {
+    for (const text of ["POST /xql/alerts", "GET /xql/alerts/{id}", "DELETE /xql/alerts/{id}", "GET /xql/alerts/stream", "X-XQL-Delivery", "X-XQL-Timestamp", "X-XQL-Signature", "xql_alert_create", "xql_alert_list", "xql_alert_delete", "--allow-private-webhooks", "Last-Event-ID", "webhook-id", "webhook-timestamp", "webhook-signature", "verifyWebhook", "standardwebhooks"]) {
       expect(doc).toContain(text);
     }
   });
 
   it("runs its receiver example: real deliveries verified and printed once, forgeries and stale ones refused", async () => {
-    const file = join(temp.dir, "receiver.mjs");
+    const file = join(dir, "receiver.mjs");
     writeFileSync(file, codeAfter("### Receiving webhooks"));
     const port = await freePort();
     // The receiver checks timestamps against its own clock: the server's must be the real one.
@@ -75,7 +78,16 @@ describe("docs/alerts.md", () => {
       expect((await post(now, "sha256=short")).status).toBe(401);
       expect((await post(now, signatureOf(secret, now, body))).status).toBe(204);
       expect((await post(now + 1, signatureOf(secret, now + 1, body))).status).toBe(204);
-      await new Promise((r) => setTimeout(r, 200));
+      // The Standard Webhooks headers alone do as well; forged ones do not.
+      const standard = (signature: string) =>
+        fetch(`http://127.0.0.1:${port}/`, { method: "POST", body, headers: { "webhook-id": "dlv_docs", "webhook-timestamp": String(now), "webhook-signature": signature } });
+      expect((await standard(standardSignatureOf("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "dlv_docs", now, body))).status).toBe(401);
+      expect((await standard(standardSignatureOf(secret, "dlv_docs", now, body))).status).toBe(204);
+      // A last, new delivery: the receiver prints in order, so once its line is out every earlier one is.
+      const last = body.replace("ZZZ", "YYY").replace("dlv_docs", "dlv_docs_last");
+      const lastPost = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: last, headers: { "x-xql-timestamp": String(now), "x-xql-signature": signatureOf(secret, now, last) } });
+      expect(lastPost.status).toBe(204);
+      await until(() => stdout.includes("YYY"));
       expect(stdout.match(/ZZZ/g)).toHaveLength(1);
       expect(stderr).toBe("");
     } finally {

@@ -3,12 +3,12 @@
  * loopback whose answers the test chooses per request, the expected events of an alert from
  * the library's `history`, and the outbox as delivered.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { compile } from "../../src/api.js";
+import { compile, historyAnchoredAsync } from "../../src/api.js";
 import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
 import { signatureOf } from "../../src/alerts/sign.js";
-import type { Instrument } from "../../src/types.js";
+import type { Instrument, XqlOptions } from "../../src/types.js";
 import type { ServerOptions } from "../../src/server/app.js";
 import { startServer, type Running } from "../server/helpers.js";
 
@@ -31,13 +31,16 @@ export interface Received {
   timestamp: string;
   signature: string;
   body: string;
-  /** The answer given: `ok`, `fail`, `timeout`, `reset`, `slow`, or a redirect. */
+  /** Every header as received (both signature schemes among them). */
+  headers: IncomingHttpHeaders;
+  /** The answer given: `ok`, `fail`, `timeout`, `late`, `reset`, `slow`, or a redirect. */
   answer: Answer;
   /** When it arrived, by the receiver's clock (ms). */
   at: number;
 }
 
-export type Answer = "ok" | "fail" | "timeout" | "reset" | "slow" | { redirect: string };
+/** `late`: 200, but only once the sender has given up on the request (closed it). */
+export type Answer = "ok" | "fail" | "timeout" | "late" | "reset" | "slow" | { redirect: string };
 
 /** A webhook receiver on 127.0.0.1; `answer` picks each request's fate from its number (1-based) and delivery id. */
 export class Receiver {
@@ -104,6 +107,7 @@ export class Receiver {
         timestamp: String(request.headers["x-xql-timestamp"] ?? ""),
         signature: String(request.headers["x-xql-signature"] ?? ""),
         body: Buffer.concat(chunks).toString("utf8"),
+        headers: request.headers,
         answer,
         at: this.clock.now(),
       });
@@ -114,6 +118,7 @@ export class Receiver {
       else if (answer === "fail") response.writeHead(500).end("no");
       else if (answer === "reset") request.socket.destroy();
       else if (answer === "slow") setTimeout(() => response.end("ok, slowly"), 300);
+      else if (answer === "late") request.socket.once("close", () => response.end("ok, too late"));
       else if (answer === "timeout") {
         // Never answers; the socket is closed when the receiver stops.
       } else response.writeHead(302, { location: answer.redirect }).end();
@@ -142,48 +147,47 @@ export async function outbox(alerts: AlertStore, accountId: string): Promise<Del
 }
 
 /**
- * The events an alert created at base bar `createdAt` must deliver: the transitions of the
- * library's `history` over `universe`, bar after bar from the one after `createdAt`, each bar
- * with events as `{ time, events }` (enter: the row at the bar; exit: the row it last matched
- * with). Passed through JSON as a delivery is.
+ * The deliveries an alert created at `createdAt` should have made over `universe`: the
+ * transitions of the service's history (from each bar's anchors) per symbol over its own bars —
+ * a symbol without a bar at t has no event there and keeps its state (decisions §14), an exit
+ * carries the columns at its bar (§7) — and the symbols matching at the end (absent ones carried).
  */
-export function expectedDeliveries(query: string, universe: Instrument[], createdAt: number | null): { time: number; events: AlertEvent[] }[] {
+export async function expectedAlert(
+  query: string,
+  universe: Instrument[],
+  createdAt: number | null,
+  options: XqlOptions = {},
+): Promise<{ deliveries: { time: number; events: AlertEvent[] }[]; matching: string[] }> {
+  const compiled = compile(query, options);
   const times = [...new Set(universe.flatMap((i) => baseTimes(query, i)))].sort((a, b) => a - b);
   const window = times.filter((t) => createdAt === null || t >= createdAt);
-  const history = compile(query).history(universe, { bars: Math.max(1, window.length) });
-  const rows = new Map<number, MatchRow[]>();
-  for (const m of history.matches) {
-    let list = rows.get(m.time);
-    if (!list) rows.set(m.time, (list = []));
-    list.push({ symbol: m.symbol, columns: m.columns });
+  const { result, tracked } = await historyAnchoredAsync(compiled, universe, {
+    bars: Math.max(1, window.length),
+    track: new Set(universe.map((i) => i.symbol)),
+  });
+  const matches = new Set(result.matches.map((m) => `${m.time}\n${m.symbol}`));
+  const present = new Map<number, Map<string, MatchRow["columns"]>>();
+  for (const row of tracked) {
+    let at = present.get(row.time);
+    if (!at) present.set(row.time, (at = new Map()));
+    at.set(row.symbol, row.columns);
   }
   const out: { time: number; events: AlertEvent[] }[] = [];
-  let before: MatchRow[] = createdAt === null ? [] : (rows.get(createdAt) ?? []);
+  const state = new Set<string>();
+  if (createdAt !== null) for (const m of result.matches) if (m.time === createdAt) state.add(m.symbol);
   for (const t of window) {
     if (t === createdAt) continue;
-    const now = rows.get(t) ?? [];
-    const was = new Map(before.map((r) => [r.symbol, r]));
-    const is = new Map(now.map((r) => [r.symbol, r]));
-    const symbols = [...new Set([...was.keys(), ...is.keys()])].sort();
     const events: AlertEvent[] = [];
-    for (const s of symbols) {
-      if (is.has(s) && !was.has(s)) events.push({ symbol: s, kind: "enter", columns: is.get(s)!.columns });
-      if (was.has(s) && !is.has(s)) events.push({ symbol: s, kind: "exit", columns: was.get(s)!.columns });
+    for (const [symbol, columns] of [...(present.get(t) ?? new Map<string, MatchRow["columns"]>())].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const is = matches.has(`${t}\n${symbol}`);
+      if (is && !state.has(symbol)) events.push({ symbol, kind: "enter", columns });
+      if (!is && state.has(symbol)) events.push({ symbol, kind: "exit", columns });
+      if (is) state.add(symbol);
+      else state.delete(symbol);
     }
     if (events.length > 0) out.push({ time: t, events });
-    before = now;
   }
-  return JSON.parse(JSON.stringify(out)) as { time: number; events: AlertEvent[] }[];
-}
-
-/** The symbols matching at `time` by the library's history over `universe`. */
-export function matchingAt(query: string, universe: Instrument[], time: number): string[] {
-  const times = [...new Set(universe.flatMap((i) => baseTimes(query, i)))].sort((a, b) => a - b);
-  const window = times.filter((t) => t >= time).length;
-  return compile(query)
-    .history(universe, { bars: Math.max(1, window) })
-    .matches.filter((m) => m.time === time)
-    .map((m) => m.symbol);
+  return { deliveries: JSON.parse(JSON.stringify(out)) as { time: number; events: AlertEvent[] }[], matching: [...state].sort() };
 }
 
 function baseTimes(query: string, instrument: Instrument): number[] {

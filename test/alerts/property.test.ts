@@ -1,7 +1,8 @@
 /**
- * The defining property of alerts (decisions §7): over a replayed feed, an alert's events are
- * the transitions of `compile(q).history` over the same bars, from the bar after its creation
- * on — columns bit-identical (through JSON, as every body travels). Random queries (every
+ * The defining property of alerts (decisions §7, §9, §14): over a replayed feed, an alert's
+ * events are the transitions of the service's history (from each bar's anchors) over the same
+ * bars, per symbol over its own bars (absence is not an exit; an exit carries its bar's
+ * columns), from the bar after its creation on — columns bit-identical (through JSON, as every body travels). Random queries (every
  * function, offsets, prefixes to coarser timeframes the store derives), random instruments
  * starting and ending at their own hours, bars pushed after creation one closed bar at a time
  * or a few at once (a late batch), into a real SQLite store, evaluated by the real engine.
@@ -16,9 +17,11 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import { arbitraryExpression } from "../../src/testing/index.js";
 import type { Bars } from "../../src/types.js";
 import { HOUR, MONDAY, prng, symbolName, tickWalk, type ArrayBars } from "../kit/index.js";
-import { expectedDeliveries, matchingAt, outbox } from "./helpers.js";
+import { expectedAlert, outbox } from "./helpers.js";
 
 const HEADER = 'market = "CRYPTO"\ntimeframe = h1\n';
+/** A warm-up of 20 bars: anchors move every 20 bars of the 90-bar feed, between and inside batches. */
+const OPTIONS = { warmupCeiling: 20 };
 
 /** Instruments of h1 bars, each starting and ending at its own hour. */
 function feed(seed: number, symbols: number, length: number): { symbol: string; bars: ArrayBars }[] {
@@ -68,7 +71,7 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
     bars: store,
     alerts: store.alerts,
     clock: { now: () => Date.now() },
-    compile: (text) => compile(text),
+    compile: (text) => compile(text, OPTIONS),
     warmup: 300,
     allowPrivateWebhooks: true,
     // Rounds run when the test asks, after each write, never on the write's own trigger.
@@ -83,7 +86,7 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
     engine.start();
     const alerts: { id: string; query: string; baseline: number | null }[] = [];
     for (const [n, query] of queries.entries()) {
-      const baseline = await engine.baseline(compile(query));
+      const baseline = await engine.baseline(compile(query, OPTIONS));
       const id = `alrt_property${n}`;
       await store.alerts.createAlert(
         { id, accountId: "acct_property", name: `p${n}`, query, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: 0, lastTime: baseline.time, matching: baseline.matching },
@@ -101,16 +104,16 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
     const delivered = await outbox(store.alerts, "acct_property");
     for (const { id, query, baseline } of alerts) {
       // Every bar the store holds, every timeframe the query reads (coarser ones derived by the store).
-      const compiled = compile(query);
+      const compiled = compile(query, OPTIONS);
       const universe = await fetchUniverse(store, compiled.plan, { warmup: 100_000, fetch: compiled.fetch });
-      const expected = expectedDeliveries(query, universe, baseline);
+      const { deliveries: expected, matching } = await expectedAlert(query, universe, baseline, OPTIONS);
       const actual = delivered.filter((d) => d.alert.id === id).map((d) => ({ time: d.time, events: d.events }));
       expect(actual, query).toEqual(expected);
       eventsSeen += expected.reduce((n, d) => n + d.events.length, 0);
       // The state left is history's rows at the last bar.
       const record = (await store.alerts.findAlert("acct_property", id))!;
       expect(record.lastTime).toBe(times[times.length - 1]);
-      expect(record.matching.map((m) => m.symbol)).toEqual(matchingAt(query, universe, record.lastTime!));
+      expect(record.matching.map((m) => m.symbol)).toEqual(matching);
     }
   } finally {
     await engine.stop();

@@ -1,7 +1,9 @@
 /**
  * When alerts are evaluated (src/alerts/schedule.ts) through the real engine and a real SQLite
  * store: a bar stored while still in progress is evaluated when the clock closes it, with no
- * write to wake anyone; a round that fails (the store cannot be read) is tried again.
+ * write to wake anyone; a round that fails (the store cannot be read) is tried again; a round
+ * for bar t waits for every symbol that had the previous bar to write t, or for the grace
+ * (decisions §14), by an injected clock.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
@@ -9,7 +11,8 @@ import { AlertEngine } from "../../src/alerts/engine.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { BarStore } from "../../src/store/store.js";
 import { HOUR, MONDAY } from "../kit/index.js";
-import { RunningClock, until } from "./helpers.js";
+import { TestClock } from "../server/helpers.js";
+import { RunningClock, outbox, until } from "./helpers.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
 const cleanup: (() => Promise<void>)[] = [];
@@ -64,5 +67,76 @@ describe("the engine's rounds", () => {
     engine.start();
     await until(async () => (await store.alerts.findAlert("acct_retry", "alrt_retry"))!.lastTime === MONDAY + 9 * HOUR, 10_000);
     expect(failures).toBeLessThan(0);
+  });
+});
+
+describe("a round waits for the bar's writers", () => {
+  const SYMBOLS = ["AAA", "BBB", "CCC"];
+  /** Hour 10's close. */
+  const CLOSE = MONDAY + 11 * HOUR;
+
+  /** AAA, BBB and CCC with h1 bars at hours 0–9 closing at 50, and an alert on close > 100 from hour 9 on. */
+  async function setup(clock: { now(): number }, options: { graceMs?: number; settleMs?: number } = {}) {
+    const store = new SqliteStore(":memory:");
+    cleanup.push(() => store.close());
+    const closes = new Array<number>(10).fill(50);
+    const bars = { time: closes.map((_, i) => MONDAY + i * HOUR), open: closes, high: closes, low: closes, close: closes, volume: closes.map(() => 1) };
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: SYMBOLS.map((symbol) => ({ symbol, bars })) }]);
+    // Rounds run when the test asks (the settle outlasts the test), unless it says otherwise.
+    const engine = new AlertEngine({ bars: store, alerts: store.alerts, clock, compile: (text) => compile(text), warmup: 300, allowPrivateWebhooks: true, settleMs: 3_600_000, ...options });
+    cleanup.push(() => engine.stop());
+    await store.alerts.createAlert({ id: "alrt_grace", accountId: "acct_grace", name: "grace", query: QUERY, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: 0, lastTime: MONDAY + 9 * HOUR, matching: [] }, 1);
+    engine.start();
+    const write = (closes: Record<string, number>) =>
+      store.upsertBars([
+        { market: "CRYPTO", timeframe: "h1", symbols: Object.entries(closes).map(([symbol, c]) => ({ symbol, bars: { time: [MONDAY + 10 * HOUR], open: [c], high: [c], low: [c], close: [c], volume: [1] } })) },
+      ]);
+    const lastTime = async () => (await store.alerts.findAlert("acct_grace", "alrt_grace"))!.lastTime;
+    const events = async () => (await outbox(store.alerts, "acct_grace")).map((d) => [d.time, d.events.map((e) => `${e.kind} ${e.symbol}`)]);
+    return { engine, write, lastTime, events };
+  }
+
+  it("evaluates bar t once every symbol that had the previous bar has written t, not on the first write", async () => {
+    const clock = new TestClock(CLOSE + 1_000);
+    const s = await setup(clock);
+    await s.write({ AAA: 150 });
+    await s.engine.evaluate();
+    // One writer of three: the round waits (the clock stands 1 s after the close, inside the 5 s grace).
+    expect(await s.lastTime()).toBe(MONDAY + 9 * HOUR);
+    await s.write({ BBB: 150, CCC: 50 });
+    await s.engine.evaluate();
+    expect(await s.lastTime()).toBe(MONDAY + 10 * HOUR);
+    expect(await s.events()).toEqual([[MONDAY + 10 * HOUR, ["enter AAA", "enter BBB"]]]);
+  });
+
+  it("evaluates bar t without the symbols still absent once the grace has passed since t's close", async () => {
+    const clock = new TestClock(CLOSE + 1_000);
+    const s = await setup(clock);
+    await s.write({ AAA: 150 });
+    await s.engine.evaluate();
+    clock.t = CLOSE + 4_999;
+    await s.engine.evaluate();
+    expect(await s.lastTime()).toBe(MONDAY + 9 * HOUR);
+    clock.t = CLOSE + 5_000;
+    await s.engine.evaluate();
+    expect(await s.lastTime()).toBe(MONDAY + 10 * HOUR);
+    expect(await s.events()).toEqual([[MONDAY + 10 * HOUR, ["enter AAA"]]]);
+  });
+
+  it("takes the grace as an option: 0 evaluates on the first write", async () => {
+    const s = await setup(new TestClock(CLOSE + 1_000), { graceMs: 0 });
+    await s.write({ AAA: 150 });
+    await s.engine.evaluate();
+    expect(await s.lastTime()).toBe(MONDAY + 10 * HOUR);
+  });
+
+  it("runs the round on its own when the grace ends, with no write to wake it", async () => {
+    // The clock runs from 4.8 s after the close: the grace ends 200 ms into the test.
+    const clock = new RunningClock(CLOSE + 4_800);
+    const s = await setup(clock, { settleMs: 10 });
+    await s.write({ AAA: 150 });
+    await until(async () => (await s.lastTime()) === MONDAY + 10 * HOUR, 10_000);
+    expect(clock.now()).toBeGreaterThanOrEqual(CLOSE + 5_000);
+    expect(await s.events()).toEqual([[MONDAY + 10 * HOUR, ["enter AAA"]]]);
   });
 });

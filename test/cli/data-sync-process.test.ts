@@ -159,7 +159,7 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
     idle.child.kill("SIGINT");
     const idleExit = await idle.exited;
     expect(idleExit.code, idleExit.stderr).toBe(0);
-    expect(idleExit.stdout).toMatch(/^(\d{4}-\d\d-\d\d \d\d:\d\d UTC close: .*\n)*Stopped after \d+ m1 bars of 1 symbol from binance/);
+    expect(idleExit.stdout).toMatch(/^(m1 bar of \d{4}-\d\d-\d\d \d\d:\d\d UTC: .*\n)*Stopped after \d+ m1 bars of 1 symbol from binance/);
   });
 
   it("says which npm install adds ccxt when it is missing", async () => {

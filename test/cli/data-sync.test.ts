@@ -120,7 +120,7 @@ describe("xql data sync", () => {
     exchange = await standIn([{ base: "BTC", quote: "USDT" }]);
     const db = join(dir, "usage.db");
     const cases: [string[], string][] = [
-      [[], "data sync needs an EXCHANGE: a ccxt exchange id such as binance, bybit, okx or kraken"],
+      [[], "data sync needs a SOURCE: oanda or dukascopy (FOREX), or a ccxt exchange id such as binance, bybit, okx or kraken"],
       [["binance"], "data sync needs --symbols A/B,C/D or --quote Q (e.g. --quote USDT --top 50)"],
       [["binance", "--symbols", "BTC/USDT", "--quote", "USDT"], "data sync takes --symbols or --quote, not both"],
       [["binance", "--symbols", "BTC/USDT", "--top", "5"], "--top N goes with --quote Q"],
@@ -132,6 +132,9 @@ describe("xql data sync", () => {
       [["binance", "--symbols", "BTC/USDT", "--api-url", "not a url"], "--api-url 'not a url' is not a URL"],
       [["binance", "--symbols", "BTC/USDC", "--api-url", exchange.url], "binance has no spot pair 'BTC/USDC', did you mean 'BTC/USDT'?"],
       [["binance", "--symbols", "BTC/USDT", "--folow"], "xql data sync: unknown option '--folow', did you mean '--follow'?"],
+      [["binance", "--symbols", "BTC/USDT", "--since", "3d", "--until", "5d"], "--until 5d is not after --since 3d"],
+      [["binance", "--symbols", "BTC/USDT", "--until", "1d", "--follow"], "--until ends a backfill and --follow keeps going: choose one"],
+      [["binance", "--symbols", "BTC/USDT", "--price", "mid"], "--price is for the FOREX sources (oanda, dukascopy)"],
     ];
     for (const [args, message] of cases) {
       const result = await xqlIn(["data", "sync", ...args, "--db", db]);

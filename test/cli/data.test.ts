@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAMES } from "../../src/types.js";
@@ -26,9 +26,9 @@ describe("xql data", () => {
       const result = await xql(["data", "import", file, "--market", "stocks", "--timeframe", "h1", "--db", db]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("Imported 50 h1 bars of 1 symbol into market STOCKS");
-      // Not a terminal: no progress bar escapes; standard error names the database made (once) and the format taken.
+      // Not a terminal: no progress bar escapes; standard error names the format taken and the database made (once, after the write that keeps it).
       expect(result.stderr).toMatch(
-        new RegExp(`^${pass === 0 ? "xql: created the database .+import\\.db\\n" : ""}xql data import: read .+ as xql CSV \\(symbol,time,open,high,low,close,volume; [^\\n]*\\)\\n$`),
+        new RegExp(`^xql data import: read .+ as xql CSV \\(symbol,time,open,high,low,close,volume; [^\\n]*\\)\\n${pass === 0 ? "xql: created the database .+import\\.db\\n" : ""}$`),
       );
     }
     const store = new SqliteStore(db);
@@ -84,8 +84,21 @@ describe("xql data", () => {
     const result = await xql(["data", "import", file, "--market", "STOCKS", "--timeframe", "h1", "--db", db]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("line 2: high 9 is below open, close or low; nothing was written");
+    // The database this import would have created is not left behind empty, nor announced.
+    expect(result.stderr).not.toContain("created the database");
+    expect(readdirSync(dir).filter((name) => name.startsWith("bad.db"))).toEqual([]);
+  });
+
+  it("keeps a database that existed before a failed import, with its bars", async () => {
+    const db = join(dir, "kept.db");
+    const good = join(dir, "kept.csv");
+    writeFileSync(good, `ACME,${T0},10,11,9,10.5,1000`);
+    expect((await xql(["data", "import", good, "--market", "STOCKS", "--timeframe", "h1", "--db", db])).code).toBe(0);
+    const bad = join(dir, "kept-bad.csv");
+    writeFileSync(bad, `ACME,${T0 + 3_600_000},10,9,9,10.5,1000`);
+    expect((await xql(["data", "import", bad, "--market", "STOCKS", "--timeframe", "h1", "--db", db])).code).toBe(1);
     const store = new SqliteStore(db);
-    expect(await store.barCount()).toBe(0);
+    expect(await store.barCount()).toBe(1);
     await store.close();
   });
 

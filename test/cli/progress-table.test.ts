@@ -73,7 +73,7 @@ describe("tables", () => {
     expect(priceDecimals(undefined)).toBe(0);
   });
 
-  it("xql run --format table prints a BTC close as the data has it (101731.68, not 101732)", async () => {
+  it("xql run --format table prints a BTC close as the data has it (101731.68, not 101732), an average to its decimals, RSI to two, volume grouped", async () => {
     const dir = mkdtempSync(join(tmpdir(), "xql-table-"));
     try {
       const db = join(dir, "btc.db");
@@ -100,12 +100,12 @@ describe("tables", () => {
         },
       ]);
       await store.close();
-      const query = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, sma(20), rsi(14)]\ntrue';
+      const query = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, sma(20), rsi(14), avg(volume, 5) * 1000000]\ntrue';
       const r = await xqlIn(["run", "-", "--db", db, "--format", "table"], { input: query });
       expect(r.stderr).toBe("");
       const row = r.stdout.split("\n").find((line) => line.startsWith("BTCUSDT"))!.trim().split(/\s+/);
       const mean = closes.slice(10).reduce((a, b) => a + b, 0) / 20;
-      expect(row).toEqual(["BTCUSDT", "101731.68", String(Number(mean.toFixed(2))), expect.stringMatching(/^\d+\.\d{4}$/)]);
+      expect(row).toEqual(["BTCUSDT", "101731.68", mean.toFixed(2), expect.stringMatching(/^\d+\.\d{2}$/), "1,234,560"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

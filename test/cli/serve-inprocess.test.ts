@@ -72,6 +72,62 @@ describe("xql serve in-process", () => {
     expect(typo.stderr).toMatch(/unknown option '--prot', did you mean '--port'\?/);
     expect((await xqlIn(["serve", "--port", "99999"])).stderr).toMatch(/--port must be an integer from 0 to 65535, got '99999'/);
     expect((await xqlIn(["serve", "--warmup", "10"])).stderr).toMatch(/unknown option '--warmup', did you mean '--warmup-ceiling'\?/);
+    expect((await xqlIn(["serve", "--alert-grace", "soon"])).stderr).toMatch(/--alert-grace must be a number of seconds, got 'soon'/);
+  });
+});
+
+describe("xql serve --metrics-port", () => {
+  let dir: string;
+  let cleanup: () => void;
+  let db: string;
+  beforeAll(async () => {
+    ({ dir, cleanup } = tempDir());
+    db = join(dir, "metrics.db");
+    const store = new SqliteStore(db);
+    await seedSmallUniverse(store);
+    store.close();
+  });
+  afterAll(() => cleanup());
+
+  it("says where /metrics is before the listening line, and serves the Prometheus text there", async () => {
+    const stop = new AbortController();
+    let stderr = "";
+    let resolveListening: () => void = () => {};
+    const listening = new Promise<void>((resolve) => (resolveListening = resolve));
+    const finished = xqlIn(["serve", "--port", "0", "--db", db, "--quiet", "--metrics-port", "0"], {
+      stop: stop.signal,
+      onStderr: (text) => {
+        stderr += text;
+        if (/listening on /.test(stderr)) resolveListening();
+      },
+    });
+    await Promise.race([listening, finished]);
+    const metrics = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)\n.*listening on (http:\/\/127\.0\.0\.1:\d+)/s.exec(stderr);
+    expect(metrics).not.toBeNull();
+    expect((await fetch(`${metrics![2]}/health`)).status).toBe(200);
+    const text = await (await fetch(metrics![1]!)).text();
+    expect(text).toContain('xql_http_requests_total{route="/health",status="200"} 1');
+    expect(text).toContain("process_cpu_seconds_total");
+    stop.abort("SIGTERM");
+    expect((await finished).code).toBe(0);
+  });
+
+  it("names --metrics-port when its port is in use, and checks the new options' values", async () => {
+    const blocker: Server = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await xqlIn(["serve", "--port", "0", "--db", db, "--quiet", "--metrics-port", String(port)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split("\n").at(-1)).toBe(
+        `xql serve: port ${port} on 127.0.0.1 is in use (another xql serve?); stop that process or pick another with --metrics-port`,
+      );
+    } finally {
+      blocker.close();
+    }
+    expect((await xqlIn(["serve", "--metrics-port", "x"])).stderr).toMatch(/--metrics-port must be an integer from 0 to 65535, got 'x'/);
+    expect((await xqlIn(["serve", "--metrics-host", "0.0.0.0"])).stderr).toMatch(/--metrics-host needs --metrics-port/);
+    expect((await xqlIn(["serve", "--lease-seconds", "0"])).stderr).toMatch(/--lease-seconds must be an integer from 1 to 3600, got '0'/);
   });
 });
 

@@ -61,12 +61,13 @@ describe("xql watch", () => {
     if (format === "json") {
       expect(lines.map((l) => JSON.parse(l))).toEqual([
         { time: START + HOUR, timeframe: "h1", symbol: "BBB", kind: "enter", columns: { close: 120 } },
-        { time: START + 2 * HOUR, timeframe: "h1", symbol: "AAA", kind: "exit", columns: { close: 150 } },
-        { time: START + 3 * HOUR, timeframe: "h1", symbol: "BBB", kind: "exit", columns: { close: 130 } },
+        // Exits carry the columns at their bar (decisions §7): the values that stopped the match.
+        { time: START + 2 * HOUR, timeframe: "h1", symbol: "AAA", kind: "exit", columns: { close: 90 } },
+        { time: START + 3 * HOUR, timeframe: "h1", symbol: "BBB", kind: "exit", columns: { close: 10 } },
       ]);
     } else {
       const at = (h: number) => `${new Date(START + h * HOUR).toISOString().replace("T", " ").slice(0, 16)} UTC`;
-      expect(lines).toEqual([`${at(1)}  enter  BBB  close=120`, `${at(2)}  exit   AAA  close=150`, `${at(3)}  exit   BBB  close=130`]);
+      expect(lines).toEqual([`${at(1)}  enter  BBB  close=120`, `${at(2)}  exit   AAA  close=90`, `${at(3)}  exit   BBB  close=10`]);
     }
   });
 

@@ -124,6 +124,17 @@ describe("the corpus", () => {
   });
 });
 
+/**
+ * A body read from the store without its `meta.unconverged` (decisions §9: only paths that read
+ * the store count it, the library's meta has none), checked to be a count.
+ */
+function storeBody(body: unknown): unknown {
+  const { meta } = body as { meta: Record<string, unknown> };
+  expect(Number.isInteger(meta.unconverged)).toBe(true);
+  const { unconverged: _, ...rest } = meta;
+  return { ...(body as object), meta: rest };
+}
+
 for (const { file, description, cases } of corpus) {
   describe(`${file}: ${description.slice(0, 80)}`, () => {
     for (const c of cases) {
@@ -145,7 +156,7 @@ for (const { file, description, cases } of corpus) {
             expect(body).toEqual({ valid: false, error: c.error });
           } else {
             expect(r.code, r.stderr).toBe(0);
-            expect(body).toEqual((library as { result: unknown }).result);
+            expect(storeBody(body)).toEqual((library as { result: unknown }).result);
           }
         });
 
@@ -163,8 +174,10 @@ for (const { file, description, cases } of corpus) {
             expect(body).toEqual({ valid: false, error: c.error });
           } else {
             expect(response.status).toBe(200);
-            // The whole body, `meta` included (decisions §2): bit for bit the library's.
-            expect(body).toEqual((library as { result: unknown }).result);
+            // The whole body, `meta` included (decisions §2): bit for bit the library's. The corpus's
+            // stores are shorter than any anchor reaches back (decisions §9), so the bars from the
+            // anchor are all the bars.
+            expect(storeBody(body)).toEqual((library as { result: unknown }).result);
           }
         });
       });

@@ -83,7 +83,7 @@ export class ExchangeStandIn {
   readonly klines: KlinesServed[] = [];
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
-  private faults: { kind: "status"; status: number; retryAfter?: string } | { kind: "drop" } | undefined;
+  private faults: { kind: "status"; status: number; retryAfter?: string } | { kind: "drop" } | { kind: "html" } | { kind: "huge"; bytes: number } | { kind: "hang" } | undefined;
   private faultCount = 0;
   /** Answer every bar from startTime to the open one whatever the limit (as Kraken does), not Binance's `limit`. */
   ignoreLimit = false;
@@ -129,6 +129,24 @@ export class ExchangeStandIn {
     this.faultCount = count;
   }
 
+  /** The next `count` requests answer 200 with an HTML page (a proxy's error page), not JSON. */
+  htmlNext(count: number): void {
+    this.faults = { kind: "html" };
+    this.faultCount = count;
+  }
+
+  /** The next request answers 200 with a JSON array of `bytes` bytes and more (a hostile mirror). */
+  hugeNext(bytes: number): void {
+    this.faults = { kind: "huge", bytes };
+    this.faultCount = 1;
+  }
+
+  /** The next `count` requests are never answered. */
+  hangNext(count: number): void {
+    this.faults = { kind: "hang" };
+    this.faultCount = count;
+  }
+
   /** Every bar of `symbol` the exchange has in [from, to] (open times), closed at `now`. */
   closedTimes(symbol: string, interval: string, from: number, to: number, now = this.now()): number[] {
     const dur = INTERVAL_MS[interval]!;
@@ -150,6 +168,30 @@ export class ExchangeStandIn {
       if (this.faultCount === 0) this.faults = undefined;
       if (fault.kind === "drop") {
         request.socket.destroy();
+        return;
+      }
+      if (fault.kind === "hang") return;
+      if (fault.kind === "html") {
+        response.writeHead(200, { "content-type": "text/html" }).end("<!DOCTYPE html><html><head><title>Attention Required!</title></head><body>blocked</body></html>");
+        return;
+      }
+      if (fault.kind === "huge") {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.on("error", () => {});
+        const row = Buffer.from(`[${Date.now()},"1","1","1","1","1",0,"0",1,"0","0","0"],`.repeat(1000));
+        let sent = 0;
+        const pump = (): void => {
+          if (sent === 0) response.write("[");
+          while (sent < fault.bytes) {
+            sent += row.length;
+            if (!response.write(row)) {
+              response.once("drain", pump);
+              return;
+            }
+          }
+          response.end("[]]");
+        };
+        pump();
         return;
       }
       const headers: Record<string, string> = { "content-type": "application/json" };

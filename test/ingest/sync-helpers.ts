@@ -56,9 +56,9 @@ export interface StoredBar {
   volume: number;
 }
 
-/** Every bar the store holds of `symbol` at `timeframe` (CRYPTO), oldest first. */
-export async function storedBars(store: BarStore, symbol: string, timeframe: "m1" | "h1" | "d" = "m1"): Promise<StoredBar[]> {
-  const got = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 1_000_000 });
+/** Every bar the store holds of `symbol` at `timeframe` (CRYPTO unless `market` says), oldest first. */
+export async function storedBars(store: BarStore, symbol: string, timeframe: "m1" | "m5" | "m15" | "h1" | "h4" | "d" = "m1", market = "CRYPTO"): Promise<StoredBar[]> {
+  const got = await store.latestBars({ market, timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 1_000_000 });
   const bars = got.find((s) => s.symbol === symbol)?.bars;
   if (!bars) return [];
   return Array.from(bars.time, (time, i) => ({ time, open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]!, close: bars.close[i]!, volume: bars.volume[i]! }));

@@ -4,6 +4,7 @@
  * what is stored, refilling after downtime, holes, rate limits and dropped connections,
  * `--top`'s choice, and `--follow` on a clock sped up 60 times.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openExchange, retryAfterMs } from "../../src/ingest/sync-exchange.js";
@@ -45,7 +46,7 @@ async function sync(clock: { now(): number; sleep(ms: number, signal: AbortSigna
   const binance = await openExchange("binance", { apiUrl: exchange!.url, baseDelayMs: 200, onRetry: (line) => options.retries?.push(line) });
   const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "named", symbols: options.symbols ?? ["BTC/USDT", "ETH/USDT", "SOL/USDT"] });
   return syncBars({
-    exchange: binance,
+    source: binance,
     store,
     pairs,
     timeframe: "m1",
@@ -138,6 +139,22 @@ describe("data sync", () => {
     expect(exchange.klines.length).toBe(before);
   });
 
+  it("--until ends a backfill: no bar opening at or after it is fetched or written, and a later sync extends the run from there", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const since = OPEN - 600 * MINUTE;
+    const until = OPEN - 200 * MINUTE;
+    const binance = await openExchange("binance", { apiUrl: exchange.url });
+    const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "named", symbols: ["BTC/USDT"] });
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since, until, clock });
+    expect(report.written).toBe(400);
+    expect(await storedBars(store, "BTCUSDT")).toEqual(servedBars("BTCUSDT", exchange.closedTimes("BTCUSDT", "1m", since, until - MINUTE)));
+    for (const k of exchange.klines) expect(k.startTime + (k.limit - 1) * MINUTE).toBeLessThan(until);
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
+    const latest = Math.floor(NOW / MINUTE) * MINUTE - MINUTE;
+    expect(await storedBars(store, "BTCUSDT")).toEqual(servedBars("BTCUSDT", exchange.closedTimes("BTCUSDT", "1m", since, latest)));
+  });
+
   it("refills a deleted tail and leaves the exchange's own holes alone, asking for them once", async () => {
     const clock = new ManualClock(NOW);
     const holes = [OPEN - 100 * MINUTE, OPEN - 99 * MINUTE];
@@ -169,19 +186,19 @@ describe("data sync", () => {
     exchange.limitNext(2, 429, "1");
     const limitedAt = performance.now();
     const since = OPEN - 200 * MINUTE;
-    await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since, clock });
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     // Retry-After: 1 — no answer came sooner than a second after the 429s.
     expect(stamps[0]! - limitedAt).toBeGreaterThanOrEqual(950);
     expect(retries[0]).toMatch(/^binance is limiting requests \(HTTP 429\); waiting 1\.0 s as its Retry-After says, then retrying [A-Z]+\/USDT m1 candles$/);
 
     exchange.dropNext(3);
     clock.t = NOW + 20 * MINUTE;
-    await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since, clock });
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     expect(retries.some((r) => /^binance did not answer \(.+\); retrying [A-Z]+\/USDT m1 candles in 0\.[1-4] s \(attempt 2 of 8\)$/.test(r))).toBe(true);
 
     exchange.limitNext(1, 418, "Thu, 01 Jan 1970 00:00:00 GMT");
     clock.t = NOW + 40 * MINUTE;
-    await syncBars({ exchange: binance, store, pairs, timeframe: "m1", since, clock });
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     expect(retries.some((r) => r.startsWith("binance is limiting requests (HTTP 418)"))).toBe(true);
     const latest = Math.floor(clock.t / MINUTE) * MINUTE - MINUTE;
     for (const p of PAIRS) {
@@ -283,5 +300,111 @@ describe("data sync", () => {
       expect(stored.at(-1)!.time).toBe(latest);
       expect(stored).toEqual(servedBars(symbol, exchange.closedTimes(symbol, "1m", since, latest, latest + MINUTE)));
     }
+  });
+});
+
+describe("data sync bounds (issue 33): what a hostile or broken --api-url can do", () => {
+  async function open(clock: ManualClock, options: Parameters<typeof openExchange>[1] = {}, retries: string[] = []) {
+    const binance = await openExchange("binance", { apiUrl: exchange!.url, baseDelayMs: 100, clock, onRetry: (line) => retries.push(line), ...options });
+    const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "named", symbols: ["BTC/USDT"] });
+    return { binance, pairs };
+  }
+
+  it("an HTML page where JSON was expected is a failed request said on a line, never a silent success", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const notices: string[] = [];
+    const { binance, pairs } = await open(clock, { attempts: 2 }, retries);
+    exchange.htmlNext(2);
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, onNotice: (line) => notices.push(line) });
+    expect(retries).toEqual([
+      "binance sent a reply a sync cannot use: binance's JSON expected, an HTML page came (HTTP 200: '<!DOCTYPE html><html><head><title>Attention Required!</title></head><body>blocke…'); retrying BTC/USDT m1 candles in 0.1 s (attempt 2 of 2)",
+    ]);
+    expect(notices).toEqual([expect.stringMatching(/^BTC\/USDT: binance's JSON expected, an HTML page came .*; left for the next sync$/)]);
+    expect(report.failed.map((f) => f.symbol)).toEqual(["BTC/USDT"]);
+    expect(report.written).toBe(0);
+  });
+
+  it("says at once that an --api-url refusing connections cannot be reached, and keeps retrying", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const retries: string[] = [];
+    const binance = await openExchange("binance", { apiUrl: `http://${host}`, baseDelayMs: 100, attempts: 3, clock: new ManualClock(NOW), onRetry: (line) => retries.push(line) });
+    await expect(binance.spotMarkets()).rejects.toMatchObject({ kind: "unreachable" });
+    expect(retries).toEqual([
+      `binance: cannot reach ${host} (connection refused) (check --api-url and the network); retrying loading markets in 0.1 s (attempt 2 of 3)`,
+      `binance: cannot reach ${host} (connection refused); retrying loading markets in 0.2 s (attempt 3 of 3)`,
+    ]);
+  });
+
+  it("cuts a reply larger than the bound (64 MiB; here 1 MiB) and retries it as a failed request", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const { binance, pairs } = await open(clock, { maxReplyBytes: 1024 * 1024 }, retries);
+    exchange.hugeNext(16 * 1024 * 1024);
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock });
+    expect(retries).toEqual(["binance sent a reply a sync cannot use: the reply is larger than 1 MiB; cut off there; retrying BTC/USDT m1 candles in 0.1 s (attempt 2 of 8)"]);
+    expect(report.written).toBe(10);
+  });
+
+  it("waits at most 5 minutes for a Retry-After of 100000 s, and says so", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const { binance, pairs } = await open(clock, {}, retries);
+    exchange.limitNext(1, 429, "100000");
+    const before = clock.now();
+    const report = await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock });
+    expect(retries).toEqual(["binance is limiting requests (HTTP 429); its Retry-After asks for 100000 s, more than a sync waits: waiting 5 min, then retrying BTC/USDT m1 candles"]);
+    expect(clock.now() - before).toBe(300_000);
+    expect(report.failed).toEqual([]);
+  });
+
+  it("a server that never answers is given up after the timeout; a stop request ends the wait on it, or on a Retry-After, at once", async () => {
+    const clock = new ManualClock(NOW);
+    exchange = await standIn(PAIRS.slice(0, 1), () => clock.now());
+    const retries: string[] = [];
+    const { binance, pairs } = await open(clock, { timeoutMs: 300 }, retries);
+    exchange.hangNext(1);
+    await syncBars({ source: binance, store, pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock });
+    expect(retries[0]).toMatch(/^binance did not answer \(.*\); retrying BTC\/USDT m1 candles in 0\.1 s \(attempt 2 of 8\)$/);
+
+    // Stopped while a request hangs: resolved within the grace, as stopped, nothing failed.
+    const hung = new AbortController();
+    const waiting = await open(clock, { stop: hung.signal, stopGraceMs: 100 });
+    exchange.hangNext(1);
+    exchange.onKlines = undefined;
+    clock.t += 5 * MINUTE;
+    const pending = syncBars({ source: waiting.binance, store, pairs: waiting.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: hung.signal });
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (exchange!.requests.some((r) => r.includes("/klines") && r.includes("limit=5")) ? resolve() : void setImmediate(poll));
+      poll();
+    });
+    hung.abort();
+    const stopped = await pending;
+    expect(stopped).toMatchObject({ stopped: true, failed: [] });
+
+    // Stopped while waiting out a Retry-After (on the wall clock: the stop must end a real wait).
+    const limited = new AbortController();
+    const said: string[] = [];
+    const real = await open(clock, { stop: limited.signal, clock: undefined }, said);
+    exchange.limitNext(1, 429, "100000");
+    clock.t += 5 * MINUTE;
+    const lines: string[] = [];
+    const pendingLimited = syncBars({ source: real.binance, store, pairs: real.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: limited.signal, onNotice: (l) => lines.push(l) });
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (said.some((line) => line.includes("waiting 5 min")) ? resolve() : void setTimeout(poll, 5));
+      poll();
+    });
+    const stoppedAt = performance.now();
+    limited.abort();
+    expect(await pendingLimited).toMatchObject({ stopped: true, failed: [] });
+    // The 5-minute wait ended with the stop, not with the wait.
+    expect(performance.now() - stoppedAt).toBeLessThan(2000);
+    expect(lines).toEqual([]);
   });
 });

@@ -284,9 +284,22 @@ describe("xql mcp against the running service", () => {
     await service.exhaustQuota(spentKey);
     const spent = await startBridge({ XQL_API_KEY: spentKey, XQL_BASE_URL: service.baseUrl });
     try {
+      const before = Date.now();
       const run = await call(spent, "xql_run", { query: QUERY });
+      const after = Date.now();
       expect(run.isError).toBe(true);
-      expect(run.structuredContent).toEqual({ error: "Daily API rate limit exceeded" });
+      // The service's body, and when to try again: the next UTC midnight (X-RateLimit-Reset) and Retry-After's seconds up to it.
+      const nextMidnight = (t: number) => new Date(Math.floor(t / 86_400_000) * 86_400_000 + 86_400_000).toISOString();
+      const { error, resetAt, retryAfter } = run.structuredContent as { error: string; resetAt: string; retryAfter: number };
+      expect(error).toBe("Daily API rate limit exceeded");
+      expect([nextMidnight(before), nextMidnight(after)]).toContain(resetAt);
+      expect(Object.keys(run.structuredContent!).sort()).toEqual(["error", "resetAt", "retryAfter"]);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(Math.abs(Date.parse(resetAt) - (before + retryAfter * 1000))).toBeLessThanOrEqual(after - before + 2_000);
+      // The HTTP body itself stays exactly the contract's.
+      const direct = await new XqlClient({ baseUrl: service.baseUrl, apiKey: spentKey }).run(QUERY);
+      expect(direct.status).toBe(429);
+      expect(direct.body).toEqual({ error: "Daily API rate limit exceeded" });
       expectTextMirrorsStructured(run);
       expect((await call(spent, "xql_validate", { query: QUERY })).isError).toBeFalsy();
     } finally {

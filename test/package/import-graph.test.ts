@@ -16,9 +16,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * built-ins (one module each, so a new built-in adds one: raise this with it), one is
  * Chevrotain. 151 with the lexer and the recorded lookahead (src/syntax/lexer.ts,
  * lookahead.ts, lookahead-paths.ts), which do at less cost what Chevrotain's file did at
- * start-up. A package's entry point reached from the core would add hundreds.
+ * start-up. 153 with column kinds (src/check/column-kind.ts, what a table shows a column as).
+ * A package's entry point reached from the core would add hundreds.
  */
-const MAX_CORE_FILES = 152;
+const MAX_CORE_FILES = 153;
 
 async function importGraph(entry: string): Promise<{ files: string[]; packages: string[] }> {
   const result = await build({
@@ -52,9 +53,9 @@ describe("the core's import graph", () => {
     expect((await importGraph("src/index.ts")).packages).toEqual([]);
   });
 
-  it("xql/client loads a few files and no package", async () => {
+  it("xql/client loads a few files and no package (Node's crypto only, for verifyWebhook)", async () => {
     const { files, packages } = await importGraph("src/client/index.ts");
-    expect(packages).toEqual([]);
+    expect(packages.sort()).toEqual(["node:buffer", "node:crypto"]);
     expect(files.length).toBeLessThanOrEqual(5);
   });
 });

@@ -162,8 +162,9 @@ describe("the playground in Chromium", () => {
     const rows = page.locator("#results tbody tr");
     expect(await rows.count()).toBeGreaterThan(0);
     expect(await page.locator("#results thead th").allTextContents()).toEqual(["symbol", "close", "sma(20)", "rsi(14)"]);
-    // The bars the screen used: max(minLookback, warm-up 300) of the base timeframe.
-    await expect.poll(() => page.locator("#chart").getAttribute("data-drawn"), { timeout: 20_000 }).toBe("300");
+    // The bars the screen used: back to its anchor at the latest bar, up to (1 + 1)·300 + 3 of the
+    // base timeframe (decisions §9) — all 400 the seeded store holds.
+    await expect.poll(() => page.locator("#chart").getAttribute("data-drawn"), { timeout: 20_000 }).toBe("400");
     await expect.poll(() => paintedPixels(page)).toBeGreaterThan(2000);
     expect(await page.locator("#chart-legend").textContent()).toContain("sma(20)");
     // The key lives in this tab's sessionStorage, nowhere else.
@@ -292,5 +293,62 @@ describe("the playground in Chromium", () => {
     await expect.poll(() => page.locator("#watch-status").textContent()).toBe("Stopped watching; the alert is deleted.");
     await expect.poll(async () => ((await (await server.get("/xql/alerts", key)).json()) as { alerts: unknown[] }).alerts.length).toBe(0);
     expect(await page.locator("#watch").textContent()).toBe("Watch this screen");
+  });
+
+  it("brings the matching line up to date with a bar that closed before the stream connected", async () => {
+    const query = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 1000000000';
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(query);
+    // Hold the stream's connection until the bar below has closed and been delivered to nobody.
+    let connect!: () => void;
+    const held = new Promise<void>((resolve) => (connect = resolve));
+    await page.route("**/xql/alerts/stream", async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.locator("#watch").click();
+      await expect.poll(() => page.locator("#watch-status").textContent(), { timeout: 20_000 }).toContain(": 0 matching.");
+      const [alert] = ((await (await server.get("/xql/alerts", key)).json()) as { alerts: { id: string }[] }).alerts;
+      const series = (await server.store.series("CRYPTO")).filter((s) => s.timeframe === "h1");
+      const latest = Math.max(...series.map((s) => s.lastTime));
+      const symbol = series.find((s) => s.lastTime === latest)!.symbol;
+      clockAhead = latest + 2 * 3_600_000 - Date.now();
+      await server.store.upsertBars([
+        { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol, bars: { time: [latest + 3_600_000], open: [2e9], high: [2e9], low: [2e9], close: [2e9], volume: [1] } }] },
+      ]);
+      // The service has moved on: the symbol matches at the closed bar.
+      await expect
+        .poll(async () => ((await (await server.get(`/xql/alerts/${alert!.id}`, key)).json()) as { matching: string[] }).matching, { timeout: 20_000 })
+        .toEqual([symbol]);
+      connect();
+      await expect.poll(() => page.locator("#watch-pane").getAttribute("data-streaming")).toBe("true");
+      await expect.poll(() => page.locator("#watch-status").textContent(), { timeout: 20_000 }).toContain(`: 1 matching (${symbol}).`);
+    } finally {
+      connect();
+      await page.unroute("**/xql/alerts/stream");
+      if ((await page.locator("#watch").textContent()) === "Stop watching") await page.locator("#watch").click();
+      await expect.poll(async () => ((await (await server.get("/xql/alerts", key)).json()) as { alerts: unknown[] }).alerts.length).toBe(0);
+    }
+  });
+
+  it("shows the results table by column kind: prices to their decimals, RSI to two", async () => {
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText('market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, sma(20), rsi(14), avg(volume, 5) * 1000]\nlimit = 5\ntrue');
+    await page.locator("#offline").check();
+    await page.locator("#run").click();
+    const rows = page.locator("#results tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(5);
+    for (let i = 0; i < 5; i++) {
+      const [, close, sma, rsi, volume] = await rows.nth(i).locator("td").allTextContents();
+      const decimals = close!.split(".")[1]?.length ?? 0;
+      expect(sma!.split(".")[1]?.length ?? 0).toBe(decimals);
+      expect(rsi).toMatch(/^\d+\.\d{2}$/);
+      expect(volume).toMatch(/^\d{1,3}(,\d{3})*(\.\d+)?$/);
+    }
   });
 });

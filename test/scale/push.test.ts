@@ -65,4 +65,29 @@ describe.skipIf(!HAVE_SERVICES)("POST /xql/bars on PostgreSQL", () => {
       stop();
     }
   });
+
+  it("holds a free account to 1,000 series across replicas: racing pushes of new series never pass the cap together (migration 7 on PostgreSQL)", async () => {
+    const writer = await issueApiKey(a.store, { tier: "free", scope: "write", now: Date.now() });
+    const day = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000;
+    const csv = (from: number, to: number) =>
+      `symbol,time,open,high,low,close,volume\n${Array.from({ length: to - from }, (_, i) => `P${from + i},${day},1.5,2.5,1.25,2,1000`).join("\n")}\n`;
+    const push = (replica: Replica, body: string) =>
+      fetch(`${replica.url}/xql/bars?market=CRYPTO&timeframe=d`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${writer.key}`, "content-type": "text/csv" },
+        body,
+      });
+    expect((await push(a, csv(0, 900))).status).toBe(200);
+    // 900 held: of two pushes of 60 new series each, on two replicas at once, exactly one fits.
+    const [one, two] = await Promise.all([push(a, csv(900, 960)), push(b, csv(960, 1_020))]);
+    expect([one.status, two.status].sort()).toEqual([200, 403]);
+    const refused = one.status === 403 ? one : two;
+    expect(await refused.json()).toEqual({ error: "Series limit reached for this tier" });
+    expect((await a.store.symbols("CRYPTO")).filter((s) => s.startsWith("P")).length).toBe(960);
+    // 40 more fit exactly; then no more.
+    expect((await push(b, csv(2_000, 2_040))).status).toBe(200);
+    expect((await push(a, csv(3_000, 3_001))).status).toBe(403);
+    // New bars for series it holds still go in.
+    expect((await push(a, csv(0, 10))).status).toBe(200);
+  });
 });

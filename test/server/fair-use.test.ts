@@ -51,23 +51,26 @@ const CHEAP_50 = (tag: string, condition = "true"): string => `${HEAD}// ${tag}\
 const SERIES_8 = (tag: string): string => `${HEAD}// ${tag}\n${columns(8, (i) => ["open", "high", "low", "close", "volume", "hl2", "hlc3", "ohlc4"][i]!)}true`;
 
 describe("history priced by its window", () => {
-  it("refuses cost × (window + 1) above the budget before any reservation, naming the largest window that fits", async () => {
+  it("refuses a window whose passes cost more than the budget before any reservation, naming the largest window that fits", async () => {
     server = await marketServer();
     const { key } = await server.key("free");
-    const response = await server.post("/xql/history?bars=1000", CHEAP_50("a"), key);
+    // 50 emas: every pass runs 50 kernels over the bars it covers (up to 600 before its first bar).
+    const query = (tag: string, condition: string): string => `${HEAD}// ${tag}\n${columns(50, (i) => `ema(close, ${i + 2})`)}${condition}`;
+    const response = await server.post("/xql/history?bars=1000", query("a", "true"), key);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
-      valid: false,
-      error: {
-        type: "plan",
-        message:
-          "History too costly to run: its cost is 102,102 bar-steps per instrument (102 × 1,001 for a window of 1,000 bars), above the budget of 100,000; ask for at most 979 bars",
-      },
-    });
+    const body = (await response.json()) as { valid: false; error: { type: string; message: string } };
+    expect(body.error.type).toBe("plan");
+    const refused = /^History too costly to run: its cost is ([\d,]+) bar-steps per instrument for a window of 1,000 bars, above the budget of 100,000; ask for at most ([\d,]+) bars$/.exec(body.error.message);
+    expect(refused, body.error.message).not.toBeNull();
+    expect(Number(refused![1]!.replace(/,/g, ""))).toBeGreaterThan(100_000);
+    const most = Number(refused![2]!.replace(/,/g, ""));
+    // Every screen whose run is admitted gets 100 bars (decisions §5).
+    expect(most).toBeGreaterThanOrEqual(100);
     expect(response.headers.get("x-ratelimit-remaining")).toBe("30");
-    // 979 bars: 102 × 980 = 99,960, within the budget (a condition that never holds: a small answer).
-    const fits = await server.post("/xql/history?bars=979", CHEAP_50("b", "close < 0"), key);
+    // The largest window fits (a condition that never holds: a small answer); one more does not.
+    const fits = await server.post(`/xql/history?bars=${most}`, query("b", "close < 0"), key);
     expect(fits.status).toBe(200);
+    expect((await server.post(`/xql/history?bars=${most + 1}`, query("c", "close < 0"), key)).status).toBe(400);
     expect(await used(server, key)).toBe(1);
   });
 
@@ -109,7 +112,8 @@ describe("the attack's amplification sequence", () => {
     for (let i = 0; i < 7; i++) {
       const response = await server.post("/xql/history?bars=1000", CHEAP_50(`attempt ${i}`), key);
       expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^History too costly to run/);
+      // Priced by its passes (decisions §5) it may be admitted; then its answer is over the bound, never built.
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^(History too costly to run|Response too large)/);
     }
     // The 58 KB long-comment query: priced out at 1,000 bars; at 4 bars its answer (120 × 4 × 58 KB) is over 16 MiB.
     expect((await server.post("/xql/history?bars=1000", LONG_COMMENTS("a"), key)).status).toBe(400);
@@ -245,10 +249,11 @@ describe("GET /xql/bars", () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { bars: { time: number[] } }).bars.time).toHaveLength(1000);
     expect(reads).toEqual([{ market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: ["open", "high", "low", "close", "volume"], count: 1000, symbols: [symbol] }]);
-    // Beyond what a run may fetch for a source (here the warm-up ceiling, 1,000): refused.
-    const over = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=1001`, key);
+    // Beyond what a run may read for a source (its anchors' reach over the warm-up ceiling of
+    // 1,000: 2.5 × 1,000 + 3, decisions §9): refused.
+    const over = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=2504`, key);
     expect(over.status).toBe(400);
-    expect(await over.json()).toEqual({ error: "bars must be an integer from 1 to 1000" });
+    expect(await over.json()).toEqual({ error: "bars must be an integer from 1 to 2503" });
     await store.close();
   });
 });

@@ -44,7 +44,7 @@ describe("POST /xql/history", () => {
     expect(body.stats.forward["1"]!.hitRate).toBe(1);
     expect(body.stats.forward["1"]!.mean).toBeCloseTo((one[0]! + one[1]! + one[2]!) / 3, 12);
     expect(body.stats.forward["5"]).toEqual({ n: 0, mean: null, median: null, hitRate: null });
-    expect(body.meta).toEqual({ instruments: 3, matched: 4, skipped: { shortHistory: 0, noData: 0 }, asOf: new Date(LATEST).toISOString() });
+    expect(body.meta).toEqual({ instruments: 3, matched: 4, skipped: { shortHistory: 0, noData: 0 }, asOf: new Date(LATEST).toISOString(), unconverged: 0 });
     const usage = (await (await server.get("/usage", key)).json()) as { used: number };
     expect(usage.used).toBe(1);
   });

@@ -14,6 +14,8 @@ const metaOf = (instruments: number, matched: number) => ({
   matched,
   skipped: { shortHistory: 0, noData: 0 },
   asOf: new Date(Math.floor(NOW / 3_600_000) * 3_600_000).toISOString(),
+  // `close > …` has no recursion: exact on any number of bars.
+  unconverged: 0,
 });
 const SYNTAX_ERROR = 'market = "FOREX"\ntimeframe = h1\nrsi(14 < 30';
 const PLAN_ERROR = 'market = "FOREX"\ntimeframe = h1\nsma(400) > 0';

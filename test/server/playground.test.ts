@@ -47,15 +47,29 @@ describe("GET /xql/bars", () => {
     ["?symbol=EURUSD&timeframe=h1", "market, symbol and timeframe are required, e.g. ?market=FOREX&symbol=EURUSD&timeframe=h1"],
     ["?market=STOCKS&symbol=EURUSD&timeframe=h1", "Unknown market 'STOCKS'; known: FOREX, CRYPTO"],
     ["?market=FOREX&symbol=EURUSD&timeframe=h2", "Unknown timeframe 'h2'; use one of m1 m5 m15 m30 h1 h4 d w"],
-    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=0", "bars must be an integer from 1 to 5000"],
-    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=5001", "bars must be an integer from 1 to 5000"],
-    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=1e3", "bars must be an integer from 1 to 5000"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=0", "bars must be an integer from 1 to 12503"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=12504", "bars must be an integer from 1 to 12503"],
+    ["?market=FOREX&symbol=EURUSD&timeframe=h1&bars=1e3", "bars must be an integer from 1 to 12503"],
   ])("answers 400 for %s", async (query, error) => {
     server = await startServer();
     const { key } = await server.key();
     const response = await server.get(`/xql/bars${query}`, key);
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error });
+  });
+
+  it("says where a synced series' bars came from, for a derived timeframe the feed of the one it derives from", async () => {
+    server = await startServer();
+    const { key } = await server.key();
+    const syncedAt = Date.UTC(2026, 11, 6, 0, 40);
+    await server.store.recordFeeds([{ market: "FOREX", timeframe: "h1", symbol: "EURUSD", source: "oanda", price: "bid", syncedAt }]);
+    const feed = { source: "oanda", price: "bid", lastSync: "2026-12-06T00:40:00.000Z" };
+    for (const timeframe of ["h1", "d"]) {
+      const body = (await (await server.get(`/xql/bars?market=FOREX&symbol=EURUSD&timeframe=${timeframe}&bars=2`, key)).json()) as { feed?: unknown };
+      expect(body.feed, timeframe).toEqual(feed);
+    }
+    // Bars imported or seeded: no feed.
+    expect(await (await server.get("/xql/bars?market=FOREX&symbol=GBPUSD&timeframe=h1&bars=2", key)).json()).not.toHaveProperty("feed");
   });
 
   it("answers 404 for a symbol without bars at that timeframe", async () => {

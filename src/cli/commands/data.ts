@@ -15,7 +15,7 @@ import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "../../ingest
 import { SEED_BARS, seedStore } from "../../synthetic/seed.js";
 import { TIMEFRAMES, isTimeframe } from "../../types.js";
 import { progressBar } from "../progress.js";
-import { databasePath, openStore } from "../store.js";
+import { databasePath, openStore, openStoreForWriting } from "../store.js";
 import { renderTable } from "../table.js";
 import { assertNever } from "../../errors.js";
 import { SYNC_HELP, SYNC_OPTIONS, syncAction } from "./data-sync.js";
@@ -53,7 +53,9 @@ const help = `Usage:
   xql data status [--format table|json] [--db FILE|URL]
   xql data delete --symbol S [--from TIME] [--market M] [--timeframe TF] [--db FILE|URL]
   xql data sync EXCHANGE (--symbols A/B,C/D | --quote Q [--top N]) [--timeframe TF]
-                [--since DATE|30d] [--follow] [--api-url URL] [--db FILE|URL]
+                [--since DATE|30d] [--until DATE|30d | --follow] [--api-url URL] [--db FILE|URL]
+  xql data sync oanda|dukascopy [--symbols EUR_USD,...] [--price bid|ask|mid] [--live]
+                [--timeframe TF] [--since DATE|30d] [--until DATE|30d | --follow] [--api-url URL]
 
 Fill the embedded store with bars. \`xql serve\` and \`xql run\` seed an empty store by
 themselves; these commands refresh or add data.
@@ -80,7 +82,8 @@ themselves; these commands refresh or add data.
            Times must lie between 1970 and 2 days from now; prices between 1e-12 and
            1e12, volume at most 1e18.
   status   What the store holds, per market and timeframe: symbols, bars, first and last
-           bar, and whether the bars are imported or derived.
+           bar, whether the bars are imported or derived, and the feed that synced them
+           (source, price side, last sync).
   delete   Removes a symbol's bars: all of them, or those opening at or after --from
            (ms since the epoch or ISO 8601), in every market and timeframe unless
            --market or --timeframe narrow it. Prints how many bars went.
@@ -138,7 +141,9 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
       throw new CliError(fileProblem(file, error));
     }
   }
-  const store = await openStore(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
+  const opened = await openStoreForWriting(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
+  const store = opened.store;
+  let wrote = false;
   const reading = progressBar("Reading ", io.stderr);
   const writing = progressBar("Writing ", io.stderr);
   try {
@@ -158,6 +163,7 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
       },
     });
     writing.done();
+    wrote = result.bars > 0;
     io.stderr.write(`xql data import: read ${shown} as ${result.formatDescription}\n`);
     io.stdout.write(
       `Imported ${result.bars.toLocaleString("en-US")} ${result.timeframe} bars of ${result.symbols} symbol${result.symbols === 1 ? "" : "s"} into market ${result.market} (${store.file})\n`,
@@ -177,7 +183,7 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
     }
     throw error;
   } finally {
-    await store.close();
+    await opened.finish(wrote);
   }
 }
 
@@ -193,6 +199,8 @@ export interface StatusRow {
   lastTime: string;
   /** `imported`, `derived`, or `mixed` when some symbols import the timeframe and others derive it. */
   source: "imported" | "derived" | "mixed";
+  /** The feeds that synced these series (`xql data sync`): source, price side, symbols, and the last sync (ISO 8601). */
+  feeds: { source: string; price: string; symbols: number; lastSync: string }[];
 }
 
 async function status(values: Values, io: CliIo): Promise<number> {
@@ -213,6 +221,17 @@ async function status(values: Values, io: CliIo): Promise<number> {
       else group.imported++;
       groups.set(key, group);
     }
+    // Where the bars came from: per market and timeframe, each feed with its symbols and last sync.
+    const feeds = new Map<string, Map<string, { source: string; price: string; symbols: number; last: number }>>();
+    for (const f of (await store.feeds?.()) ?? []) {
+      const key = `${f.market}\u0000${f.timeframe}`;
+      const byFeed = feeds.get(key) ?? new Map();
+      const feed = byFeed.get(`${f.source} ${f.price}`) ?? { source: f.source, price: f.price, symbols: 0, last: 0 };
+      feed.symbols++;
+      feed.last = Math.max(feed.last, f.syncedAt);
+      byFeed.set(`${f.source} ${f.price}`, feed);
+      feeds.set(key, byFeed);
+    }
     const order = (tf: string): number => (TIMEFRAMES as readonly string[]).indexOf(tf);
     const rows: StatusRow[] = [...groups.values()]
       .sort((a, b) => (a.market < b.market ? -1 : a.market > b.market ? 1 : 0) || order(a.timeframe) - order(b.timeframe))
@@ -224,6 +243,7 @@ async function status(values: Values, io: CliIo): Promise<number> {
         firstTime: isoOrMs(g.first),
         lastTime: isoOrMs(g.last),
         source: g.derived === 0 ? "imported" : g.imported === 0 ? "derived" : "mixed",
+        feeds: [...(feeds.get(`${g.market}\u0000${g.timeframe}`)?.values() ?? [])].map((f) => ({ source: f.source, price: f.price, symbols: f.symbols, lastSync: isoOrMs(f.last) })),
       }));
     const dataVersion = await store.dataVersion();
     if (format === "json") {
@@ -238,9 +258,9 @@ async function status(values: Values, io: CliIo): Promise<number> {
     io.stdout.write(`${store.file} (data version ${dataVersion})\n`);
     io.stdout.write(
       renderTable(
-        ["market", "timeframe", "symbols", "bars", "first bar (UTC)", "latest bar (UTC)", "source"],
-        rows.map((r) => [r.market, r.timeframe, String(r.symbols), r.bars.toLocaleString("en-US"), minute(r.firstTime), minute(r.lastTime), r.source]),
-        [false, false, true, true, false, false, false],
+        ["market", "timeframe", "symbols", "bars", "first bar (UTC)", "latest bar (UTC)", "source", "feed, last sync (UTC)"],
+        rows.map((r) => [r.market, r.timeframe, String(r.symbols), r.bars.toLocaleString("en-US"), minute(r.firstTime), minute(r.lastTime), r.source, feedCell(r, minute)]),
+        [false, false, true, true, false, false, false, false],
       ),
     );
     return 0;
@@ -277,6 +297,14 @@ async function deleteBars(values: Values, io: CliIo): Promise<number> {
   }
 }
 
+/** `oanda bid 2026-12-06 00:40`; with several feeds, how many symbols each (`oanda bid ×20, dukascopy bid ×8`) and the latest sync. */
+function feedCell(row: StatusRow, minute: (iso: string) => string): string {
+  if (row.feeds.length === 0) return "";
+  const last = row.feeds.reduce((max, f) => (f.lastSync > max ? f.lastSync : max), row.feeds[0]!.lastSync);
+  const names = row.feeds.map((f) => `${f.source} ${f.price}${row.feeds.length > 1 || f.symbols < row.symbols ? ` ×${f.symbols}` : ""}`);
+  return `${names.join(", ")} ${minute(last)}`;
+}
+
 /** ISO 8601, or the number of ms for a time no Date can show (stored before bounds existed). */
 function isoOrMs(ms: number): string {
   const date = new Date(ms);
@@ -288,7 +316,7 @@ const POSITIONALS: Readonly<Record<Action, number>> = { seed: 0, import: 1, stat
 
 export const dataCommand: Command = {
   name: "data",
-  summary: "Seed, import (CSV, Binance, MetaTrader, HistData), sync from an exchange, inspect and delete the store's bars",
+  summary: "Seed, import (CSV, Binance, MetaTrader, HistData), sync from an exchange, OANDA or Dukascopy, inspect and delete the store's bars",
   help,
   async run(args, io) {
     const [action, ...rest] = args;

@@ -106,7 +106,7 @@ export const historyCommand: Command = {
     const query = await readQueryArg(file, io);
     const screen = await compileWithBars("history", io, query, file, format, values, limits, bars - 1);
     if (!screen) return 1;
-    const result = screen.compiled.history(screen.universe, { bars });
+    const result = await screen.history(bars);
     io.stdout.write(format === "json" ? `${JSON.stringify(result)}\n` : format === "csv" ? historyCsv(result) : historyTable(result));
     return 0;
   },

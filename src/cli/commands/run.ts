@@ -47,7 +47,7 @@ export const runCommand: Command = {
     const screen = await compileWithBars("run", io, query, file, format, values, limits);
     if (!screen) return 1;
     const { compiled, universe } = screen;
-    const result = compiled.run(universe);
+    const result = await screen.run();
     const base = compiled.plan.sources[0]?.timeframe;
     const shown = new Set(result.results.map((row) => row.symbol));
     // --format table prints prices to the decimals each instrument's bars are quoted in.
@@ -56,7 +56,7 @@ export const runCommand: Command = {
         ? universe.filter((i) => shown.has(i.symbol)).map((i) => [i.symbol, priceDecimals(i.bars[base])] as const)
         : [],
     );
-    io.stdout.write(renderRunResult(result, format, decimals));
+    io.stdout.write(renderRunResult(result, format, decimals, compiled.columnKinds, compiled.plan));
     return 0;
   },
 };

@@ -28,11 +28,12 @@ function playgroundDir(): string | undefined {
 }
 
 /** The options of `xql serve` (the deploy files are checked against them). */
-export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks") };
+export const SERVE_OPTIONS = { ...pick("port", "host", "db", "redis"), ...QUERY_LIMIT_OPTIONS, ...pick("cache-mb", "quiet", "allow-private-webhooks", "metrics-port", "metrics-host", "lease-seconds", "alert-grace") };
 
 const help = `Usage: xql serve [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--db FILE|postgres://…] [--redis redis://…]
                  [--ceiling N] [--warmup-ceiling N] [--cache-mb 512] [--quiet]
-                 [--allow-private-webhooks]
+                 [--allow-private-webhooks] [--metrics-port PORT [--metrics-host 127.0.0.1]]
+                 [--lease-seconds 15] [--alert-grace 5]
 
 Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
@@ -45,6 +46,8 @@ Starts the XQL HTTP service on the embedded SQLite store:
 Alerts are evaluated as base bars close and delivered by signed webhook and the stream
 (docs/alerts.md); webhooks must be https:// to a public address unless
 --allow-private-webhooks is given.
+With --metrics-port, GET /metrics serves Prometheus metrics on a listener of its own
+(unauthenticated: keep it on a private interface; needs prom-client). See docs/deployment.md.
 On first start an empty store is seeded with the synthetic FOREX and CRYPTO universe.
 Create a key with \`xql keys create --tier free\` (any time; no restart needed).
 
@@ -89,10 +92,10 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): {
 }
 
 /** `EADDRINUSE` and friends in one line that says what to do. */
-function listenProblem(error: unknown, host: string, port: number): unknown {
+function listenProblem(error: unknown, host: string, port: number, flag = "--port"): unknown {
   const code = (error as { code?: string }).code;
-  if (code === "EADDRINUSE") return new CliError(`port ${port} on ${host} is in use (another xql serve?); stop that process or pick another with --port`);
-  if (code === "EACCES") return new CliError(`no permission to listen on port ${port}; ports below 1024 need privileges, pick another with --port`);
+  if (code === "EADDRINUSE") return new CliError(`port ${port} on ${host} is in use (another xql serve?); stop that process or pick another with ${flag}`);
+  if (code === "EACCES") return new CliError(`no permission to listen on port ${port}; ports below 1024 need privileges, pick another with ${flag}`);
   if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return new CliError(`cannot listen on ${host}: no such interface on this machine; try --host 127.0.0.1`);
   return error;
 }
@@ -112,10 +115,19 @@ export const serveCommand: Command = {
     const cacheText = values["cache-mb"] ?? "512";
     if (!/^\d+$/.test(cacheText)) throw new UsageError(`xql serve: --cache-mb must be a whole number of MiB, got '${cacheText}'`);
     const cacheMb = Number(cacheText);
+    const graceText = values["alert-grace"];
+    if (graceText !== undefined && !/^\d+(\.\d+)?$/.test(graceText)) throw new UsageError(`xql serve: --alert-grace must be a number of seconds, got '${graceText}'`);
     // The floor of 300 bars per source is cut too when the ceiling is lower.
     const warmup = Math.min(DEFAULT_WARMUP, warmupCeiling ?? DEFAULT_WARMUP);
     const limits = limitsFromEnv(io.env);
-    const { createServer } = await import("../../server/index.js");
+    const metricsPortText = values["metrics-port"];
+    if (metricsPortText !== undefined && (!/^\d+$/.test(metricsPortText) || Number(metricsPortText) > 65535)) {
+      throw new UsageError(`xql serve: --metrics-port must be an integer from 0 to 65535, got '${metricsPortText}'`);
+    }
+    if (values["metrics-host"] !== undefined && metricsPortText === undefined) throw new UsageError("xql serve: --metrics-host needs --metrics-port");
+    const leaseSeconds = positiveInteger("serve", "lease-seconds", values["lease-seconds"], 3600);
+    const { createServer, metricsAddress, MissingPromClientError } = await import("../../server/index.js");
+    const { NEEDS_PROM_CLIENT } = await import("../../server/metrics.js");
 
     const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     const redis = redisUrl(values.redis, io.env);
@@ -129,25 +141,39 @@ export const serveCommand: Command = {
     }
     // On PostgreSQL, keys already seen keep authenticating while the database is down.
     const keys = store.backend === "postgres" ? new FallbackKeyStore(store) : undefined;
-    const app = createServer({
-      store,
-      keys,
-      quota,
-      warmup,
-      ...(cacheMb === 0 ? { cache: false as const } : { cacheMb }),
-      markets: await marketsOf(store),
-      ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
-      ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
-      logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
-      playgroundDir: playgroundDir(),
-      allowPrivateWebhooks: values["allow-private-webhooks"] === true,
-      ...limits,
-    });
+    let app: ReturnType<typeof createServer>;
+    try {
+      app = createServer({
+        store,
+        keys,
+        quota,
+        warmup,
+        ...(cacheMb === 0 ? { cache: false as const } : { cacheMb }),
+        markets: await marketsOf(store),
+        ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
+        ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
+        logger: values.quiet ? false : { level: "info", stream: { write: (line: string) => io.stdout.write(line) } },
+        playgroundDir: playgroundDir(),
+        allowPrivateWebhooks: values["allow-private-webhooks"] === true,
+        ...(leaseSeconds === undefined && graceText === undefined
+          ? {}
+          : { alertTiming: { ...(leaseSeconds === undefined ? {} : { leaseMs: leaseSeconds * 1000 }), ...(graceText === undefined ? {} : { graceMs: Math.round(Number(graceText) * 1000) }) } }),
+        ...(metricsPortText === undefined ? {} : { metrics: { port: Number(metricsPortText), host: values["metrics-host"] ?? DEFAULT_HOST } }),
+        ...limits,
+      });
+    } catch (error) {
+      quota?.close();
+      await store.close();
+      throw error instanceof MissingPromClientError ? new CliError(`--metrics-port ${NEEDS_PROM_CLIENT}`) : error;
+    }
     try {
       await app.listen({ port, host });
     } catch (error) {
       quota?.close();
       await store.close();
+      // The metrics listener opens as the app gets ready, before the service's own.
+      const metricsHost = values["metrics-host"] ?? DEFAULT_HOST;
+      if (metricsPortText !== undefined && metricsAddress(app) === undefined) throw listenProblem(error, metricsHost, Number(metricsPortText), "--metrics-port");
       throw listenProblem(error, host, port);
     }
     const address = app.server.address();
@@ -155,6 +181,11 @@ export const serveCommand: Command = {
     const shownHost = host.includes(":") ? `[${host}]` : host;
     if ((await store.listKeys()).every((k) => k.revokedAt !== null)) {
       io.stderr.write("xql serve: no API keys yet; create one with `xql keys create --tier free`\n");
+    }
+    const metricsAt = metricsAddress(app);
+    if (metricsAt) {
+      const metricsHost = metricsAt.address.includes(":") ? `[${metricsAt.address}]` : metricsAt.address;
+      io.stderr.write(`xql serve: metrics on http://${metricsHost}:${metricsAt.port}/metrics\n`);
     }
     // The "listening" line comes last: scripts (and the tests) wait for it.
     io.stderr.write(`xql serve: listening on http://${shownHost}:${bound} (database ${store.file}${quota ? `, quota in ${quota.url}` : ""})\n`);

@@ -10,6 +10,7 @@ export const abs: FunctionModule = {
   name: "abs",
   params: [{ name: "x", kind: "series" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: () => 0,
   lookbackDoc: "L(x)",

@@ -50,6 +50,7 @@ export const ad: FunctionModule = {
   name: "ad",
   params: [],
   result: "number",
+  column: "volume",
   implicit: ["high", "low", "close", "volume"],
   extraLookback: () => 0,
   lookbackDoc: "1",

@@ -78,6 +78,7 @@ export const adosc: FunctionModule = {
     { name: "slow", kind: "length" },
   ],
   result: "number",
+  column: "volume",
   implicit: ["high", "low", "close", "volume"],
   extraLookback: (k) => Math.max(k[0]!, k[1]!) - 1,
   lookbackDoc: "max(fast, slow)",

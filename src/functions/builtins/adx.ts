@@ -12,6 +12,7 @@ export const adx: FunctionModule = {
   name: "adx",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([n = 1]) => 2 * n - 1,
   lookbackDoc: "2n",

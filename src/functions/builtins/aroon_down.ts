@@ -13,6 +13,7 @@ export const aroon_down: FunctionModule = {
   name: "aroon_down",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["low"],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",

@@ -19,6 +19,7 @@ export const aroon_osc: FunctionModule = {
   name: "aroon_osc",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low"],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",

@@ -13,6 +13,7 @@ export const aroon_up: FunctionModule = {
   name: "aroon_up",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high"],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",

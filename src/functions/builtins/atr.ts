@@ -29,9 +29,17 @@ const kernel: Kernel = (inputs, consts, out, from, to, _ctx, state) => {
       if (state !== undefined) state[0] = NaN;
       return;
     }
+    // The seed is the mean of the first n true ranges, exactly their common value when they are
+    // all equal (bars that repeat one range keep their ATR at that range, as on a flat window).
+    const first = trueRange(high[f + 1]!, low[f + 1]!, close[f]!);
     let sum = 0;
-    for (let j = f + 1; j <= seedAt; j++) sum += trueRange(high[j]!, low[j]!, close[j - 1]!);
-    a = sum / n;
+    let flat = first - first === 0;
+    for (let j = f + 1; j <= seedAt; j++) {
+      const tr = trueRange(high[j]!, low[j]!, close[j - 1]!);
+      sum += tr;
+      if (tr !== first) flat = false;
+    }
+    a = flat ? first : sum / n;
     if (seedAt >= from) out[seedAt] = a;
     i = seedAt + 1;
     for (; i < from; i++) a += (trueRange(high[i]!, low[i]!, close[i - 1]!) - a) * inv;
@@ -55,6 +63,7 @@ export const atr: FunctionModule = {
   name: "atr",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "price",
   implicit: ["high", "low", "close"],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "n + 1",

@@ -5,6 +5,7 @@ export const avg: FunctionModule = {
   name: "avg",
   params: [{ name: "src", kind: "series" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

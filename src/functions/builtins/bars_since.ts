@@ -43,6 +43,7 @@ export const bars_since: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "L(cond) + n − 1",

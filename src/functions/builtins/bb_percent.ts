@@ -24,6 +24,7 @@ export const bb_percent: FunctionModule = {
     { name: "k", kind: "number" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: (c) => c[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

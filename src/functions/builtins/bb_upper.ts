@@ -10,6 +10,7 @@ export const bb_upper: FunctionModule = {
   name: "bb_upper",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }, { name: "k", kind: "number" }],
   result: "number",
+  column: "price",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

@@ -19,6 +19,7 @@ export const bb_width: FunctionModule = {
     { name: "k", kind: "number" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: (c) => c[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

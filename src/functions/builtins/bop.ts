@@ -24,6 +24,7 @@ export const bop: FunctionModule = {
   name: "bop",
   params: [],
   result: "number",
+  column: "number",
   implicit: ["open", "high", "low", "close"],
   extraLookback: () => 0,
   lookbackDoc: "1",

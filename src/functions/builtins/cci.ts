@@ -38,6 +38,7 @@ export const cci: FunctionModule = {
   name: "cci",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "n",

@@ -13,6 +13,7 @@ export const change: FunctionModule = {
   name: "change",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",

@@ -37,6 +37,7 @@ export const cmf: FunctionModule = {
   name: "cmf",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "number",
   implicit: ["high", "low", "close", "volume"],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "n",

@@ -37,6 +37,7 @@ export const cmo: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: [],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "L(src) + n",

@@ -60,6 +60,7 @@ export const correl: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "max(L(a), L(b)) + n − 1",

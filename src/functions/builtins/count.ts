@@ -42,6 +42,7 @@ export const count: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "L(cond) + n − 1",

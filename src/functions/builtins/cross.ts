@@ -30,6 +30,7 @@ export const cross: FunctionModule = {
     { name: "b", kind: "series" },
   ],
   result: "boolean",
+  column: "number",
   implicit: [],
   extraLookback: () => 1,
   lookbackDoc: "max(L(a), L(b)) + 1",

@@ -25,6 +25,7 @@ export const crossover: FunctionModule = {
   name: "crossover",
   params: [{ name: "a", kind: "series" }, { name: "b", kind: "series" }],
   result: "boolean",
+  column: "number",
   implicit: [],
   extraLookback: () => 1,
   lookbackDoc: "max(L(a), L(b)) + 1",

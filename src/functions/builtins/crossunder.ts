@@ -23,6 +23,7 @@ export const crossunder: FunctionModule = {
   name: "crossunder",
   params: [{ name: "a", kind: "series" }, { name: "b", kind: "series" }],
   result: "boolean",
+  column: "number",
   implicit: [],
   extraLookback: () => 1,
   lookbackDoc: "max(L(a), L(b)) + 1",

@@ -66,6 +66,7 @@ export const dema: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => 2 * k[0]! - 2,
   lookbackDoc: "L(src) + 2n − 2",

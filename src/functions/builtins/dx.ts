@@ -9,6 +9,7 @@ export const dx: FunctionModule = {
   name: "dx",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",

@@ -12,6 +12,7 @@ export const falling: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "boolean",
+  column: "number",
   implicit: [],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "L(x) + n",

@@ -17,6 +17,7 @@ export const highest: FunctionModule = {
   name: "highest",
   params: [{ name: "src", kind: "series", default: "high" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

@@ -58,6 +58,7 @@ export const hma: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! + Math.floor(Math.sqrt(k[0]!)) - 2,
   lookbackDoc: "L(src) + n + ⌊√n⌋ − 2",

@@ -100,6 +100,7 @@ export const kama: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",

@@ -12,6 +12,7 @@ export const kc_upper: FunctionModule = {
     { name: "mult", kind: "number" },
   ],
   result: "number",
+  column: "price",
   implicit: ["high", "low", "close"],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",

@@ -14,6 +14,7 @@ export const kijun: FunctionModule = {
   name: "kijun",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "price",
   implicit: ["high", "low"],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "n",

@@ -16,6 +16,7 @@ export const log: FunctionModule = {
   name: "log",
   params: [{ name: "x", kind: "series" }],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: () => 0,
   lookbackDoc: "L(x)",

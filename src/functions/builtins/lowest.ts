@@ -13,6 +13,7 @@ export const lowest: FunctionModule = {
   name: "lowest",
   params: [{ name: "src", kind: "series", default: "low" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

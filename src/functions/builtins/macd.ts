@@ -14,6 +14,7 @@ export const macd: FunctionModule = {
   name: "macd",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "fast", kind: "length" }, { name: "slow", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => Math.max(k[0]!, k[1]!) - 1,
   lookbackDoc: "L(src) + max(fast, slow) − 1",

@@ -13,6 +13,7 @@ export const macd_hist: FunctionModule = {
   name: "macd_hist",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "fast", kind: "length" }, { name: "slow", kind: "length" }, { name: "signal", kind: "length", max: 12 }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => Math.max(k[0]!, k[1]!) - 1 + k[2]! - 1,
   lookbackDoc: "L(src) + max(fast, slow) − 1 + signal − 1",

@@ -50,6 +50,7 @@ export const mfi: FunctionModule = {
   name: "mfi",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close", "volume"],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",

@@ -11,6 +11,7 @@ export const min: FunctionModule = {
   name: "min",
   params: [{ name: "a", kind: "series" }, { name: "b", kind: "series" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: () => 0,
   lookbackDoc: "max(L(a), L(b))",

@@ -28,6 +28,7 @@ export const natr: FunctionModule = {
   name: "natr",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "number",
   implicit: ["high", "low", "close"],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "n + 1",

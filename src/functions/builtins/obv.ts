@@ -63,6 +63,7 @@ export const obv: FunctionModule = {
   name: "obv",
   params: [],
   result: "number",
+  column: "volume",
   implicit: ["close", "volume"],
   extraLookback: () => 0,
   lookbackDoc: "1",

@@ -31,6 +31,7 @@ export const percent_rank: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: [],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",

@@ -14,6 +14,7 @@ export const plus_di: FunctionModule = {
   name: "plus_di",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "n + 1",

@@ -32,6 +32,7 @@ export const ppo: FunctionModule = {
     { name: "slow", kind: "length" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: ([fast = 1, slow = 1]) => Math.max(fast, slow) - 1,
   lookbackDoc: "L(src) + max(fast, slow) − 1",

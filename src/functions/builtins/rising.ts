@@ -11,6 +11,7 @@ export const rising: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "boolean",
+  column: "number",
   implicit: [],
   extraLookback: ([n = 1]) => n,
   lookbackDoc: "L(x) + n",

@@ -17,6 +17,7 @@ export const roc: FunctionModule = {
   name: "roc",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",

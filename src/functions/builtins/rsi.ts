@@ -103,6 +103,7 @@ export const rsi: FunctionModule = {
   name: "rsi",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: [],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "L(src) + n",

@@ -124,6 +124,7 @@ export const sar: FunctionModule = {
     { name: "max", kind: "number", samples: [0.1, 0.2, 0.3] },
   ],
   result: "number",
+  column: "price",
   implicit: ["high", "low"],
   extraLookback: () => 1,
   lookbackDoc: "2",

@@ -29,6 +29,7 @@ export const senkou_a: FunctionModule = {
     { name: "disp", kind: "length" },
   ],
   result: "number",
+  column: "price",
   implicit: ["high", "low"],
   extraLookback: (k) => Math.max(k[0]!, k[1]!) + k[2]! - 2,
   lookbackDoc: "max(conv, base) + disp − 1",

@@ -17,6 +17,7 @@ export const senkou_b: FunctionModule = {
     { name: "disp", kind: "length" },
   ],
   result: "number",
+  column: "price",
   implicit: ["high", "low"],
   extraLookback: (k) => k[0]! + k[1]! - 2,
   lookbackDoc: "n + disp − 1",

@@ -5,6 +5,7 @@ export const sma: FunctionModule = {
   name: "sma",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

@@ -16,6 +16,7 @@ export const sqrt: FunctionModule = {
   name: "sqrt",
   params: [{ name: "x", kind: "series" }],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: () => 0,
   lookbackDoc: "L(x)",

@@ -10,6 +10,7 @@ export const stdev: FunctionModule = {
   name: "stdev",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

@@ -46,6 +46,7 @@ export const stoch_d: FunctionModule = {
     { name: "d", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([k = 1, smooth = 1, d = 1]) => k + smooth + d - 3,
   lookbackDoc: "k + smooth + d − 2",

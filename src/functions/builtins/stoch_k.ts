@@ -23,6 +23,7 @@ export const stoch_k: FunctionModule = {
     { name: "smooth", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([k = 1, smooth = 1]) => k + smooth - 2,
   lookbackDoc: "k + smooth − 1",

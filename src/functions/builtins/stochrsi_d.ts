@@ -43,6 +43,7 @@ export const stochrsi_d: FunctionModule = {
     { name: "d", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: [],
   extraLookback: ([n = 1, k = 1, smooth = 1, d = 1]) => n + k + smooth + d - 3,
   lookbackDoc: "L(src) + n + k + smooth + d − 3",

@@ -16,6 +16,7 @@ export const stochrsi_k: FunctionModule = {
     { name: "smooth", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: [],
   extraLookback: ([n = 1, k = 1, smooth = 1]) => n + k + smooth - 2,
   lookbackDoc: "L(src) + n + k + smooth − 2",

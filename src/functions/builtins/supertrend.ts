@@ -90,6 +90,7 @@ export const supertrend: FunctionModule = {
     { name: "mult", kind: "number" },
   ],
   result: "number",
+  column: "price",
   implicit: ["high", "low", "close"],
   extraLookback: (k) => k[0]!,
   lookbackDoc: "n + 1",

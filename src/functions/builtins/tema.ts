@@ -82,6 +82,7 @@ export const tema: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => 3 * k[0]! - 3,
   lookbackDoc: "L(src) + 3n − 3",

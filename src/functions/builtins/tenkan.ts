@@ -13,6 +13,7 @@ export const tenkan: FunctionModule = {
   name: "tenkan",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "price",
   implicit: ["high", "low"],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "n",

@@ -23,6 +23,7 @@ export const tr: FunctionModule = {
   name: "tr",
   params: [],
   result: "number",
+  column: "price",
   implicit: ["high", "low", "close"],
   extraLookback: () => 1,
   lookbackDoc: "2",

@@ -58,6 +58,7 @@ export const trix: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: ([n = 1]) => 3 * n - 2,
   lookbackDoc: "L(src) + 3n − 2",

@@ -67,6 +67,7 @@ export const ultosc: FunctionModule = {
     { name: "c", kind: "length" },
   ],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([a = 1, b = 1, c = 1]) => Math.max(a, b, c),
   lookbackDoc: "max(a, b, c) + 1",

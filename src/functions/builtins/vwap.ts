@@ -107,6 +107,7 @@ export const vwap: FunctionModule = {
   name: "vwap",
   params: [],
   result: "number",
+  column: "price",
   implicit: ["high", "low", "close", "volume", "time"],
   extraLookback: () => 0,
   lookbackDoc: "1",

@@ -37,6 +37,7 @@ export const vwma: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "input",
   implicit: ["volume"],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

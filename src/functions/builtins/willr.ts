@@ -25,6 +25,7 @@ export const willr: FunctionModule = {
   name: "willr",
   params: [{ name: "n", kind: "length" }],
   result: "number",
+  column: "oscillator",
   implicit: ["high", "low", "close"],
   extraLookback: ([n = 1]) => n - 1,
   lookbackDoc: "n",

@@ -34,6 +34,7 @@ export const wma: FunctionModule = {
   name: "wma",
   params: [{ name: "src", kind: "series", default: "close" }, { name: "n", kind: "length" }],
   result: "number",
+  column: "input",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

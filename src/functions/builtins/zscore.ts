@@ -18,6 +18,7 @@ export const zscore: FunctionModule = {
     { name: "n", kind: "length" },
   ],
   result: "number",
+  column: "number",
   implicit: [],
   extraLookback: (k) => k[0]! - 1,
   lookbackDoc: "L(src) + n − 1",

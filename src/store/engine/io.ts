@@ -33,7 +33,9 @@ export type IoRequest =
   /** Block rows, every column, ascending by block per range: answered with `ReadBlock[][]` (one list per range). */
   | { kind: "blocks"; reads: readonly BlockRange[] }
   /** Writes: answered with nothing. */
-  | { kind: "write"; changes: StoreChanges };
+  | { kind: "write"; changes: StoreChanges }
+  /** One series' step is done: a runner that shares the thread may let other work in here; answered with nothing. */
+  | { kind: "pause" };
 
 /** The engine as a generator over {@link IoRequest}s. */
 export type Engine<T> = Generator<IoRequest, T, unknown>;
@@ -41,17 +43,66 @@ export type Engine<T> = Generator<IoRequest, T, unknown>;
 /** Runs an engine whose requests `answer` handles synchronously (SQLite, inside its transaction). */
 export function runSync<T>(engine: Engine<T>, answer: (request: IoRequest) => unknown): T {
   let step = engine.next();
-  while (!step.done) step = engine.next(answer(step.value));
+  while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : answer(step.value));
   return step.value;
 }
 
 /** Runs an engine whose requests `answer` handles asynchronously (PostgreSQL, on its transaction's client). */
 export async function runAsync<T>(engine: Engine<T>, answer: (request: IoRequest) => Promise<unknown>): Promise<T> {
   let step = engine.next();
-  while (!step.done) step = engine.next(await answer(step.value));
+  while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : await answer(step.value));
   return step.value;
 }
 
 export function emptyChanges(): StoreChanges {
   return { deleteBlocks: [], putBlocks: [], deleteCatalog: [], putCatalog: [] };
 }
+
+/**
+ * A write's changes in pieces of at most `rows` rows that apply in the same order (block deletes,
+ * block inserts, catalog deletes, catalog upserts): a runner that shares the thread sends them
+ * one at a time inside its transaction, with other work between.
+ */
+export function changesInPieces(changes: StoreChanges, rows: number): StoreChanges[] {
+  const pieces: StoreChanges[] = [];
+  for (let at = 0; at === 0 || at < changes.putBlocks.length; at += rows) {
+    pieces.push({ ...emptyChanges(), deleteBlocks: at === 0 ? changes.deleteBlocks : [], putBlocks: changes.putBlocks.slice(at, at + rows) });
+  }
+  for (let at = 0; at === 0 || at < changes.putCatalog.length; at += rows) {
+    pieces.push({ ...emptyChanges(), deleteCatalog: at === 0 ? changes.deleteCatalog : [], putCatalog: changes.putCatalog.slice(at, at + rows) });
+  }
+  return pieces;
+}
+
+/**
+ * Runs an engine whose requests `answer` handles synchronously, letting other work in at the
+ * engine's pauses and between pieces of its writes once `sliceMs` has passed since the last
+ * turn (`turn` resolves when this write may go on). The caller holds the transaction open
+ * across the turns, on a connection no one else reads from.
+ */
+export async function runSliced<T>(engine: Engine<T>, answer: (request: IoRequest) => unknown, turn: () => Promise<void>, sliceMs: number): Promise<T> {
+  let since = performance.now();
+  const maybeTurn = async (): Promise<void> => {
+    if (performance.now() - since < sliceMs) return;
+    await turn();
+    since = performance.now();
+  };
+  let step = engine.next();
+  while (!step.done) {
+    const request = step.value;
+    if (request.kind === "pause") {
+      await maybeTurn();
+      step = engine.next(undefined);
+    } else if (request.kind === "write") {
+      for (const piece of changesInPieces(request.changes, WRITE_PIECE_ROWS)) {
+        answer({ kind: "write", changes: piece });
+        await maybeTurn();
+      }
+      step = engine.next(undefined);
+    } else step = engine.next(answer(request));
+  }
+  return step.value;
+}
+
+/** Rows of one piece of a sliced write. */
+const WRITE_PIECE_ROWS = 512;

@@ -59,6 +59,8 @@ const WINDOW_BLOCKS = 16;
 const GROUP_SYMBOLS = 256;
 /** Bars merged into a tail in memory at most; more take the block path. */
 const TAIL_WRITE_MAX = 4096;
+/** What a catalog row waiting to be sent costs, beside its tail's values (its key and six small arrays). */
+const CATALOG_ROW_BYTES = 1024;
 /** Packed bytes waiting before they are sent to the backend. */
 const FLUSH_BYTES = 8 << 20;
 
@@ -104,7 +106,11 @@ class WriteContext {
 
   /** The catalog row goes out with the next flush (the latest version of it). */
   putCatalog(row: CatalogRow): void {
-    this.catalog.set(keyOf(row), row);
+    const k = keyOf(row);
+    // A write of many new series holds little block data but a catalog row (with its tail) per
+    // series: they count toward the flush too, so their memory stays bounded.
+    if (!this.catalog.has(k)) this.pendingBytes += CATALOG_ROW_BYTES + row.tail.time.length * 48;
+    this.catalog.set(k, row);
   }
 
   deleteCatalog(key: SeriesKey): void {
@@ -781,12 +787,15 @@ function* deriveJob(
   else rows.delete(job.coarse);
 }
 
-/** Runs tasks side by side: their reads go to the backend together, after the writes pending before them. */
+const PAUSE = { kind: "pause" } as const;
+
+/** Runs tasks side by side (a pause after each series' step): their reads go to the backend together, after the writes pending before them. */
 function* runTasks(ctx: WriteContext, tasks: Task[]): Engine<void> {
   let waiting: { task: Task; ranges: readonly BlockRange[] }[] = [];
   for (const task of tasks) {
     const step = task.next();
     if (!step.done) waiting.push({ task, ranges: step.value });
+    yield PAUSE;
   }
   while (waiting.length > 0) {
     yield* ctx.flush();
@@ -798,6 +807,7 @@ function* runTasks(ctx: WriteContext, tasks: Task[]): Engine<void> {
       const step = task.next(results.slice(at, at + ranges.length));
       at += ranges.length;
       if (!step.done) next.push({ task, ranges: step.value });
+      yield PAUSE;
     }
     waiting = next;
   }
