@@ -86,6 +86,16 @@ export interface CompiledQuery {
   runAsync(universe: Iterable<Instrument>, options?: YieldOptions): Promise<RunResult>;
   /** `history`, giving the event loop a turn every `sliceMs` (default 10); the result is exactly `history`'s. */
   historyAsync(universe: Iterable<Instrument>, options?: HistoryOptions & YieldOptions): Promise<HistoryResult>;
+  /**
+   * The only symbols the screen considers (decisions §13): the query's `symbols = [...]`, or the
+   * list its `watchlist = "name"` resolved to through the `watchlists` option; undefined for a
+   * screen of the whole market. `run` and `history` read only these instruments of the universe
+   * given; `meta.instruments` counts the list, and a listed symbol the universe lacks counts in
+   * `meta.skipped.noData`.
+   */
+  readonly symbols: readonly string[] | undefined;
+  /** The watchlist the query names (`watchlist = "name"`), resolved or not; undefined without one. */
+  readonly watchlist: string | undefined;
 }
 
 /** How often the `…Async` evaluations give the event loop a turn. */
@@ -148,7 +158,14 @@ export type ExplainResult =
     };
 
 /** Internal facts of each compiled query: its static cost (`src/plan/cost.ts`) and its runner. */
-const internals = new WeakMap<CompiledQuery, { cost: number; runner: Runner }>();
+const internals = new WeakMap<CompiledQuery, Internals>();
+
+interface Internals {
+  readonly cost: number;
+  readonly runner: Runner;
+  readonly checked: CheckedQuery;
+  readonly planned: Planned;
+}
 
 /**
  * The static cost of a query compiled by {@link compile}: bar-steps per instrument. Internal
@@ -166,7 +183,7 @@ export function retainedBytesOf(query: CompiledQuery): number {
   return internalsOf(query).runner.retainedBytes();
 }
 
-function internalsOf(query: CompiledQuery): { cost: number; runner: Runner } {
+function internalsOf(query: CompiledQuery): Internals {
   const found = internals.get(query);
   if (!found) throw new TypeError("not a query compiled by compile()");
   return found;
@@ -201,6 +218,17 @@ function resolveOptions(options: XqlOptions | undefined): {
   return { markets, lookbackCeiling, warmupCeiling, costBudget };
 }
 
+/**
+ * The symbols a checked query screens: its own list, or its watchlist's from `watchlists`
+ * (undefined when no lists were given: the caller resolves the name).
+ */
+function listOf(checked: CheckedQuery, watchlists: XqlOptions["watchlists"]): readonly string[] | undefined {
+  if (checked.symbols !== undefined) return checked.symbols;
+  if (checked.watchlist === undefined || watchlists === undefined) return undefined;
+  if (!Object.hasOwn(watchlists, checked.watchlist)) throw fail("unknown-watchlist", { name: checked.watchlist });
+  return watchlists[checked.watchlist];
+}
+
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
   const { markets, lookbackCeiling, warmupCeiling, costBudget } = resolveOptions(options);
   if (typeof query !== "string") throw fail("query-not-string", {}, { text: "", offset: 0, stage: "parse" });
@@ -216,6 +244,7 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
   checkColumns(checked);
   const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
   const cost = checkCost(checked, planned, costBudget);
+  listOf(checked, options?.watchlists);
   return { checked, planned, cost };
 }
 
@@ -289,20 +318,97 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     throw error;
   }
   const { checked, planned } = compiled;
+  return assemble(checked, planned, compiled.cost, createRunner(checked, planned), listOf(checked, options?.watchlists));
+}
+
+/**
+ * `query` over `symbols`: the same compiled query (its plan, its evaluator) screening only
+ * that list. Internal: the service and the CLI resolve a query's `watchlist = "name"` with it,
+ * from the account's (or the store's) saved lists, without compiling the text again.
+ */
+export function overSymbols(query: CompiledQuery, symbols: readonly string[]): CompiledQuery {
+  const { cost, runner, checked, planned } = internalsOf(query);
+  return assemble(checked, planned, cost, runner, symbols);
+}
+
+function assemble(checked: CheckedQuery, planned: Planned, cost: number, runner: Runner, symbols: readonly string[] | undefined): CompiledQuery {
   const explanation = explainQuery(checked);
-  const runner = createRunner(checked, planned);
+  const watchlist = checked.watchlist;
+  // A watchlist nobody resolved: the library has no saved lists of its own.
+  const resolved = (): void => {
+    if (watchlist !== undefined && symbols === undefined) throw fail("unknown-watchlist", { name: watchlist });
+  };
+  const list = symbols === undefined ? undefined : Object.freeze([...symbols]);
   const compiledQuery: CompiledQuery = Object.freeze({
     plan: planned.plan,
     explanation,
     fetch: planned.fetch,
-    run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
-    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
-      historyResult(runner.history(universe, historyBars(options), maxBytesOf(options))),
-    runAsync: (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> =>
-      runner.runAsync(universe, sliceOf(options), options.turn),
-    historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> =>
-      historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options), maxBytesOf(options), options.turn)),
+    symbols: list,
+    watchlist,
+    run: (universe: Iterable<Instrument>): RunResult => {
+      resolved();
+      return restrictRun(list, universe, (u) => runner.run(u));
+    },
+    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
+      resolved();
+      const bars = historyBars(options);
+      const maxBytes = maxBytesOf(options);
+      return restrictRun(list, universe, (u) => historyResult(runner.history(u, bars, maxBytes)));
+    },
+    runAsync: async (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> => {
+      resolved();
+      const slice = sliceOf(options);
+      return restrictRunAsync(list, universe, (u) => runner.runAsync(u, slice, options.turn));
+    },
+    historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> => {
+      resolved();
+      const bars = historyBars(options);
+      const slice = sliceOf(options);
+      const maxBytes = maxBytesOf(options);
+      return restrictRunAsync(list, universe, async (u) => historyResult(await runner.historyAsync(u, bars, slice, maxBytes, options.turn)));
+    },
   });
-  internals.set(compiledQuery, { cost: compiled.cost, runner });
+  internals.set(compiledQuery, { cost, runner, checked, planned });
   return compiledQuery;
+}
+
+/**
+ * The instruments of `universe` on the list, and afterwards how many listed symbols it lacked:
+ * those count as considered and as having no data (decisions §13).
+ */
+class Restriction {
+  private readonly wanted: ReadonlySet<string>;
+  private readonly seen = new Set<string>();
+  constructor(symbols: readonly string[]) {
+    this.wanted = new Set(symbols);
+  }
+  *filter(universe: Iterable<Instrument>): Generator<Instrument> {
+    for (const instrument of universe) {
+      if (!this.wanted.has(instrument.symbol) || this.seen.has(instrument.symbol)) continue;
+      this.seen.add(instrument.symbol);
+      yield instrument;
+    }
+  }
+  account<R extends { meta: RunResult["meta"] }>(result: R): R {
+    const missing = this.wanted.size - this.seen.size;
+    if (missing === 0) return result;
+    const meta = result.meta;
+    return { ...result, meta: { ...meta, instruments: meta.instruments + missing, skipped: { ...meta.skipped, noData: meta.skipped.noData + missing } } };
+  }
+}
+
+function restrictRun<R extends { meta: RunResult["meta"] }>(symbols: readonly string[] | undefined, universe: Iterable<Instrument>, run: (u: Iterable<Instrument>) => R): R {
+  if (symbols === undefined) return run(universe);
+  const restriction = new Restriction(symbols);
+  return restriction.account(run(restriction.filter(universe)));
+}
+
+async function restrictRunAsync<R extends { meta: RunResult["meta"] }>(
+  symbols: readonly string[] | undefined,
+  universe: Iterable<Instrument>,
+  run: (u: Iterable<Instrument>) => Promise<R>,
+): Promise<R> {
+  if (symbols === undefined) return run(universe);
+  const restriction = new Restriction(symbols);
+  return restriction.account(await run(restriction.filter(universe)));
 }
