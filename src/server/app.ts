@@ -33,6 +33,8 @@ import { type AlertStore, hasAlerts } from "../alerts/alerts.js";
 import { AlertEngine } from "../alerts/engine.js";
 import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
 import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
+import { hasWatchlists } from "../accounts/watchlists.js";
+import { registerWatchlistRoutes } from "./watchlists.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -243,7 +245,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
     app.addHook("onClose", async () => tier.close());
   }
   const queries = new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES);
+  // Watchlists live with the accounts (decisions §13).
+  const watchlists = hasWatchlists(keys) ? keys : undefined;
+  if (watchlists) registerWatchlistRoutes(app, { watchlists, auth, clock, bodyLimit });
   registerRoutes(app, {
+    watchlists,
     bars,
     quota,
     dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),

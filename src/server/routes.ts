@@ -27,6 +27,8 @@ import type { Admission } from "./admission.js";
 import { costOf } from "../api.js";
 import { historyCostError } from "../plan/cost.js";
 import { MAX_RESPONSE_BYTES, responseTooLarge, runResultBytes } from "../json-size.js";
+import type { WatchlistStore } from "../accounts/watchlists.js";
+import { resolveWatchlist } from "./watchlists.js";
 
 export interface RouteContext {
   bars: BarStore;
@@ -48,6 +50,8 @@ export interface RouteContext {
   /** Run and history answers (JSON text) per (endpoint with query string, window, query text, data version); metered per request all the same. */
   runs: ResultsCache;
   openApi: string;
+  /** The accounts' saved lists, for queries that say `watchlist = "name"`; undefined: none are known. */
+  watchlists: WatchlistStore | undefined;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -73,7 +77,11 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const body = queryBodyOf(request);
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
     const result = queries.validate(body);
-    if (result.valid) return reply.code(200).send(result);
+    if (result.valid) {
+      const unknown = await unknownWatchlist(request, body);
+      if (unknown) return reply.code(400).send(unknown.toResult());
+      return reply.code(200).send(result);
+    }
     return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
   });
 
@@ -81,9 +89,21 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const body = queryBodyOf(request);
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
     const result = queries.explain(body);
-    if ("plan" in result) return reply.code(200).send(result);
+    if ("plan" in result) {
+      const unknown = await unknownWatchlist(request, body);
+      if (unknown) return reply.code(400).send(unknown.toResult());
+      return reply.code(200).send(result);
+    }
     return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
   });
+
+  /** The plan error of a valid query naming a watchlist the caller's account does not have. */
+  async function unknownWatchlist(request: FastifyRequest, body: string): Promise<XqlError | undefined> {
+    const compiled = queries.compile(body);
+    if (compiled instanceof XqlError || compiled.watchlist === undefined) return undefined;
+    const resolved = await resolveWatchlist(compiled, auth.callerOf(request).accountId, ctx.watchlists);
+    return resolved instanceof XqlError ? resolved : undefined;
+  }
 
   /** The rate-limit headers of the usage read before the body (every answer of a metered route carries them). */
   function usageHeaders(request: FastifyRequest, reply: FastifyReply): void {
@@ -134,9 +154,18 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     // Parse and plan before any reservation: an invalid query never holds quota.
     const body = queryBodyOf(request);
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
-    const compiled = queries.compile(body);
-    if (compiled instanceof XqlError) {
-      return reply.code(400).send({ valid: false, error: withTransportHint(body, compiled.body) });
+    const parsed = queries.compile(body);
+    if (parsed instanceof XqlError) {
+      return reply.code(400).send({ valid: false, error: withTransportHint(body, parsed.body) });
+    }
+    // A watchlist is the account's list as saved now: resolved before any reservation.
+    let compiled: CompiledQuery;
+    try {
+      const resolved = await resolveWatchlist(parsed, caller.accountId, ctx.watchlists);
+      if (resolved instanceof XqlError) return reply.code(400).send(resolved.toResult());
+      compiled = resolved;
+    } catch (error) {
+      return sendStoreFailure(reply, error);
     }
     const refused = route.check?.(compiled);
     if (refused) return reply.code(400).send(refused.toResult());
@@ -167,7 +196,9 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
     // A run is a pure function of (query, data version): a repeated screen costs a lookup.
     // Keyed by the endpoint with its query string (history's ?bars), the body's window and the query text.
-    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${body}`;
+    // A watchlist's screen also depends on the list as saved (and so on the account).
+    const list = compiled.watchlist !== undefined ? `${caller.accountId}\n${JSON.stringify(compiled.symbols)}\n` : "";
+    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${list}${body}`;
     let phase: "fetch" | "evaluate" = "fetch";
     try {
       const version = await ctx.bars.dataVersion();
@@ -181,7 +212,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       let universe: Instrument[];
       let result: Awaited<ReturnType<typeof route.execute>>;
       try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...route.fetch });
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...(compiled.symbols ? { symbols: compiled.symbols } : {}), ...route.fetch });
         phase = "evaluate";
         // Evaluation takes turns of the event loop, round-robin with every other account's work:
         // one large screen never holds other callers for longer than a slice at a time.

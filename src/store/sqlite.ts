@@ -14,6 +14,7 @@ import { SqliteAccounts } from "../accounts/sqlite.js";
 import { SqliteAlerts } from "../alerts/sqlite.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
+import { SqliteWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_SQLITE_SQL, type Watchlist, type WatchlistPut, type WatchlistStore } from "../accounts/watchlists.js";
 import type { BarBatch, BarStore, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteResult, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
@@ -172,6 +173,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
   },
   { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
+  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_SQLITE_SQL },
 ];
 
 /** The schema version this code writes. */
@@ -319,6 +321,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** Accounts, keys and quota counters, on this connection. */
   readonly accounts: SqliteAccounts;
   private alertStore: SqliteAlerts | undefined;
+  private watchlistStore: SqliteWatchlists | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
@@ -372,6 +375,27 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   async close(): Promise<void> {
     this.changes.close();
     if (this.db.open) this.db.close();
+  }
+
+  /** The accounts' watchlists, on this connection (prepared on first use). */
+  private get watchlists(): WatchlistStore {
+    return (this.watchlistStore ??= new SqliteWatchlists(this.db));
+  }
+
+  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
+    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
+  }
+
+  listWatchlists(accountId: string): Promise<Watchlist[]> {
+    return this.watchlists.listWatchlists(accountId);
+  }
+
+  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
+    return this.watchlists.getWatchlist(accountId, name);
+  }
+
+  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
+    return this.watchlists.deleteWatchlist(accountId, name);
   }
 
   /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
