@@ -4,6 +4,8 @@
  * belongs to an account, not to a key, so every key of the account sees the same lists.
  */
 import type Database from "better-sqlite3";
+import { overSymbols, type CompiledQuery } from "../api.js";
+import { fail, type XqlError } from "../errors.js";
 import type { PgQueries } from "./postgres.js";
 
 /** At most this many lists an account keeps. */
@@ -153,4 +155,17 @@ export class PostgresWatchlists implements WatchlistStore {
     const { rowCount } = await this.db.query("DELETE FROM watchlists WHERE account_id = $1 AND name = $2", [accountId, name]);
     return (rowCount ?? 0) > 0;
   }
+}
+
+/**
+ * `compiled` over the account's list when the query names one: the same query screening the
+ * list's symbols as saved now, or the plan error `Unknown watchlist 'name'`. A query without a
+ * watchlist comes back as it is; without a store every name is unknown. Store failures reject.
+ */
+export async function resolveWatchlist(compiled: CompiledQuery, accountId: string, watchlists: WatchlistStore | undefined): Promise<CompiledQuery | XqlError> {
+  const name = compiled.watchlist;
+  if (name === undefined || compiled.symbols !== undefined) return compiled;
+  const list = watchlists ? await watchlists.getWatchlist(accountId, name) : undefined;
+  if (!list) return fail("unknown-watchlist", { name });
+  return overSymbols(compiled, list.symbols);
 }

@@ -291,6 +291,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       },
       warmup: options.warmup ?? DEFAULT_WARMUP,
       cache: tier,
+      watchlists,
       sliceMs: options.evaluationSliceMs ?? 10,
       allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
       resolve,
@@ -309,6 +310,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
       resolve,
       heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      watchlists,
     });
     app.addHook("onReady", async () => engine.start());
     // Open streams end before the server waits for its connections to close.

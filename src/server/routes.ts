@@ -27,8 +27,7 @@ import type { Admission } from "./admission.js";
 import { costOf } from "../api.js";
 import { historyCostError } from "../plan/cost.js";
 import { MAX_RESPONSE_BYTES, responseTooLarge, runResultBytes } from "../json-size.js";
-import type { WatchlistStore } from "../accounts/watchlists.js";
-import { resolveWatchlist } from "./watchlists.js";
+import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
 
 export interface RouteContext {
   bars: BarStore;
@@ -101,7 +100,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   async function unknownWatchlist(request: FastifyRequest, body: string): Promise<XqlError | undefined> {
     const compiled = queries.compile(body);
     if (compiled instanceof XqlError || compiled.watchlist === undefined) return undefined;
-    const resolved = await resolveWatchlist(compiled, auth.callerOf(request).accountId, ctx.watchlists);
+    const resolved = await fromStore(() => resolveWatchlist(compiled, auth.callerOf(request).accountId, ctx.watchlists));
     return resolved instanceof XqlError ? resolved : undefined;
   }
 

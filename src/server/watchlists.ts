@@ -2,13 +2,10 @@
  * Watchlist routes (decisions §13): `PUT /xql/watchlists/{name}` (JSON `{ "symbols": [...] }`),
  * `GET /xql/watchlists`, `GET` and `DELETE /xql/watchlists/{name}`. Unmetered: saving a list is
  * not a run. A list belongs to the caller's account; another account's list is a 404 like one
- * that does not exist. Also the resolution of a query's `watchlist = "name"` for the routes
- * that run it.
+ * that does not exist.
  */
 import type { FastifyInstance } from "fastify";
-import { overSymbols, type CompiledQuery } from "../api.js";
 import { MAX_SYMBOLS, WATCHLIST_NAME } from "../ast/lower.js";
-import { fail, type XqlError } from "../errors.js";
 import { MAX_WATCHLISTS, type Watchlist, type WatchlistStore } from "../accounts/watchlists.js";
 import type { Authenticator } from "./auth.js";
 import type { Clock } from "./app.js";
@@ -89,17 +86,4 @@ export function registerWatchlistRoutes(app: FastifyInstance, options: Watchlist
       return removed ? reply.code(204).send() : reply.code(404).send(NOT_FOUND);
     });
   });
-}
-
-/**
- * `compiled` over the account's list when the query names one: the same query screening the
- * list's symbols as saved now, or the plan error `Unknown watchlist 'name'` (a 400). A query
- * without a watchlist comes back as it is. Without a watchlist store every name is unknown.
- */
-export async function resolveWatchlist(compiled: CompiledQuery, accountId: string, watchlists: WatchlistStore | undefined): Promise<CompiledQuery | XqlError> {
-  const name = compiled.watchlist;
-  if (name === undefined || compiled.symbols !== undefined) return compiled;
-  const list = watchlists ? await fromStore(() => watchlists.getWatchlist(accountId, name)) : undefined;
-  if (!list) return fail("unknown-watchlist", { name });
-  return overSymbols(compiled, list.symbols);
 }
