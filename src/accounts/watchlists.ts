@@ -8,6 +8,13 @@ import { overSymbols, type CompiledQuery } from "../api.js";
 import { fail, type XqlError } from "../errors.js";
 import type { PgQueries } from "./postgres.js";
 
+/**
+ * The owner of the store's local lists, which the command line keeps (`xql watchlists`) and
+ * reads (`watchlist = "name"` in `xql run`, `history`, `watch`). Not an account id `xql keys`
+ * makes (those start `acct_`), so no key ever reads them.
+ */
+export const LOCAL_ACCOUNT = "local";
+
 /** At most this many lists an account keeps. */
 export const MAX_WATCHLISTS = 50;
 
