@@ -420,6 +420,8 @@ describe("other routes", () => {
       "/xql/history",
       "/xql/run",
       "/xql/validate",
+      "/xql/watchlists",
+      "/xql/watchlists/{name}",
     ]);
     expect(Object.keys(doc.paths["/xql/run"]!.post as object)).toContain("responses");
   });

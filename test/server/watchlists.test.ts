@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type Running } from "./helpers.js";
+import { checkedFetch } from "./openapi-check.js";
 
 const BODY = "columns = [close]\nclose > 0";
 const WHOLE = `market = "FOREX"\ntimeframe = h1\n${BODY}`;
@@ -17,9 +18,9 @@ afterEach(async () => {
 });
 
 const put = (s: Running, name: string, body: unknown, key: string): Promise<Response> =>
-  fetch(`${s.url}/xql/watchlists/${name}`, { method: "PUT", body: typeof body === "string" ? body : JSON.stringify(body), headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } });
+  checkedFetch(`${s.url}/xql/watchlists/${name}`, { method: "PUT", body: typeof body === "string" ? body : JSON.stringify(body), headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } });
 const del = (s: Running, name: string, key: string): Promise<Response> =>
-  fetch(`${s.url}/xql/watchlists/${name}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } });
+  checkedFetch(`${s.url}/xql/watchlists/${name}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } });
 
 describe("/xql/watchlists", () => {
   it("saves, lists, reads and deletes an account's lists, unmetered; another account sees 404", async () => {
