@@ -102,3 +102,7 @@ ${QUERY_ERRORS}
 export const ALERT_LIST_DESCRIPTION = `List the account's alerts: {"alerts": [{"id", "name", "query", "webhook", "createdAt"}]}, oldest first (secrets are never shown again). Not metered.`;
 
 export const ALERT_DELETE_DESCRIPTION = `Remove an alert by its id (from xql_alert_list): it stops being evaluated and its pending deliveries are dropped. Returns {"deleted": "<id>"}; an id the account does not hold is {"error": "Alert not found"}. Not metered.`;
+
+export const WATCHLIST_SET_DESCRIPTION = `Save a list of symbols under a name for the account (replacing a list of that name), so that screens, histories and alerts can cover only those symbols: write watchlist = "name" after the timeframe setting of a query (or list them inline with symbols = ["EURUSD", "GBPUSD"]). Input {"name", "symbols"}: the name is 1 to 40 characters of a-z, 0-9, _ and -; 1 to 1,000 distinct symbols, spelled as the market stores them (EURUSD, BTCUSDT); at most 50 lists an account. Returns {"name", "symbols", "updatedAt"}. Not metered. A query naming a list that does not exist is the plan error "Unknown watchlist 'name'"; a symbol the market lacks is counted in meta.skipped.noData of a run.`;
+
+export const WATCHLIST_LIST_DESCRIPTION = `List the account's saved symbol lists: {"watchlists": [{"name", "symbols", "updatedAt"}]}, by name. Use it before writing watchlist = "name" in a query. Not metered.`;

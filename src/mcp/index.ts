@@ -18,6 +18,8 @@ import {
   ALERT_CREATE_DESCRIPTION,
   ALERT_DELETE_DESCRIPTION,
   ALERT_LIST_DESCRIPTION,
+  WATCHLIST_LIST_DESCRIPTION,
+  WATCHLIST_SET_DESCRIPTION,
   EXPLAIN_DESCRIPTION,
   REFERENCE_DESCRIPTION,
   RUN_DESCRIPTION,
@@ -30,6 +32,9 @@ import {
   alertDeleteInput,
   alertDeleteOutput,
   alertListOutput,
+  watchlistListOutput,
+  watchlistSetInput,
+  watchlistSetOutput,
   explainOutput,
   historyInput,
   historyOutput,
@@ -184,6 +189,30 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
           return response.ok ? { ...response, body: { deleted: id } } : response;
         }),
       ),
+  );
+
+  // A list is saved state: putting the same list twice leaves the same list.
+  server.registerTool(
+    "xql_watchlist_set",
+    {
+      title: "Save an XQL watchlist",
+      description: WATCHLIST_SET_DESCRIPTION,
+      inputSchema: watchlistSetInput,
+      outputSchema: watchlistSetOutput,
+      annotations: { ...writes, destructiveHint: true, idempotentHint: true },
+    },
+    ({ name, symbols }) => track(forward(() => client.putWatchlist(name, symbols))),
+  );
+
+  server.registerTool(
+    "xql_watchlist_list",
+    {
+      title: "List XQL watchlists",
+      description: WATCHLIST_LIST_DESCRIPTION,
+      outputSchema: watchlistListOutput,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
+    () => track(forward(() => client.listWatchlists())),
   );
 
   server.registerTool(

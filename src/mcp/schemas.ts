@@ -193,3 +193,22 @@ export const alertDeleteOutput = z.looseObject({
   deleted: z.string().optional().describe("The id of the alert removed."),
   error,
 });
+
+export const watchlistSetInput = {
+  name: z.string().describe("The list's name: 1 to 40 characters of a-z, 0-9, _ and -."),
+  symbols: z.array(z.string()).describe("1 to 1,000 distinct symbols, as the market spells them (EURUSD, BTCUSDT)."),
+};
+
+const watchlist = z.looseObject({ name: z.string(), symbols: z.array(z.string()), updatedAt: z.string() });
+
+export const watchlistSetOutput = z.looseObject({
+  name: z.string().optional().describe("The list saved."),
+  symbols: z.array(z.string()).optional(),
+  updatedAt: z.string().optional(),
+  error,
+});
+
+export const watchlistListOutput = z.looseObject({
+  watchlists: z.array(watchlist).optional().describe("The account's lists, by name."),
+  error,
+});

@@ -17,5 +17,7 @@ export const MCP_TOOLS: readonly { readonly name: string; readonly summary: stri
   { name: "xql_alert_create", summary: "save a screen as an alert: enter and exit events as base bars close, by signed webhook and stream (free)" },
   { name: "xql_alert_list", summary: "the account's alerts (free)" },
   { name: "xql_alert_delete", summary: "remove an alert by its id (free)" },
+  { name: "xql_watchlist_set", summary: "save a named list of symbols for watchlist = \"name\" in queries and alerts (free)" },
+  { name: "xql_watchlist_list", summary: "the account's saved symbol lists (free)" },
   { name: "xql_nl_reference", summary: "screener phrases written as XQL conditions (answered locally, free)" },
 ];
