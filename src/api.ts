@@ -24,6 +24,10 @@ import {
   DEFAULT_HISTORY_BARS,
 } from "./types.js";
 import { historyResult } from "./eval/history.js";
+import { type WhyResult, type WhySource, whyIndex, whyQueryText, whyShape, whyTree } from "./eval/why.js";
+import { XqlDataError } from "./eval/bars.js";
+import type { Expression } from "./ast/nodes.js";
+import { FUNCTIONS } from "./functions/registry.js";
 
 /**
  * A query that passed every check: its plan, its explanation, and `run` over injected bars.
@@ -96,6 +100,28 @@ export interface CompiledQuery {
   readonly symbols: readonly string[] | undefined;
   /** The watchlist the query names (`watchlist = "name"`), resolved or not; undefined without one. */
   readonly watchlist: string | undefined;
+  /**
+   * Why `instrument` matches the screen at a base bar, or not (decisions §11): the condition as a
+   * tree of its parts, each with its value at that bar — the values `run` (or `history`, at an
+   * earlier bar) computes there, bit for bit. `and`/`or`/`not` and comparisons list their operands,
+   * a `let` name its definition; a part read at another bar (`d::x`, `x[k]`) gives that bar's time.
+   *
+   * @param options - `at`: the bar, as ms or ISO 8601 (the latest base bar at or before it);
+   * default the latest base bar.
+   * @throws {@link XqlDataError} when the instrument has no base bar at or before `at`.
+   * @example
+   * ```ts
+   * const q = compile('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30 and close > d::sma(close, 200)');
+   * q.why(eurusd).tree; // { expr: "rsi(14) < 30 and close > d::sma(close, 200)", value: false, children: [...] }
+   * ```
+   */
+  why(instrument: Instrument, options?: WhyOptions): WhyResult;
+}
+
+/** Options of {@link CompiledQuery.why}. */
+export interface WhyOptions {
+  /** The base bar asked about: ms since epoch or ISO 8601; the latest at or before it. Default the latest bar. */
+  at?: number | string;
 }
 
 /** How often the `…Async` evaluations give the event loop a turn. */
@@ -165,6 +191,7 @@ interface Internals {
   readonly runner: Runner;
   readonly checked: CheckedQuery;
   readonly planned: Planned;
+  readonly warmupCeiling: number;
 }
 
 /**
@@ -318,7 +345,7 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     throw error;
   }
   const { checked, planned } = compiled;
-  return assemble(checked, planned, compiled.cost, createRunner(checked, planned), listOf(checked, options?.watchlists));
+  return assemble(checked, planned, compiled.cost, createRunner(checked, planned), listOf(checked, options?.watchlists), resolveOptions(options).warmupCeiling);
 }
 
 /**
@@ -327,11 +354,18 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
  * from the account's (or the store's) saved lists, without compiling the text again.
  */
 export function overSymbols(query: CompiledQuery, symbols: readonly string[]): CompiledQuery {
-  const { cost, runner, checked, planned } = internalsOf(query);
-  return assemble(checked, planned, cost, runner, symbols);
+  const { cost, runner, checked, planned, warmupCeiling } = internalsOf(query);
+  return assemble(checked, planned, cost, runner, symbols, warmupCeiling);
 }
 
-function assemble(checked: CheckedQuery, planned: Planned, cost: number, runner: Runner, symbols: readonly string[] | undefined): CompiledQuery {
+function assemble(
+  checked: CheckedQuery,
+  planned: Planned,
+  cost: number,
+  runner: Runner,
+  symbols: readonly string[] | undefined,
+  warmupCeiling: number,
+): CompiledQuery {
   const explanation = explainQuery(checked);
   const watchlist = checked.watchlist;
   // A watchlist nobody resolved: the library has no saved lists of its own.
@@ -339,7 +373,13 @@ function assemble(checked: CheckedQuery, planned: Planned, cost: number, runner:
     if (watchlist !== undefined && symbols === undefined) throw fail("unknown-watchlist", { name: watchlist });
   };
   const list = symbols === undefined ? undefined : Object.freeze([...symbols]);
+  let whyQuery: { shape: ReturnType<typeof whyShape>; query: CompiledQuery } | undefined;
   const compiledQuery: CompiledQuery = Object.freeze({
+    why: (instrument: Instrument, options: WhyOptions = {}): WhyResult => {
+      // The tree's query is compiled once, on the first question.
+      whyQuery ??= whyQueryOf(checked, warmupCeiling);
+      return whyOf(whyQuery.query, whyQuery.shape, checked, instrument, planned.baseTimeframe, planned.plan.market, options);
+    },
     plan: planned.plan,
     explanation,
     fetch: planned.fetch,
@@ -368,7 +408,7 @@ function assemble(checked: CheckedQuery, planned: Planned, cost: number, runner:
       return restrictRunAsync(list, universe, async (u) => historyResult(await runner.historyAsync(u, bars, slice, maxBytes, options.turn)));
     },
   });
-  internals.set(compiledQuery, { cost, runner, checked, planned });
+  internals.set(compiledQuery, { cost, runner, checked, planned, warmupCeiling });
   return compiledQuery;
 }
 
@@ -411,4 +451,76 @@ async function restrictRunAsync<R extends { meta: RunResult["meta"] }>(
   if (symbols === undefined) return run(universe);
   const restriction = new Restriction(symbols);
   return restriction.account(await run(restriction.filter(universe)));
+}
+
+/** Whether an expression is boolean, read from its form and the lets' and functions' types. */
+function booleanIn(checked: CheckedQuery): (e: Expression) => boolean {
+  const lets = new Map(checked.lets.map((l) => [l.name, l.expression]));
+  const test = (e: Expression): boolean => {
+    switch (e.kind) {
+      case "boolean":
+        return true;
+      case "binary":
+        return !["+", "-", "*", "/"].includes(e.operator);
+      case "unary":
+        return e.operator === "not";
+      case "identifier": {
+        const bound = lets.get(e.name);
+        return bound !== undefined && test(bound);
+      }
+      case "call":
+        return FUNCTIONS.get(e.callee)?.result === "boolean";
+      case "timeframe":
+      case "history":
+        return test(e.expression);
+      default:
+        return false;
+    }
+  };
+  return test;
+}
+
+/** The query that evaluates a why tree, compiled without the column and cost guards: its parts are the screen's own. */
+function whyQueryOf(checked: CheckedQuery, warmupCeiling: number): { shape: ReturnType<typeof whyShape>; query: CompiledQuery } {
+  const source: WhySource = {
+    ast: checked.ast,
+    lets: checked.lets,
+    condition: checked.condition.expression,
+    columns: checked.columns,
+    sort: checked.sort,
+    isBoolean: booleanIn(checked),
+  };
+  const shape = whyShape(source);
+  const text = whyQueryText(source, shape);
+  const markets = [checked.market!];
+  const ast = parse(text);
+  const whyChecked = check(ast, text, markets);
+  const planned = planQuery(whyChecked, Number.MAX_SAFE_INTEGER, warmupCeiling);
+  return { shape, query: assemble(whyChecked, planned, 0, createRunner(whyChecked, planned), undefined, warmupCeiling) };
+}
+
+function whyOf(
+  query: CompiledQuery,
+  shape: ReturnType<typeof whyShape>,
+  checked: CheckedQuery,
+  instrument: Instrument,
+  base: Plan["sources"][number]["timeframe"],
+  market: string,
+  options: WhyOptions,
+): WhyResult {
+  const at = options.at === undefined ? undefined : typeof options.at === "number" ? options.at : Date.parse(options.at);
+  if (at !== undefined && !Number.isFinite(at)) throw new RangeError(`why: at must be ms since epoch or an ISO 8601 time, got ${String(options.at)}`);
+  const times = instrument.bars[base]?.time ?? [];
+  const index = whyIndex(times, at);
+  if (index < 0) throw new XqlDataError(`No bars for ${instrument.symbol} on ${market} ${base}`);
+  const time = times[index]!;
+  const last = times.length - 1;
+  const row =
+    index === last
+      ? query.run([instrument]).results[0]?.columns
+      : query.history([instrument], { bars: last - index + 1 }).matches.find((m) => m.time === time)?.columns;
+  const tree = whyTree(shape, row, instrument, base, index);
+  const columns: Record<string, number | null> = {};
+  for (const c of checked.columns) columns[c.text] = row?.[c.text] ?? null;
+  return { symbol: instrument.symbol, time, matched: tree.value === true, columns, tree };
 }
