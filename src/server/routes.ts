@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CompiledQuery } from "../api.js";
 import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
-import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
+import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import { VERSION } from "../version.js";
 import { fetchUniverse } from "../store/fetch.js";
 import type { HotTier } from "../store/hot-tier.js";
@@ -54,6 +54,9 @@ export interface RouteContext {
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
+
+/** A request about something the store does not hold (why's symbol without bars): a 404 with its message. */
+class NotFound extends Error {}
 
 /**
  * The JSON text of an answer already bounded while it was built (rows measured, matches
@@ -135,7 +138,10 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     route: {
-      fetch: { extraBaseBars?: number };
+      /** What the fetch reads beyond the plan (history's window; why's one symbol and bar), decided once the query is compiled. */
+      fetch: { extraBaseBars?: number; symbols?: readonly string[] } | ((compiled: CompiledQuery) => { extraBaseBars?: number; symbols?: readonly string[] });
+      /** What else the answer depends on besides the endpoint, the window and the query text (why's symbol and time). */
+      key?: string;
       /** A refusal of this query on this route, before any reservation (history's price). */
       check?: (compiled: CompiledQuery) => XqlError | undefined;
       execute: (
@@ -197,7 +203,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     // Keyed by the endpoint with its query string (history's ?bars), the body's window and the query text.
     // A watchlist's screen also depends on the list as saved (and so on the account).
     const list = compiled.watchlist !== undefined ? `${caller.accountId}\n${JSON.stringify(compiled.symbols)}\n` : "";
-    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${list}${body}`;
+    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${route.key ?? ""}\n${list}${body}`;
     let phase: "fetch" | "evaluate" = "fetch";
     try {
       const version = await ctx.bars.dataVersion();
@@ -211,7 +217,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       let universe: Instrument[];
       let result: Awaited<ReturnType<typeof route.execute>>;
       try {
-        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...(compiled.symbols ? { symbols: compiled.symbols } : {}), ...route.fetch });
+        universe = await fetchUniverse(ctx.bars, compiled.plan, { warmup: ctx.warmup, cache: ctx.cache, lease, fetch: compiled.fetch, ...(compiled.symbols ? { symbols: compiled.symbols } : {}), ...(typeof route.fetch === "function" ? route.fetch(compiled) : route.fetch) });
         phase = "evaluate";
         // Evaluation takes turns of the event loop, round-robin with every other account's work:
         // one large screen never holds other callers for longer than a slice at a time.
@@ -233,6 +239,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       await giveBack();
       // An answer too large to build: the caller's request, refused before it is built (400).
       if (error instanceof XqlError) return reply.code(400).send(error.toResult());
+      // Nothing to answer about (why's symbol without bars): the caller's request, not a failure.
+      if (error instanceof NotFound) return reply.code(404).send({ error: error.message });
       if (phase === "fetch") {
         request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
         return sendStoreFailure(reply, error);
@@ -295,6 +303,43 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
           // The matches are counted while they are built: beyond the bound the pass stops (400).
           const result = await compiled.historyAsync(universe, { bars, sliceMs: ctx.evaluationSliceMs, maxBytes: MAX_RESPONSE_BYTES, turn });
           return { answer: boundedJson(result), log: { bars, matches: result.stats.matches } };
+        },
+      });
+    },
+  );
+
+  // Why a symbol matches or not (decisions §11): JSON { query, symbol, time? }, metered as one run.
+  app.post(
+    "/xql/why",
+    { onRequest: [auth.authenticate, quotaFirst], config: { jsonFields: ["symbol", "time"] } },
+    async (request, reply) => {
+      usageHeaders(request, reply);
+      const symbol = jsonFieldOf(request, "symbol");
+      const rawTime = jsonFieldOf(request, "time");
+      if (typeof request.body === "string") {
+        return reply.code(400).send(bodyProblemResult({ problem: 'why takes JSON {"query": "...", "symbol": "EURUSD", "time"?: ms or ISO 8601}' }));
+      }
+      if (typeof symbol !== "string" || symbol === "") return reply.code(400).send(bodyProblemResult({ problem: 'The JSON field "symbol" must be a non-empty string' }));
+      const time = rawTime === undefined ? undefined : typeof rawTime === "number" ? rawTime : typeof rawTime === "string" ? Date.parse(rawTime) : NaN;
+      if (time !== undefined && !Number.isFinite(time)) {
+        return reply.code(400).send(bodyProblemResult({ problem: 'The JSON field "time" must be ms since epoch or an ISO 8601 time' }));
+      }
+      return metered(request, reply, {
+        // The symbol's series alone, reaching back to the bar asked (at most history's window).
+        fetch: (compiled) => {
+          const base = compiled.plan.sources[0]!.timeframe;
+          const back = time === undefined ? 0 : Math.ceil((clock.now() - time) / TIMEFRAME_MS[base]) + 1;
+          return { symbols: [symbol], extraBaseBars: Math.min(MAX_HISTORY_BARS, Math.max(0, back)) };
+        },
+        key: `${symbol}\n${time ?? ""}`,
+        async execute(compiled, universe) {
+          const base = compiled.plan.sources[0]!.timeframe;
+          const instrument = universe.find((i) => i.symbol === symbol);
+          const times = instrument?.bars[base]?.time;
+          const missing = `No bars for ${symbol} on ${compiled.plan.market} ${base}`;
+          if (!instrument || !times || times.length === 0 || (time !== undefined && times[0]! > time)) throw new NotFound(missing);
+          const answer = compiled.why(instrument, time === undefined ? {} : { at: time });
+          return { answer: boundedJson(answer), log: { symbol, matched: answer.matched } };
         },
       });
     },

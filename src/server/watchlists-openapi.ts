@@ -1,4 +1,7 @@
-/** The watchlists routes in `/openapi.json` (decisions §13), spread into the document by `openapi.ts`. */
+/**
+ * The watchlists routes (decisions §13) and `POST /xql/why` (§11) in `/openapi.json`, spread into
+ * the document by `openapi.ts`.
+ */
 
 /** The `{ "error": "..." }` body schema, which `openapi.ts` owns. */
 type ErrorBodySchema = object;
@@ -74,6 +77,68 @@ export const WATCHLISTS_OPENAPI_SCHEMAS = {
       name: { type: "string" },
       symbols: { type: "array", items: { type: "string" } },
       updatedAt: { type: "string", description: "ISO 8601 time it was last saved" },
+    },
+    additionalProperties: false,
+  },
+};
+
+/** `POST /xql/why`: metered like run; its failures are run's. */
+export function whyOpenApiPaths(errorBody: ErrorBodySchema) {
+  return {
+    "/xql/why": {
+      post: {
+        operationId: "why",
+        summary: "Why a symbol matches a screen at a bar, or not: the condition part by part; metered as one run",
+        description:
+          "The condition as a tree of its parts with their values at the bar (the run's values there, bit for bit; history's at an earlier bar). `and`/`or`/`not` and comparisons list their operands, a `let` name its definition; a part read at another bar (a coarser timeframe's last closed bar, an offset) gives that bar's open time as `time`. A value is null where the part is undefined (warm-up, NaN). `time` may go back at most 1,000 base bars. See docs/why.md.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["query", "symbol"],
+                properties: { query: { type: "string" }, symbol: { type: "string" }, time: { type: ["integer", "string"], description: "ms since epoch or ISO 8601; default the latest bar" } },
+                additionalProperties: false,
+              },
+              example: { query: 'market = "FOREX"\ntimeframe = h1\nrsi(14) < 30 and close > d::sma(200)', symbol: "EURUSD" },
+            },
+          },
+        },
+        responses: {
+          "200": { description: "The tree", content: json(ref("Why")) },
+          "400": { description: "The query is invalid (the validate body), or the body is not a why request", content: json(ref("Invalid")) },
+          "401": unauthorized,
+          "404": { description: "The symbol has no bars on the query's market and base timeframe (at or before `time`)", content: json(errorBody, { error: "No bars for NOPE on FOREX h1" }) },
+          "429": tooManyRequests,
+          "500": { description: "The store failed", content: json(errorBody, { error: "Data store unavailable" }) },
+        },
+      },
+    },
+  };
+}
+
+export const WHY_OPENAPI_SCHEMAS = {
+  Why: {
+    type: "object",
+    required: ["symbol", "time", "matched", "columns", "tree"],
+    properties: {
+      symbol: { type: "string" },
+      time: { type: "integer", description: "Open time (ms) of the base bar evaluated" },
+      matched: { type: "boolean" },
+      columns: { type: "object", additionalProperties: { type: ["number", "null"] } },
+      tree: ref("WhyNode"),
+    },
+    additionalProperties: false,
+  },
+  WhyNode: {
+    type: "object",
+    required: ["expr", "value"],
+    properties: {
+      expr: { type: "string", description: "The part's canonical text, as explain prints it" },
+      value: { type: ["number", "boolean", "null"] },
+      time: { type: "integer", description: "Open time (ms) of the bar the part read, when not the bar asked" },
+      children: { type: "array", items: ref("WhyNode") },
     },
     additionalProperties: false,
   },

@@ -422,6 +422,7 @@ describe("other routes", () => {
       "/xql/validate",
       "/xql/watchlists",
       "/xql/watchlists/{name}",
+      "/xql/why",
     ]);
     expect(Object.keys(doc.paths["/xql/run"]!.post as object)).toContain("responses");
   });
