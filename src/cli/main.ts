@@ -23,6 +23,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   data: async () => (await import("./commands/data.js")).dataCommand,
   lsp: async () => (await import("./commands/lsp.js")).lspCommand,
   watchlists: async () => (await import("./commands/watchlists.js")).watchlistsCommand,
+  why: async () => (await import("./commands/why.js")).whyCommand,
 };
 
 /**
