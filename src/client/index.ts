@@ -202,6 +202,32 @@ export type PutWatchlistResponse = XqlResponse<WatchlistBody, 200 | 201>;
 /** What {@link XqlClient.listWatchlists} resolves to. */
 export type ListWatchlistsResponse = XqlResponse<WatchlistListBody>;
 
+/** The body of `POST /xql/why` (decisions §11). */
+export interface WhyBody {
+  /** The symbol asked about. */
+  symbol: string;
+  /** Open time (ms) of the base bar evaluated. */
+  time: number;
+  /** Whether the condition holds there. */
+  matched: boolean;
+  /** The query's columns at that bar. */
+  columns: Record<string, number | null>;
+  /** The condition part by part: `{ expr, value, time?, children? }`. */
+  tree: WhyTreeNode;
+}
+
+/** One part of a why tree. */
+export interface WhyTreeNode {
+  /** The part's canonical text. */
+  expr: string;
+  /** Its value at the bar; null where undefined. */
+  value: number | boolean | null;
+  /** The open time of the bar the part read, when not the bar asked. */
+  time?: number;
+  /** Operands (and/or/not, comparisons) or a let's definition. */
+  children?: WhyTreeNode[];
+}
+
 /** Options of {@link XqlClient}: where the service is, the key, and how long to wait. */
 export interface XqlClientOptions {
   /** Where the service listens, e.g. `http://127.0.0.1:8787` or `https://example.com/api`. */
@@ -382,6 +408,14 @@ export class XqlClient {
   /** `DELETE /xql/watchlists/{name}`: removes the list (204); 404 when the account has none of that name. */
   deleteWatchlist(name: string, options?: RequestOptions): Promise<XqlResponse<null, 204>> {
     return this.#request<null, 204>("DELETE", `xql/watchlists/${encodeURIComponent(name)}`, undefined, options);
+  }
+
+  /**
+   * `POST /xql/why`: why `symbol` matches the screen at a bar (default the latest), or not — the
+   * condition part by part with its values there; metered as one run. 404 for a symbol without bars.
+   */
+  why(query: string, symbol: string, options?: RequestOptions & { time?: number | string }): Promise<XqlResponse<WhyBody>> {
+    return this.#request<WhyBody>("POST", "xql/why", { json: { query, symbol, ...(options?.time === undefined ? {} : { time: options.time }) } }, options);
   }
 
   async #request<T, S extends number = 200>(

@@ -20,6 +20,7 @@ import {
   ALERT_LIST_DESCRIPTION,
   WATCHLIST_LIST_DESCRIPTION,
   WATCHLIST_SET_DESCRIPTION,
+  WHY_DESCRIPTION,
   EXPLAIN_DESCRIPTION,
   REFERENCE_DESCRIPTION,
   RUN_DESCRIPTION,
@@ -35,6 +36,8 @@ import {
   watchlistListOutput,
   watchlistSetInput,
   watchlistSetOutput,
+  whyInput,
+  whyOutput,
   explainOutput,
   historyInput,
   historyOutput,
@@ -143,6 +146,19 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
       annotations: { ...readOnly, idempotentHint: false },
     },
     ({ query, bars }) => track(forward(() => client.history(query, bars === undefined ? undefined : { bars }))),
+  );
+
+  server.registerTool(
+    "xql_why",
+    {
+      title: "Why a symbol matches an XQL screen, or not",
+      description: WHY_DESCRIPTION,
+      inputSchema: whyInput,
+      outputSchema: whyOutput,
+      // Like run: reads market data only, but uses quota.
+      annotations: { ...readOnly, idempotentHint: false },
+    },
+    ({ query, symbol, time }) => track(forward(() => client.why(query, symbol, time === undefined ? undefined : { time }))),
   );
 
   // Alerts change the account's saved state: not read-only; creating twice makes two alerts.

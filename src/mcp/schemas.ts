@@ -212,3 +212,19 @@ export const watchlistListOutput = z.looseObject({
   watchlists: z.array(watchlist).optional().describe("The account's lists, by name."),
   error,
 });
+
+export const whyInput = {
+  query: z.string().describe("The whole query text, as xql_run takes it."),
+  symbol: z.string().describe("The symbol asked about, as the market spells it (EURUSD, BTCUSDT)."),
+  time: z.union([z.number(), z.string()]).optional().describe("The bar: ms since epoch or ISO 8601; default the latest."),
+};
+
+export const whyOutput = z.looseObject({
+  symbol: z.string().optional(),
+  time: z.number().optional().describe("Open time (ms) of the bar evaluated."),
+  matched: z.boolean().optional(),
+  columns: z.record(z.string(), z.number().nullable()).optional(),
+  tree: z.looseObject({ expr: z.string(), value: z.union([z.number(), z.boolean(), z.null()]) }).optional().describe("The condition part by part."),
+  valid,
+  error,
+});

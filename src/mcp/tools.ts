@@ -14,6 +14,7 @@ export const MCP_TOOLS: readonly { readonly name: string; readonly summary: stri
   { name: "xql_explain", summary: "its plan and a plain-English explanation (free)" },
   { name: "xql_run", summary: "run a screen over its market (metered: one run of the daily quota)" },
   { name: "xql_history", summary: "when a screen matched over the last N bars, and what followed (metered: one request)" },
+  { name: "xql_why", summary: "why one symbol matches a screen at a bar, or not, part by part (metered: one run)" },
   { name: "xql_alert_create", summary: "save a screen as an alert: enter and exit events as base bars close, by signed webhook and stream (free)" },
   { name: "xql_alert_list", summary: "the account's alerts (free)" },
   { name: "xql_alert_delete", summary: "remove an alert by its id (free)" },

@@ -96,7 +96,7 @@ describe("xql mcp against the running service", () => {
     expect(bridge.client.getInstructions()).toContain("xql_nl_reference");
   });
 
-  it("lists the ten tools with their input and output schemas", async () => {
+  it("lists the eleven tools with their input and output schemas", async () => {
     const { tools } = await bridge.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "xql_alert_create",
@@ -109,6 +109,7 @@ describe("xql mcp against the running service", () => {
       "xql_validate",
       "xql_watchlist_list",
       "xql_watchlist_set",
+      "xql_why",
     ]);
     const byName = new Map(tools.map((t) => [t.name, t]));
 
@@ -245,6 +246,20 @@ describe("xql mcp against the running service", () => {
     expect(unknown.structuredContent).toEqual({ valid: false, error: { type: "plan", message: "Unknown watchlist 'nope'" } });
   });
 
+  it("xql_why returns the service's tree for a symbol, and says when to use it", async () => {
+    const { tools } = await bridge.client.listTools();
+    expect(tools.find((t) => t.name === "xql_why")!.description).toContain("finds nothing");
+    const answered = await call(bridge, "xql_why", { query: QUERY, symbol: "BTCUSDT" });
+    expect(answered.isError).toBeFalsy();
+    const direct = await new XqlClient({ baseUrl: service.baseUrl, apiKey: key }).why(QUERY, "BTCUSDT");
+    expect(direct.ok && answered.structuredContent).toEqual(direct.body);
+    expect((answered.structuredContent as { tree: { expr: string } }).tree.expr).toBe("rsi(14) < 101");
+    expectTextMirrorsStructured(answered);
+    const missing = await call(bridge, "xql_why", { query: QUERY, symbol: "NOPE" });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toEqual({ error: "No bars for NOPE on CRYPTO h1" });
+  });
+
   it("xql_nl_reference lists every entry, or the entries matching a phrase", async () => {
     const all = await call(bridge, "xql_nl_reference", {});
     expect(all.isError).toBeFalsy();
@@ -369,7 +384,7 @@ describe("xql mcp when the service fails", () => {
         expectTextMirrorsStructured(result);
       }
       // Still alive and serving.
-      expect((await bridge.client.listTools()).tools).toHaveLength(10);
+      expect((await bridge.client.listTools()).tools).toHaveLength(11);
       expect((await call(bridge, "xql_nl_reference", { phrase: "death cross" })).isError).toBeFalsy();
       expect(bridge.protocolErrors).toEqual([]);
     } finally {
@@ -389,7 +404,7 @@ describe("xql mcp when the service fails", () => {
       expect((result.structuredContent as { error: string }).error).toMatch(
         new RegExp(`^Could not reach the XQL service at ${service.baseUrl}/xql/validate: `),
       );
-      expect((await bridge.client.listTools()).tools).toHaveLength(10);
+      expect((await bridge.client.listTools()).tools).toHaveLength(11);
     } finally {
       await bridge.close();
     }
