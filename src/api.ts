@@ -395,12 +395,13 @@ function assemble(
       const maxBytes = maxBytesOf(options);
       return restrictRun(list, universe, (u) => historyResult(runner.history(u, bars, maxBytes)));
     },
-    runAsync: async (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> => {
+    // Bad options throw at once, as before the evaluation starts (not as a rejection).
+    runAsync: (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> => {
       resolved();
       const slice = sliceOf(options);
       return restrictRunAsync(list, universe, (u) => runner.runAsync(u, slice, options.turn));
     },
-    historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> => {
+    historyAsync: (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> => {
       resolved();
       const bars = historyBars(options);
       const slice = sliceOf(options);
