@@ -31,6 +31,7 @@ import {
   validate,
 } from "./core.js";
 import type { Bars, Instrument, Plan, ResultRow, Timeframe } from "../types.js";
+import type { WhyNode, WhyResult } from "../eval/why.js";
 import { installWatch } from "./watch.js";
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -258,6 +259,8 @@ interface RunOutcome {
   results: ResultRow[];
   /** The bars of a symbol, per timeframe of the plan, as the screen used them. */
   barsOf(symbol: string): Promise<Instrument | undefined>;
+  /** Why a symbol matches the screen at its latest bar, or not (decisions §11), where the run was made. */
+  whyOf(symbol: string): Promise<WhyResult>;
   source: string;
 }
 
@@ -281,8 +284,19 @@ function runOffline(text: string, plan: Plan): RunOutcome {
   const universe = syntheticUniverse({ market: plan.market, symbols: OFFLINE_SYMBOLS, timeframes: [finest], bars }).map((instrument) =>
     deriveTimeframes(instrument, { market: plan.market, to: timeframes }),
   );
-  const { results } = compile(text).run(universe);
-  return { plan, results, source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`, barsOf: async (symbol) => universe.find((i) => i.symbol === symbol) };
+  const compiled = compile(text);
+  const { results } = compiled.run(universe);
+  return {
+    plan,
+    results,
+    source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`,
+    barsOf: async (symbol) => universe.find((i) => i.symbol === symbol),
+    whyOf: async (symbol) => {
+      const instrument = universe.find((i) => i.symbol === symbol);
+      if (!instrument) throw new Error(`No bars for ${symbol} on ${plan.market} ${plan.sources[0]!.timeframe}`);
+      return compiled.why(instrument);
+    },
+  };
 }
 
 async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutcome> {
@@ -298,6 +312,15 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
     plan,
     results: body.results ?? [],
     source: `service${remaining !== null ? ` (${remaining} runs left today)` : ""}`,
+    whyOf: async (symbol) => {
+      const r = await fetch("/xql/why", { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ query: text, symbol }) });
+      const answer = (await r.json()) as WhyResult & { error?: unknown };
+      if (!r.ok) {
+        const error = answer.error as { message?: string } | string | undefined;
+        throw new Error(`${r.status}: ${typeof error === "string" ? error : (error?.message ?? "why failed")}`);
+      }
+      return answer;
+    },
     barsOf: async (symbol) => {
       const bars: Partial<Record<Timeframe, Bars>> = {};
       for (const source of plan.sources) {
@@ -376,7 +399,10 @@ function showResults(outcome: RunOutcome): void {
       td.textContent = v === null || v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toPrecision(6);
       td.className = "num";
     }
-    const choose = (): void => void showChart(r.symbol).catch(showFailure);
+    const choose = (): void => {
+      void showChart(r.symbol).catch(showFailure);
+      void showWhy(r.symbol);
+    };
     tr.addEventListener("click", choose);
     tr.addEventListener("keydown", (e) => e.key === "Enter" && choose());
   }
@@ -387,6 +413,51 @@ function showFailure(error: unknown): void {
   message.textContent = error instanceof Error ? error.message : String(error);
   message.className = "error";
 }
+
+// ---- why a symbol matches or not ------------------------------------------------------------
+
+/** The tree as nested lists: ✓/✗ per condition, failing parts marked, each number with its value. */
+function whyList(node: WhyNode): HTMLLIElement {
+  const li = document.createElement("li");
+  const mark = node.value === true ? "✓ " : node.value === false ? "✗ " : "";
+  const value = typeof node.value === "number" ? ` = ${Number.isInteger(node.value) ? node.value : node.value.toPrecision(6)}` : node.value === null ? " = —" : "";
+  const at = node.time === undefined ? "" : `  (bar of ${new Date(node.time).toISOString().slice(0, 16).replace("T", " ")} UTC)`;
+  li.textContent = `${mark}${node.expr}${value}${at}`;
+  li.className = node.value === false ? "fail" : node.value === true ? "pass" : "";
+  if (node.children && node.children.length > 0) {
+    const ul = document.createElement("ul");
+    for (const child of node.children) ul.append(whyList(child));
+    li.append(ul);
+  }
+  return li;
+}
+
+async function showWhy(symbol: string): Promise<void> {
+  const status = $("why-status");
+  const tree = $("why-tree");
+  $<HTMLInputElement>("why-symbol").value = symbol;
+  if (!lastRun) {
+    status.textContent = "Run the screen first";
+    return;
+  }
+  status.textContent = `Why ${symbol}…`;
+  try {
+    const why = await lastRun.whyOf(symbol);
+    status.textContent = `${why.symbol} at ${new Date(why.time).toISOString().slice(0, 16).replace("T", " ")} UTC: ${why.matched ? "matches" : "does not match"}`;
+    const ul = document.createElement("ul");
+    ul.append(whyList(why.tree));
+    tree.replaceChildren(ul);
+    tree.dataset.symbol = why.symbol;
+  } catch (error) {
+    status.textContent = error instanceof Error ? error.message : String(error);
+    tree.replaceChildren();
+  }
+}
+$("why-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const symbol = $<HTMLInputElement>("why-symbol").value.trim();
+  if (symbol !== "") void showWhy(symbol);
+});
 
 // ---- the chart ------------------------------------------------------------------------------
 
