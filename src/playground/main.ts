@@ -250,6 +250,40 @@ const offlineBox = $<HTMLInputElement>("offline");
 
 // ---- watching: the screen as an alert, its events live ---------------------------------------
 
+// ---- the account's watchlists ---------------------------------------------------------------
+
+const watchlistSelect = $<HTMLSelectElement>("watchlist");
+
+/** Fills the list picker with the account's saved lists (a key is needed: lists are the account's). */
+async function loadWatchlists(): Promise<void> {
+  const key = keyInput.value.trim();
+  watchlistSelect.replaceChildren(new Option("whole market", ""));
+  if (key === "") return;
+  const response = await fetch("/xql/watchlists", { headers: { Authorization: `Bearer ${key}` } }).catch(() => undefined);
+  if (!response?.ok) return;
+  const { watchlists } = (await response.json()) as { watchlists: { name: string; symbols: string[] }[] };
+  for (const w of watchlists) watchlistSelect.append(new Option(`${w.name} (${w.symbols.length})`, w.name));
+}
+keyInput.addEventListener("change", () => void loadWatchlists());
+watchlistSelect.addEventListener("focus", () => void loadWatchlists(), { once: true });
+
+/** Picking a list writes `watchlist = "name"` into the query (replacing one there); "whole market" removes it. */
+watchlistSelect.addEventListener("change", () => {
+  const text = view.state.doc.toString();
+  const name = watchlistSelect.value;
+  const line = name === "" ? "" : `watchlist = "${name}"`;
+  const existing = /^watchlist\s*=\s*"[^"\n]*";?[ \t]*\n?/m.exec(text);
+  let next: string;
+  if (existing) next = text.slice(0, existing.index) + (line === "" ? "" : `${line}\n`) + text.slice(existing.index + existing[0].length);
+  else if (line === "") next = text;
+  else {
+    const timeframe = /^timeframe\s*=.*$/m.exec(text);
+    const at = timeframe ? timeframe.index + timeframe[0].length : 0;
+    next = timeframe ? `${text.slice(0, at)}\n${line}${text.slice(at)}` : `${line}\n${text}`;
+  }
+  view.dispatch({ changes: { from: 0, to: text.length, insert: next } });
+});
+
 installWatch({ query: () => view.state.doc.toString(), key: () => keyInput.value.trim(), offline: () => offlineBox.checked });
 
 // ---- running ---------------------------------------------------------------------------------

@@ -230,6 +230,27 @@ describe("the playground in Chromium", () => {
     if ((await page.locator("#why-status").textContent())!.endsWith("does not match")) expect(await page.locator("#why-tree li.fail").count()).toBeGreaterThan(0);
   });
 
+  it("picks one of the account's watchlists: the query screens it, and whole market takes it out again", async () => {
+    await page.locator("#api-key").fill(key);
+    const saved = await fetch(`${server.url}/xql/watchlists/pair`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ symbols: ["EURUSD", "GBPUSD"] }) });
+    expect(saved.ok).toBe(true);
+    await page.evaluate((t) => {
+      const view = (window as unknown as { xqlEditor: { state: { doc: { length: number } }; dispatch(tr: unknown): void } }).xqlEditor;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t } });
+    }, 'market = "FOREX"\ntimeframe = h1\ntrue');
+    await page.locator("#api-key").dispatchEvent("change");
+    await expect.poll(() => page.locator("#watchlist option").allTextContents()).toEqual(["whole market", "pair (2)"]);
+    await page.locator("#watchlist").selectOption("pair");
+    const doc = () => page.evaluate(() => (window as unknown as { xqlEditor: { state: { doc: { toString(): string } } } }).xqlEditor.state.doc.toString());
+    expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\nwatchlist = "pair"\ntrue');
+    await page.locator("#offline").uncheck();
+    await page.locator("#run").click();
+    await expect.poll(() => page.locator("#run-status").textContent(), { timeout: 20_000 }).toMatch(/\(service/);
+    expect((await page.locator("#results tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-symbol")))).sort()).toEqual(["EURUSD", "GBPUSD"]);
+    await page.locator("#watchlist").selectOption("");
+    expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\ntrue');
+  });
+
   it("refuses a run on the service with a bad key, saying so", async () => {
     await page.locator("#api-key").fill("xql_notakeyatallnotakeyatallnotakey");
     await page.locator("#run").click();
