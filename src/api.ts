@@ -28,6 +28,11 @@ import {
 } from "./types.js";
 import { historyResult, type TrackedRow } from "./eval/history.js";
 import { anchorTime } from "./eval/anchor.js";
+import { anchoredInstrument } from "./eval/truncate.js";
+import { type WhyResult, type WhySource, whyIndex, whyQueryText, whyShape, whyTree } from "./eval/why.js";
+import { XqlDataError } from "./eval/bars.js";
+import type { Expression } from "./ast/nodes.js";
+import { FUNCTIONS } from "./functions/registry.js";
 
 /**
  * A query that passed every check: its plan, its explanation, and `run` over injected bars.
@@ -110,6 +115,38 @@ export interface CompiledQuery {
   runAsync(universe: Iterable<Instrument>, options?: YieldOptions): Promise<RunResult>;
   /** `history`, giving the event loop a turn every `sliceMs` (default 10); the result is exactly `history`'s. */
   historyAsync(universe: Iterable<Instrument>, options?: HistoryOptions & YieldOptions): Promise<HistoryResult>;
+  /**
+   * The only symbols the screen considers (decisions §13): the query's `symbols = [...]`, or the
+   * list its `watchlist = "name"` resolved to through the `watchlists` option; undefined for a
+   * screen of the whole market. `run` and `history` read only these instruments of the universe
+   * given; `meta.instruments` counts the list, and a listed symbol the universe lacks counts in
+   * `meta.skipped.noData`.
+   */
+  readonly symbols: readonly string[] | undefined;
+  /** The watchlist the query names (`watchlist = "name"`), resolved or not; undefined without one. */
+  readonly watchlist: string | undefined;
+  /**
+   * Why `instrument` matches the screen at a base bar, or not (decisions §11): the condition as a
+   * tree of its parts, each with its value at that bar — the values `run` (or `history`, at an
+   * earlier bar) computes there, bit for bit. `and`/`or`/`not` and comparisons list their operands,
+   * a `let` name its definition; a part read at another bar (`d::x`, `x[k]`) gives that bar's time.
+   *
+   * @param options - `at`: the bar, as ms or ISO 8601 (the latest base bar at or before it);
+   * default the latest base bar.
+   * @throws {@link XqlDataError} when the instrument has no base bar at or before `at`.
+   * @example
+   * ```ts
+   * const q = compile('market = "FOREX"\ntimeframe = h1\nrsi(14) < 30 and close > d::sma(close, 200)');
+   * q.why(eurusd).tree; // { expr: "rsi(14) < 30 and close > d::sma(close, 200)", value: false, children: [...] }
+   * ```
+   */
+  why(instrument: Instrument, options?: WhyOptions): WhyResult;
+}
+
+/** Options of {@link CompiledQuery.why}. */
+export interface WhyOptions {
+  /** The base bar asked about: ms since epoch or ISO 8601; the latest at or before it. Default the latest bar. */
+  at?: number | string;
 }
 
 /** How often the `…Async` evaluations give the event loop a turn. */
@@ -172,7 +209,18 @@ export type ExplainResult =
     };
 
 /** Internal facts of each compiled query: its static cost (`src/plan/cost.ts`) and its runner. */
-const internals = new WeakMap<CompiledQuery, { cost: number; work: QueryWork; runner: Runner }>();
+const internals = new WeakMap<CompiledQuery, Internals>();
+
+interface Internals {
+  readonly cost: number;
+  readonly work: QueryWork;
+  readonly runner: Runner;
+  readonly checked: CheckedQuery;
+  readonly planned: Planned;
+  readonly warmupCeiling: number;
+  /** The symbols the query screens (`symbols = [...]` or its resolved watchlist); undefined for the whole market. */
+  readonly symbols: readonly string[] | undefined;
+}
 
 /**
  * The static cost of a query compiled by {@link compile}: bar-steps per instrument. Internal
@@ -204,7 +252,8 @@ export interface AnchoredHistoryOptions extends YieldOptions {
  * service, the CLI on a store and the alerts call it over bars read by `fetchUniverse`.
  */
 export function runAnchoredAsync(query: CompiledQuery, universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> {
-  return internalsOf(query).runner.runAnchoredAsync(universe, sliceOf(options), options.turn);
+  const { runner, symbols } = internalsOf(query);
+  return restrictRunAsync(symbols, universe, (u) => runner.runAnchoredAsync(u, sliceOf(options), options.turn));
 }
 
 /**
@@ -218,7 +267,14 @@ export async function historyAnchoredAsync(
   options: AnchoredHistoryOptions,
 ): Promise<{ result: HistoryResult; tracked: readonly TrackedRow[] }> {
   const bars = historyBars(options);
-  const scan = await internalsOf(query).runner.historyAnchoredAsync(
+  const { runner, symbols } = internalsOf(query);
+  if (symbols !== undefined) {
+    // A screen over a list: only its symbols, and the listed ones the universe lacks counted (decisions §13).
+    const restriction = new Restriction(symbols);
+    const scan = await runner.historyAnchoredAsync(restriction.filter(universe), bars, sliceOf(options), options.track ? { track: options.track } : {}, maxBytesOf(options), options.turn);
+    return { result: restriction.account(historyResult(scan)), tracked: scan.tracked };
+  }
+  const scan = await runner.historyAnchoredAsync(
     universe,
     bars,
     sliceOf(options),
@@ -229,12 +285,36 @@ export async function historyAnchoredAsync(
   return { result: historyResult(scan), tracked: scan.tracked };
 }
 
+/**
+ * `why` as every path that reads the store answers it (decisions §9, §11): at the instrument's
+ * latest base bar at or before `at` (its latest without), over each source's bars from its
+ * anchor there, so the tree holds the numbers run and history give at that bar. Internal: the
+ * service's `POST /xql/why` and `xql why` on a store. The instrument must have a base bar at or
+ * before `at`.
+ */
+export function whyAnchored(query: CompiledQuery, instrument: Instrument, at?: number): WhyResult {
+  const { planned } = internalsOf(query);
+  const base = planned.baseTimeframe;
+  const times = instrument.bars[base]?.time ?? [];
+  let lo = 0;
+  let hi = times.length - 1;
+  if (at !== undefined) {
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (times[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+  } else lo = hi;
+  const t = times[lo]!;
+  return query.why(anchoredInstrument(instrument, base, t, query.anchor), { at: t });
+}
+
 /** The query's work per bar by source, which history's price reads (`historyPrice`). Internal. */
 export function workOf(query: CompiledQuery): QueryWork {
   return internalsOf(query).work;
 }
 
-function internalsOf(query: CompiledQuery): { cost: number; work: QueryWork; runner: Runner } {
+function internalsOf(query: CompiledQuery): Internals {
   const found = internals.get(query);
   if (!found) throw new TypeError("not a query compiled by compile()");
   return found;
@@ -269,6 +349,17 @@ function resolveOptions(options: XqlOptions | undefined): {
   return { markets, lookbackCeiling, warmupCeiling, costBudget };
 }
 
+/**
+ * The symbols a checked query screens: its own list, or its watchlist's from `watchlists`
+ * (undefined when no lists were given: the caller resolves the name).
+ */
+function listOf(checked: CheckedQuery, watchlists: XqlOptions["watchlists"]): readonly string[] | undefined {
+  if (checked.symbols !== undefined) return checked.symbols;
+  if (checked.watchlist === undefined || watchlists === undefined) return undefined;
+  if (!Object.hasOwn(watchlists, checked.watchlist)) throw fail("unknown-watchlist", { name: checked.watchlist });
+  return watchlists[checked.watchlist];
+}
+
 function compileStages(query: string, options: XqlOptions | undefined): Compiled {
   const { markets, lookbackCeiling, warmupCeiling, costBudget } = resolveOptions(options);
   if (typeof query !== "string") throw fail("query-not-string", {}, { text: "", offset: 0, stage: "parse" });
@@ -284,6 +375,7 @@ function compileStages(query: string, options: XqlOptions | undefined): Compiled
   checkColumns(checked);
   const planned = planQuery(checked, lookbackCeiling, warmupCeiling);
   const cost = checkCost(checked, planned, costBudget);
+  listOf(checked, options?.watchlists);
   return { checked, planned, cost };
 }
 
@@ -357,9 +449,41 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
     throw error;
   }
   const { checked, planned } = compiled;
+  return assemble(checked, planned, compiled.cost, createRunner(checked, planned), listOf(checked, options?.watchlists), resolveOptions(options).warmupCeiling);
+}
+
+/**
+ * `query` over `symbols`: the same compiled query (its plan, its evaluator) screening only
+ * that list. Internal: the service and the CLI resolve a query's `watchlist = "name"` with it,
+ * from the account's (or the store's) saved lists, without compiling the text again.
+ */
+export function overSymbols(query: CompiledQuery, symbols: readonly string[]): CompiledQuery {
+  const { cost, runner, checked, planned, warmupCeiling } = internalsOf(query);
+  return assemble(checked, planned, cost, runner, symbols, warmupCeiling);
+}
+
+function assemble(
+  checked: CheckedQuery,
+  planned: Planned,
+  cost: number,
+  runner: Runner,
+  symbols: readonly string[] | undefined,
+  warmupCeiling: number,
+): CompiledQuery {
   const explanation = explainQuery(checked);
-  const runner = createRunner(checked, planned);
+  const watchlist = checked.watchlist;
+  // A watchlist nobody resolved: the library has no saved lists of its own.
+  const resolved = (): void => {
+    if (watchlist !== undefined && symbols === undefined) throw fail("unknown-watchlist", { name: watchlist });
+  };
+  const list = symbols === undefined ? undefined : Object.freeze([...symbols]);
+  let whyQuery: { shape: ReturnType<typeof whyShape>; query: CompiledQuery } | undefined;
   const compiledQuery: CompiledQuery = Object.freeze({
+    why: (instrument: Instrument, options: WhyOptions = {}): WhyResult => {
+      // The tree's query is compiled once, on the first question.
+      whyQuery ??= whyQueryOf(checked, warmupCeiling);
+      return whyOf(whyQuery.query, whyQuery.shape, checked, instrument, planned.baseTimeframe, planned.plan.market, options);
+    },
     plan: planned.plan,
     explanation,
     fetch: planned.fetch,
@@ -370,14 +494,145 @@ export function compile(query: string, options?: XqlOptions): CompiledQuery {
       return anchorTime(planned.plan.market, planned.baseTimeframe, timeframe, source.bars, t);
     },
     columnKinds: Object.freeze(Object.fromEntries(checked.columns.map((column) => [column.text, columnKind(column.ir)]))),
-    run: (universe: Iterable<Instrument>): RunResult => runner.run(universe),
-    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult =>
-      historyResult(runner.history(universe, historyBars(options), maxBytesOf(options))),
-    runAsync: (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> =>
-      runner.runAsync(universe, sliceOf(options), options.turn),
-    historyAsync: async (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> =>
-      historyResult(await runner.historyAsync(universe, historyBars(options), sliceOf(options), maxBytesOf(options), options.turn)),
+    symbols: list,
+    watchlist,
+    run: (universe: Iterable<Instrument>): RunResult => {
+      resolved();
+      return restrictRun(list, universe, (u) => runner.run(u));
+    },
+    history: (universe: Iterable<Instrument>, options: HistoryOptions = {}): HistoryResult => {
+      resolved();
+      const bars = historyBars(options);
+      const maxBytes = maxBytesOf(options);
+      return restrictRun(list, universe, (u) => historyResult(runner.history(u, bars, maxBytes)));
+    },
+    // Bad options throw at once, as before the evaluation starts (not as a rejection).
+    runAsync: (universe: Iterable<Instrument>, options: YieldOptions = {}): Promise<RunResult> => {
+      resolved();
+      const slice = sliceOf(options);
+      return restrictRunAsync(list, universe, (u) => runner.runAsync(u, slice, options.turn));
+    },
+    historyAsync: (universe: Iterable<Instrument>, options: HistoryOptions & YieldOptions = {}): Promise<HistoryResult> => {
+      resolved();
+      const bars = historyBars(options);
+      const slice = sliceOf(options);
+      const maxBytes = maxBytesOf(options);
+      return restrictRunAsync(list, universe, async (u) => historyResult(await runner.historyAsync(u, bars, slice, maxBytes, options.turn)));
+    },
   });
-  internals.set(compiledQuery, { cost: compiled.cost, work: queryWork(checked, planned, compiled.cost), runner });
+  internals.set(compiledQuery, { cost, work: queryWork(checked, planned, cost), runner, checked, planned, warmupCeiling, symbols: list });
   return compiledQuery;
+}
+
+/**
+ * The instruments of `universe` on the list, and afterwards how many listed symbols it lacked:
+ * those count as considered and as having no data (decisions §13).
+ */
+class Restriction {
+  private readonly wanted: ReadonlySet<string>;
+  private readonly seen = new Set<string>();
+  constructor(symbols: readonly string[]) {
+    this.wanted = new Set(symbols);
+  }
+  *filter(universe: Iterable<Instrument>): Generator<Instrument> {
+    for (const instrument of universe) {
+      if (!this.wanted.has(instrument.symbol) || this.seen.has(instrument.symbol)) continue;
+      this.seen.add(instrument.symbol);
+      yield instrument;
+    }
+  }
+  account<R extends { meta: RunResult["meta"] }>(result: R): R {
+    const missing = this.wanted.size - this.seen.size;
+    if (missing === 0) return result;
+    const meta = result.meta;
+    return { ...result, meta: { ...meta, instruments: meta.instruments + missing, skipped: { ...meta.skipped, noData: meta.skipped.noData + missing } } };
+  }
+}
+
+function restrictRun<R extends { meta: RunResult["meta"] }>(symbols: readonly string[] | undefined, universe: Iterable<Instrument>, run: (u: Iterable<Instrument>) => R): R {
+  if (symbols === undefined) return run(universe);
+  const restriction = new Restriction(symbols);
+  return restriction.account(run(restriction.filter(universe)));
+}
+
+async function restrictRunAsync<R extends { meta: RunResult["meta"] }>(
+  symbols: readonly string[] | undefined,
+  universe: Iterable<Instrument>,
+  run: (u: Iterable<Instrument>) => Promise<R>,
+): Promise<R> {
+  if (symbols === undefined) return run(universe);
+  const restriction = new Restriction(symbols);
+  return restriction.account(await run(restriction.filter(universe)));
+}
+
+/** Whether an expression is boolean, read from its form and the lets' and functions' types. */
+function booleanIn(checked: CheckedQuery): (e: Expression) => boolean {
+  const lets = new Map(checked.lets.map((l) => [l.name, l.expression]));
+  const test = (e: Expression): boolean => {
+    switch (e.kind) {
+      case "boolean":
+        return true;
+      case "binary":
+        return !["+", "-", "*", "/"].includes(e.operator);
+      case "unary":
+        return e.operator === "not";
+      case "identifier": {
+        const bound = lets.get(e.name);
+        return bound !== undefined && test(bound);
+      }
+      case "call":
+        return FUNCTIONS.get(e.callee)?.result === "boolean";
+      case "timeframe":
+      case "history":
+        return test(e.expression);
+      default:
+        return false;
+    }
+  };
+  return test;
+}
+
+/** The query that evaluates a why tree, compiled without the column and cost guards: its parts are the screen's own. */
+function whyQueryOf(checked: CheckedQuery, warmupCeiling: number): { shape: ReturnType<typeof whyShape>; query: CompiledQuery } {
+  const source: WhySource = {
+    ast: checked.ast,
+    lets: checked.lets,
+    condition: checked.condition.expression,
+    columns: checked.columns,
+    sort: checked.sort,
+    isBoolean: booleanIn(checked),
+  };
+  const shape = whyShape(source);
+  const text = whyQueryText(source, shape);
+  const markets = [checked.market!];
+  const ast = parse(text);
+  const whyChecked = check(ast, text, markets);
+  const planned = planQuery(whyChecked, Number.MAX_SAFE_INTEGER, warmupCeiling);
+  return { shape, query: assemble(whyChecked, planned, 0, createRunner(whyChecked, planned), undefined, warmupCeiling) };
+}
+
+function whyOf(
+  query: CompiledQuery,
+  shape: ReturnType<typeof whyShape>,
+  checked: CheckedQuery,
+  instrument: Instrument,
+  base: Plan["sources"][number]["timeframe"],
+  market: string,
+  options: WhyOptions,
+): WhyResult {
+  const at = options.at === undefined ? undefined : typeof options.at === "number" ? options.at : Date.parse(options.at);
+  if (at !== undefined && !Number.isFinite(at)) throw new RangeError(`why: at must be ms since epoch or an ISO 8601 time, got ${String(options.at)}`);
+  const times = instrument.bars[base]?.time ?? [];
+  const index = whyIndex(times, at);
+  if (index < 0) throw new XqlDataError(`No bars for ${instrument.symbol} on ${market} ${base}`);
+  const time = times[index]!;
+  const last = times.length - 1;
+  const row =
+    index === last
+      ? query.run([instrument]).results[0]?.columns
+      : query.history([instrument], { bars: last - index + 1 }).matches.find((m) => m.time === time)?.columns;
+  const tree = whyTree(shape, row, instrument, base, index);
+  const columns: Record<string, number | null> = {};
+  for (const c of checked.columns) columns[c.text] = row?.[c.text] ?? null;
+  return { symbol: instrument.symbol, time, matched: tree.value === true, columns, tree };
 }

@@ -321,8 +321,8 @@ const CATALOGUE = {
   },
   "duplicate-setting": {
     type: "syntax", stages: ["check"], group: "check",
-    message: (p: { setting: "market" | "timeframe" | "columns" | "sort" | "limit" }) => `Duplicate setting '${p.setting}'`,
-    template: "`Duplicate setting '<market\\|timeframe\\|columns\\|sort\\|limit>'`", example: "`limit = 1` twice",
+    message: (p: { setting: "market" | "timeframe" | "columns" | "sort" | "limit" | "symbols" | "watchlist" }) => `Duplicate setting '${p.setting}'`,
+    template: "`Duplicate setting '<market\\|timeframe\\|columns\\|sort\\|limit\\|symbols\\|watchlist>'`", example: "`limit = 1` twice",
   },
   "duplicate-column": {
     type: "syntax", stages: ["check"], group: "check",
@@ -385,6 +385,36 @@ const CATALOGUE = {
     type: "syntax", stages: ["parse"], group: "outside",
     message: (p: { what: "complex" | "complex to parse" | "deeply nested to parse" }) => `Query too ${p.what}`,
     template: "`Query too complex` / `Query too complex to parse` / `Query too deeply nested to parse` (at 1:1): a last line of defence should the JavaScript stack run out anyway; the nesting guard and the loop-based stages make it unreachable for any query the tests and fuzzers have found", example: "none known",
+  },
+  "symbols-count": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (p: { max: number; count: number }) => `A symbols list holds 1 to ${p.max} symbols, got ${p.count}`,
+    template: "`A symbols list holds 1 to 1000 symbols, got <n>` (at the `[`)", example: "`symbols = []`",
+  },
+  "symbol-blank": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (_: NoParams) => "A symbol may not be empty or start or end with a space",
+    template: "`A symbol may not be empty or start or end with a space` (at the string)", example: '`symbols = [""]`',
+  },
+  "duplicate-symbol": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (p: { symbol: string }) => `Duplicate symbol '${p.symbol}'`,
+    template: "`Duplicate symbol '<symbol>'` (at its second occurrence)", example: '`symbols = ["EURUSD", "EURUSD"]`',
+  },
+  "watchlist-name": {
+    type: "syntax", stages: ["lower"], group: "structural",
+    message: (p: { name: string }) => `A watchlist name is 1 to 40 characters of a-z, 0-9, _ and -, got '${p.name}'`,
+    template: "`A watchlist name is 1 to 40 characters of a-z, 0-9, _ and -, got '<name>'` (at the string)", example: '`watchlist = "My List"`',
+  },
+  "symbols-and-watchlist": {
+    type: "syntax", stages: ["check"], group: "check",
+    message: (_: NoParams) => "A query screens either a symbols list or a watchlist, not both",
+    template: "`A query screens either a symbols list or a watchlist, not both` (at the second of the two settings)", example: '`symbols = ["EURUSD"]` and `watchlist = "majors"`',
+  },
+  "unknown-watchlist": {
+    type: "plan", stages: ["plan"], group: "plan",
+    message: (p: { name: string }) => `Unknown watchlist '${p.name}'`,
+    template: "`Unknown watchlist '<name>'`: the account (the service), the store (the CLI) or the `watchlists` option (the library) has no list of that name", example: '`watchlist = "nope"`',
   },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 

@@ -18,7 +18,8 @@
  * @module xql
  */
 export { validate, explain, compile } from "./api.js";
-export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions } from "./api.js";
+export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions, WhyOptions } from "./api.js";
+export type { WhyNode, WhyResult } from "./eval/why.js";
 export { XqlError, ERROR_CATALOGUE, errorMessage } from "./errors.js";
 export { XqlDataError } from "./eval/bars.js";
 export type { Stage, ErrorCode, ErrorEntry, ErrorGroup, ErrorParams, TypedPlace } from "./errors.js";

@@ -249,6 +249,13 @@ export interface XqlOptions {
    * docs/deployment.md "Limits and guards"). Default 100,000.
    */
   costBudget?: number;
+  /**
+   * Saved symbol lists by name, for queries that say `watchlist = "name"` (decisions §13). A
+   * query naming a list missing here is the plan error `Unknown watchlist 'name'`. Without this
+   * option the name is left for whoever runs the query to resolve: validate and explain accept
+   * it, and `run`/`history` fail with that plan error.
+   */
+  watchlists?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The markets a query may name when {@link XqlOptions.markets} is not given. */

@@ -9,6 +9,8 @@
  */
 import type { CompiledQuery } from "../api.js";
 import { randomBase62 } from "../accounts/keys.js";
+import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
+import { XqlError } from "../errors.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { BarStore } from "../store/store.js";
 import type { AlertHead, AlertState, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
@@ -51,6 +53,8 @@ export interface AlertEngineOptions {
   leaseMs?: number;
   /** Told what the rounds did (`/metrics`). */
   observer?: AlertObserver;
+  /** The accounts' saved lists: an alert on `watchlist = "name"` screens its owner's list as it is at each bar. */
+  watchlists?: WatchlistStore;
 }
 
 /** The webhook body of one delivery, keys in the contract's order. */
@@ -196,7 +200,14 @@ export class AlertEngine {
         continue;
       }
       const state = this.states.get(alert.id)!;
-      screens.push({ id: alert.id, query: alert.query, compiled, lastTime: state.lastTime, matching: state.matching });
+      // A watchlist is read as it is now, at this bar: its screen is shared only with alerts over the same list.
+      const screen = await resolveWatchlist(compiled, alert.accountId, this.options.watchlists);
+      if (screen instanceof XqlError) {
+        this.options.log?.warn({ alert: alert.id }, "alerts: the alert's watchlist no longer exists; not evaluated");
+        continue;
+      }
+      const query = screen === compiled ? alert.query : `${alert.query}\n${JSON.stringify(screen.symbols)}`;
+      screens.push({ id: alert.id, query, compiled: screen, lastTime: state.lastTime, matching: state.matching });
     }
     const evaluation = await evaluateGroup(this.options.bars, screens, now, this.evaluateOptions());
     const byId = new Map(group.map((a) => [a.id, a]));

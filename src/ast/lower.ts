@@ -22,10 +22,19 @@ import type {
   SortSetting,
   Span,
   Statement,
+  SymbolsSetting,
   TimeframeSetting,
+  WatchlistSetting,
 } from "./nodes.js";
 
 export const MAX_LIMIT = 10_000;
+/** The most symbols a `symbols = [...]` list or a saved watchlist holds (decisions §13). */
+export const MAX_SYMBOLS = 1_000;
+/** A watchlist's name (decisions §13). */
+export const WATCHLIST_NAME = /^[a-z0-9_-]{1,40}$/;
+
+/** A string literal's value: its quotes dropped and its two escapes resolved. */
+const stringValue = (token: IToken): string => token.image.slice(1, -1).replace(/\\(["\\])/g, "$1");
 
 const tokenSpan = (token: IToken): Span => ({ start: token.startOffset, end: token.endOffset! + 1 });
 const nodeSpan = (node: CstNode): Span => ({ start: node.location!.startOffset, end: node.location!.endOffset! + 1 });
@@ -76,6 +85,8 @@ class Lowerer {
     if (c.columnsSetting) return this.columns(c.columnsSetting[0]!);
     if (c.sortSetting) return this.sort(c.sortSetting[0]!);
     if (c.limitSetting) return this.limit(c.limitSetting[0]!);
+    if (c.symbolsSetting) return this.symbols(c.symbolsSetting[0]!);
+    if (c.watchlistSetting) return this.watchlist(c.watchlistSetting[0]!);
     if (c.letBinding) return this.letBinding(c.letBinding[0]!);
     const condition = c.condition![0]!;
     return { kind: "condition", expression: this.expression(condition.children.expression[0]!), span: nodeSpan(condition) };
@@ -83,7 +94,7 @@ class Lowerer {
 
   market(cst: C.MarketSettingCstNode): MarketSetting {
     const token = cst.children.StringLiteral[0]!;
-    const value = token.image.slice(1, -1).replace(/\\(["\\])/g, "$1");
+    const value = stringValue(token);
     return { kind: "market", value, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
   }
 
@@ -121,6 +132,29 @@ class Lowerer {
       this.fail(token.startOffset, "limit-range", { max: MAX_LIMIT, literal: token.image });
     }
     return { kind: "limit", value, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
+  }
+
+  symbols(cst: C.SymbolsSettingCstNode): SymbolsSetting {
+    const tokens = cst.children.StringLiteral ?? [];
+    if (tokens.length < 1 || tokens.length > MAX_SYMBOLS) {
+      this.fail(cst.children.LBracket[0]!.startOffset, "symbols-count", { max: MAX_SYMBOLS, count: tokens.length });
+    }
+    const seen = new Set<string>();
+    const symbols = tokens.map((token) => {
+      const symbol = stringValue(token);
+      if (symbol.trim() === "" || symbol !== symbol.trim()) this.fail(token.startOffset, "symbol-blank", {});
+      if (seen.has(symbol)) this.fail(token.startOffset, "duplicate-symbol", { symbol });
+      seen.add(symbol);
+      return symbol;
+    });
+    return { kind: "symbols", symbols, symbolSpans: tokens.map(tokenSpan), span: nodeSpan(cst) };
+  }
+
+  watchlist(cst: C.WatchlistSettingCstNode): WatchlistSetting {
+    const token = cst.children.StringLiteral[0]!;
+    const name = stringValue(token);
+    if (!WATCHLIST_NAME.test(name)) this.fail(token.startOffset, "watchlist-name", { name });
+    return { kind: "watchlist", name, valueSpan: tokenSpan(token), span: nodeSpan(cst) };
   }
 
   letBinding(cst: C.LetBindingCstNode): LetBinding {

@@ -219,6 +219,30 @@ export interface LimitSetting {
   readonly span: Span;
 }
 
+/** `symbols = ["EURUSD", ...]`: the screen considers only these symbols of its market (decisions §13). */
+export interface SymbolsSetting {
+  /** Always `"symbols"`. */
+  readonly kind: "symbols";
+  /** The symbols as written (escapes resolved), 1 to 1,000, distinct. */
+  readonly symbols: readonly string[];
+  /** Where each symbol's string is written. */
+  readonly symbolSpans: readonly Span[];
+  /** From the `symbols` keyword to the closing `]`. */
+  readonly span: Span;
+}
+
+/** `watchlist = "name"`: the screen considers only the symbols of a saved list (decisions §13). */
+export interface WatchlistSetting {
+  /** Always `"watchlist"`. */
+  readonly kind: "watchlist";
+  /** The list's name: 1 to 40 of `a-z 0-9 _ -`. */
+  readonly name: string;
+  /** Where the name's string is written. */
+  readonly valueSpan: Span;
+  /** From the `watchlist` keyword to the end of the string. */
+  readonly span: Span;
+}
+
 /** `let name = expr`: a name for a value, usable by later lets, the condition, columns and sort. */
 export interface LetBinding {
   /** Always `"let"`. */
@@ -244,7 +268,7 @@ export interface Condition {
 }
 
 /** Any setting statement; each may appear at most once in a query. */
-export type Setting = MarketSetting | TimeframeSetting | ColumnsSetting | SortSetting | LimitSetting;
+export type Setting = MarketSetting | TimeframeSetting | ColumnsSetting | SortSetting | LimitSetting | SymbolsSetting | WatchlistSetting;
 /** Any statement of a query: a setting, a `let` binding or the condition. */
 export type Statement = Setting | LetBinding | Condition;
 

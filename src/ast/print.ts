@@ -154,6 +154,10 @@ export function printStatement(s: Statement): string {
       return `sort = ${s.keys.map((k) => `${printExpression(k.expression)} ${k.direction}`).join(", ")}`;
     case "limit":
       return `limit = ${s.value}`;
+    case "symbols":
+      return `symbols = [${s.symbols.map(escapeString).join(", ")}]`;
+    case "watchlist":
+      return `watchlist = ${escapeString(s.name)}`;
     case "let":
       return `let ${s.name} = ${printExpression(s.expression)}`;
     case "condition":

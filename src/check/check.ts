@@ -42,6 +42,10 @@ export interface CheckedQuery {
   readonly columns: readonly CheckedColumn[];
   readonly sort: readonly CheckedSortKey[];
   readonly limit: number | undefined;
+  /** `symbols = [...]`: the only symbols the screen considers (decisions §13), or undefined. */
+  readonly symbols: readonly string[] | undefined;
+  /** `watchlist = "name"`: the saved list the screen considers, resolved by whoever runs it. */
+  readonly watchlist: string | undefined;
   readonly lets: readonly LetBinding[];
   readonly condition: { readonly expression: Expression; readonly ir: IrNode };
 }
@@ -61,6 +65,8 @@ const SETTING_NAMES = {
   columns: "columns",
   sort: "sort",
   limit: "limit",
+  symbols: "symbols",
+  watchlist: "watchlist",
 } as const;
 
 function signature(fn: FunctionSpec): string {
@@ -125,6 +131,8 @@ class Checker {
     let market: string | undefined;
     let timeframe: Timeframe | undefined;
     let limit: number | undefined;
+    let symbols: readonly string[] | undefined;
+    let watchlist: string | undefined;
     const columns: CheckedColumn[] = [];
     const sort: CheckedSortKey[] = [];
     let condition: { expression: Expression; ir: IrNode } | undefined;
@@ -152,6 +160,17 @@ class Checker {
           break;
         case "limit":
           limit = s.value;
+          break;
+        case "symbols":
+        case "watchlist":
+          // A screen has one universe: a list written out, or one saved by name.
+          if (seen.has(s.kind === "symbols" ? "watchlist" : "symbols")) {
+            this.error(s.span.start, "symbols-and-watchlist", {});
+          } else if (s.kind === "symbols") {
+            symbols = s.symbols;
+          } else {
+            watchlist = s.name;
+          }
           break;
         case "columns": {
           const texts = new Set<string>();
@@ -200,6 +219,8 @@ class Checker {
       columns,
       sort,
       limit,
+      symbols,
+      watchlist,
       lets: [...this.lets.values()].map((l) => l.binding),
       condition: condition!,
     };

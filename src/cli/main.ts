@@ -22,6 +22,8 @@ const loaders: Record<string, () => Promise<Command>> = {
   keys: async () => (await import("./commands/keys.js")).keysCommand,
   data: async () => (await import("./commands/data.js")).dataCommand,
   lsp: async () => (await import("./commands/lsp.js")).lspCommand,
+  watchlists: async () => (await import("./commands/watchlists.js")).watchlistsCommand,
+  why: async () => (await import("./commands/why.js")).whyCommand,
 };
 
 /**

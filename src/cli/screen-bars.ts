@@ -10,6 +10,12 @@ import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../synthetic/symbols.js";
 import { DEFAULT_MARKETS, type HistoryResult, type Instrument, type RunResult, type XqlOptions } from "../types.js";
 import { positiveInteger, UsageError, type CliIo, type Format } from "./command.js";
 import { compileOrReport } from "./report.js";
+import { LOCAL_ACCOUNT, type WatchlistStore } from "../accounts/watchlists.js";
+
+/** The store's local lists by name, for `watchlist = "name"` on the command line (decisions §13). */
+export async function localWatchlists(store: WatchlistStore): Promise<Record<string, string[]>> {
+  return Object.fromEntries((await store.listWatchlists(LOCAL_ACCOUNT)).map((w) => [w.name, w.symbols]));
+}
 
 const SYNTHETIC_SYMBOLS: Readonly<Record<string, number>> = { FOREX: FOREX_SYMBOLS.length, CRYPTO: CRYPTO_SYMBOLS.length };
 
@@ -83,7 +89,8 @@ export async function compileWithBars(
 ): Promise<ScreenBars | undefined> {
   if (options.synthetic) {
     if (options.db !== undefined) throw new UsageError(`xql ${command}: --synthetic uses no database; drop --db`);
-    const compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits });
+    // No store, no saved lists: a watchlist is unknown here.
+    const compiled = compileOrReport(io, query, file, format, { markets: DEFAULT_MARKETS, ...limits, watchlists: {} });
     if (!compiled) return undefined;
     const { plan } = compiled;
     const universe = syntheticUniverse({
@@ -98,10 +105,10 @@ export async function compileWithBars(
   const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("./store.js");
   const store = await openStore(databasePath(options.db, io.env, io.cwd), io.stderr);
   try {
-    const compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits });
+    const compiled = compileOrReport(io, query, file, format, { markets: await marketsOf(store), ...limits, watchlists: await localWatchlists(store) });
     if (!compiled) return undefined;
     await seedOnFirstUse(store, io.stderr);
-    const universe = await fetchAnchored(store, compiled.plan, { warmup, fetch: compiled.fetch, anchorSources: compiled.fetch, bars: extraBaseBars + 1 });
+    const universe = await fetchAnchored(store, compiled.plan, { warmup, fetch: compiled.fetch, anchorSources: compiled.fetch, bars: extraBaseBars + 1, ...(compiled.symbols ? { symbols: compiled.symbols } : {}) });
     return screenOf(compiled, universe, true);
   } finally {
     await store.close();

@@ -198,6 +198,53 @@ export type GetAlertResponse = XqlResponse<AlertDetailBody>;
 /** What {@link XqlClient.deleteAlert} resolves to: 204 with a null body. */
 export type DeleteAlertResponse = XqlResponse<null, 204>;
 
+/** A saved symbol list (`/xql/watchlists`, decisions §13). */
+export interface WatchlistBody {
+  /** The list's name: 1 to 40 of `a-z 0-9 _ -`. */
+  name: string;
+  /** Its symbols, in the order saved. */
+  symbols: string[];
+  /** ISO 8601 time it was last saved. */
+  updatedAt: string;
+}
+
+/** The body of `GET /xql/watchlists`. */
+export interface WatchlistListBody {
+  /** The account's lists, by name. */
+  watchlists: WatchlistBody[];
+}
+
+/** What {@link XqlClient.putWatchlist} resolves to: 201 for a new list, 200 for one replaced. */
+export type PutWatchlistResponse = XqlResponse<WatchlistBody, 200 | 201>;
+/** What {@link XqlClient.listWatchlists} resolves to. */
+export type ListWatchlistsResponse = XqlResponse<WatchlistListBody>;
+
+/** The body of `POST /xql/why` (decisions §11). */
+export interface WhyBody {
+  /** The symbol asked about. */
+  symbol: string;
+  /** Open time (ms) of the base bar evaluated. */
+  time: number;
+  /** Whether the condition holds there. */
+  matched: boolean;
+  /** The query's columns at that bar. */
+  columns: Record<string, number | null>;
+  /** The condition part by part: `{ expr, value, time?, children? }`. */
+  tree: WhyTreeNode;
+}
+
+/** One part of a why tree. */
+export interface WhyTreeNode {
+  /** The part's canonical text. */
+  expr: string;
+  /** Its value at the bar; null where undefined. */
+  value: number | boolean | null;
+  /** The open time of the bar the part read, when not the bar asked. */
+  time?: number;
+  /** Operands (and/or/not, comparisons) or a let's definition. */
+  children?: WhyTreeNode[];
+}
+
 /** Options of {@link XqlClient}: where the service is, the key, and how long to wait. */
 export interface XqlClientOptions {
   /** Where the service listens, e.g. `http://127.0.0.1:8787` or `https://example.com/api`. */
@@ -362,8 +409,34 @@ export class XqlClient {
     return this.#request<null, 204>("DELETE", `xql/alerts/${encodeURIComponent(id)}`, undefined, options);
   }
 
+  /**
+   * `PUT /xql/watchlists/{name}`: saves the account's list of that name (1 to 1,000 distinct
+   * symbols; at most 50 lists), for queries that say `watchlist = "name"`; never metered.
+   */
+  putWatchlist(name: string, symbols: readonly string[], options?: RequestOptions): Promise<PutWatchlistResponse> {
+    return this.#request<WatchlistBody, 200 | 201>("PUT", `xql/watchlists/${encodeURIComponent(name)}`, { json: { symbols } }, options);
+  }
+
+  /** `GET /xql/watchlists`: the account's lists, by name; never metered. */
+  listWatchlists(options?: RequestOptions): Promise<ListWatchlistsResponse> {
+    return this.#request<WatchlistListBody>("GET", "xql/watchlists", undefined, options);
+  }
+
+  /** `DELETE /xql/watchlists/{name}`: removes the list (204); 404 when the account has none of that name. */
+  deleteWatchlist(name: string, options?: RequestOptions): Promise<XqlResponse<null, 204>> {
+    return this.#request<null, 204>("DELETE", `xql/watchlists/${encodeURIComponent(name)}`, undefined, options);
+  }
+
+  /**
+   * `POST /xql/why`: why `symbol` matches the screen at a bar (default the latest), or not — the
+   * condition part by part with its values there; metered as one run. 404 for a symbol without bars.
+   */
+  why(query: string, symbol: string, options?: RequestOptions & { time?: number | string }): Promise<XqlResponse<WhyBody>> {
+    return this.#request<WhyBody>("POST", "xql/why", { json: { query, symbol, ...(options?.time === undefined ? {} : { time: options.time }) } }, options);
+  }
+
   async #request<T, S extends number = 200>(
-    method: "GET" | "POST" | "DELETE",
+    method: "GET" | "POST" | "PUT" | "DELETE",
     path: string,
     body: string | { json: unknown } | undefined,
     options: RequestOptions | undefined,

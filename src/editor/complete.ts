@@ -9,7 +9,7 @@ import { DEFAULT_MARKETS, TIMEFRAMES, TIMEFRAME_MS, type Timeframe } from "../ty
 import { endsValue, letName, statementKind, statementsOf, type StatementKind } from "./context.js";
 import { scan, type Piece } from "./scan.js";
 
-export type CompletionKind = "function" | "series" | "let" | "timeframe" | "timeframePrefix" | "setting" | "market" | "keyword";
+export type CompletionKind = "function" | "series" | "let" | "timeframe" | "timeframePrefix" | "setting" | "market" | "symbol" | "keyword";
 
 /** A template: literal text and numbered fields (in order) the user tabs through. */
 export type Template = readonly (string | { readonly field: string })[];
@@ -36,6 +36,11 @@ export interface Completions {
 
 export interface CompletionOptions {
   readonly markets?: readonly string[];
+  /**
+   * The symbols of each market, by the market's configured spelling, from the host (the
+   * service's, the playground's or the CLI's store): offered inside `symbols = [...]`.
+   */
+  readonly symbols?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** `rsi([src = close,] n)`; a zero-parameter built-in is its bare name. */
@@ -95,6 +100,8 @@ const SETTINGS: readonly { kind: StatementKind; label: string; detail: string; t
   { kind: "columns", label: "columns", detail: "columns = [expr, ...]", template: () => ["columns = [", { field: "close" }, "]"] },
   { kind: "sort", label: "sort", detail: "sort = expr asc|desc, ...", template: () => ["sort = ", { field: "expr" }, " ", { field: "desc" }] },
   { kind: "limit", label: "limit", detail: "limit = 1..10000", template: () => ["limit = ", { field: "20" }] },
+  { kind: "symbols", label: "symbols", detail: 'symbols = ["EURUSD", ...] (only these symbols)', template: () => ['symbols = ["', { field: "EURUSD" }, '"]'] },
+  { kind: "watchlist", label: "watchlist", detail: 'watchlist = "name" (a saved list of symbols)', template: () => ['watchlist = "', { field: "name" }, '"'] },
   { kind: "let", label: "let", detail: "let name = expr", template: () => ["let ", { field: "name" }, " = ", { field: "expr" }] },
 ];
 
@@ -154,10 +161,14 @@ export function complete(text: string, offset: number, options: CompletionOption
   const inside = pieces.find((p) => p.start < at && at < p.end) ?? pieces.find((p) => p.type === "Comment" && p.start < at && at === p.end);
   if (inside?.type === "Comment") return none;
 
-  // Inside a string: only a market name, replacing the string's contents.
+  // Inside a string: a market name, or a symbol of the query's market inside `symbols = [...]`.
   if (inside?.type === "StringLiteral" || (inside?.type === "Invalid" && inside.image.startsWith('"'))) {
     const before = pieces.filter((p) => p.end <= inside.start && p.type !== "Comment");
     const statement = statementsOf(before).pop() ?? [];
+    if (statementKind(statement) === "symbols") {
+      const closed = inside.type === "StringLiteral";
+      return { from: inside.start + 1, to: closed ? inside.end - 1 : inside.end, items: symbolItems(text, pieces, markets, options, statement, false) };
+    }
     if (statementKind(statement) !== "market") return none;
     const closed = inside.type === "StringLiteral";
     return {
@@ -174,6 +185,7 @@ export function complete(text: string, offset: number, options: CompletionOption
   const strayQuote = pieces.find((p) => p.type === "Invalid" && p.start === from - 1 && p.image === '"');
   if (strayQuote !== undefined) {
     const statement = statementsOf(pieces.filter((p) => p.end <= strayQuote.start)).pop() ?? [];
+    if (statementKind(statement) === "symbols") return { from, to: at, items: symbolItems(text, pieces, markets, options, statement, false) };
     if (statementKind(statement) !== "market") return none;
     return { from, to: at, items: markets.map((m, i) => ({ label: m, kind: "market" as const, detail: "market", template: [m], rank: i })) };
   }
@@ -219,7 +231,14 @@ export function complete(text: string, offset: number, options: CompletionOption
       }
       return statement.length >= 3 ? result(startItems(index + 1)) : result([]);
     case "limit":
+    case "watchlist":
       return statement.length >= 3 ? result(startItems(index + 1)) : result([]);
+    case "symbols": {
+      // After `[` or `,` a quoted symbol; after the closing `]` a new statement.
+      if (previous?.type === "RBracket") return result(startItems(index + 1));
+      if (previous?.type === "LBracket" || previous?.type === "Comma") return result(symbolItems(text, pieces, markets, options, statement, true));
+      return result([]);
+    }
     case "let":
       // `let |` names a new binding: nothing to offer until the `=`.
       if (statement.length < 3) return result([]);
@@ -236,6 +255,21 @@ export function complete(text: string, offset: number, options: CompletionOption
     return result(depthOf(statement) > 0 ? continuing : [...continuing, ...startItems(index + 1)]);
   }
   return result(expressionItems(lets, true));
+}
+
+/**
+ * The symbols of the query's market not yet in the list, for `symbols = [...]`: quoted when
+ * the cursor is not inside a string yet. The market is read from the query's `market` setting.
+ */
+function symbolItems(text: string, pieces: readonly Piece[], markets: readonly string[], options: CompletionOptions, list: readonly Piece[], quoted: boolean): CompletionItem[] {
+  const marketPiece = statementsOf(pieces.filter((p) => p.type !== "Comment")).find((s) => statementKind(s) === "market")?.find((p) => p.type === "StringLiteral");
+  const wanted = marketPiece ? text.slice(marketPiece.start + 1, marketPiece.end - 1).toUpperCase() : undefined;
+  const market = markets.find((m) => m.toUpperCase() === wanted);
+  const all = market === undefined ? [] : (options.symbols?.[market] ?? []);
+  const listed = new Set(list.filter((p) => p.type === "StringLiteral").map((p) => text.slice(p.start + 1, p.end - 1)));
+  return all
+    .filter((symbol) => !listed.has(symbol))
+    .map((symbol, i) => ({ label: symbol, kind: "symbol" as const, detail: `${market} symbol`, template: [quoted ? `"${symbol}"` : symbol], rank: i }));
 }
 
 function depthOf(statement: readonly Piece[]): number {

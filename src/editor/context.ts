@@ -7,7 +7,7 @@
  */
 import type { Piece } from "./scan.js";
 
-const SETTING_TYPES: ReadonlySet<string> = new Set(["Market", "Timeframe", "Columns", "Sort", "Limit", "Let"]);
+const SETTING_TYPES: ReadonlySet<string> = new Set(["Market", "Timeframe", "Columns", "Sort", "Limit", "Symbols", "Watchlist", "Let"]);
 /** Tokens after which an expression is complete (a value was just written). */
 const ENDS_VALUE: ReadonlySet<string> = new Set(["Identifier", "NumberLiteral", "StringLiteral", "RParen", "RBracket", "True", "False", "Asc", "Desc"]);
 /** Tokens that start a value. `(` after a name is a call and `[` a history offset, not a start. */
@@ -48,7 +48,7 @@ export function statementsOf(pieces: readonly Piece[]): Piece[][] {
 }
 
 /** The kind of statement a list of pieces is, read from its first token. */
-export type StatementKind = "market" | "timeframe" | "columns" | "sort" | "limit" | "let" | "condition";
+export type StatementKind = "market" | "timeframe" | "columns" | "sort" | "limit" | "symbols" | "watchlist" | "let" | "condition";
 
 export function statementKind(statement: readonly Piece[]): StatementKind {
   switch (statement[0]?.type) {
@@ -62,6 +62,10 @@ export function statementKind(statement: readonly Piece[]): StatementKind {
       return "sort";
     case "Limit":
       return "limit";
+    case "Symbols":
+      return "symbols";
+    case "Watchlist":
+      return "watchlist";
     case "Let":
       return "let";
     default:

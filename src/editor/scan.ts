@@ -36,7 +36,7 @@ export interface Piece {
   readonly image: string;
 }
 
-const SETTING_WORDS: ReadonlySet<string> = new Set(["market", "timeframe", "columns", "sort", "limit", "let"]);
+const SETTING_WORDS: ReadonlySet<string> = new Set(["market", "timeframe", "columns", "sort", "limit", "symbols", "watchlist", "let"]);
 const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS);
 const OPERATOR_TYPES: ReadonlySet<string> = new Set([
   "LessEqual",

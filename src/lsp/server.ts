@@ -40,8 +40,21 @@ const KIND_OF: Readonly<Record<CompletionKind, ItemKind>> = {
   timeframePrefix: CompletionItemKind.Module,
   setting: CompletionItemKind.Keyword,
   market: CompletionItemKind.Value,
+  symbol: CompletionItemKind.Constant,
   keyword: CompletionItemKind.Keyword,
 };
+
+/**
+ * The market's symbols a client may pass as `initializationOptions.symbols`
+ * (`{ "FOREX": ["EURUSD", ...] }`), offered inside `symbols = [...]`: the editor's host knows its store.
+ */
+function symbolsFrom(init: unknown): Record<string, string[]> {
+  const given = (init as { symbols?: unknown } | null | undefined)?.symbols;
+  if (typeof given !== "object" || given === null) return {};
+  return Object.fromEntries(
+    Object.entries(given as Record<string, unknown>).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((s) => typeof s === "string")),
+  );
+}
 
 /** A template as an LSP snippet: `rsi(${1:n})`. */
 function snippet(template: Template): { text: string; snippet: boolean } {
@@ -62,9 +75,11 @@ function optionsFrom(init: unknown): XqlOptions {
 export function startLanguageServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
   let options: XqlOptions = {};
+  let symbols: Record<string, string[]> = {};
 
   connection.onInitialize((params): InitializeResult => {
     options = optionsFrom(params.initializationOptions);
+    symbols = symbolsFrom(params.initializationOptions);
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -117,7 +132,7 @@ export function startLanguageServer(connection: Connection): void {
     const open = opened(params.textDocument.uri);
     if (!open) return [];
     const { document, text } = open;
-    const { from, to, items } = complete(text, document.offsetAt(params.position), { markets: options.markets ?? DEFAULT_MARKETS });
+    const { from, to, items } = complete(text, document.offsetAt(params.position), { markets: options.markets ?? DEFAULT_MARKETS, symbols });
     const range = { start: document.positionAt(from), end: document.positionAt(to) };
     return items.map((item): CompletionItem => {
       const { text, snippet: isSnippet } = snippet(item.template);

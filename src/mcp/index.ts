@@ -18,6 +18,9 @@ import {
   ALERT_CREATE_DESCRIPTION,
   ALERT_DELETE_DESCRIPTION,
   ALERT_LIST_DESCRIPTION,
+  WATCHLIST_LIST_DESCRIPTION,
+  WATCHLIST_SET_DESCRIPTION,
+  WHY_DESCRIPTION,
   EXPLAIN_DESCRIPTION,
   REFERENCE_DESCRIPTION,
   RUN_DESCRIPTION,
@@ -30,6 +33,11 @@ import {
   alertDeleteInput,
   alertDeleteOutput,
   alertListOutput,
+  watchlistListOutput,
+  watchlistSetInput,
+  watchlistSetOutput,
+  whyInput,
+  whyOutput,
   explainOutput,
   historyInput,
   historyOutput,
@@ -155,6 +163,19 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
     ({ query, bars }) => track(forward(() => client.history(query, bars === undefined ? undefined : { bars }))),
   );
 
+  server.registerTool(
+    "xql_why",
+    {
+      title: "Why a symbol matches an XQL screen, or not",
+      description: WHY_DESCRIPTION,
+      inputSchema: whyInput,
+      outputSchema: whyOutput,
+      // Like run: reads market data only, but uses quota.
+      annotations: { ...readOnly, idempotentHint: false },
+    },
+    ({ query, symbol, time }) => track(forward(() => client.why(query, symbol, time === undefined ? undefined : { time }))),
+  );
+
   // Alerts change the account's saved state: not read-only; creating twice makes two alerts.
   const writes = { readOnlyHint: false, openWorldHint: false } as const;
 
@@ -199,6 +220,30 @@ export function createMcpServer(client: XqlClient, options: CreateMcpServerOptio
           return response.ok ? { ...response, body: { deleted: id } } : response;
         }),
       ),
+  );
+
+  // A list is saved state: putting the same list twice leaves the same list.
+  server.registerTool(
+    "xql_watchlist_set",
+    {
+      title: "Save an XQL watchlist",
+      description: WATCHLIST_SET_DESCRIPTION,
+      inputSchema: watchlistSetInput,
+      outputSchema: watchlistSetOutput,
+      annotations: { ...writes, destructiveHint: true, idempotentHint: true },
+    },
+    ({ name, symbols }) => track(forward(() => client.putWatchlist(name, symbols))),
+  );
+
+  server.registerTool(
+    "xql_watchlist_list",
+    {
+      title: "List XQL watchlists",
+      description: WATCHLIST_LIST_DESCRIPTION,
+      outputSchema: watchlistListOutput,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
+    () => track(forward(() => client.listWatchlists())),
   );
 
   server.registerTool(

@@ -193,3 +193,38 @@ export const alertDeleteOutput = z.looseObject({
   deleted: z.string().optional().describe("The id of the alert removed."),
   error,
 });
+
+export const watchlistSetInput = {
+  name: z.string().describe("The list's name: 1 to 40 characters of a-z, 0-9, _ and -."),
+  symbols: z.array(z.string()).describe("1 to 1,000 distinct symbols, as the market spells them (EURUSD, BTCUSDT)."),
+};
+
+const watchlist = z.looseObject({ name: z.string(), symbols: z.array(z.string()), updatedAt: z.string() });
+
+export const watchlistSetOutput = z.looseObject({
+  name: z.string().optional().describe("The list saved."),
+  symbols: z.array(z.string()).optional(),
+  updatedAt: z.string().optional(),
+  error,
+});
+
+export const watchlistListOutput = z.looseObject({
+  watchlists: z.array(watchlist).optional().describe("The account's lists, by name."),
+  error,
+});
+
+export const whyInput = {
+  query: z.string().describe("The whole query text, as xql_run takes it."),
+  symbol: z.string().describe("The symbol asked about, as the market spells it (EURUSD, BTCUSDT)."),
+  time: z.union([z.number(), z.string()]).optional().describe("The bar: ms since epoch or ISO 8601; default the latest."),
+};
+
+export const whyOutput = z.looseObject({
+  symbol: z.string().optional(),
+  time: z.number().optional().describe("Open time (ms) of the bar evaluated."),
+  matched: z.boolean().optional(),
+  columns: z.record(z.string(), z.number().nullable()).optional(),
+  tree: z.looseObject({ expr: z.string(), value: z.union([z.number(), z.boolean(), z.null()]) }).optional().describe("The condition part by part."),
+  valid,
+  error,
+});

@@ -13,6 +13,11 @@ export function explainQuery(checked: CheckedQuery): string {
   if (checked.lets.length > 0) {
     text += `, where ${checked.lets.map((l) => `${l.name} = ${printExpression(l.expression)}`).join(", ")}`;
   }
+  if (checked.symbols !== undefined) {
+    text += `, over ${checked.symbols.length} symbol${checked.symbols.length === 1 ? "" : "s"}`;
+  } else if (checked.watchlist !== undefined) {
+    text += `, over the watchlist '${checked.watchlist}'`;
+  }
   text += ".";
   const parts: string[] = [];
   if (checked.columns.length > 0) parts.push(checked.columns.map((c) => printExpression(c.expression)).join(", "));

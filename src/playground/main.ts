@@ -34,6 +34,7 @@ import {
 } from "./core.js";
 import type { Bars, Instrument, Plan, ResultRow, Timeframe } from "../types.js";
 import type { ColumnKind } from "../functions/module.js";
+import type { WhyNode, WhyResult } from "../eval/why.js";
 import { installWatch } from "./watch.js";
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -252,6 +253,40 @@ const offlineBox = $<HTMLInputElement>("offline");
 
 // ---- watching: the screen as an alert, its events live ---------------------------------------
 
+// ---- the account's watchlists ---------------------------------------------------------------
+
+const watchlistSelect = $<HTMLSelectElement>("watchlist");
+
+/** Fills the list picker with the account's saved lists (a key is needed: lists are the account's). */
+async function loadWatchlists(): Promise<void> {
+  const key = keyInput.value.trim();
+  watchlistSelect.replaceChildren(new Option("whole market", ""));
+  if (key === "") return;
+  const response = await fetch("/xql/watchlists", { headers: { Authorization: `Bearer ${key}` } }).catch(() => undefined);
+  if (!response?.ok) return;
+  const { watchlists } = (await response.json()) as { watchlists: { name: string; symbols: string[] }[] };
+  for (const w of watchlists) watchlistSelect.append(new Option(`${w.name} (${w.symbols.length})`, w.name));
+}
+keyInput.addEventListener("change", () => void loadWatchlists());
+watchlistSelect.addEventListener("focus", () => void loadWatchlists(), { once: true });
+
+/** Picking a list writes `watchlist = "name"` into the query (replacing one there); "whole market" removes it. */
+watchlistSelect.addEventListener("change", () => {
+  const text = view.state.doc.toString();
+  const name = watchlistSelect.value;
+  const line = name === "" ? "" : `watchlist = "${name}"`;
+  const existing = /^watchlist\s*=\s*"[^"\n]*";?[ \t]*\n?/m.exec(text);
+  let next: string;
+  if (existing) next = text.slice(0, existing.index) + (line === "" ? "" : `${line}\n`) + text.slice(existing.index + existing[0].length);
+  else if (line === "") next = text;
+  else {
+    const timeframe = /^timeframe\s*=.*$/m.exec(text);
+    const at = timeframe ? timeframe.index + timeframe[0].length : 0;
+    next = timeframe ? `${text.slice(0, at)}\n${line}${text.slice(at)}` : `${line}\n${text}`;
+  }
+  view.dispatch({ changes: { from: 0, to: text.length, insert: next } });
+});
+
 installWatch({ query: () => view.state.doc.toString(), key: () => keyInput.value.trim(), offline: () => offlineBox.checked });
 
 // ---- running ---------------------------------------------------------------------------------
@@ -263,6 +298,8 @@ interface RunOutcome {
   barsOf(symbol: string): Promise<Instrument | undefined>;
   /** Where a symbol's bars came from (`oanda bid, synced 2026-12-06 00:40 UTC`), once its bars were read. */
   feeds: Map<string, string>;
+  /** Why a symbol matches the screen at its latest bar, or not (decisions §11), where the run was made. */
+  whyOf(symbol: string): Promise<WhyResult>;
   source: string;
   /** What each column holds, so the table shows it as the CLI's does. */
   kinds: Readonly<Record<string, ColumnKind>>;
@@ -303,6 +340,11 @@ function runOffline(text: string, plan: Plan): RunOutcome {
     decimals,
     source: `offline: ${OFFLINE_SYMBOLS} synthetic ${plan.market} instruments`,
     barsOf: async (symbol) => universe.find((i) => i.symbol === symbol),
+    whyOf: async (symbol) => {
+      const instrument = universe.find((i) => i.symbol === symbol);
+      if (!instrument) throw new Error(`No bars for ${symbol} on ${plan.market} ${plan.sources[0]!.timeframe}`);
+      return compiled.why(instrument);
+    },
   };
 }
 
@@ -325,6 +367,15 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
     kinds: compile(text).columnKinds,
     decimals,
     source: `service${remaining !== null ? ` (${remaining} runs left today)` : ""}`,
+    whyOf: async (symbol) => {
+      const r = await fetch("/xql/why", { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ query: text, symbol }) });
+      const answer = (await r.json()) as WhyResult & { error?: unknown };
+      if (!r.ok) {
+        const error = answer.error as { message?: string } | string | undefined;
+        throw new Error(`${r.status}: ${typeof error === "string" ? error : (error?.message ?? "why failed")}`);
+      }
+      return answer;
+    },
     barsOf: async (symbol) => {
       const bars: Partial<Record<Timeframe, Bars>> = {};
       for (const source of plan.sources) {
@@ -406,7 +457,10 @@ function showResults(outcome: RunOutcome): void {
       td.textContent = formatColumnValue(r.columns[k], outcome.kinds[k] ?? "number", outcome.decimals.get(r.symbol));
       td.className = "num";
     }
-    const choose = (): void => void showChart(r.symbol).catch(showFailure);
+    const choose = (): void => {
+      void showChart(r.symbol).catch(showFailure);
+      void showWhy(r.symbol);
+    };
     tr.addEventListener("click", choose);
     tr.addEventListener("keydown", (e) => e.key === "Enter" && choose());
   }
@@ -417,6 +471,51 @@ function showFailure(error: unknown): void {
   message.textContent = error instanceof Error ? error.message : String(error);
   message.className = "error";
 }
+
+// ---- why a symbol matches or not ------------------------------------------------------------
+
+/** The tree as nested lists: ✓/✗ per condition, failing parts marked, each number with its value. */
+function whyList(node: WhyNode): HTMLLIElement {
+  const li = document.createElement("li");
+  const mark = node.value === true ? "✓ " : node.value === false ? "✗ " : "";
+  const value = typeof node.value === "number" ? ` = ${Number.isInteger(node.value) ? node.value : node.value.toPrecision(6)}` : node.value === null ? " = —" : "";
+  const at = node.time === undefined ? "" : `  (bar of ${new Date(node.time).toISOString().slice(0, 16).replace("T", " ")} UTC)`;
+  li.textContent = `${mark}${node.expr}${value}${at}`;
+  li.className = node.value === false ? "fail" : node.value === true ? "pass" : "";
+  if (node.children && node.children.length > 0) {
+    const ul = document.createElement("ul");
+    for (const child of node.children) ul.append(whyList(child));
+    li.append(ul);
+  }
+  return li;
+}
+
+async function showWhy(symbol: string): Promise<void> {
+  const status = $("why-status");
+  const tree = $("why-tree");
+  $<HTMLInputElement>("why-symbol").value = symbol;
+  if (!lastRun) {
+    status.textContent = "Run the screen first";
+    return;
+  }
+  status.textContent = `Why ${symbol}…`;
+  try {
+    const why = await lastRun.whyOf(symbol);
+    status.textContent = `${why.symbol} at ${new Date(why.time).toISOString().slice(0, 16).replace("T", " ")} UTC: ${why.matched ? "matches" : "does not match"}`;
+    const ul = document.createElement("ul");
+    ul.append(whyList(why.tree));
+    tree.replaceChildren(ul);
+    tree.dataset.symbol = why.symbol;
+  } catch (error) {
+    status.textContent = error instanceof Error ? error.message : String(error);
+    tree.replaceChildren();
+  }
+}
+$("why-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const symbol = $<HTMLInputElement>("why-symbol").value.trim();
+  if (symbol !== "") void showWhy(symbol);
+});
 
 // ---- the chart ------------------------------------------------------------------------------
 

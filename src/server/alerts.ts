@@ -16,6 +16,7 @@ import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl } fro
 import type { Authenticator } from "./auth.js";
 import type { QueryCache } from "./query-cache.js";
 import { fromStore } from "./errors.js";
+import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
 
 /** The body of a refused creation beyond the tier's alerts. */
 export const ALERT_LIMIT_REACHED = { error: "Alert limit reached for this tier" } as const;
@@ -39,6 +40,8 @@ export interface AlertRouteOptions {
   allowPrivateWebhooks: boolean;
   resolve: Resolver;
   heartbeatMs: number;
+  /** The accounts' saved lists, for alerts on `watchlist = "name"`. */
+  watchlists?: WatchlistStore;
 }
 
 /** What a creation request asked for, or why it cannot be read. */
@@ -99,8 +102,11 @@ export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOpt
       const caller = auth.callerOf(request);
       const asked = alertRequestOf(request.body);
       if ("problem" in asked) return reply.code(400).send({ error: asked.problem });
-      const compiled = queries.compile(asked.query);
-      if (compiled instanceof XqlError) return reply.code(400).send({ valid: false, error: compiled.body });
+      const parsed = queries.compile(asked.query);
+      if (parsed instanceof XqlError) return reply.code(400).send({ valid: false, error: parsed.body });
+      // An alert on a watchlist starts from the list as saved now (and follows it, bar by bar).
+      const compiled = await fromStore(() => resolveWatchlist(parsed, caller.accountId, options.watchlists));
+      if (compiled instanceof XqlError) return reply.code(400).send(compiled.toResult());
       if (asked.webhook !== null && !(await webhookAllowed(asked.webhook, options))) return reply.code(400).send(WEBHOOK_REFUSED);
       const limit = ALERT_LIMITS[caller.tier];
       // A cheap look first, so a full account costs no baseline; the insert below decides atomically.

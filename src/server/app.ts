@@ -34,6 +34,8 @@ import { AlertEngine } from "../alerts/engine.js";
 import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
 import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
 import { type MetricsOptions, ServiceMetrics, serveMetrics } from "./metrics.js";
+import { hasWatchlists } from "../accounts/watchlists.js";
+import { registerWatchlistRoutes } from "./watchlists.js";
 
 /** Where the server reads the time; tests move it across midnight. */
 export interface Clock {
@@ -253,7 +255,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
     app.addHook("onClose", async () => tier.close());
   }
   const queries = new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES);
+  // Watchlists live with the accounts (decisions §13).
+  const watchlists = hasWatchlists(keys) ? keys : undefined;
+  if (watchlists) registerWatchlistRoutes(app, { watchlists, auth, clock, bodyLimit });
   registerRoutes(app, {
+    watchlists,
     bars,
     quota,
     dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),
@@ -301,6 +307,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       },
       warmup: options.warmup ?? DEFAULT_WARMUP,
       cache: tier,
+      watchlists,
       sliceMs: options.evaluationSliceMs ?? 10,
       allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
       resolve,
@@ -322,6 +329,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
       resolve,
       heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      watchlists,
     });
     app.addHook("onReady", async () => engine.start());
     // Open streams end before the server waits for its connections to close.

@@ -3,6 +3,7 @@ import { VERSION } from "../version.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 import { PUSH_OPENAPI_PATHS } from "./push.js";
 import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
+import { WATCHLISTS_OPENAPI_SCHEMAS, WHY_OPENAPI_SCHEMAS, watchlistsOpenApiPaths, whyOpenApiPaths } from "./watchlists-openapi.js";
 
 type Paths = Record<string, Record<string, unknown>>;
 
@@ -211,6 +212,8 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       ...alertsOpenApiPaths(errorBody),
+      ...watchlistsOpenApiPaths(errorBody),
+      ...whyOpenApiPaths(errorBody),
       "/usage": {
         get: {
           operationId: "usage",
@@ -278,6 +281,8 @@ export function openApiDocument(): Record<string, unknown> {
       },
       schemas: {
         ...ALERTS_OPENAPI_SCHEMAS,
+        ...WATCHLISTS_OPENAPI_SCHEMAS,
+        ...WHY_OPENAPI_SCHEMAS,
         Valid: {
           type: "object",
           required: ["valid"],

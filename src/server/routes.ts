@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CompiledQuery } from "../api.js";
 import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
-import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS } from "../types.js";
+import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import { VERSION } from "../version.js";
 import { fetchAnchored } from "../store/fetch.js";
 import type { HotTier } from "../store/hot-tier.js";
@@ -24,9 +24,10 @@ import type { QueryCache } from "./query-cache.js";
 import type { ResultsCache } from "./results-cache.js";
 import { nextUtcMidnight, secondsUntilReset, setRateLimitHeaders, utcDay } from "./quota.js";
 import type { Admission } from "./admission.js";
-import { historyAnchoredAsync, runAnchoredAsync, workOf } from "../api.js";
+import { historyAnchoredAsync, runAnchoredAsync, whyAnchored, workOf } from "../api.js";
 import { historyCostError } from "../plan/cost.js";
 import { MAX_RESPONSE_BYTES, responseTooLarge, runResultBytes } from "../json-size.js";
+import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
 
 export interface RouteContext {
   bars: BarStore;
@@ -48,9 +49,14 @@ export interface RouteContext {
   /** Run and history answers (JSON text) per (endpoint with query string, window, query text, data version); metered per request all the same. */
   runs: ResultsCache;
   openApi: string;
+  /** The accounts' saved lists, for queries that say `watchlist = "name"`; undefined: none are known. */
+  watchlists: WatchlistStore | undefined;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
+
+/** A request about something the store does not hold (why's symbol without bars): a 404 with its message. */
+class NotFound extends Error {}
 
 /**
  * The JSON text of an answer already bounded while it was built (rows measured, matches
@@ -73,7 +79,11 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const body = queryBodyOf(request);
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
     const result = queries.validate(body);
-    if (result.valid) return reply.code(200).send(result);
+    if (result.valid) {
+      const unknown = await unknownWatchlist(request, body);
+      if (unknown) return reply.code(400).send(unknown.toResult());
+      return reply.code(200).send(result);
+    }
     return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
   });
 
@@ -81,9 +91,21 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const body = queryBodyOf(request);
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
     const result = queries.explain(body);
-    if ("plan" in result) return reply.code(200).send(result);
+    if ("plan" in result) {
+      const unknown = await unknownWatchlist(request, body);
+      if (unknown) return reply.code(400).send(unknown.toResult());
+      return reply.code(200).send(result);
+    }
     return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
   });
+
+  /** The plan error of a valid query naming a watchlist the caller's account does not have. */
+  async function unknownWatchlist(request: FastifyRequest, body: string): Promise<XqlError | undefined> {
+    const compiled = queries.compile(body);
+    if (compiled instanceof XqlError || compiled.watchlist === undefined) return undefined;
+    const resolved = await fromStore(() => resolveWatchlist(compiled, auth.callerOf(request).accountId, ctx.watchlists));
+    return resolved instanceof XqlError ? resolved : undefined;
+  }
 
   /** The rate-limit headers of the usage read before the body (every answer of a metered route carries them). */
   function usageHeaders(request: FastifyRequest, reply: FastifyReply): void {
@@ -116,8 +138,10 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     route: {
-      /** The window of base bars evaluated (history's `bars`); a run's is 1. */
-      fetch: { bars?: number };
+      /** What the fetch reads beyond the plan — the window of base bars evaluated (history's `bars`; a run's is 1), why's one symbol — decided once the query is compiled. */
+      fetch: { bars?: number; symbols?: readonly string[] } | ((compiled: CompiledQuery) => { bars?: number; symbols?: readonly string[] });
+      /** What else the answer depends on besides the endpoint, the window and the query text (why's symbol and time). */
+      key?: string;
       /** A refusal of this query on this route, before any reservation (history's price). */
       check?: (compiled: CompiledQuery) => XqlError | undefined;
       execute: (
@@ -135,9 +159,18 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     // Parse and plan before any reservation: an invalid query never holds quota.
     const body = queryBodyOf(request);
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
-    const compiled = queries.compile(body);
-    if (compiled instanceof XqlError) {
-      return reply.code(400).send({ valid: false, error: withTransportHint(body, compiled.body) });
+    const parsed = queries.compile(body);
+    if (parsed instanceof XqlError) {
+      return reply.code(400).send({ valid: false, error: withTransportHint(body, parsed.body) });
+    }
+    // A watchlist is the account's list as saved now: resolved before any reservation.
+    let compiled: CompiledQuery;
+    try {
+      const resolved = await resolveWatchlist(parsed, caller.accountId, ctx.watchlists);
+      if (resolved instanceof XqlError) return reply.code(400).send(resolved.toResult());
+      compiled = resolved;
+    } catch (error) {
+      return sendStoreFailure(reply, error);
     }
     const refused = route.check?.(compiled);
     if (refused) return reply.code(400).send(refused.toResult());
@@ -168,7 +201,9 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
     // A run is a pure function of (query, data version): a repeated screen costs a lookup.
     // Keyed by the endpoint with its query string (history's ?bars), the body's window and the query text.
-    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${body}`;
+    // A watchlist's screen also depends on the list as saved (and so on the account).
+    const list = compiled.watchlist !== undefined ? `${caller.accountId}\n${JSON.stringify(compiled.symbols)}\n` : "";
+    const key = `${request.url}\n${jsonFieldOf(request, "bars") ?? ""}\n${route.key ?? ""}\n${list}${body}`;
     let phase: "fetch" | "evaluate" = "fetch";
     try {
       const version = await ctx.bars.dataVersion();
@@ -189,7 +224,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
           lease,
           fetch: compiled.fetch,
           anchorSources: compiled.fetch,
-          ...route.fetch,
+          ...(compiled.symbols ? { symbols: compiled.symbols } : {}),
+          ...(typeof route.fetch === "function" ? route.fetch(compiled) : route.fetch),
         });
         phase = "evaluate";
         // Evaluation takes turns of the event loop, round-robin with every other account's work:
@@ -212,6 +248,8 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       await giveBack();
       // An answer too large to build: the caller's request, refused before it is built (400).
       if (error instanceof XqlError) return reply.code(400).send(error.toResult());
+      // Nothing to answer about (why's symbol without bars): the caller's request, not a failure.
+      if (error instanceof NotFound) return reply.code(404).send({ error: error.message });
       if (phase === "fetch") {
         request.log.error({ err: describeError(error), account: caller.accountId }, "bar fetch failed");
         return sendStoreFailure(reply, error);
@@ -279,6 +317,45 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     },
   );
 
+  // Why a symbol matches or not (decisions §11): JSON { query, symbol, time? }, metered as one run.
+  app.post(
+    "/xql/why",
+    { onRequest: [auth.authenticate, quotaFirst], config: { jsonFields: ["symbol", "time"] } },
+    async (request, reply) => {
+      usageHeaders(request, reply);
+      const symbol = jsonFieldOf(request, "symbol");
+      const rawTime = jsonFieldOf(request, "time");
+      if (typeof request.body === "string") {
+        return reply.code(400).send(bodyProblemResult({ problem: 'why takes JSON {"query": "...", "symbol": "EURUSD", "time"?: ms or ISO 8601}' }));
+      }
+      if (typeof symbol !== "string" || symbol === "") return reply.code(400).send(bodyProblemResult({ problem: 'The JSON field "symbol" must be a non-empty string' }));
+      const time = rawTime === undefined ? undefined : typeof rawTime === "number" ? rawTime : typeof rawTime === "string" ? Date.parse(rawTime) : NaN;
+      if (time !== undefined && !Number.isFinite(time)) {
+        return reply.code(400).send(bodyProblemResult({ problem: 'The JSON field "time" must be ms since epoch or an ISO 8601 time' }));
+      }
+      return metered(request, reply, {
+        // The symbol's series alone, reaching back to the bar asked (at most history's window).
+        fetch: (compiled) => {
+          const base = compiled.plan.sources[0]!.timeframe;
+          const back = time === undefined ? 0 : Math.ceil((clock.now() - time) / TIMEFRAME_MS[base]) + 1;
+          return { symbols: [symbol], bars: Math.min(MAX_HISTORY_BARS, Math.max(0, back)) + 1 };
+        },
+        key: `${symbol}\n${time ?? ""}`,
+        async execute(compiled, universe) {
+          const base = compiled.plan.sources[0]!.timeframe;
+          const instrument = universe.find((i) => i.symbol === symbol);
+          const times = instrument?.bars[base]?.time;
+          const missing = `No bars for ${symbol} on ${compiled.plan.market} ${base}`;
+          if (!instrument || !times || times.length === 0 || (time !== undefined && times[0]! > time)) throw new NotFound(missing);
+          // The bar asked (the latest at or before `time`), evaluated as run does there: each
+          // source's bars from its anchor (decisions §9, §11), so the tree holds run's numbers.
+          const answer = whyAnchored(compiled, instrument, time);
+          return { answer: boundedJson(answer), log: { symbol, matched: answer.matched } };
+        },
+      });
+    },
+  );
+
   app.get("/usage", { onRequest: auth.authenticate }, async (request, reply) => {
     const caller = auth.callerOf(request);
     const now = clock.now();
@@ -319,3 +396,4 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
 
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(ctx.openApi));
 }
+

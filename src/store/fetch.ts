@@ -45,6 +45,12 @@ export interface FetchOptions {
    * indicators converge. A source reads at least this many bars (and at least `warmup`).
    */
   fetch?: readonly FetchSource[];
+  /**
+   * Only these symbols (a screen over `symbols = [...]` or a watchlist, decisions §13): the
+   * store reads their series alone, not the whole market's. Listed symbols the market lacks
+   * are left out; the compiled query counts them.
+   */
+  symbols?: readonly string[];
   /** Bars per source to read at least (before `extraBaseBars`): an anchored read's reach. */
   atLeast?: Partial<Record<Timeframe, number>>;
 }
@@ -143,8 +149,11 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
     baseTimeframe: base.timeframe,
     series: source.series,
     count: counts.get(source.timeframe)!,
+    ...(options.symbols ? { symbols: options.symbols } : {}),
   }));
-  const symbolsRead = cache ? cache.symbols(plan.market) : store.symbols(plan.market);
+  const listed = options.symbols ? new Set(options.symbols) : undefined;
+  const marketRead = cache ? cache.symbols(plan.market) : store.symbols(plan.market);
+  const symbolsRead = listed ? marketRead.then((all) => all.filter((s) => listed.has(s))) : marketRead;
   const reads = await Promise.all(
     // The store checked these bars when they were written and read them back in time order: the
     // evaluator may skip its own pass over their times (src/eval/bars.ts); the tier marks its own.
@@ -153,7 +162,7 @@ export async function fetchUniverse(store: BarStore, plan: Plan, options: FetchO
   // Instruments are every symbol of the market (decisions §2 meta: one without bars on a
   // source the plan needs counts as noData); each source joins by symbol.
   const order = await symbolsRead;
-  if (!cache) return joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
+  if (!cache || listed) return joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);
   const known = joined.get(reads[0]!);
   if (known && known.order === order && known.reads.length === reads.length && known.reads.every((read, s) => read === reads[s] && known.timeframes[s] === requests[s]!.timeframe)) return known.instruments;
   const instruments = joinInOrder(order, requests, reads) ?? joinBySymbol(order, requests, reads);

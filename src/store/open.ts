@@ -4,6 +4,7 @@
  * creates and migrates) an SQLite file; `postgres://` or `postgresql://` connects to
  * PostgreSQL and migrates before resolving. `close()` is async on both; every caller awaits it.
  */
+import type { WatchlistStore } from "../accounts/watchlists.js";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +16,7 @@ import type { BarStore } from "./store.js";
 import type { AlertStore } from "../alerts/alerts.js";
 
 /** A store of bars, keys and quota counters, whatever the backend. */
-export interface Store extends BarStore, KeyStore, QuotaStore {
+export interface Store extends BarStore, KeyStore, QuotaStore, WatchlistStore {
   /** Which backend serves the store: the embedded file, or a database shared by replicas. */
   readonly backend: "sqlite" | "postgres";
   /** Where the store lives, for messages (a PostgreSQL URL without its password). */

@@ -25,6 +25,7 @@ import type { AlertStore } from "../alerts/alerts.js";
 import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
 import { FEEDS_MIGRATION, FEEDS_POSTGRES_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
 import { LEASES_MIGRATION, LEASES_POSTGRES_SQL } from "../alerts/leases.js";
+import { PostgresWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_POSTGRES_SQL, type Watchlist, type WatchlistPut } from "../accounts/watchlists.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
@@ -182,6 +183,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
   SERIES_OWNERS_MIGRATION,
   { ...FEEDS_MIGRATION, sql: FEEDS_POSTGRES_SQL },
+  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_POSTGRES_SQL },
   { ...LEASES_MIGRATION, sql: LEASES_POSTGRES_SQL },
 ];
 
@@ -249,6 +251,24 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly url: string;
   /** Accounts, keys and quota counters, on this pool. */
   readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+  private readonly watchlists = new PostgresWatchlists({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+
+  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
+    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
+  }
+
+  listWatchlists(accountId: string): Promise<Watchlist[]> {
+    return this.watchlists.listWatchlists(accountId);
+  }
+
+  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
+    return this.watchlists.getWatchlist(accountId, name);
+  }
+
+  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
+    return this.watchlists.deleteWatchlist(accountId, name);
+  }
+
   /** Alerts, their claims and their outbox, on this pool. */
   readonly alerts: AlertStore = new PostgresAlerts({
     query: (text, values) => this.query(text, values),

@@ -17,6 +17,7 @@ import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
 import { FEEDS_MIGRATION, FEEDS_SQLITE_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
 import { LEASES_MIGRATION, LEASES_SQLITE_SQL } from "../alerts/leases.js";
 import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteOptions, WriteResult, ChangesSince } from "./store.js";
+import { SqliteWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_SQLITE_SQL, type Watchlist, type WatchlistPut, type WatchlistStore } from "../accounts/watchlists.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
@@ -177,6 +178,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
   SERIES_OWNERS_MIGRATION,
   { ...FEEDS_MIGRATION, sql: FEEDS_SQLITE_SQL },
+  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_SQLITE_SQL },
   { ...LEASES_MIGRATION, sql: LEASES_SQLITE_SQL },
 ];
 
@@ -325,6 +327,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   /** Accounts, keys and quota counters, on this connection. */
   readonly accounts: SqliteAccounts;
   private alertStore: SqliteAlerts | undefined;
+  private watchlistStore: SqliteWatchlists | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
@@ -381,6 +384,27 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     this.changes.close();
     if (this.writer?.db.open) this.writer.db.close();
     if (this.db.open) this.db.close();
+  }
+
+  /** The accounts' watchlists, on this connection (prepared on first use). */
+  private get watchlists(): WatchlistStore {
+    return (this.watchlistStore ??= new SqliteWatchlists(this.db));
+  }
+
+  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
+    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
+  }
+
+  listWatchlists(accountId: string): Promise<Watchlist[]> {
+    return this.watchlists.listWatchlists(accountId);
+  }
+
+  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
+    return this.watchlists.getWatchlist(accountId, name);
+  }
+
+  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
+    return this.watchlists.deleteWatchlist(accountId, name);
   }
 
   /** Alerts, their claims and their outbox, on this connection (prepared on first use). */

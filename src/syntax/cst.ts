@@ -21,6 +21,8 @@ export type StatementCstChildren = {
   columnsSetting?: ColumnsSettingCstNode[];
   sortSetting?: SortSettingCstNode[];
   limitSetting?: LimitSettingCstNode[];
+  symbolsSetting?: SymbolsSettingCstNode[];
+  watchlistSetting?: WatchlistSettingCstNode[];
   letBinding?: LetBindingCstNode[];
   condition?: ConditionCstNode[];
   Semicolon?: IToken[];
@@ -94,6 +96,31 @@ export type LimitSettingCstChildren = {
   Limit: IToken[];
   Equals: IToken[];
   NumberLiteral: IToken[];
+};
+
+export interface SymbolsSettingCstNode extends CstNode {
+  name: "symbolsSetting";
+  children: SymbolsSettingCstChildren;
+}
+
+export type SymbolsSettingCstChildren = {
+  Symbols: IToken[];
+  Equals: IToken[];
+  LBracket: IToken[];
+  StringLiteral?: IToken[];
+  Comma?: IToken[];
+  RBracket: IToken[];
+};
+
+export interface WatchlistSettingCstNode extends CstNode {
+  name: "watchlistSetting";
+  children: WatchlistSettingCstChildren;
+}
+
+export type WatchlistSettingCstChildren = {
+  Watchlist: IToken[];
+  Equals: IToken[];
+  StringLiteral: IToken[];
 };
 
 export interface LetBindingCstNode extends CstNode {

@@ -5,13 +5,14 @@
  * src/syntax/lookahead.ts builds the parser's decisions from them.
  */
 export const LOOKAHEAD_PATHS: Readonly<Record<string, readonly (readonly (readonly string[])[])[]>> = {
-  "query:Repetition:0": [[["Market"],["Timeframe"],["Columns"],["Sort"],["Limit"],["Let"],["Not"],["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]],[[]]],
-  "statement:Alternation:0": [[["Market"]],[["Timeframe"]],[["Columns"]],[["Sort"]],[["Limit"]],[["Let"]],[["Not"],["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]]],
+  "query:Repetition:0": [[["Market"],["Timeframe"],["Columns"],["Sort"],["Limit"],["Symbols"],["Watchlist"],["Let"],["Not"],["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]],[[]]],
+  "statement:Alternation:0": [[["Market"]],[["Timeframe"]],[["Columns"]],[["Sort"]],[["Limit"]],[["Symbols"]],[["Watchlist"]],[["Let"]],[["Not"],["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]]],
   "statement:Option:0": [[["Semicolon"]],[[]]],
   "columnsSetting:RepetitionMandatoryWithSeparator:0": [[["Not"],["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]],[["RBracket"]]],
   "sortSetting:RepetitionMandatoryWithSeparator:0": [[["Not"],["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]],[[]]],
   "sortKey:Alternation:0": [[["Asc"]],[["Desc"]]],
   "sortKey:Option:0": [[["Asc"],["Desc"]],[[]]],
+  "symbolsSetting:RepetitionWithSeparator:0": [[["StringLiteral"]],[["RBracket"]]],
   "expression:Repetition:0": [[["Or"]],[[]]],
   "andExpression:Repetition:0": [[["And"]],[[]]],
   "notExpression:Alternation:0": [[["Not"]],[["Minus"],["TimeframePrefix"],["NumberLiteral"],["True"],["False"],["Identifier"],["LParen"]]],

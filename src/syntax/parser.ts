@@ -103,6 +103,8 @@ export class XqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.columnsSetting) },
       { ALT: () => this.SUBRULE(this.sortSetting) },
       { ALT: () => this.SUBRULE(this.limitSetting) },
+      { ALT: () => this.SUBRULE(this.symbolsSetting) },
+      { ALT: () => this.SUBRULE(this.watchlistSetting) },
       { ALT: () => this.SUBRULE(this.letBinding) },
       { ALT: () => this.SUBRULE(this.condition) },
     ]);
@@ -144,6 +146,21 @@ export class XqlParser extends CstParser {
     this.CONSUME(T.Limit);
     this.CONSUME(T.Equals);
     this.CONSUME(T.NumberLiteral);
+  });
+
+  /** `symbols = ["EURUSD", ...]`; an empty list parses, and lowering says how many a list holds. */
+  public symbolsSetting = this.RULE("symbolsSetting", () => {
+    this.CONSUME(T.Symbols);
+    this.CONSUME(T.Equals);
+    this.CONSUME(T.LBracket);
+    this.MANY_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.StringLiteral) });
+    this.CONSUME(T.RBracket);
+  });
+
+  public watchlistSetting = this.RULE("watchlistSetting", () => {
+    this.CONSUME(T.Watchlist);
+    this.CONSUME(T.Equals);
+    this.CONSUME(T.StringLiteral);
   });
 
   public letBinding = this.RULE("letBinding", () => {

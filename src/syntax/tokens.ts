@@ -42,6 +42,8 @@ export const Timeframe = keyword("timeframe");
 export const Columns = keyword("columns");
 export const Sort = keyword("sort");
 export const Limit = keyword("limit");
+export const Symbols = keyword("symbols");
+export const Watchlist = keyword("watchlist");
 export const Let = keyword("let");
 export const And = keyword("and");
 export const Or = keyword("or");
@@ -57,6 +59,8 @@ export const KEYWORDS = [
   "columns",
   "sort",
   "limit",
+  "symbols",
+  "watchlist",
   "let",
   "and",
   "or",
@@ -105,6 +109,8 @@ export const allTokens: TokenType[] = [
   Columns,
   Sort,
   Limit,
+  Symbols,
+  Watchlist,
   Let,
   And,
   Or,

@@ -96,7 +96,7 @@ describe("xql mcp against the running service", () => {
     expect(bridge.client.getInstructions()).toContain("xql_nl_reference");
   });
 
-  it("lists the eight tools with their input and output schemas", async () => {
+  it("lists the eleven tools with their input and output schemas", async () => {
     const { tools } = await bridge.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "xql_alert_create",
@@ -107,6 +107,9 @@ describe("xql mcp against the running service", () => {
       "xql_nl_reference",
       "xql_run",
       "xql_validate",
+      "xql_watchlist_list",
+      "xql_watchlist_set",
+      "xql_why",
     ]);
     const byName = new Map(tools.map((t) => [t.name, t]));
 
@@ -224,6 +227,37 @@ describe("xql mcp against the running service", () => {
     const again = await call(bridge, "xql_alert_delete", { id: body.id });
     expect(again.isError).toBe(true);
     expect(again.structuredContent).toEqual({ error: "Alert not found" });
+  });
+
+  it("xql_watchlist_set and xql_watchlist_list keep the account's lists, which xql_run then screens", async () => {
+    const saved = await call(bridge, "xql_watchlist_set", { name: "coins", symbols: ["BTCUSDT", "NOPEUSDT"] });
+    expect(saved.isError).toBeFalsy();
+    expect(saved.structuredContent).toMatchObject({ name: "coins", symbols: ["BTCUSDT", "NOPEUSDT"] });
+    expectTextMirrorsStructured(saved);
+    const listed = await call(bridge, "xql_watchlist_list", {});
+    expect((listed.structuredContent as { watchlists: { name: string }[] }).watchlists.map((w) => w.name)).toEqual(["coins"]);
+    const run = await call(bridge, "xql_run", { query: 'market = "CRYPTO"\ntimeframe = h1\nwatchlist = "coins"\ntrue' });
+    expect(run.isError).toBeFalsy();
+    expect(run.structuredContent).toMatchObject({ results: [{ symbol: "BTCUSDT" }], meta: { instruments: 2, skipped: { noData: 1 } } });
+    const bad = await call(bridge, "xql_watchlist_set", { name: "Bad Name", symbols: ["BTCUSDT"] });
+    expect(bad.isError).toBe(true);
+    const unknown = await call(bridge, "xql_run", { query: 'market = "CRYPTO"\ntimeframe = h1\nwatchlist = "nope"\ntrue' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.structuredContent).toEqual({ valid: false, error: { type: "plan", message: "Unknown watchlist 'nope'" } });
+  });
+
+  it("xql_why returns the service's tree for a symbol, and says when to use it", async () => {
+    const { tools } = await bridge.client.listTools();
+    expect(tools.find((t) => t.name === "xql_why")!.description).toContain("finds nothing");
+    const answered = await call(bridge, "xql_why", { query: QUERY, symbol: "BTCUSDT" });
+    expect(answered.isError).toBeFalsy();
+    const direct = await new XqlClient({ baseUrl: service.baseUrl, apiKey: key }).why(QUERY, "BTCUSDT");
+    expect(direct.ok && answered.structuredContent).toEqual(direct.body);
+    expect((answered.structuredContent as { tree: { expr: string } }).tree.expr).toBe("rsi(14) < 101");
+    expectTextMirrorsStructured(answered);
+    const missing = await call(bridge, "xql_why", { query: QUERY, symbol: "NOPE" });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toEqual({ error: "No bars for NOPE on CRYPTO h1" });
   });
 
   it("xql_nl_reference lists every entry, or the entries matching a phrase", async () => {
@@ -363,7 +397,7 @@ describe("xql mcp when the service fails", () => {
         expectTextMirrorsStructured(result);
       }
       // Still alive and serving.
-      expect((await bridge.client.listTools()).tools).toHaveLength(8);
+      expect((await bridge.client.listTools()).tools).toHaveLength(11);
       expect((await call(bridge, "xql_nl_reference", { phrase: "death cross" })).isError).toBeFalsy();
       expect(bridge.protocolErrors).toEqual([]);
     } finally {
@@ -383,7 +417,7 @@ describe("xql mcp when the service fails", () => {
       expect((result.structuredContent as { error: string }).error).toMatch(
         new RegExp(`^Could not reach the XQL service at ${service.baseUrl}/xql/validate: `),
       );
-      expect((await bridge.client.listTools()).tools).toHaveLength(8);
+      expect((await bridge.client.listTools()).tools).toHaveLength(11);
     } finally {
       await bridge.close();
     }

@@ -34,8 +34,8 @@ describe("docs/mcp.md", () => {
     for (const { name } of MCP_TOOLS) expect(doc).toContain(`| \`${name}\` |`);
     const diagram = /```\n(assistant[\s\S]*?)```/.exec(doc)?.[1] ?? "";
     for (const { name } of MCP_TOOLS.filter((tool) => tool.name !== "xql_nl_reference")) {
-      // The three alert tools share the /xql/alerts routes; every other tool has its own.
-      expect(diagram, name).toContain(name.startsWith("xql_alert_") ? "/xql/alerts" : `/xql/${name.replace(/^xql_/, "")}`);
+      // The alert tools share the /xql/alerts routes, the watchlist tools /xql/watchlists; every other tool has its own.
+      expect(diagram, name).toContain(name.startsWith("xql_alert_") ? "/xql/alerts" : name.startsWith("xql_watchlist_") ? "/xql/watchlists" : `/xql/${name.replace(/^xql_/, "")}`);
     }
     expect(doc).toMatch(/\n## README section\n[\s\S]*### AI assistants \(MCP\)/);
   });

@@ -197,6 +197,61 @@ describe("the playground in Chromium", () => {
     expect(colours).toBeGreaterThan(50);
   });
 
+  it("shows why a result row matches, and why a typed symbol does not, with failing parts marked (offline and on the service)", async () => {
+    const query = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nclose > sma(close, 20) and rsi(14) > 0';
+    await runOffline(page, query);
+    const first = await page.locator("#results tbody tr").first().getAttribute("data-symbol");
+    await page.locator("#results tbody tr").first().click();
+    await expect.poll(() => page.locator("#why-tree").getAttribute("data-symbol")).toBe(first);
+    expect(await page.locator("#why-status").textContent()).toMatch(/: matches$/);
+    expect(await page.locator("#why-tree > ul > li").first().evaluate((li) => li.firstChild?.textContent)).toBe("✓ close > sma(close, 20) and rsi(14) > 0");
+    // A symbol typed that does not match: its failing comparison is marked.
+    const matched = new Set(await page.locator("#results tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-symbol"))));
+    const universe = await page.evaluate(() => [...document.querySelectorAll("#results tbody tr")].length);
+    expect(universe).toBeGreaterThan(0);
+    await page.locator("#why-symbol").fill("NOPE");
+    await page.locator("#why").click();
+    await expect.poll(() => page.locator("#why-status").textContent()).toBe("No bars for NOPE on FOREX h1");
+    expect(matched.has("NOPE")).toBe(false);
+    // On the service: the same tree through POST /xql/why.
+    await page.locator("#api-key").fill(key);
+    await page.locator("#offline").uncheck();
+    await page.locator("#run").click();
+    await expect.poll(() => page.locator("#run-status").textContent(), { timeout: 20_000 }).toMatch(/\(service/);
+    const rows = page.locator("#results tbody tr");
+    if ((await rows.count()) > 0) {
+      const symbol = await rows.first().getAttribute("data-symbol");
+      await rows.first().click();
+      await expect.poll(() => page.locator("#why-tree").getAttribute("data-symbol"), { timeout: 20_000 }).toBe(symbol);
+      expect(await page.locator("#why-tree li.pass").count()).toBeGreaterThan(0);
+    }
+    await page.locator("#why-symbol").fill("EURUSD");
+    await page.locator("#why").click();
+    await expect.poll(() => page.locator("#why-status").textContent(), { timeout: 20_000 }).toMatch(/^EURUSD at .* UTC: (matches|does not match)$/);
+    if ((await page.locator("#why-status").textContent())!.endsWith("does not match")) expect(await page.locator("#why-tree li.fail").count()).toBeGreaterThan(0);
+  });
+
+  it("picks one of the account's watchlists: the query screens it, and whole market takes it out again", async () => {
+    await page.locator("#api-key").fill(key);
+    const saved = await fetch(`${server.url}/xql/watchlists/pair`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ symbols: ["EURUSD", "GBPUSD"] }) });
+    expect(saved.ok).toBe(true);
+    await page.evaluate((t) => {
+      const view = (window as unknown as { xqlEditor: { state: { doc: { length: number } }; dispatch(tr: unknown): void } }).xqlEditor;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t } });
+    }, 'market = "FOREX"\ntimeframe = h1\ntrue');
+    await page.locator("#api-key").dispatchEvent("change");
+    await expect.poll(() => page.locator("#watchlist option").allTextContents()).toEqual(["whole market", "pair (2)"]);
+    await page.locator("#watchlist").selectOption("pair");
+    const doc = () => page.evaluate(() => (window as unknown as { xqlEditor: { state: { doc: { toString(): string } } } }).xqlEditor.state.doc.toString());
+    expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\nwatchlist = "pair"\ntrue');
+    await page.locator("#offline").uncheck();
+    await page.locator("#run").click();
+    await expect.poll(() => page.locator("#run-status").textContent(), { timeout: 20_000 }).toMatch(/\(service/);
+    expect((await page.locator("#results tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-symbol")))).sort()).toEqual(["EURUSD", "GBPUSD"]);
+    await page.locator("#watchlist").selectOption("");
+    expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\ntrue');
+  });
+
   it("refuses a run on the service with a bad key, saying so", async () => {
     await page.locator("#api-key").fill("xql_notakeyatallnotakeyatallnotakey");
     await page.locator("#run").click();

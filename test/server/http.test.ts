@@ -422,6 +422,9 @@ describe("other routes", () => {
       "/xql/history",
       "/xql/run",
       "/xql/validate",
+      "/xql/watchlists",
+      "/xql/watchlists/{name}",
+      "/xql/why",
     ]);
     expect(Object.keys(doc.paths["/xql/run"]!.post as object)).toContain("responses");
   });

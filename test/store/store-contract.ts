@@ -482,6 +482,28 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
     engineModel(open);
     hotTierContract(open, another);
 
+    it("watchlists: per account, replaced by name, at most the limit, deleted (migration 9)", async () => {
+      const store = await open();
+      try {
+        expect(await store.putWatchlist("acct_w", "majors", ["EURUSD", "GBPUSD"], 5, 2)).toBe("created");
+        expect(await store.putWatchlist("acct_w", "majors", ["USDJPY"], 6, 2)).toBe("replaced");
+        expect(await store.putWatchlist("acct_w", "b", ["A"], 7, 2)).toBe("created");
+        expect(await store.putWatchlist("acct_w", "c", ["A"], 8, 2)).toBe("limit");
+        expect(await store.putWatchlist("acct_x", "majors", ["EURUSD"], 9, 2)).toBe("created");
+        expect(await store.listWatchlists("acct_w")).toEqual([
+          { name: "b", symbols: ["A"], updatedAt: 7 },
+          { name: "majors", symbols: ["USDJPY"], updatedAt: 6 },
+        ]);
+        expect(await store.getWatchlist("acct_x", "majors")).toEqual({ name: "majors", symbols: ["EURUSD"], updatedAt: 9 });
+        expect(await store.getWatchlist("acct_x", "b")).toBeUndefined();
+        expect(await store.deleteWatchlist("acct_x", "b")).toBe(false);
+        expect(await store.deleteWatchlist("acct_w", "b")).toBe(true);
+        expect((await store.listWatchlists("acct_w")).map((w) => w.name)).toEqual(["majors"]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it("keys and quota", async () => {
       const store = await open();
       try {

@@ -41,6 +41,8 @@ Starts the XQL HTTP service on the embedded SQLite store:
   GET /xql/alerts/:id DELETE /xql/alerts/:id
   GET /xql/bars       GET /health        GET /openapi.json
   POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
+  GET /xql/watchlists PUT /xql/watchlists/:name GET /xql/watchlists/:name DELETE /xql/watchlists/:name
+  POST /xql/why       why a symbol matches a screen at a bar, or not (docs/why.md)
   GET /               the playground (open http://${DEFAULT_HOST}:${DEFAULT_PORT}/ in a browser)
   GET /favicon.ico    the playground's icon
 Alerts are evaluated as base bars close and delivered by signed webhook and the stream

@@ -8,6 +8,7 @@
 import type { Command } from "../command.js";
 import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger, readQueryArg } from "../command.js";
 import { compileOrReport } from "../report.js";
+import { localWatchlists } from "../screen-bars.js";
 import { formatNumber } from "../table.js";
 import { DEFAULT_WARMUP } from "../../store/fetch.js";
 import type { MatchRow } from "../../alerts/alerts.js";
@@ -73,6 +74,8 @@ export const watchCommand: Command = {
     try {
       const compiled = compileOrReport(io, query, file, format, {
         markets: await marketsOf(store),
+        // `watchlist = "name"`: the store's local list, as saved when the watch starts.
+        watchlists: await localWatchlists(store),
         ...(lookbackCeiling === undefined ? {} : { lookbackCeiling }),
         ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
       });
