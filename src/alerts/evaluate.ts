@@ -98,28 +98,42 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
   // Screens with the same canonical query at the same bar evaluate once (many accounts watch the
   // same screen, written in their own spacing and case); the pass follows every symbol any of
   // them has matching, so that each one's exits carry the columns at their bar.
-  const groups = new Map<string, { screen: Screen; pending: number[]; track: Set<string>; members: Screen[] }>();
+  const groups = new Map<string, { screen: Screen; pending: number[]; track: Set<string>; members: { screen: Screen; matching: readonly MatchRow[] }[] }>();
   for (const screen of screens) {
     const pending = closedAfter(closed, screen.lastTime, cap);
     if (pending.length === 0) continue;
     const key = `${screen.lastTime}\n${pending.length}\n${canonicalQuery(screen.query)}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { screen, pending, track: new Set(), members: [] }));
-    for (const row of screen.matching) group.track.add(row.symbol);
-    group.members.push(screen);
+    const matching = onList(screen);
+    for (const row of matching) group.track.add(row.symbol);
+    group.members.push({ screen, matching });
   }
   for (const group of groups.values()) {
     const rows = await rowsByBar(group.screen.compiled, evaluable, group.pending.length, group.track, options.sliceMs);
     // Members that stood on the same rows get the same transitions (usually all of them).
     const byState = new Map<string, EvaluatedBar[]>();
-    for (const screen of group.members) {
-      const state = JSON.stringify(screen.matching);
+    for (const { screen, matching } of group.members) {
+      const state = JSON.stringify(matching);
       let evaluated = byState.get(state);
-      if (!evaluated) byState.set(state, (evaluated = transitions(screen.matching, group.pending, rows)));
+      if (!evaluated) byState.set(state, (evaluated = transitions(matching, group.pending, rows)));
       bars.set(screen.id, evaluated);
     }
   }
   return { bars, nextClose };
+}
+
+/**
+ * The screen's matching symbols that are still on its list (decisions §13: an alert on a
+ * watchlist follows the list as it is at each bar). A symbol taken off the list leaves the
+ * alert's state without an event: it did not stop matching, its owner stopped following it (an
+ * `exit` would say otherwise), and as an absent symbol it would otherwise stay matching forever.
+ */
+function onList(screen: Screen): readonly MatchRow[] {
+  const listed = screen.compiled.symbols;
+  if (listed === undefined) return screen.matching;
+  const wanted = new Set(listed);
+  return screen.matching.every((row) => wanted.has(row.symbol)) ? screen.matching : screen.matching.filter((row) => wanted.has(row.symbol));
 }
 
 /**
