@@ -37,6 +37,9 @@ export default defineConfig([
     // (chevrotain is ESM only, and `require` of an ES module needs Node >= 20.19: bundled, it
     // lets `require("xql")` work on every Node 20 the package supports, engines >= 20.10.)
     splitting: true,
+    // `import.meta.url` (xql/server loads the optional prom-client with createRequire) is not
+    // CommonJS syntax: tsup's shim gives the CJS build the file's URL instead.
+    shims: true,
   },
   {
     // The bin. Its chunks stay under dist/cli/, apart from the library's.

@@ -66,14 +66,24 @@ const REFUSALS: Readonly<Record<WebhookRefusal, string>> = {
 export class WebhookVerificationError extends Error {
   /** Always `"WebhookVerificationError"`. */
   override readonly name = "WebhookVerificationError";
-  constructor(readonly code: WebhookRefusal) {
+  /** @param code Why the delivery was refused: the refusal's stable code. */
+  constructor(
+    /** Why the delivery was refused (a stable code; the message is its text). */
+    readonly code: WebhookRefusal,
+  ) {
     super(REFUSALS[code]);
   }
 }
 
 /** Request headers as Node gives them (`req.headers`), a WHATWG `Headers`, or a plain object. */
-export type WebhookHeaders = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type WebhookHeaders =
+  | {
+      /** The header's value, or null when absent (WHATWG `Headers`). */
+      get(name: string): string | null;
+    }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
 
+/** Options of {@link verifyWebhook}. */
 export interface VerifyOptions {
   /** How far the signed timestamp may be from now, either way, in seconds. Default 300. */
   toleranceSec?: number;

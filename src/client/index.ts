@@ -52,13 +52,25 @@ export interface UsageBody {
 /** The body of a webhook delivery and the data of a stream event (decisions §7): what `verifyWebhook` returns. */
 export interface AlertDeliveryBody {
   /** The alert that fired. */
-  alert: { id: string; name: string };
+  alert: {
+    /** Its id (`alrt_…`). */
+    id: string;
+    /** The name given at creation. */
+    name: string;
+  };
   /** Its base timeframe. */
   timeframe: string;
   /** The base bar's open time, ms. */
   time: number;
   /** Enters and exits at that bar, by symbol; `columns` as in run, at that bar. */
-  events: { symbol: string; kind: "enter" | "exit"; columns: Record<string, number | null> }[];
+  events: {
+    /** The instrument. */
+    symbol: string;
+    /** `enter`: it matches at this bar and did not at the previous one; `exit`: the reverse. */
+    kind: "enter" | "exit";
+    /** The query's columns at this bar (for an exit too: the values it stopped matching with). */
+    columns: Record<string, number | null>;
+  }[];
   /** The delivery id, the same on every retry: deduplicate on it. */
   delivery: string;
 }

@@ -36,9 +36,15 @@ export type {
   SeriesInfo,
   SymbolBars,
   SymbolWrite,
+  FeedRecord,
   TouchedSeries,
+  WriteOptions,
   WriteResult,
 } from "../store/store.js";
+export type { SeriesClaim } from "../store/series-owners.js";
+export type { LeaseView, PgScreenLeases } from "../alerts/leases.js";
+export type { Watchlist, WatchlistPut } from "../accounts/watchlists.js";
+export { MAX_WATCHLISTS } from "../accounts/watchlists.js";
 export type { Columns } from "../store/blocks.js";
 export type { SqliteAccounts } from "../accounts/sqlite.js";
 export { generateApiKey, hashApiKey } from "../accounts/keys.js";
@@ -51,6 +57,7 @@ export type {
   AlertStore,
   BarOutcome,
   DeliveryOutcome,
+  DeliveryShares,
   DeliveryStatus,
   DeliverySummary,
   DueDelivery,

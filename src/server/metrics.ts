@@ -48,7 +48,9 @@ export const NEEDS_PROM_CLIENT = "needs prom-client, which `npm install xql` lea
 
 /** prom-client is not installed: the metrics listener cannot start. */
 export class MissingPromClientError extends Error {
+  /** The class's name, for logs and `instanceof`-free checks. */
   override readonly name = "MissingPromClientError";
+  /** Node's code for a module that cannot be found, as the import itself would raise. */
   readonly code = "ERR_MODULE_NOT_FOUND";
   constructor() {
     super(`metrics ${NEEDS_PROM_CLIENT}`);

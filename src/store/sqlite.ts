@@ -391,18 +391,22 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return (this.watchlistStore ??= new SqliteWatchlists(this.db));
   }
 
+  /** Saves an account's list (decisions §13): created, replaced, or refused past `max` lists. */
   putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
     return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
   }
 
+  /** An account's lists, by name. */
   listWatchlists(accountId: string): Promise<Watchlist[]> {
     return this.watchlists.listWatchlists(accountId);
   }
 
+  /** One of an account's lists; undefined when it has none of that name. */
   getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
     return this.watchlists.getWatchlist(accountId, name);
   }
 
+  /** Deletes one of an account's lists; false when it had none of that name. */
   deleteWatchlist(accountId: string, name: string): Promise<boolean> {
     return this.watchlists.deleteWatchlist(accountId, name);
   }

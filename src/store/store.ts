@@ -81,8 +81,11 @@ export interface SeriesInfo {
 
 /** Where a series' bars came from: the feed that last synced it (`xql data sync`), its price side, and when. */
 export interface FeedRecord {
+  /** The series' market, timeframe and symbol, as stored. */
   market: string;
+  /** The timeframe the sync stored (coarser ones are derived from it). */
   timeframe: Timeframe;
+  /** As stored (`EURUSD`, `BTCUSDT`). */
   symbol: string;
   /** The sync source: a ccxt exchange id (`binance`), `oanda` or `dukascopy`. */
   source: string;

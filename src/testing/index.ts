@@ -52,6 +52,8 @@ export type {
   SortKey,
   SortDirection,
   LimitSetting,
+  SymbolsSetting,
+  WatchlistSetting,
   LetBinding,
   Condition,
 } from "../ast/nodes.js";
