@@ -1,49 +1,13 @@
 /**
- * Flat windows (docs/functions-reference.md, "Flat windows"): the table there says what every
- * function that divides by movement gives on flat bars; this test reads it and checks it
- * through compile(), on flat bars at prices chosen because their means and typical prices
- * round (0.1, 3.3, 7e-9, ...) and at random ones, after random history where the table says
- * any window, and from the first bar for every row. Every number function the table does not
- * name must be defined on flat bars, and the same at every bar of them.
+ * Flat windows are exact (decisions §9): constant series and flat stretches after movement give
+ * means equal to the price and deviations of exactly 0 (the documented table of every function on
+ * flat bars is checked in flat.test.ts), and bars repeating one true range keep atr at it.
  */
-import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile, type Instrument } from "../../src/index.js";
-import { FUNCTIONS, type FunctionSpec } from "../../src/functions/registry.js";
 
-const doc = readFileSync(new URL("../../docs/functions-reference.md", import.meta.url), "utf8");
-
-interface Row {
-  readonly name: string;
-  /** null: undefined on flat bars. */
-  readonly value: number | null;
-  /** "any": after any history; "start": flat from the first bar. */
-  readonly scope: "any" | "start";
-}
-
-/** The rows of the "Flat windows" table, one per function named. */
-function flatTable(): Row[] {
-  const section = /## Flat windows\n([\s\S]*?)\n## /.exec(doc)?.[1] ?? "";
-  const table = /\| function \| on flat bars \| which window \|\n\|[-|]+\|\n((?:\|.*\|\n)+)/.exec(section)?.[1] ?? "";
-  return table
-    .trim()
-    .split("\n")
-    .flatMap((line) => {
-      const [names, value, scope] = line.split("|").slice(1, 4).map((cell) => cell.trim());
-      return [...names!.matchAll(/`(\w+)`/g)].map((m) => ({
-        name: m[1]!,
-        value: value === "undefined" ? null : Number(value),
-        scope: scope!.startsWith("any") ? ("any" as const) : ("start" as const),
-      }));
-    });
-}
-
-const ROWS = flatTable();
 const H = 3_600_000;
-
-/** Prices whose flat windows round: a mean of twenty of them, or (x + x + x)/3, is not x. */
-const ROUNDING_PRICES = [0.1, 3.3, 7e-9, 101731.68, 0.7, 1.2345, 0.3, 2e-12];
 
 /**
  * `history` bars of a random walk around `price`, then `flat` bars with open = high = low =
@@ -80,115 +44,17 @@ function bars(history: readonly number[], flat: number, price: number, after: re
   return { symbol: "X", bars: { h1: { time, open, high, low, close, volume } } };
 }
 
-/** A call of `fn` with the given lengths and numbers; series are close (and open), conditions true on flat bars. */
-function callOf(fn: FunctionSpec, lengths: readonly number[], numbers: readonly number[]): string {
-  if (fn.params.length === 0) return fn.name;
-  let l = 0;
-  let k = 0;
-  let series = 0;
-  const args = fn.params.map((p) => {
-    switch (p.kind) {
-      case "series":
-        return series++ === 0 ? "close" : "open";
-      case "condition":
-        return "close >= open";
-      case "length":
-        return String(lengths[l++ % lengths.length]);
-      case "number":
-        return String(numbers[k++ % numbers.length]);
-    }
-  });
-  return `${fn.name}(${args.join(", ")})`;
-}
-
 /** The call's value at the last bar of `instrument`, and the lookback its plan needs. */
 function valueAt(call: string, instrument: Instrument): { value: number | null | undefined; lookback: number } {
   const q = compile(`market = "FOREX"\ntimeframe = h1\ncolumns = [${call}]\ntrue`, { lookbackCeiling: 100_000 });
   return { value: q.run([instrument]).results[0]?.columns[call], lookback: q.plan.sources[0]!.minLookback };
 }
 
-const price = fc.oneof(fc.constantFrom(...ROUNDING_PRICES), fc.double({ min: 1e-9, max: 1e6, noNaN: true, noDefaultInfinity: true }));
-const lengths = fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 4, maxLength: 4 });
-const numbers = fc.array(fc.constantFrom(0.5, 1, 1.5, 2, 2.5, 3), { minLength: 2, maxLength: 2 });
 const move = fc.double({ min: -0.02, max: 0.02, noNaN: true });
 const history = fc.array(move, { maxLength: 40 });
 // Generated, not filtered: fast-check's default size rarely reaches 30 elements, and a filter retries until it does.
 const longHistory = fc.array(move, { minLength: 30, maxLength: 40 });
 
-describe("flat windows", () => {
-  it("docs/functions-reference.md's table names real functions, the ones the issue found among them", () => {
-    for (const row of ROWS) expect(FUNCTIONS.has(row.name), row.name).toBe(true);
-    const names = ROWS.map((r) => r.name);
-    for (const name of ["cci", "stochrsi_k", "stochrsi_d", "dx", "plus_di", "minus_di", "adx", "willr", "zscore", "bop"]) {
-      expect(names).toContain(name);
-    }
-  });
-
-  it.each(ROWS.map((row) => [row.name, row] as const))("%s gives the documented value on flat bars", (_name, row) => {
-    const fn = FUNCTIONS.get(row.name)!;
-    fc.assert(
-      fc.property(price, lengths, numbers, row.scope === "any" ? history : fc.constant([]), fc.nat(70), (x, ls, ks, moves, extra) => {
-        const call = callOf(fn, ls, ks);
-        const { lookback } = valueAt(call, bars([], 1, x));
-        const { value } = valueAt(call, bars(moves, lookback + extra, x));
-        expect(value, `${call} after ${moves.length} bars of history, then ${lookback + extra} flat bars at ${x}`).toBe(row.value);
-      }),
-      { numRuns: 40 },
-    );
-  });
-
-  it("every other number function is defined on flat bars, and the same at each of them", () => {
-    const documented = new Set(ROWS.map((r) => r.name));
-    const others = [...FUNCTIONS.values()].filter((fn) => fn.result === "number" && !documented.has(fn.name));
-    expect(others.length).toBeGreaterThan(40);
-    for (const fn of others) {
-      const call = callOf(fn, [5, 3, 4, 2], [2, 0.5]);
-      for (const x of ROUNDING_PRICES) {
-        const { lookback } = valueAt(call, bars([], 1, x));
-        const seen = new Set<number | null | undefined>();
-        // From the lookback on, across the evaluator's 64-bar blocks.
-        for (let flat = lookback; flat < lookback + 70; flat += 3) seen.add(valueAt(call, bars([], flat, x)).value);
-        expect([...seen], `${call} on flat bars at ${x}`).toHaveLength(1);
-        const [value] = seen;
-        expect(typeof value, `${call} on flat bars at ${x} is ${value}`).toBe("number");
-      }
-    }
-  });
-});
-
-describe("a flat stretch after movement", () => {
-  it("holds rsi, plus_di, minus_di and dx exactly (a flat bar scales their averages alike), however long", () => {
-    fc.assert(
-      fc.property(price, fc.integer({ min: 2, max: 20 }), longHistory, (x, n, moves) => {
-        for (const call of [`rsi(${n})`, `plus_di(${n})`, `minus_di(${n})`, `dx(${n})`]) {
-          const atMove = valueAt(call, bars(moves, 1, x)).value;
-          // Long enough for RSI(2)'s averages to underflow (each flat bar halves them).
-          for (const flat of [2, 45, 1_200]) expect(valueAt(call, bars(moves, flat, x)).value, `${call}, ${flat} flat bars`).toBe(atMove);
-        }
-      }),
-      { numRuns: 25 },
-    );
-  });
-
-  it("leaves the Stoch RSI undefined once k − 1 closes have not changed", () => {
-    const moves = Array.from({ length: 60 }, (_, i) => 0.01 * Math.sin(i * 1.7));
-    for (const x of ROUNDING_PRICES) {
-      for (const [n, k] of [[14, 14], [5, 3], [2, 2]] as const) {
-        const call = `stochrsi_k(${n}, ${k}, 1)`;
-        expect(valueAt(call, bars(moves, k, x)).value, `${call} at ${x}`).toBeNull();
-        expect(valueAt(call, bars(moves, 1, x)).value, `${call} at ${x}, one flat bar`).not.toBeNull();
-      }
-    }
-  });
-});
-
-/**
- * Flat windows are exact (decisions §9, docs/functions-reference.md "Flat windows"): a window of
- * equal values has that value as its mean, exactly, and a deviation of exactly 0, so no strict
- * comparison against the price is decided by rounding. The prices are ones whose sums round
- * (twenty 54321.07 average to 54321.06999999999, twenty 3.3 to 3.2999999999999985), a tiny one,
- * and prices of a JPY pair.
- */
 describe("flat windows are exact", () => {
   const PRICES = [54321.07, 0.1, 3.3, 1e-5, 157.123, 149.875, 0.7, 101731.68, 0.3, 1.1];
   /** Calls whose value on a window of equal prices is the price. */
