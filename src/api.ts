@@ -296,16 +296,7 @@ export function whyAnchored(query: CompiledQuery, instrument: Instrument, at?: n
   const { planned } = internalsOf(query);
   const base = planned.baseTimeframe;
   const times = instrument.bars[base]?.time ?? [];
-  let lo = 0;
-  let hi = times.length - 1;
-  if (at !== undefined) {
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (times[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-  } else lo = hi;
-  const t = times[lo]!;
+  const t = times[whyIndex(times, at)]!;
   return query.why(anchoredInstrument(instrument, base, t, query.anchor), { at: t });
 }
 

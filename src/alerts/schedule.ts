@@ -16,6 +16,7 @@
 import type { BarStore } from "../store/store.js";
 import type { Instrument, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
+import { countBelow } from "../eval/truncate.js";
 
 /** 5 s: how long after a bar's close a round waits for the symbols that have not written it yet. */
 export const DEFAULT_ALERT_GRACE_MS = 5_000;
@@ -58,26 +59,14 @@ function latestBefore(universe: readonly Instrument[], base: Timeframe, t: numbe
   for (const instrument of universe) {
     const times = instrument.bars[base]?.time;
     if (!times) continue;
-    const at = insertionPoint(times, t) - 1;
+    const at = countBelow(times, t) - 1;
     if (at >= 0 && (latest === undefined || times[at]! > latest)) latest = times[at]!;
   }
   return latest;
 }
 
-/** The first index whose time is at or after `t` (times ascending). */
-function insertionPoint(times: ArrayLike<number>, t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 function indexOf(times: ArrayLike<number>, t: number): number {
-  const at = insertionPoint(times, t);
+  const at = countBelow(times, t);
   return at < times.length && times[at] === t ? at : -1;
 }
 

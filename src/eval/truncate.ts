@@ -66,8 +66,8 @@ export function prefixBars(bars: Bars, n: number): Bars {
   return isTrusted(bars) ? trustBars(prefix) : prefix;
 }
 
-/** How many of the ascending `times` are below `limit`. */
-function countBelow(times: ArrayLike<number>, limit: number): number {
+/** How many of the ascending `times` are below `limit`: the first index at or after it. */
+export function countBelow(times: ArrayLike<number>, limit: number): number {
   let lo = 0;
   let hi = times.length;
   // Most cuts fall at or near the end (the alert engine's newest bars): check that first.
