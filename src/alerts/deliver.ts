@@ -19,6 +19,7 @@ import { VERSION } from "../version.js";
 import type { AlertStore, DeliveryOutcome, DeliveryShares, DueDelivery } from "./alerts.js";
 import { signedHeaders } from "./sign.js";
 import { type ResolvedAddress, type Resolver, checkedAddresses, hostOf, parseWebhookUrl } from "./webhook-url.js";
+import type { AlertObserver } from "./observer.js";
 
 /** 10 s: a webhook that has not answered by then is tried again. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -59,6 +60,8 @@ export interface DeliveryWorkerOptions {
   /** How often to look for deliveries other processes committed, ms. Default 1,000. */
   pollMs?: number;
   log?: WorkerLog;
+  /** Told each attempt's outcome once it is recorded (`/metrics`). */
+  observer?: Pick<AlertObserver, "delivery">;
 }
 
 export class DeliveryWorker {
@@ -181,6 +184,7 @@ export class DeliveryWorker {
     }
     try {
       await this.options.store.settleDelivery(delivery.id, outcome);
+      this.options.observer?.delivery(outcome.kind === "retry" ? "retried" : outcome.kind);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at least once, never lost.
       this.options.log?.error({ delivery: delivery.id, err: messageOf(error) }, "alert delivery: its outcome could not be recorded");

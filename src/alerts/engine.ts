@@ -95,6 +95,7 @@ export class AlertEngine {
       timeoutMs: options.deliveryTimeoutMs,
       pollMs: options.pollMs,
       log: options.log,
+      observer: options.observer,
     });
     this.scheduler = new RoundScheduler({
       bars: options.bars,

@@ -15,6 +15,8 @@ export interface AlertObserver {
   committed(count: number): void;
   /** This process now holds this many screens by lease. */
   held(count: number): void;
+  /** This process settled a delivery attempt: delivered, to be retried, or failed for good. */
+  delivery(outcome: "delivered" | "retried" | "failed"): void;
 }
 
 /**

@@ -297,9 +297,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   if (alerts) {
     const resolve = options.webhookResolver ?? systemResolver;
     const timing = options.alertTiming ?? {};
+    metrics?.readBacklog(alerts);
     const engine = new AlertEngine({
       bars,
-      alerts: metrics ? metrics.countDeliveries(alerts) : alerts,
+      alerts,
       clock,
       compile: (text) => {
         const compiled = queries.compile(text);

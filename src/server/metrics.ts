@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FastifyInstance } from "fastify";
-import type { AlertStore, DeliveryOutcome } from "../alerts/alerts.js";
+import type { AlertStore } from "../alerts/alerts.js";
 import type { AlertObserver } from "../alerts/observer.js";
 import type { BarStore, WriteResult } from "../store/store.js";
 
@@ -157,22 +157,9 @@ export class ServiceMetrics {
     });
   }
 
-  /** The alert store as the delivery worker settles through it: every attempt counted by outcome; the backlog read from it. */
-  countDeliveries(alerts: AlertStore): AlertStore {
+  /** The outbox backlog gauge reads `alerts` at each scrape. */
+  readBacklog(alerts: AlertStore): void {
     this.backlogOf = () => alerts.backlog();
-    const deliveries = this.deliveries;
-    return new Proxy(alerts, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === "settleDelivery") {
-          return async (id: string, outcome: DeliveryOutcome) => {
-            await target.settleDelivery(id, outcome);
-            deliveries.inc({ outcome: outcome.kind === "retry" ? "retried" : outcome.kind });
-          };
-        }
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
   }
 
   /** The alert engine's side. */
@@ -182,6 +169,7 @@ export class ServiceMetrics {
     discarded: (count) => this.screenDiscards.inc(count),
     committed: (count) => this.evaluations.inc(count),
     held: (count) => this.held.set(count),
+    delivery: (outcome) => this.deliveries.inc({ outcome }),
   };
 }
 
