@@ -280,7 +280,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.instrument(app);
     serveMetrics(app, metrics, options.metrics);
   }
-  registerPush(app, { bars: metrics ? metrics.countWrites(bars) : bars, auth, clock, admission, markets: xqlOptions.markets! });
+  registerPush(app, { bars, auth, clock, admission, markets: xqlOptions.markets!, ...(metrics ? { onWritten: metrics.barsWrittenBy } : {}) });
 
   registerPlayground(app, {
     bars,

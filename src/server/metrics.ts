@@ -12,7 +12,6 @@ import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FastifyInstance } from "fastify";
 import type { AlertStore } from "../alerts/alerts.js";
 import type { AlertObserver } from "../alerts/observer.js";
-import type { BarStore, WriteResult } from "../store/store.js";
 
 /** Where `/metrics` listens unless told otherwise: loopback, so only this machine's scraper reads it. */
 export const DEFAULT_METRICS_HOST = "127.0.0.1";
@@ -140,22 +139,10 @@ export class ServiceMetrics {
     });
   }
 
-  /** The bar store as the push route writes through it: every write counted. */
-  countWrites(bars: BarStore): BarStore {
-    const count = (result: WriteResult): WriteResult => {
-      this.barsWritten.inc(result.written);
-      return result;
-    };
-    return new Proxy(bars, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === "upsertBars" || property === "writeSeries") {
-          return typeof value === "function" ? (...args: unknown[]) => (value as (...a: unknown[]) => Promise<WriteResult>).apply(target, args).then(count) : value;
-        }
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  }
+  /** Bars a push committed. */
+  readonly barsWrittenBy = (count: number): void => {
+    this.barsWritten.inc(count);
+  };
 
   /** The outbox backlog gauge reads `alerts` at each scrape. */
   readBacklog(alerts: AlertStore): void {

@@ -52,6 +52,8 @@ export interface PushContext {
   /** The service's markets: rows of any other are refused. */
   markets: readonly string[];
   bodyLimit?: number;
+  /** Told the bars each committed push wrote (`/metrics`). */
+  onWritten?: (bars: number) => void;
 }
 
 export function registerPush(app: FastifyInstance, ctx: PushContext): void {
@@ -117,6 +119,7 @@ export function registerPush(app: FastifyInstance, ctx: PushContext): void {
       if (lockHeld(error)) return reply.code(503).header("Retry-After", String(BUSY_RETRY_AFTER_S)).send(STORE_BUSY);
       return sendStoreFailure(reply, error);
     }
+    ctx.onWritten?.(result.written);
     request.log.info({ account: caller.accountId, written: result.written, replaced: result.replaced, open: parsed.open }, "bars");
     return reply.code(200).send({ written: result.written, replaced: result.replaced, symbols: result.symbols });
   });
