@@ -26,7 +26,7 @@ import {
   type Timeframe,
   DEFAULT_HISTORY_BARS,
 } from "./types.js";
-import { historyResult, type TrackedRow } from "./eval/history.js";
+import { type AnchoredHistory, historyResult, type TrackedRow } from "./eval/history.js";
 import { anchorTime } from "./eval/anchor.js";
 import { anchoredInstrument } from "./eval/truncate.js";
 import { type WhyResult, type WhySource, whyIndex, whyQueryText, whyShape, whyTree } from "./eval/why.js";
@@ -244,6 +244,8 @@ export interface AnchoredHistoryOptions extends YieldOptions {
   maxBytes?: number;
   /** Symbols whose rows are wanted at every window bar they have, matching or not (see `AnchoredHistory`). */
   track?: ReadonlySet<string>;
+  /** Carried passes (eval/carry.ts): each symbol's last pass kept in `store` under `key`, its next bars taken in steps. */
+  carry?: AnchoredHistory["carry"];
 }
 
 /**
@@ -268,20 +270,14 @@ export async function historyAnchoredAsync(
 ): Promise<{ result: HistoryResult; tracked: readonly TrackedRow[] }> {
   const bars = historyBars(options);
   const { runner, symbols } = internalsOf(query);
+  const anchored: AnchoredHistory = { ...(options.track ? { track: options.track } : {}), ...(options.carry ? { carry: options.carry } : {}) };
   if (symbols !== undefined) {
     // A screen over a list: only its symbols, and the listed ones the universe lacks counted (decisions §13).
     const restriction = new Restriction(symbols);
-    const scan = await runner.historyAnchoredAsync(restriction.filter(universe), bars, sliceOf(options), options.track ? { track: options.track } : {}, maxBytesOf(options), options.turn);
+    const scan = await runner.historyAnchoredAsync(restriction.filter(universe), bars, sliceOf(options), anchored, maxBytesOf(options), options.turn);
     return { result: restriction.account(historyResult(scan)), tracked: scan.tracked };
   }
-  const scan = await runner.historyAnchoredAsync(
-    universe,
-    bars,
-    sliceOf(options),
-    options.track ? { track: options.track } : {},
-    maxBytesOf(options),
-    options.turn,
-  );
+  const scan = await runner.historyAnchoredAsync(universe, bars, sliceOf(options), anchored, maxBytesOf(options), options.turn);
   return { result: historyResult(scan), tracked: scan.tracked };
 }
 

@@ -16,6 +16,7 @@ import type { BarStore } from "../store/store.js";
 import type { AlertHead, AlertState, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
 import { DeliveryWorker, type WorkerLog } from "./deliver.js";
 import { type EvaluatedBar, type Screen, baselineOf, evaluateGroup } from "./evaluate.js";
+import { CarryStore } from "../eval/carry.js";
 import { ScreenLeases, screenKey } from "./leases.js";
 import { type AlertObserver, observeCommit } from "./observer.js";
 import { RoundScheduler } from "./schedule.js";
@@ -82,6 +83,8 @@ export class AlertEngine {
   private readonly states = new Map<string, AlertState>();
   /** Compiled queries of the alerts alive, by text: compiled once, whatever the service's query cache keeps. */
   private readonly compiled = new Map<string, CompiledQuery | undefined>();
+  /** The carried passes of each (market, base timeframe) group's screens (eval/carry.ts). */
+  private readonly carries = new Map<string, CarryStore>();
   /** On a store replicas share: the screens this process evaluates (decisions §7, 2026-12-05). */
   private readonly leases: ScreenLeases | undefined;
 
@@ -174,10 +177,13 @@ export class AlertEngine {
       if (!group) groups.set(key, (group = []));
       group.push(alert);
     }
+    for (const key of this.carries.keys()) if (!groups.has(key)) this.carries.delete(key);
     let nextClose: number | undefined;
-    for (const group of groups.values()) {
+    for (const [key, group] of groups) {
       if (this.stopped) return undefined;
-      const close = await this.evaluateGroup(group, now);
+      let carry = this.carries.get(key);
+      if (!carry) this.carries.set(key, (carry = new CarryStore()));
+      const close = await this.evaluateGroup(group, now, carry);
       if (close !== undefined && (nextClose === undefined || close < nextClose)) nextClose = close;
     }
     if (now - this.lastPrune > 3_600_000) {
@@ -189,7 +195,7 @@ export class AlertEngine {
   }
 
   /** Evaluates one (market, timeframe) group and commits; resolves to its next close, if any. */
-  private async evaluateGroup(group: readonly AlertHead[], now: number): Promise<number | undefined> {
+  private async evaluateGroup(group: readonly AlertHead[], now: number, carry: CarryStore): Promise<number | undefined> {
     const screens: Screen[] = [];
     for (const alert of group) {
       if (!this.compiled.has(alert.query)) this.compiled.set(alert.query, this.options.compile(alert.query));
@@ -210,7 +216,7 @@ export class AlertEngine {
       const query = screen === compiled ? alert.query : `${alert.query}\n${JSON.stringify(screen.symbols)}`;
       screens.push({ id: alert.id, query, compiled: screen, lastTime: state.lastTime, matching: state.matching });
     }
-    const evaluation = await evaluateGroup(this.options.bars, screens, now, this.evaluateOptions());
+    const evaluation = await evaluateGroup(this.options.bars, screens, now, { ...this.evaluateOptions(), carry });
     const byId = new Map(group.map((a) => [a.id, a]));
     const commits: EvaluationCommit[] = [];
     for (const [id, bars] of evaluation.bars) {

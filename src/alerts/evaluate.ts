@@ -8,7 +8,8 @@
  * an exit carries the columns at the bar it stopped matching. Pure over a {@link BarStore}: the engine (`./engine.ts`) commits
  * the outcome, `xql watch` prints it.
  */
-import { historyAnchoredAsync, type CompiledQuery } from "../api.js";
+import { type AnchoredHistoryOptions, historyAnchoredAsync, type CompiledQuery } from "../api.js";
+import type { CarryStore } from "../eval/carry.js";
 import { parse } from "../ast/lower.js";
 import { printQuery } from "../ast/print.js";
 import type { BarStore } from "../store/store.js";
@@ -65,6 +66,12 @@ export interface EvaluateOptions {
   maxCatchUp?: number;
   /** How long after a bar's close its round waits for symbols still to write it, ms (default 5,000; decisions §14). */
   graceMs?: number;
+  /**
+   * The carried passes of these screens (eval/carry.ts), one store per (market, base timeframe)
+   * group: a newly closed bar then costs one step per indicator per symbol. Without it every bar
+   * is evaluated by a pass from its anchor; the numbers are the same.
+   */
+  carry?: CarryStore;
 }
 
 /**
@@ -89,6 +96,8 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
   const { plan, fetch } = unionOf(screens.map((s) => s.compiled));
   const base = plan.sources[0]!.timeframe;
   const oldest = Math.min(...screens.map((s) => s.lastTime ?? -Infinity));
+  // Before the read: the passes the writes since the last round changed are dropped.
+  await options.carry?.invalidate(store);
   const universe = await readCovering(store, plan, fetch, screens.flatMap((s) => s.compiled.fetch), oldest, now, cap, options, lease);
   const { closed, nextClose } = awaitWriters(universe, base, closedTimes(universe, base, oldest, now), now, options.graceMs ?? DEFAULT_ALERT_GRACE_MS);
   if (closed.length === 0) return { bars, nextClose };
@@ -109,8 +118,11 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
     for (const row of matching) group.track.add(row.symbol);
     group.members.push({ screen, matching });
   }
+  // Screens that are gone take their carried passes with them.
+  options.carry?.retain(new Set(screens.map((s) => canonicalQuery(s.query))));
   for (const group of groups.values()) {
-    const rows = await rowsByBar(group.screen.compiled, evaluable, group.pending.length, group.track, options.sliceMs);
+    const carry = options.carry ? { store: options.carry, key: canonicalQuery(group.screen.query) } : undefined;
+    const rows = await rowsByBar(group.screen.compiled, evaluable, group.pending.length, group.track, options.sliceMs, carry);
     // Members that stood on the same rows get the same transitions (usually all of them).
     const byState = new Map<string, EvaluatedBar[]>();
     for (const { screen, matching } of group.members) {
@@ -182,8 +194,15 @@ interface BarRows {
   readonly present: Map<number, Map<string, MatchRow["columns"]>>;
 }
 
-async function rowsByBar(compiled: CompiledQuery, universe: Instrument[], window: number, track: ReadonlySet<string>, sliceMs = 10): Promise<BarRows> {
-  const { result, tracked } = await historyAnchoredAsync(compiled, universe, { bars: window, sliceMs, track });
+async function rowsByBar(
+  compiled: CompiledQuery,
+  universe: Instrument[],
+  window: number,
+  track: ReadonlySet<string>,
+  sliceMs = 10,
+  carry?: AnchoredHistoryOptions["carry"],
+): Promise<BarRows> {
+  const { result, tracked } = await historyAnchoredAsync(compiled, universe, { bars: window, sliceMs, track, ...(carry ? { carry } : {}) });
   const matching = new Map<number, MatchRow[]>();
   for (const { time, symbol, columns } of result.matches) {
     let rows = matching.get(time);

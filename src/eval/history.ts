@@ -19,7 +19,8 @@ import { alignFrames, attachFrames, converged, isTrusted } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
-import { values } from "./values.js";
+import { CARRY_MISS, values } from "./values.js";
+import { type CarryStore, type ScreenCarry, restoreCarry, saveCarry } from "./carry.js";
 
 /** One match of `history` before statistics: the row and where its base bar is. */
 export interface HistoryHit {
@@ -64,6 +65,12 @@ export interface AnchoredHistory {
    * symbol that matches in the window is tracked from its first match on.
    */
   readonly track?: ReadonlySet<string>;
+  /**
+   * Carried passes (carry.ts): each symbol's last pass is kept in `store` under `key` and its next
+   * bars taken in steps from it while its anchors stay; the values are those of a pass from the
+   * anchor, bit for bit.
+   */
+  readonly carry?: { readonly store: CarryStore; readonly key: string };
 }
 
 /**
@@ -169,6 +176,41 @@ export function* historySteps(
 
   const anchors: number[] = [];
   const whole: Bars[] = [];
+  const screenCarry: ScreenCarry | undefined = anchored?.carry?.store.screen(anchored.carry.key, program);
+  program.carrying = screenCarry !== undefined;
+  program.restored = false;
+
+  /**
+   * Computes every root of the program (condition, columns, sort keys) over base bars [from,
+   * hi) of the pass narrowed to `anchors`: from the symbol's saved pass when `resume` and it
+   * continues at `lo`, else afresh (also when the restored pass would need what it does not
+   * hold). Computed here, the scan after it only reads.
+   */
+  const carried = (carry: ScreenCarry, symbol: string, anchors: readonly number[], resume: boolean, lo: number, from: number, hi: number): void => {
+    const saved = resume ? carry.symbols.get(symbol) : undefined;
+    if (saved !== undefined && from === lo && restoreCarry(program, saved, anchors, lo)) {
+      try {
+        computeRoots(from, hi);
+        program.restored = false;
+        carry.restored++;
+        return;
+      } catch (error) {
+        if (error !== CARRY_MISS) throw error;
+        program.restored = false;
+        program.epoch++;
+        alignFrames(frames, hi - 1);
+      }
+    }
+    // Afresh: no state of another symbol or pass may be taken for this one's.
+    for (const slot of program.all) slot.state?.fill(Number.NaN);
+    carry.fresh++;
+    computeRoots(from, hi);
+  };
+  const computeRoots = (from: number, hi: number): void => {
+    values(program, program.condition, from, hi);
+    for (const c of program.columns) values(program, c.slot, from, hi);
+    for (const k of sort) values(program, k.slot, from, hi);
+  };
   for (const instrument of instruments) {
     if (slice.due()) {
       yield;
@@ -228,6 +270,10 @@ export function* historySteps(
         if (!converged(frames)) short = true;
       }
       alignFrames(frames, hi - 1);
+      // A carried pass: the symbol's saved one taken on from `lo` in steps when it continues
+      // here (its first pass of the window), else this pass from its anchor; either way every
+      // slot computed at every bar, so that the pass can be saved for the next bar.
+      if (screenCarry !== undefined && from < hi) carried(screenCarry, symbol, group, t === first, lo, from, hi);
       if (from < hi) scan(symbol, from, hi);
       if (track !== undefined) {
         const condition = from < hi ? values(program, program.condition, from, hi) : undefined;
@@ -238,11 +284,18 @@ export function* historySteps(
           tracked.push({ time: Number(base.bars.time[i]), symbol, columns: row.columns });
         }
       }
+      if (screenCarry !== undefined && end === length) {
+        // The instrument's last pass: kept for its next bar, or forgotten when it cannot be carried.
+        const saved = from < hi ? saveCarry(program, group, screenCarry.symbols.get(symbol)) : undefined;
+        if (saved === undefined) screenCarry.symbols.delete(symbol);
+        else screenCarry.symbols.set(symbol, saved);
+      }
       t = end;
     }
     if (!evaluated) shortHistory++;
     else if (short) unconverged++;
   }
+  if (screenCarry !== undefined) program.carrying = program.restored = false;
   // Sort and limit decided which rows match at each bar; they are listed by symbol.
   for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
   return { window, perBar, instruments: instruments.length, noData, shortHistory, matched, tracked, ...(anchored ? { unconverged } : {}) };

@@ -10,6 +10,7 @@
 import type { CheckedQuery } from "../check/check.js";
 import { children, type IrNode } from "../check/ir.js";
 import type { KernelContext } from "../functions/kernel.js";
+import { freshState } from "../functions/module.js";
 import { needKey, type Planned } from "../plan/plan.js";
 import { TIMEFRAME_MS, type Timeframe } from "../types.js";
 import { COLUMN_INDEX, Frame } from "./bars.js";
@@ -67,6 +68,16 @@ export class Slot {
    * whatever range it writes (`rsi(14) > rsi(14)[1]` would otherwise stream it twice).
    */
   history = 0;
+  /**
+   * For a resumable call (a module with `stateSize`): its kernel's state, which the kernel is
+   * given while the program carries a pass from bar to bar (`Program.carrying`, carry.ts).
+   */
+  state: Float64Array | undefined;
+  /**
+   * While a carried pass is restored (`Program.restored`): the first bar whose value the slot
+   * was given back; a computation asked to start before it is a miss (see `CARRY_MISS`).
+   */
+  floor = -Infinity;
 
   constructor(
     readonly node: IrNode,
@@ -121,6 +132,19 @@ export class Program {
   readonly baseTimeframe: Timeframe;
   /** The plan's market, which kernels may read (the FOREX session of `vwap`). */
   readonly market: string;
+  /** Every slot of the program, once. */
+  readonly all: readonly Slot[];
+  /**
+   * True while a pass is evaluated to be carried to the next bar (alerts, `watch`; carry.ts):
+   * resumable kernels are given their slot's state, and `and`/`or` compute every operand, so
+   * that every slot holds its value at every bar of the pass and can take the next one in a step.
+   */
+  carrying = false;
+  /**
+   * True while a carried pass resumes from a saved one: the slots hold only their tails
+   * (`Slot.floor`), and a computation that would read before them is a miss (`CARRY_MISS`).
+   */
+  restored = false;
 
   constructor(
     checked: CheckedQuery,
@@ -137,6 +161,7 @@ export class Program {
     this.columns = checked.columns.map((c) => ({ text: c.text, slot: this.slot(c.ir, base) }));
     this.sort = checked.sort.map((s) => ({ slot: this.slot(s.ir, base), descending: s.direction === "desc" }));
     this.limit = checked.limit;
+    this.all = [...this.slots.values()];
   }
 
   /** The base timeframe's frame. */
@@ -176,6 +201,7 @@ export class Program {
         s.extra = n.fn.extraLookback(n.consts);
         s.inputs = new Array<Float64Array>(s.children.length + n.fn.implicit.length).fill(EMPTY);
         s.columnIndices = n.fn.implicit.map((c) => COLUMN_INDEX[c]);
+        if (n.fn.stateSize) s.state = freshState(n.fn.stateSize(n.consts));
       }
       if (n.op === "series") s.columnIndices = n.series.raw.map((c) => COLUMN_INDEX[c]);
       pending.push(...s.children);

@@ -24,6 +24,8 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>, slic
   let noData = 0;
   let asOf = -Infinity;
   const base = program.base;
+  // A run carries nothing (a program left carrying by an evaluation that threw is reset here).
+  program.carrying = program.restored = false;
   for (const instrument of universe) {
     if (slice.due()) {
       yield;

@@ -18,6 +18,13 @@ import { lastClosedIndex } from "../alignment.js";
 import { COLUMN_INDEX, type Column, type Frame } from "./bars.js";
 import { EMPTY, PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
+/**
+ * Thrown (and caught by the carried pass, history.ts) when a restored pass would need a value
+ * from before the tails it was given back: the pass is then evaluated afresh from its anchor.
+ * Never seen outside the evaluator.
+ */
+export const CARRY_MISS: unique symbol = Symbol("carry miss");
+
 /** Values of `slot` valid at least on [from, to) of its timeframe. */
 export function values(program: Program, slot: Slot, from: number, to: number): Float64Array {
   if (from < 0) from = 0;
@@ -25,6 +32,8 @@ export function values(program: Program, slot: Slot, from: number, to: number): 
     const lo = slot.lo;
     const hi = slot.hi;
     if (from >= lo && to <= hi) return slot.view ?? slot.buffer;
+    // A restored pass holds only the slots' tails: what lies before them was not given back.
+    if (program.restored && from < slot.floor) throw CARRY_MISS;
     if (from <= hi && to >= lo) {
       // Overlapping what is already computed: compute only the bars missing on either side.
       // Each value is a function of the bars alone (see below), so the parts join exactly.
@@ -48,21 +57,44 @@ export function values(program: Program, slot: Slot, from: number, to: number): 
  */
 function computeRange(program: Program, slot: Slot, from: number, to: number): number {
   const frame = slot.frame;
+  if (program.restored && from < slot.floor) throw CARRY_MISS;
+  // A carried kernel state positioned at `from` takes the range in steps from there.
+  const resuming = resumesAt(program, slot, from, to);
   // A recursive kernel streams from the first bar whatever it writes: the bars its consumers
   // read before the asked range (the plan's `needs`) cost only their writes, so take them now.
-  if (slot.history > 0) from = Math.max(0, Math.min(from, frame.end) - slot.history);
+  if (slot.history > 0 && !resuming) from = Math.max(0, Math.min(from, frame.end) - slot.history);
   if (slot.buffer.length < frame.length) slot.buffer = new Float64Array(Math.max(frame.length, slot.buffer.length * 2));
   slot.view = undefined;
   // A windowed kernel starts its running sums where its range starts, so its rounding would
   // depend on the range asked. It is always run over whole blocks instead, each block primed
   // afresh: a value is then a function of the bars alone, the same whichever consumer asks and
-  // whatever else the query needs (history relies on it).
-  if (slot.blocked) from -= from % PRIMED_BLOCK_BARS;
+  // whatever else the query needs (history relies on it). A carried state resumes its block.
+  if (slot.blocked && !resuming) from -= from % PRIMED_BLOCK_BARS;
   if (to > from) compute(program, slot, frame, from, to);
   slot.epoch = program.epoch;
   slot.lo = from;
   slot.hi = to;
   return from;
+}
+
+/**
+ * The kernel state a computation of `slot` up to `to` is given: the slot's while the program
+ * carries, except for a computation that ends before what the slot holds (a consumer reading
+ * further back), which leaves the state where it is, at the slot's last bar.
+ */
+function carriedState(program: Program, slot: Slot, to: number): Float64Array | undefined {
+  if (!program.carrying || (slot.epoch === program.epoch && to < slot.hi)) return undefined;
+  return slot.state;
+}
+
+/**
+ * Whether the slot's carried kernel state takes a computation starting at `from` in steps: it
+ * is positioned there, and (for a kernel run in primed blocks) `from` is not a block start,
+ * where the batch primes the window afresh.
+ */
+function resumesAt(program: Program, slot: Slot, from: number, to: number): boolean {
+  const state = carriedState(program, slot, to);
+  return state !== undefined && state[0] === from && !(slot.blocked && from % PRIMED_BLOCK_BARS === 0);
 }
 
 /** Value of a base-timeframe slot at the frame's end (the base bar being evaluated). */
@@ -90,7 +122,14 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
       return;
     case "call": {
       const fn = node.fn;
-      const inputFrom = fn.recursive ? 0 : from - slot.extra;
+      // While carrying, a resumable kernel is given its state: resumed when positioned at
+      // `from` (then it reads its inputs from `from − extraLookback` only), else it computes as
+      // without one and leaves the state positioned at `to` (module.ts, `Kernel`).
+      const state = carriedState(program, slot, to);
+      const resuming = resumesAt(program, slot, from, to);
+      // A restored pass has no inputs before the tails: a recursion that cannot resume would stream garbage.
+      if (program.restored && fn.recursive && !resuming) throw CARRY_MISS;
+      const inputFrom = fn.recursive && !resuming ? 0 : from - slot.extra;
       const inputs = slot.inputs;
       const children = slot.children;
       for (let k = 0; k < children.length; k++) inputs[k] = values(program, children[k]!, inputFrom, to);
@@ -98,12 +137,17 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
       for (let k = 0; k < implicit.length; k++) inputs[children.length + k] = raw(program, frame, implicit[k]!, inputFrom, to);
       const ctx = slot.context(frame.timeframe, program.market);
       if (!slot.blocked) {
-        (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx);
+        (fn.kernel as Kernel)(inputs, node.consts, out, from, to, ctx, state);
         return;
       }
-      // `from` is a block start (see `values`): one kernel call per block.
-      for (let start = from; start < to; start += PRIMED_BLOCK_BARS) {
-        (fn.kernel as Kernel)(inputs, node.consts, out, start, Math.min(start + PRIMED_BLOCK_BARS, to), ctx);
+      // `from` is a block start (see `values`), or where a carried state resumes inside its
+      // block: one kernel call per block, each block primed afresh (a fresh state), as the
+      // stepper does (functions/stepper.ts).
+      for (let start = from; start < to; ) {
+        const end = Math.min(start - (start % PRIMED_BLOCK_BARS) + PRIMED_BLOCK_BARS, to);
+        if (state !== undefined && !(resuming && start === from)) state.fill(NaN);
+        (fn.kernel as Kernel)(inputs, node.consts, out, start, end, ctx, state);
+        start = end;
       }
       return;
     }
@@ -281,6 +325,8 @@ function prepare(program: Program, slot: Slot, from: number, to: number): Float6
 
 /** `and`/`or` with short-circuit: each operand is asked only for the bars still undecided. */
 function logical(program: Program, slot: Slot, isAnd: boolean, from: number, to: number): void {
+  // A carried pass keeps every operand at every bar, so that the next bar is one step of each.
+  if (program.carrying) for (const operand of slot.ordered) values(program, operand, from, to);
   const out = slot.buffer;
   const decided = isAnd ? 0 : 1;
   out.fill(isAnd ? 1 : 0, from, to);

@@ -87,7 +87,9 @@ export interface KernelContext {
  * path is a call without a state (or with a fresh one), the stepper (`./stepper.ts`) a call
  * over [t, t + 1) with the state the previous call left: the same loop, hence bit-identical
  * values. The state is loaded and stored at the call's boundaries only, so the loop stays as
- * tight as without one.
+ * tight as without one. A kernel that resumes reads its inputs only in
+ * [from − extraLookback, to): the carried passes of alerts and `watch` (src/eval/carry.ts)
+ * keep no more of them (tested for every resumable module).
  */
 export type Kernel = (
   inputs: readonly Float64Array[],

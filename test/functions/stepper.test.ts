@@ -13,6 +13,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../../src/functions/registry.js";
 import { Stepper } from "../../src/functions/stepper.js";
+import { freshState, standaloneContext } from "../../src/functions/module.js";
 import { BARS, PLAIN, arbitraryConsts, blockBarsOf, batchValues, firstDifference, kernelInputs, prng, steppedValues } from "../kit/index.js";
 
 const SPECS = [...FUNCTIONS.values()];
@@ -72,5 +73,39 @@ describe.each(SPECS.filter((s) => s.stateSize !== undefined).map((s) => [s.name,
       stepper.step(bar);
     }
     expect(stepper.carrying).toBe(true);
+  });
+});
+
+describe.each(SPECS.filter((s) => s.stateSize !== undefined).map((s) => [s.name, s] as const))("%s: resumes from its window alone", (_name, m) => {
+  // The carried passes of alerts and `watch` (src/eval/carry.ts) keep only each input's last
+  // extraLookback values: a kernel resuming from its state must read nothing before them.
+  it("reads its inputs only in [from − extraLookback, to) when its state resumes at `from`", () => {
+    const bars = PLAIN[0]!;
+    const consts = m.params.flatMap((p) => (p.kind === "length" ? [5] : p.kind === "number" ? [p.samples?.[0] ?? 2] : []));
+    const inputs = kernelInputs(m, bars, (j) => (j === 0 ? bars.close : bars.open), () => bars.close.map((c, i) => (c > bars.open[i]! ? 1 : 0)));
+    const expected = batchValues(m, inputs, consts);
+    const block = blockBarsOf(m);
+    const ctx = standaloneContext();
+    const extra = m.extraLookback(consts);
+    let checked = 0;
+    for (const at of [70, 121, 150, 199]) {
+      if (at >= expected.length || (block > 0 && at % block === 0)) continue;
+      // The state at `at`, as the evaluator leaves it (a call per primed block when blocked).
+      const state = freshState(m.stateSize!(consts));
+      const out = new Float64Array(expected.length);
+      for (let start = block > 0 ? at - (at % block) : 0; start < at; start = at) {
+        m.kernel(inputs, consts, out, start, at, ctx, state);
+      }
+      if (state[0] !== at) continue; // nothing worth carrying yet (a recursion before its seed)
+      const windowed = inputs.map((x) => {
+        const y = Float64Array.from(x);
+        y.fill(Number.NaN, 0, Math.max(0, at - extra));
+        return y;
+      });
+      m.kernel(windowed, consts, out, at, at + 1, ctx, state);
+      expect(Object.is(out[at], expected[at]), `${m.name}(${consts.join(", ")}) at ${at}: ${out[at]} vs ${expected[at]}`).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 });

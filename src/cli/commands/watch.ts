@@ -13,6 +13,7 @@ import { formatNumber } from "../table.js";
 import { DEFAULT_WARMUP } from "../../store/fetch.js";
 import type { MatchRow } from "../../alerts/alerts.js";
 import { type EvaluatedBar, baselineOf, evaluateGroup } from "../../alerts/evaluate.js";
+import { CarryStore } from "../../eval/carry.js";
 import { RoundScheduler } from "../../alerts/schedule.js";
 
 const OPTIONS = { ...pick("format", "db"), ...QUERY_LIMIT_OPTIONS };
@@ -81,7 +82,8 @@ export const watchCommand: Command = {
       });
       if (!compiled) return 1;
       const clock = { now: () => Date.now() };
-      const options = { warmup };
+      // The screen's passes carried from bar to bar: each newly closed bar is one step per indicator per symbol.
+      const options = { warmup, carry: new CarryStore() };
       const base = compiled.plan.sources[0]!.timeframe;
       let baseline: { time: number | null; matching: MatchRow[] };
       try {

@@ -1,0 +1,158 @@
+/**
+ * Carried passes (decisions §9, "Carried state"; src/eval/carry.ts): alerts and `watch` take
+ * each newly closed bar in a step from the pass the previous bar left. The defining property:
+ * for random screens (recursive, cumulative, windowed, run in primed blocks, candle patterns,
+ * nested timeframes, offsets, crossings, short-circuits) over random stored series (gaps, flat
+ * stretches, bars written one at a time and in batches, older bars replaced), the rows and
+ * events of every bar are identical (`toEqual`, Object.is on numbers) to those of a pass from
+ * each bar's anchor — the path the anchor suite proves equal to run and history — and the
+ * carried path was taken (restored passes counted).
+ */
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { compile } from "../../src/api.js";
+import { type EvaluatedBar, type Screen, evaluateGroup } from "../../src/alerts/evaluate.js";
+import { CarryStore } from "../../src/eval/carry.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { HOUR, MONDAY, prng, tempDir, tickWalk, type ArrayBars } from "../kit/index.js";
+
+const FAMILIES = [
+  "rsi(14)",
+  "ema(close, 20)",
+  "kama(10)",
+  "obv",
+  "change(obv, 3)",
+  "adx(14)",
+  "macd(12, 26)",
+  "sma(close, 20)",
+  "sma(ema(close, 5), 12)",
+  "stdev(close, 10)",
+  "highest(high, 15)",
+  "bb_upper(20, 2)",
+  "h4::ema(close, 5)",
+  "h4::rsi(6)",
+  "d::close - d::close[1]",
+  "ema(close, 9)[3]",
+  "close - ema(close, 12)[1]",
+  "atr(10)",
+  "stochrsi_k(14, 14, 3, 3)",
+  "supertrend(10, 3)",
+  "sar(0.02, 0.2)",
+];
+const CONDITIONS = [
+  "true",
+  "crossover(close, ema(close, 10))",
+  "rsi(14) > 50 or close > sma(close, 20)",
+  "close > open and rsi(7) < 60",
+  "bullish_engulfing or doji",
+  "hammer or close < lowest(low, 10)[1]",
+];
+
+/** h1 bars of a symbol from `start`: a walk with a flat stretch and a few random gaps. */
+function series(seed: number, start: number, count: number): ArrayBars {
+  const rand = prng(seed);
+  const flatAt = Math.floor(rand() * count);
+  const walk = tickWalk({ seed, count, timeframe: "h1", start, vol: 0.01, flat: [flatAt, flatAt + 25] });
+  const keep: number[] = [];
+  for (let i = 0; i < count; i++) if (rand() > 0.04) keep.push(i);
+  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
+  return { time: pick(walk.time), open: pick(walk.open), high: pick(walk.high), low: pick(walk.low), close: pick(walk.close), volume: pick(walk.volume) };
+}
+
+/** The bars of `bars` with open time in [from, to). */
+function cut(bars: ArrayBars, from: number, to: number): ArrayBars {
+  const keep = (c: ArrayLike<number>): Float64Array => Float64Array.from(Array.from(c).filter((_, i) => bars.time[i]! >= from && bars.time[i]! < to));
+  return { time: keep(bars.time), open: keep(bars.open), high: keep(bars.high), low: keep(bars.low), close: keep(bars.close), volume: keep(bars.volume) };
+}
+
+/** Rows and events compared, bars evaluated, and passes taken on in steps. */
+let compared = 0;
+let bars = 0;
+let restored = 0;
+
+describe("carried passes give every bar the numbers of a pass from its anchor, bit for bit", () => {
+  afterAll(() => {
+    // Not vacuous: many bars compared, most of them taken in a step from a carried pass.
+    expect(compared).toBeGreaterThan(2000);
+    expect(restored).toBeGreaterThan(bars);
+  });
+
+  it("for random screens and series written a bar at a time, in batches, and with older bars replaced", async () => {
+    const { dir, cleanup } = tempDir();
+    let n = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.constantFrom(...FAMILIES), { minLength: 1, maxLength: 3 }),
+          fc.constantFrom(...CONDITIONS),
+          fc.constantFrom(20, 40),
+          fc.integer({ min: 1, max: 10_000 }),
+          fc.constantFrom("CRYPTO", "FOREX"),
+          async (columns, condition, warmupCeiling, seed, market) => {
+            n++;
+            const query = `market = "${market}"\ntimeframe = h1\ncolumns = [${columns.join(", ")}]\n${condition}`;
+            const compiled = compile(query, { warmupCeiling });
+            const rand = prng(seed);
+            const symbols = ["AAA", "BBB", "CCC", "DDD"].map((symbol, i) => ({ symbol, bars: series(seed * 4 + i, MONDAY + Math.floor(rand() * 30) * HOUR, 420) }));
+            const all = [...new Set(symbols.flatMap((s) => Array.from(s.bars.time)))].sort((a, b) => a - b);
+            const store = new SqliteStore(join(dir, `carry-${n}.db`));
+            try {
+              // The first 250 hours at once, then the rest in steps of 1 to 4 bars.
+              let written = all[0]! + 250 * HOUR;
+              await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cut(s.bars, -Infinity, written) })) }]);
+              const carry = new CarryStore();
+              const screen = (id: string): Screen => ({ id, query, compiled, lastTime: null, matching: [] });
+              const carried = screen("carried");
+              const fresh = screen("fresh");
+              const follow = (s: Screen, bars: EvaluatedBar[]): void => {
+                for (const bar of bars) {
+                  s.lastTime = bar.time;
+                  s.matching = bar.matching;
+                }
+              };
+              const options = { warmup: 20, graceMs: 0, maxCatchUp: 10 };
+              for (let step = 0; written <= all[all.length - 1]!; step++) {
+                const next = written + (1 + Math.floor(rand() * 4)) * HOUR;
+                await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cut(s.bars, written, next) })).filter((s) => s.bars.time.length > 0) }]);
+                written = next;
+                if (step % 9 === 4) {
+                  // An older bar of one symbol replaced: its carried pass must not survive it.
+                  const s = symbols[step % symbols.length]!;
+                  const at = Math.max(0, s.bars.time.findIndex((t) => t >= written) - 1 - Math.floor(rand() * 30));
+                  const bars = cut(s.bars, s.bars.time[at]!, s.bars.time[at]! + 1);
+                  bars.close[0] = bars.close[0]! * 1.01;
+                  bars.high[0] = Math.max(bars.high[0]!, bars.close[0]!);
+                  await store.upsertBars([{ market, timeframe: "h1", symbols: [{ symbol: s.symbol, bars }] }]);
+                }
+                const now = written + HOUR;
+                const a = await evaluateGroup(store, [carried], now, { ...options, carry });
+                const b = await evaluateGroup(store, [fresh], now, options);
+                const got = a.bars.get("carried")!;
+                const want = b.bars.get("fresh")!;
+                expect(got, `${query}\nstep ${step}`).toEqual(want);
+                follow(carried, got);
+                follow(fresh, want);
+                compared += want.reduce((rows, bar) => rows + bar.matching.length + bar.events.length, 0);
+                bars += want.length;
+              }
+              restored += carry.counts().restored;
+            } finally {
+              await store.close();
+            }
+          },
+        ),
+        {
+          numRuns: 12,
+          seed: 20261206,
+          examples: [
+            [["h4::ema(close, 5)", "sma(ema(close, 5), 12)"], "rsi(14) > 50 or close > sma(close, 20)", 20, 7, "CRYPTO"],
+            [["h4::rsi(6)", "obv", "d::close - d::close[1]"], "bullish_engulfing or doji", 40, 11, "FOREX"],
+          ],
+        },
+      );
+    } finally {
+      cleanup();
+    }
+  }, 600_000);
+});
