@@ -106,14 +106,13 @@ export function saveCarry(program: Program, anchors: readonly number[], previous
   const data = previous?.data.length === size ? previous.data : new Float64Array(size);
   let at = 0;
   for (let k = 0; k < slots.length; k++) {
-    const slot = slots[k]!;
-    data.set(slot.buffer.subarray(lo[k]!, hi[k]!), at);
-    at += hi[k]! - lo[k]!;
+    const buffer = slots[k]!.buffer;
+    for (let i = lo[k]!, end = hi[k]!; i < end; i++) data[at++] = buffer[i]!;
   }
-  for (const slot of slots) {
-    if (slot.state === undefined) continue;
-    data.set(slot.state, at);
-    at += slot.state.length;
+  for (let k = 0; k < slots.length; k++) {
+    const state = slots[k]!.state;
+    if (state === undefined) continue;
+    for (let i = 0; i < state.length; i++) data[at++] = state[i]!;
   }
   const frameTime = previous?.frameTime.length === frames.length ? previous.frameTime : new Float64Array(frames.length);
   for (let f = 0; f < frames.length; f++) frameTime[f] = frameHi[f]! > 0 ? Number(frames[f]!.bars.time[frameHi[f]! - 1]) : Number.NaN;
@@ -138,7 +137,8 @@ export function restoreCarry(program: Program, saved: SymbolCarry, anchors: read
     const frame = frames[f]!;
     if (h > frame.length || Number(frame.bars.time[h - 1]) !== saved.frameTime[f]) return false;
   }
-  for (const slot of program.all) slot.floor = -Infinity;
+  // Only the carried slots are given a floor: the others (raw series, constants) are read again from the bars.
+  const data = saved.data;
   let at = 0;
   for (let k = 0; k < slots.length; k++) {
     const slot = slots[k]!;
@@ -146,19 +146,18 @@ export function restoreCarry(program: Program, saved: SymbolCarry, anchors: read
     const hi = saved.hi[k]!;
     const length = slot.frame.length;
     if (slot.buffer.length < length) slot.buffer = new Float64Array(Math.max(length, slot.buffer.length * 2));
-    slot.buffer.set(saved.data.subarray(at, at + hi - lo), lo);
-    at += hi - lo;
+    const buffer = slot.buffer;
+    for (let i = lo; i < hi; i++) buffer[i] = data[at++]!;
     slot.view = undefined;
     slot.epoch = program.epoch;
     slot.lo = lo;
     slot.hi = hi;
     slot.floor = lo;
   }
-  for (const slot of slots) {
-    if (slot.state === undefined) continue;
-    slot.state.set(saved.data.subarray(at, at + slot.state.length));
-    if (process.env.SABOTAGE && slot.state.length > 1) slot.state[1] = slot.state[1]! * (1 + 1e-9);
-    at += slot.state.length;
+  for (let k = 0; k < slots.length; k++) {
+    const state = slots[k]!.state;
+    if (state === undefined) continue;
+    for (let i = 0; i < state.length; i++) state[i] = data[at++]!;
   }
   program.restored = true;
   return true;
@@ -173,6 +172,10 @@ function sameAnchors(a: readonly number[], b: readonly number[]): boolean {
 /** One screen's carried passes, by symbol. */
 export class ScreenCarry {
   readonly symbols = new Map<string, SymbolCarry>();
+  /** The market, upper case, as writes are compared with it. */
+  private readonly upper: string;
+  /** Per frame: the latest bar time any saved pass read (a write after it changes none of them). */
+  readonly newest: Float64Array;
   /** Passes taken on in steps from a saved one, and passes evaluated from their anchor, so far. */
   restored = 0;
   fresh = 0;
@@ -183,13 +186,23 @@ export class ScreenCarry {
     readonly timeframes: readonly Timeframe[],
     /** The shape of the program the passes were saved from (`CarryLayout.shape`). */
     readonly shape: string,
-  ) {}
+  ) {
+    this.upper = market.toUpperCase();
+    this.newest = new Float64Array(timeframes.length).fill(-Infinity);
+  }
+
+  /** Keeps `saved` as the symbol's pass. */
+  set(symbol: string, saved: SymbolCarry): void {
+    this.symbols.set(symbol, saved);
+    for (let f = 0; f < this.newest.length; f++) if (saved.frameTime[f]! > this.newest[f]!) this.newest[f] = saved.frameTime[f]!;
+  }
 
   /** Drops the passes a write changed: of its symbol, when it touched bars at or before the last one a frame read. */
-  drop(touched: TouchedSeries): void {
-    if (touched.market.toUpperCase() !== this.market.toUpperCase()) return;
+  drop(touched: TouchedSeries, upperMarket: string): void {
+    if (upperMarket !== this.upper) return;
     const f = this.timeframes.indexOf(touched.timeframe);
-    if (f < 0) return;
+    // The common write, a new bar after every bar read, changes nothing here.
+    if (f < 0 || touched.from > this.newest[f]!) return;
     const saved = this.symbols.get(touched.symbol);
     if (saved === undefined) return;
     // −Infinity: any bar, or the series is gone. A frame that read nothing yet reads the bars as they come.
@@ -220,7 +233,10 @@ export class CarryStore {
       for (const screen of this.screens.values()) screen.symbols.clear();
       return;
     }
-    for (const touched of changes.touched) for (const screen of this.screens.values()) screen.drop(touched);
+    for (const touched of changes.touched) {
+      const upper = touched.market.toUpperCase();
+      for (const screen of this.screens.values()) screen.drop(touched, upper);
+    }
   }
 
   /** The passes of the screen keyed `key` evaluated by `program` (a fresh set when its shape changed). */

@@ -288,7 +288,7 @@ export function* historySteps(
         // The instrument's last pass: kept for its next bar, or forgotten when it cannot be carried.
         const saved = from < hi ? saveCarry(program, group, screenCarry.symbols.get(symbol)) : undefined;
         if (saved === undefined) screenCarry.symbols.delete(symbol);
-        else screenCarry.symbols.set(symbol, saved);
+        else screenCarry.set(symbol, saved);
       }
       t = end;
     }
