@@ -144,14 +144,20 @@ describe("xql lsp completes from its store", () => {
     expect(labels(await server.completions(FOREX))).toEqual(["EURUSD", "GBPUSD", "USDJPY"]);
   }, 60_000);
 
-  it("takes a client's initializationOptions.symbols for its markets, the store's for the others", async () => {
+  it("takes a client's initializationOptions.symbols for its markets, the store's for the others, an imported market's once the client names it", async () => {
     const db = join(temp.dir, "client.db");
     const store = new SqliteStore(db);
     await seedSmallUniverse(store);
+    await store.upsertBars([{ market: "STOCKS", timeframe: "d", symbols: [{ symbol: "ACME", bars: rampBars("d", 5, barOpen("d", NOW), 10) }] }]);
     await store.close();
-    const server = await started(["--db", db], {}, { symbols: { FOREX: ["NZDUSD"] } });
+    const stocks = 'market = "stocks"\ntimeframe = d\nsymbols = [';
+    const server = await started(["--db", db], {}, { symbols: { FOREX: ["NZDUSD"] }, markets: ["FOREX", "CRYPTO", "STOCKS"] });
     expect(labels(await server.completions(FOREX))).toEqual(["NZDUSD"]);
     expect(labels(await server.completions('market = "CRYPTO"\ntimeframe = h1\nsymbols = ['))).toEqual(["BTCUSDT"]);
+    expect(labels(await server.completions(stocks))).toEqual(["ACME"]);
+    // A server that does not know the market offers none of its symbols (and flags the market).
+    const defaults = await started(["--db", db]);
+    expect(await defaults.completions(stocks)).toEqual([]);
   }, 60_000);
 
   it("completes without the store's data when it cannot be read, and says why once", async () => {
