@@ -47,7 +47,7 @@ const KIND_OF: Readonly<Record<CompletionKind, ItemKind>> = {
 
 /**
  * What completion offers from outside the text, read when a completion needs it: `xql lsp`
- * reads its store ({@link StoreData}).
+ * reads its store (`store-data.ts`).
  */
 export interface CompletionHost {
   /** The market's symbols (by its configured spelling), sorted; none when the host has no such market. */
