@@ -9,7 +9,7 @@ import { DEFAULT_MARKETS, TIMEFRAMES, TIMEFRAME_MS, type Timeframe } from "../ty
 import { endsValue, letName, statementKind, statementsOf, type StatementKind } from "./context.js";
 import { scan, type Piece } from "./scan.js";
 
-export type CompletionKind = "function" | "series" | "let" | "timeframe" | "timeframePrefix" | "setting" | "market" | "symbol" | "keyword";
+export type CompletionKind = "function" | "series" | "let" | "timeframe" | "timeframePrefix" | "setting" | "market" | "symbol" | "watchlist" | "keyword";
 
 /** A template: literal text and numbered fields (in order) the user tabs through. */
 export type Template = readonly (string | { readonly field: string })[];
@@ -32,7 +32,16 @@ export interface Completions {
   readonly from: number;
   readonly to: number;
   readonly items: readonly CompletionItem[];
+  /**
+   * The host's data this position completes from, whether or not the host gave it: a host that
+   * reads its store only when asked (the language server, the playground online) reads what is
+   * named here and completes again with it.
+   */
+  readonly asks?: HostData;
 }
+
+/** What only the host knows: the symbols of a market (by its configured spelling), or the names of the saved watchlists. */
+export type HostData = { readonly kind: "symbols"; readonly market: string } | { readonly kind: "watchlists" };
 
 export interface CompletionOptions {
   readonly markets?: readonly string[];
@@ -41,6 +50,8 @@ export interface CompletionOptions {
    * service's, the playground's or the CLI's store): offered inside `symbols = [...]`.
    */
   readonly symbols?: Readonly<Record<string, readonly string[]>>;
+  /** The names of the saved watchlists the host knows (the store's, the account's): offered in `watchlist = "..."`. */
+  readonly watchlists?: readonly string[];
 }
 
 /** `rsi([src = close,] n)`; a zero-parameter built-in is its bare name. */
@@ -161,34 +172,24 @@ export function complete(text: string, offset: number, options: CompletionOption
   const inside = pieces.find((p) => p.start < at && at < p.end) ?? pieces.find((p) => p.type === "Comment" && p.start < at && at === p.end);
   if (inside?.type === "Comment") return none;
 
-  // Inside a string: a market name, or a symbol of the query's market inside `symbols = [...]`.
+  // Inside a string: a market name, a symbol of the query's market inside `symbols = [...]`, a
+  // saved list's name after `watchlist =`.
   if (inside?.type === "StringLiteral" || (inside?.type === "Invalid" && inside.image.startsWith('"'))) {
-    const before = pieces.filter((p) => p.end <= inside.start && p.type !== "Comment");
-    const statement = statementsOf(before).pop() ?? [];
-    if (statementKind(statement) === "symbols") {
-      const closed = inside.type === "StringLiteral";
-      return { from: inside.start + 1, to: closed ? inside.end - 1 : inside.end, items: symbolItems(text, pieces, markets, options, statement, false) };
-    }
-    if (statementKind(statement) !== "market") return none;
+    const statement = statementsOf(pieces.filter((p) => p.end <= inside.start && p.type !== "Comment")).pop() ?? [];
     const closed = inside.type === "StringLiteral";
-    return {
-      from: inside.start + 1,
-      to: closed ? inside.end - 1 : inside.end,
-      items: markets.map((m, i) => ({ label: m, kind: "market" as const, detail: "market", template: [m], rank: i })),
-    };
+    return { from: inside.start + 1, to: closed ? inside.end - 1 : inside.end, ...stringItems(text, pieces, markets, options, statement) };
+  }
+  // A string still open (`market = "FO|`, `watchlist = "my-l|`): the lexer saw a stray quote,
+  // then names and signs; its text so far is replaced.
+  const stray = pieces.filter((p) => p.type === "Invalid" && p.image === '"' && p.end <= at).pop();
+  if (stray !== undefined && /^[^"\s]*$/.test(text.slice(stray.end, at))) {
+    const statement = statementsOf(pieces.filter((p) => p.end <= stray.start)).pop() ?? [];
+    return { from: stray.end, to: at, ...stringItems(text, pieces, markets, options, statement) };
   }
 
   // The word being typed (a name, possibly empty) and what precedes it.
   const word = /[A-Za-z_][A-Za-z0-9_]*$/.exec(text.slice(Math.max(0, at - 200), at))?.[0] ?? "";
   const from = at - word.length;
-  // `market = "FO|` with no closing quote yet: the lexer saw a stray quote, then a name.
-  const strayQuote = pieces.find((p) => p.type === "Invalid" && p.start === from - 1 && p.image === '"');
-  if (strayQuote !== undefined) {
-    const statement = statementsOf(pieces.filter((p) => p.end <= strayQuote.start)).pop() ?? [];
-    if (statementKind(statement) === "symbols") return { from, to: at, items: symbolItems(text, pieces, markets, options, statement, false) };
-    if (statementKind(statement) !== "market") return none;
-    return { from, to: at, items: markets.map((m, i) => ({ label: m, kind: "market" as const, detail: "market", template: [m], rank: i })) };
-  }
   const before = pieces.filter((p) => p.end <= from);
   const all = statementsOf(pieces);
   const prior = statementsOf(before);
@@ -231,12 +232,15 @@ export function complete(text: string, offset: number, options: CompletionOption
       }
       return statement.length >= 3 ? result(startItems(index + 1)) : result([]);
     case "limit":
+      return statement.length >= 3 ? result(startItems(index + 1)) : result([]);
     case "watchlist":
+      // After `=` a quoted list name; after the name a new statement.
+      if (second?.type === "Equals" && statement.length === 2) return { from, to: at, ...watchlistItems(options, true) };
       return statement.length >= 3 ? result(startItems(index + 1)) : result([]);
     case "symbols": {
       // After `[` or `,` a quoted symbol; after the closing `]` a new statement.
       if (previous?.type === "RBracket") return result(startItems(index + 1));
-      if (previous?.type === "LBracket" || previous?.type === "Comma") return result(symbolItems(text, pieces, markets, options, statement, true));
+      if (previous?.type === "LBracket" || previous?.type === "Comma") return { from, to: at, ...symbolItems(text, pieces, markets, options, statement, true) };
       return result([]);
     }
     case "let":
@@ -257,19 +261,47 @@ export function complete(text: string, offset: number, options: CompletionOption
   return result(expressionItems(lets, true));
 }
 
+/** Inside a string (closed or still open) of `statement`: what that statement's string may hold. */
+function stringItems(text: string, pieces: readonly Piece[], markets: readonly string[], options: CompletionOptions, statement: readonly Piece[]): Pick<Completions, "items" | "asks"> {
+  switch (statementKind(statement)) {
+    case "symbols":
+      return symbolItems(text, pieces, markets, options, statement, false);
+    case "watchlist":
+      return watchlistItems(options, false);
+    case "market":
+      return { items: markets.map((m, i) => ({ label: m, kind: "market" as const, detail: "market", template: [m], rank: i })) };
+    default:
+      return { items: [] };
+  }
+}
+
 /**
  * The symbols of the query's market not yet in the list, for `symbols = [...]`: quoted when
- * the cursor is not inside a string yet. The market is read from the query's `market` setting.
+ * the cursor is not inside a string yet. The market is read from the query's `market` setting;
+ * without a known one there is nothing to offer, nor to ask the host for.
  */
-function symbolItems(text: string, pieces: readonly Piece[], markets: readonly string[], options: CompletionOptions, list: readonly Piece[], quoted: boolean): CompletionItem[] {
+function symbolItems(text: string, pieces: readonly Piece[], markets: readonly string[], options: CompletionOptions, list: readonly Piece[], quoted: boolean): Pick<Completions, "items" | "asks"> {
   const marketPiece = statementsOf(pieces.filter((p) => p.type !== "Comment")).find((s) => statementKind(s) === "market")?.find((p) => p.type === "StringLiteral");
   const wanted = marketPiece ? text.slice(marketPiece.start + 1, marketPiece.end - 1).toUpperCase() : undefined;
   const market = markets.find((m) => m.toUpperCase() === wanted);
-  const all = market === undefined ? [] : (options.symbols?.[market] ?? []);
+  if (market === undefined) return { items: [] };
   const listed = new Set(list.filter((p) => p.type === "StringLiteral").map((p) => text.slice(p.start + 1, p.end - 1)));
-  return all
+  const items = (options.symbols?.[market] ?? [])
     .filter((symbol) => !listed.has(symbol))
     .map((symbol, i) => ({ label: symbol, kind: "symbol" as const, detail: `${market} symbol`, template: [quoted ? `"${symbol}"` : symbol], rank: i }));
+  return { items, asks: { kind: "symbols", market } };
+}
+
+/** The saved lists' names for `watchlist = "..."`, quoted when the cursor is not inside a string yet. */
+function watchlistItems(options: CompletionOptions, quoted: boolean): Pick<Completions, "items" | "asks"> {
+  const items = (options.watchlists ?? []).map((name, i) => ({
+    label: quoted ? `"${name}"` : name,
+    kind: "watchlist" as const,
+    detail: "saved watchlist",
+    template: [quoted ? `"${name}"` : name],
+    rank: i,
+  }));
+  return { items, asks: { kind: "watchlists" } };
 }
 
 function depthOf(statement: readonly Piece[]): number {

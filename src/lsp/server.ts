@@ -6,7 +6,7 @@
  */
 import type { CompletionItem, CompletionItemKind as ItemKind, Connection, InitializeResult } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { complete, diagnose, format, hover, scan, signatureHelp, type CompletionKind, type PieceKind, type Template } from "../editor/index.js";
+import { complete, diagnose, format, hover, scan, signatureHelp, type CompletionKind, type Completions, type HostData, type PieceKind, type Template } from "../editor/index.js";
 import { DEFAULT_MARKETS, type XqlOptions } from "../types.js";
 import { protocol } from "./protocol.js";
 
@@ -41,12 +41,31 @@ const KIND_OF: Readonly<Record<CompletionKind, ItemKind>> = {
   setting: CompletionItemKind.Keyword,
   market: CompletionItemKind.Value,
   symbol: CompletionItemKind.Constant,
+  watchlist: CompletionItemKind.Reference,
   keyword: CompletionItemKind.Keyword,
 };
 
 /**
+ * What completion offers from outside the text, read when a completion needs it: `xql lsp`
+ * reads its store (`store-data.ts`).
+ */
+export interface CompletionHost {
+  /** The market's symbols (by its configured spelling), sorted; none when the host has no such market. */
+  symbols(market: string): Promise<readonly string[]>;
+  /** The names of the saved watchlists `watchlist = "..."` may name. */
+  watchlists(): Promise<readonly string[]>;
+}
+
+/** Options of {@link startLanguageServer}. */
+export interface LanguageServerOptions {
+  /** Where the symbols and lists come from; without it only the client's `initializationOptions.symbols`. */
+  readonly host?: CompletionHost;
+}
+
+/**
  * The market's symbols a client may pass as `initializationOptions.symbols`
- * (`{ "FOREX": ["EURUSD", ...] }`), offered inside `symbols = [...]`: the editor's host knows its store.
+ * (`{ "FOREX": ["EURUSD", ...] }`), offered inside `symbols = [...]` in place of the host's for
+ * those markets: a client set up for a service knows that service's symbols.
  */
 function symbolsFrom(init: unknown): Record<string, string[]> {
   const given = (init as { symbols?: unknown } | null | undefined)?.symbols;
@@ -72,7 +91,8 @@ function optionsFrom(init: unknown): XqlOptions {
 }
 
 /** Wires the XQL services to a connection; `connection.listen()` is the caller's. */
-export function startLanguageServer(connection: Connection): void {
+export function startLanguageServer(connection: Connection, serverOptions: LanguageServerOptions = {}): void {
+  const { host } = serverOptions;
   const documents = new TextDocuments(TextDocument);
   let options: XqlOptions = {};
   let symbols: Record<string, string[]> = {};
@@ -128,11 +148,40 @@ export function startLanguageServer(connection: Connection): void {
   documents.onDidChangeContent((event) => publish(event.document));
   documents.onDidClose((event) => void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] }));
 
-  connection.onCompletion((params) => {
+  const failures = new Set<string>();
+  /**
+   * The host's data a completion asked for, merged with what the client gave; a host that fails
+   * (a database down) leaves completion as it would be without it, and says why once.
+   */
+  const withHostData = async (asks: HostData): Promise<{ symbols?: Record<string, readonly string[]>; watchlists?: readonly string[] } | undefined> => {
+    if (!host || (asks.kind === "symbols" && symbols[asks.market] !== undefined)) return undefined;
+    try {
+      return asks.kind === "symbols" ? { symbols: { ...symbols, [asks.market]: await host.symbols(asks.market) } } : { watchlists: await host.watchlists() };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!failures.has(message)) {
+        failures.add(message);
+        connection.console.warn(`xql: completing without the store's ${asks.kind}: ${message}`);
+      }
+      return undefined;
+    }
+  };
+
+  connection.onCompletion(async (params) => {
     const open = opened(params.textDocument.uri);
     if (!open) return [];
-    const { document, text } = open;
-    const { from, to, items } = complete(text, document.offsetAt(params.position), { markets: options.markets ?? DEFAULT_MARKETS, symbols });
+    let { document } = open;
+    const { text } = open;
+    const offset = document.offsetAt(params.position);
+    const given = { markets: options.markets ?? DEFAULT_MARKETS, symbols };
+    let found: Completions = complete(text, offset, given);
+    const extra = found.asks && (await withHostData(found.asks));
+    if (extra) {
+      found = complete(text, offset, { ...given, ...extra });
+      // The document may have changed while the store was read: ranges are the text's that was completed.
+      document = TextDocument.create(document.uri, document.languageId, document.version, text);
+    }
+    const { from, to, items } = found;
     const range = { start: document.positionAt(from), end: document.positionAt(to) };
     return items.map((item): CompletionItem => {
       const { text, snippet: isSnippet } = snippet(item.template);
@@ -141,7 +190,8 @@ export function startLanguageServer(connection: Connection): void {
         kind: KIND_OF[item.kind],
         detail: item.detail,
         documentation: item.documentation !== undefined ? { kind: MarkupKind.Markdown, value: item.documentation } : undefined,
-        sortText: `${String(item.rank + 100).padStart(4, "0")}${item.label}`,
+        // Ranks run from -10 (settings) to a market's symbol count: wide enough for any market.
+        sortText: `${String(item.rank + 100).padStart(8, "0")}${item.label}`,
         insertTextFormat: isSnippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
         textEdit: TextEdit.replace(range, text),
       };

@@ -33,6 +33,7 @@ import {
   validate,
 } from "./core.js";
 import type { Bars, Instrument, Plan, ResultRow, Timeframe } from "../types.js";
+import type { CompletionOptions, HostData } from "../editor/index.js";
 import type { ColumnKind } from "../functions/module.js";
 import type { WhyNode, WhyResult } from "../eval/why.js";
 import { installWatch } from "./watch.js";
@@ -98,8 +99,17 @@ const xqlLinter = linter(
   { delay: 120 },
 );
 
-function completionSource(context: CompletionContext): { from: number; to: number; options: Completion[]; validFor: RegExp } | null {
-  const { from, to, items } = complete(context.state.doc.toString(), context.pos, { markets: DEFAULT_MARKETS });
+async function completionSource(context: CompletionContext): Promise<{ from: number; to: number; options: Completion[]; validFor: RegExp } | null> {
+  const text = context.state.doc.toString();
+  const given: CompletionOptions = { markets: DEFAULT_MARKETS };
+  let found = complete(text, context.pos, given);
+  // Inside `symbols = [...]` or after `watchlist =`: the symbols and lists are the service's (or the offline universe's).
+  if (found.asks) {
+    const extra = await hostData(found.asks);
+    if (context.aborted) return null;
+    found = complete(text, context.pos, { ...given, ...extra });
+  }
+  const { from, to, items } = found;
   if (items.length === 0 || (from === to && !context.explicit && !/[:=(,[\s"]$/.test(context.state.sliceDoc(Math.max(0, from - 1), from)))) return null;
   const options = items.map((item): Completion => {
     let n = 0;
@@ -257,15 +267,38 @@ const offlineBox = $<HTMLInputElement>("offline");
 
 const watchlistSelect = $<HTMLSelectElement>("watchlist");
 
-/** Fills the list picker with the account's saved lists (a key is needed: lists are the account's). */
-async function loadWatchlists(): Promise<void> {
+/** The account's saved lists (a key is needed: lists are the account's); none without a key or an answer. */
+async function accountWatchlists(): Promise<{ name: string; symbols: string[] }[]> {
   const key = keyInput.value.trim();
-  watchlistSelect.replaceChildren(new Option("whole market", ""));
-  if (key === "") return;
+  if (key === "") return [];
   const response = await fetch("/xql/watchlists", { headers: { Authorization: `Bearer ${key}` } }).catch(() => undefined);
-  if (!response?.ok) return;
-  const { watchlists } = (await response.json()) as { watchlists: { name: string; symbols: string[] }[] };
+  if (!response?.ok) return [];
+  return ((await response.json()) as { watchlists: { name: string; symbols: string[] }[] }).watchlists;
+}
+
+/** Fills the list picker with the account's saved lists. */
+async function loadWatchlists(): Promise<void> {
+  const watchlists = await accountWatchlists();
+  watchlistSelect.replaceChildren(new Option("whole market", ""));
   for (const w of watchlists) watchlistSelect.append(new Option(`${w.name} (${w.symbols.length})`, w.name));
+}
+
+/**
+ * What completion asks the page for. Online, the service's: the market's symbols from `GET
+ * /xql/symbols` (asked at each such completion; the browser revalidates its copy by ETag, so an
+ * unchanged list costs a 304) and the account's lists. Offline, the symbols of the synthetic
+ * universe the offline run screens, and no lists (a list lives on the service).
+ */
+async function hostData(asks: HostData): Promise<Pick<CompletionOptions, "symbols" | "watchlists">> {
+  if (offlineBox.checked) {
+    return asks.kind === "symbols" ? { symbols: { [asks.market]: offlineUniverse(asks.market, 0, []).map((i) => i.symbol) } } : {};
+  }
+  if (asks.kind === "watchlists") return { watchlists: (await accountWatchlists()).map((w) => w.name) };
+  const key = keyInput.value.trim();
+  if (key === "") return {};
+  const response = await fetch(`/xql/symbols?market=${encodeURIComponent(asks.market)}`, { headers: { Authorization: `Bearer ${key}` } }).catch(() => undefined);
+  if (!response?.ok) return {};
+  return { symbols: { [asks.market]: ((await response.json()) as { symbols: string[] }).symbols } };
 }
 keyInput.addEventListener("change", () => void loadWatchlists());
 watchlistSelect.addEventListener("focus", () => void loadWatchlists(), { once: true });
@@ -309,6 +342,11 @@ interface RunOutcome {
 
 const fetchCount = (plan: Plan, timeframe: Timeframe): number => Math.max(plan.sources.find((s) => s.timeframe === timeframe)?.minLookback ?? 1, WARMUP);
 
+/** The instruments the page screens offline: the synthetic universe's first {@link OFFLINE_SYMBOLS} of the market. */
+function offlineUniverse(market: string, bars: number, timeframes: Timeframe[]): Instrument[] {
+  return syntheticUniverse({ market, symbols: OFFLINE_SYMBOLS, timeframes, bars });
+}
+
 /** Most bars of the finest timeframe generated offline (12 weeks of m1, 3 years of h1). */
 const OFFLINE_MAX_BARS = 30_000;
 
@@ -324,9 +362,7 @@ function runOffline(text: string, plan: Plan): RunOutcome {
   const perWeek = plan.market.toUpperCase() === "FOREX" ? 5 / 7 : 1;
   const needed = Math.max(...plan.sources.map((s) => Math.ceil(((fetchCount(plan, s.timeframe) + 1) * TIMEFRAME_MS[s.timeframe]) / TIMEFRAME_MS[finest] * perWeek) + 1));
   const bars = Math.min(needed, OFFLINE_MAX_BARS);
-  const universe = syntheticUniverse({ market: plan.market, symbols: OFFLINE_SYMBOLS, timeframes: [finest], bars }).map((instrument) =>
-    deriveTimeframes(instrument, { market: plan.market, to: timeframes }),
-  );
+  const universe = offlineUniverse(plan.market, bars, [finest]).map((instrument) => deriveTimeframes(instrument, { market: plan.market, to: timeframes }));
   const compiled = compile(text);
   const { results } = compiled.run(universe);
   const base = plan.sources[0]!.timeframe;

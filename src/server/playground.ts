@@ -1,11 +1,13 @@
 /**
  * The playground's routes: the page at `/` with its assets (static files built into
- * `dist/playground/` by `npm run build`), and `GET /xql/bars`, the bars of one symbol for the
- * page's chart. Bars are authenticated (and admitted per account) like every `/xql/` route but
+ * `dist/playground/` by `npm run build`), `GET /xql/bars`, the bars of one symbol for the
+ * page's chart, and `GET /xql/symbols`, a market's symbols for the editor's completion inside
+ * `symbols = [...]`. Bars are authenticated (and admitted per account) like every `/xql/` route but
  * not metered: drawing the chart of a result is part of looking at a run already paid for, so
  * it reads no more than a run would (decisions §2 "Fair use"): the one series asked for, at
  * most the bars a run fetches for a source. No language logic here either.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -59,7 +61,7 @@ function readPage(dir: string | undefined): Map<string, { body: Buffer; type: st
   return files;
 }
 
-/** Registers `/`, `/playground/:file` and `GET /xql/bars` on the service. */
+/** Registers `/`, `/playground/:file`, `GET /xql/bars` and `GET /xql/symbols` on the service. */
 export function registerPlayground(app: FastifyInstance, options: PlaygroundOptions): void {
   const files = readPage(options.dir);
   const maxBars = options.maxBars ?? MAX_CHART_BARS;
@@ -89,6 +91,22 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
     const asset = file !== "index.html" ? files.get(file) : undefined;
     if (!asset) return reply.code(404).send({ error: "Not found" });
     return reply.headers({ ...security, "Cache-Control": "public, max-age=31536000, immutable" }).type(asset.type).send(asset.body);
+  });
+
+  // A market's symbols, as a screen of it considers them (every symbol holding bars): the
+  // editor completes them inside `symbols = [...]`. Asked again at each such completion, so the
+  // answer carries an ETag of its content and a browser revalidates it (304 when unchanged).
+  app.get("/xql/symbols", { onRequest: options.authenticate }, async (request, reply) => {
+    const marketParam = (request.query as Record<string, unknown>).market;
+    if (typeof marketParam !== "string") return reply.code(400).send({ error: "market is required, e.g. ?market=FOREX" });
+    const market = options.markets.find((m) => m.toLowerCase() === marketParam.toLowerCase());
+    if (market === undefined) return reply.code(400).send({ error: `Unknown market '${marketParam}'; known: ${options.markets.join(", ")}` });
+    const symbols = await fromStore(() => options.bars.symbols(market));
+    const body = JSON.stringify({ market, symbols });
+    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+    reply.headers({ ETag: etag, "Cache-Control": "private, no-cache" });
+    if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) return reply.code(304).send();
+    return reply.type("application/json; charset=utf-8").send(body);
   });
 
   app.get("/xql/bars", { onRequest: options.authenticate }, async (request, reply) => {
@@ -173,6 +191,38 @@ export const PLAYGROUND_OPENAPI_PATHS = {
       summary: "The playground's icon",
       security: [],
       responses: { "200": { description: "A 16×16 icon", content: { "image/x-icon": { schema: { type: "string", format: "binary" } } } } },
+    },
+  },
+  "/xql/symbols": {
+    get: {
+      operationId: "symbols",
+      summary:
+        "A market's symbols (every symbol holding bars, sorted): what a screen of that market considers, for completing `symbols = [...]`; authenticated and admitted like every route, never metered; an ETag of the answer lets a client revalidate it (304)",
+      parameters: [
+        { name: "market", in: "query", required: true, description: "One of the configured markets, case-insensitive", schema: { type: "string" }, example: "FOREX" },
+        { name: "If-None-Match", in: "header", required: false, description: "The ETag of an earlier answer: 304 while the symbols are the same", schema: { type: "string" } },
+      ],
+      responses: {
+        "200": {
+          description: "The market (in its configured spelling) and its symbols",
+          headers: { ETag: { description: "The answer's content tag", schema: { type: "string" } } },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["market", "symbols"],
+                properties: { market: { type: "string" }, symbols: { type: "array", items: { type: "string" } } },
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        "304": { description: "Unchanged since the answer of that ETag" },
+        "400": { description: "A missing or unknown market", content: { "application/json": { schema: ERROR_SCHEMA } } },
+        "401": { $ref: "#/components/responses/Unauthorized" },
+        "429": { $ref: "#/components/responses/TooManyRequests" },
+        "500": { description: "The data store failed", content: { "application/json": { schema: ERROR_SCHEMA } } },
+      },
     },
   },
   "/xql/bars": {

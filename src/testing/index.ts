@@ -3,7 +3,8 @@
  * the project's own grammar properties use.
  *
  * - `arbitraryExpression()`: typed AST expressions over the whole grammar and every built-in.
- * - `arbitraryQuery()`: a valid query as `{ text, ast }`, where `text` is `printQuery(ast)`.
+ * - `arbitraryQuery()`: a valid query as `{ text, ast }`, where `text` is `printQuery(ast)`,
+ *   sometimes screening a list (`symbols = [...]` or `watchlist = "name"`).
  * - `arbitraryMutation(query)`: near-valid text, one to three small edits away from `query`.
  * - `stripSpans(node)`: the node without its source spans, for comparing ASTs.
  *
@@ -22,6 +23,7 @@ import type {
   Span,
   Statement,
 } from "../ast/nodes.js";
+import { MAX_SYMBOLS } from "../ast/lower.js";
 import { printExpression, printQuery } from "../ast/print.js";
 import { assertNever } from "../errors.js";
 import { FUNCTIONS, SERIES, type FunctionSpec, type Param, type ValueType } from "../functions/registry.js";
@@ -283,7 +285,7 @@ export const arbitraryLetName: fc.Arbitrary<string> = fc
   .map(([first, rest]) => first + rest)
   .filter((name) => !RESERVED.has(name));
 
-/** Options of {@link arbitraryQuery}: the markets, the depth of expressions and the number of `let`s. */
+/** Options of {@link arbitraryQuery}: the markets, the depth of expressions, the number of `let`s and the lists screened. */
 export interface QueryOptions {
   /** Markets to pick from (any case is written, as users do). Default `FOREX`, `CRYPTO`. */
   readonly markets?: readonly string[];
@@ -291,6 +293,54 @@ export interface QueryOptions {
   readonly maxDepth?: number;
   /** Most `let` bindings. Default 3. */
   readonly maxLets?: number;
+  /**
+   * The symbols a `symbols = [...]` setting lists, 1 to 8 distinct ones of these (your
+   * universe's, and some it lacks, to screen both). Default: generated symbols, mostly like
+   * `EURUSD`, some with spaces, quotes and backslashes inside (escaped in the text), and
+   * sometimes {@link MAX_SYMBOLS} of them. `[]`: never a `symbols` setting.
+   */
+  readonly symbols?: readonly string[];
+  /**
+   * The names a `watchlist = "name"` setting picks from: the lists you give `compile` (or
+   * `validate`) as its `watchlists` option, where a name it lacks is the plan error `Unknown
+   * watchlist`. Default: generated names (`a-z 0-9 _ -`, 1 to 40), which the text validates
+   * with when no `watchlists` option is given (the name is then left unresolved and a run
+   * screens the whole market). `[]`: never a `watchlist` setting.
+   */
+  readonly watchlists?: readonly string[];
+}
+
+/** Characters of generated symbols: mostly a ticker's, with the few a string must escape and a space. */
+const SYMBOL_CHARACTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "/", "-", ".", "_", " ", '"', "\\", "\u00e9"];
+
+/** A symbol as the lower stage accepts it: not blank, no space at either end, no line break. */
+const arbitrarySymbol: fc.Arbitrary<string> = fc
+  .string({ unit: fc.constantFrom(...SYMBOL_CHARACTERS), minLength: 1, maxLength: 12 })
+  .filter((symbol) => symbol.trim() === symbol && symbol !== "");
+
+/** A watchlist name: 1 to 40 of `a-z 0-9 _ -` (decisions §13). */
+const arbitraryWatchlistName: fc.Arbitrary<string> = fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789_-"), minLength: 1, maxLength: 40 });
+
+/**
+ * At most one list setting: none (most often), `symbols = [...]` or `watchlist = "name"` (a
+ * query never has both: a syntax error). An empty pool leaves its setting out.
+ */
+function arbitraryListSetting(options: QueryOptions): fc.Arbitrary<Statement | undefined> {
+  const pool = options.symbols;
+  const symbols =
+    pool === undefined
+      ? fc.oneof(
+          { arbitrary: fc.uniqueArray(arbitrarySymbol, { minLength: 1, maxLength: 8 }), weight: 19 },
+          { arbitrary: fc.uniqueArray(arbitrarySymbol, { minLength: MAX_SYMBOLS, maxLength: MAX_SYMBOLS }), weight: 1 },
+        )
+      : pool.length === 0
+        ? undefined
+        : fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: Math.min(8, new Set(pool).size) });
+  const names = options.watchlists === undefined ? arbitraryWatchlistName : options.watchlists.length === 0 ? undefined : fc.constantFrom(...options.watchlists);
+  const choices: fc.Arbitrary<Statement | undefined>[] = [fc.constant(undefined), fc.constant(undefined)];
+  if (symbols) choices.push(symbols.map((list): Statement => ({ kind: "symbols", symbols: list, symbolSpans: list.map(() => SPAN), span: SPAN })));
+  if (names) choices.push(names.map((name): Statement => ({ kind: "watchlist", name, valueSpan: SPAN, span: SPAN })));
+  return fc.oneof(...choices);
 }
 
 interface Setting {
@@ -301,9 +351,11 @@ interface Setting {
 
 /**
  * A valid query and its AST: `market` and `timeframe`, optionally `columns`, `sort` and
- * `limit`, zero or more `let`s (each using only earlier ones), settings and lets in any order,
- * then a boolean condition. `text` is `printQuery(ast)`, and `validate(text)` is
- * `{ valid: true }` under the default options (or the given markets).
+ * `limit`, sometimes one list to screen (`symbols = [...]` or `watchlist = "name"`, see
+ * {@link QueryOptions}), zero or more `let`s (each using only earlier ones), settings and lets
+ * in any order, then a boolean condition. `text` is `printQuery(ast)`, and `validate(text)` is
+ * `{ valid: true }` under the default options (or the given markets, and a `watchlists` option
+ * holding the names given).
  */
 export function arbitraryQuery(options: QueryOptions = {}): fc.Arbitrary<{
   /** The query text: `printQuery(ast)`. */
@@ -368,6 +420,7 @@ export function arbitraryQuery(options: QueryOptions = {}): fc.Arbitrary<{
               optional(columns),
               optional(sort),
               optional(limit),
+              arbitraryListSetting(options).chain((list) => (list === undefined ? fc.constant(undefined) : setting(fc.constant(list)))),
             ),
             order: fc.integer(),
             condition: arbitraryExpression({ type: "boolean", maxDepth: depth, lets: all, timeframe }),
@@ -520,16 +573,17 @@ export function arbitraryMutation(query: string): fc.Arbitrary<string> {
   });
 }
 
-/** `T` without its source spans (`span` and every `...Span` field), recursively: what {@link stripSpans} returns. */
+/** `T` without its source spans (`span`, every `...Span` and `...Spans` field), recursively: what {@link stripSpans} returns. */
 export type Stripped<T> = T extends readonly (infer U)[]
   ? Stripped<U>[]
   : T extends object
-    ? { [K in keyof T as K extends "span" | `${string}Span` ? never : K]: Stripped<T[K]> }
+    ? { [K in keyof T as K extends "span" | `${string}Span` | `${string}Spans` ? never : K]: Stripped<T[K]> }
     : T;
 
 /**
- * A deep copy of an AST node without its source spans (`span`, `calleeSpan`, `nameSpan`, …),
- * so that a parsed tree and a generated one compare equal when they say the same thing.
+ * A deep copy of an AST node without its source spans (`span`, `calleeSpan`, `nameSpan`,
+ * `symbolSpans`, …), so that a parsed tree and a generated one compare equal when they say the
+ * same thing.
  */
 export function stripSpans<T>(node: T): Stripped<T> {
   // Iterative, so the 60 KB left-deep chains of the robustness tests cost no call stack.
@@ -538,7 +592,7 @@ export function stripSpans<T>(node: T): Stripped<T> {
     if (value === null || typeof value !== "object") return value;
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      if (key === "span" || key.endsWith("Span")) continue;
+      if (key === "span" || key.endsWith("Span") || key.endsWith("Spans")) continue;
       out[key] = v;
     }
     return out;

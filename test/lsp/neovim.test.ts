@@ -1,7 +1,9 @@
 /**
  * The Neovim setups of docs/editors.md, run as written in the Neovim installed here (only the
  * command that starts `xql lsp` is pointed at this checkout): each setup whose version range
- * fits the installed Neovim opens a query, gets `xql lsp`'s diagnostic, hovers and formats.
+ * fits the installed Neovim opens a query, gets `xql lsp`'s diagnostic, hovers, formats, and
+ * completes the symbols inside `symbols = [` from the store at the per-user default location
+ * (a real SQLite file, found as `xql run` finds it).
  * A setup whose range does not fit, or a machine without `nvim`, skips with the reason in the
  * test's name (Debian 12's `apt-get install neovim` gives 0.7.2).
  */
@@ -12,6 +14,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../../src/functions/registry.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { seedSmallUniverse } from "../server/helpers.js";
 
 const doc = readFileSync(new URL("../../docs/editors.md", import.meta.url), "utf8");
 const TSX = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));
@@ -63,10 +67,12 @@ interface Probe {
   diagnostics: { lnum: number; col: number; message: string }[];
   hover: string;
   formatted: string[];
+  symbols: string[];
 }
 
 // Runs inside Neovim after the query opened: waits for the diagnostic, fixes the query, hovers
-// `avg`, formats (format() from 0.8, formatting_sync() before), writes what it saw, quits.
+// `avg`, formats (format() from 0.8, formatting_sync() before), then writes `symbols = [ ` on a
+// new line and asks for completion after the `[`, writes what it saw, quits.
 const PROBE = `
 local out = { filetype = vim.bo.filetype, diagnostics = {}, hover = "", formatted = {} }
 vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 50)
@@ -81,11 +87,24 @@ for _, answer in pairs(answers) do
 end
 if vim.lsp.buf.format then vim.lsp.buf.format({ timeout_ms = 20000 }) else vim.lsp.buf.formatting_sync(nil, 20000) end
 out.formatted = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+local n = vim.api.nvim_buf_line_count(0)
+vim.api.nvim_buf_set_lines(0, n, n, false, { "symbols = [ " })
+vim.api.nvim_win_set_cursor(0, { n + 1, 11 })
+out.symbols = {}
+local completed = vim.lsp.buf_request_sync(0, "textDocument/completion", vim.lsp.util.make_position_params(), 20000) or {}
+for _, answer in pairs(completed) do
+  local items = answer.result and (answer.result.items or answer.result) or {}
+  for _, item in ipairs(items) do table.insert(out.symbols, item.label) end
+end
 vim.fn.writefile({ vim.fn.json_encode(out) }, vim.env.XQL_PROBE_OUT)
 vim.cmd("qa!")
 `;
 
-function runNeovim(setup: Setup, dir: string): Promise<{ code: number | null; stderr: string }> {
+async function runNeovim(setup: Setup, dir: string): Promise<{ code: number | null; stderr: string }> {
+  // The store `xql run` would open with this environment: $XDG_DATA_HOME/xql/xql.db.
+  const store = new SqliteStore(join(dir, "data", "xql", "xql.db"));
+  await seedSmallUniverse(store);
+  await store.close();
   const command = `cmd = { ${[process.execPath, "--import", TSX, MAIN, "lsp", "--stdio"].map((part) => JSON.stringify(part)).join(", ")} }`;
   writeFileSync(join(dir, "init.lua"), setup.lua.replace(DOC_COMMAND, command));
   writeFileSync(join(dir, "probe.lua"), PROBE);
@@ -100,6 +119,8 @@ function runNeovim(setup: Setup, dir: string): Promise<{ code: number | null; st
       XDG_STATE_HOME: join(dir, "state"),
       XDG_CACHE_HOME: join(dir, "cache"),
       XQL_PROBE_OUT: join(dir, "probe.json"),
+      XQL_DB: "",
+      XQL_DATABASE_URL: "",
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -127,7 +148,7 @@ describe("docs/editors.md's Neovim setups", () => {
   for (const setup of SETUPS) {
     const reason = skipReason(setup);
     it.skipIf(reason !== undefined)(
-      `${setup.heading}: diagnostics, hover and formatting in a real Neovim${reason ? ` (skipped: ${reason})` : ""}`,
+      `${setup.heading}: diagnostics, hover, formatting and the store's symbols in a real Neovim${reason ? ` (skipped: ${reason})` : ""}`,
       async () => {
         const dir = mkdtempSync(join(work, "setup-"));
         const { code, stderr } = await runNeovim(setup, dir);
@@ -137,6 +158,7 @@ describe("docs/editors.md's Neovim setups", () => {
         expect(probe.diagnostics).toEqual([{ lnum: 2, col: 0, message: "Unknown identifier 'rsii', did you mean 'rsi'?" }]);
         expect(probe.hover).toContain(FUNCTIONS.get("avg")!.doc);
         expect(probe.formatted).toEqual(['market = "FOREX"', "timeframe = h1", "rsi(14) < 30 and // oversold", "  volume > avg(volume, 20)"]);
+        expect(probe.symbols).toEqual(["EURUSD", "GBPUSD", "USDJPY"]);
       },
       120_000,
     );

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedStore } from "../../src/synthetic/seed.js";
-import { startServer, type Running } from "../server/helpers.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
+import { NOW, startServer, type Running } from "../server/helpers.js";
+import { barOpen, rampBars } from "../kit/index.js";
 import { ROOT, buildPlayground, launch } from "./browser.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -405,5 +407,64 @@ describe("the playground in Chromium", () => {
       expect(rsi).toMatch(/^\d+\.\d{2}$/);
       expect(volume).toMatch(/^\d{1,3}(,\d{3})*(\.\d+)?$/);
     }
+  });
+
+  it("completes symbols = [...] with the service's symbols of the query's market, new ones as they are written, the account's lists after watchlist =, and offline the synthetic universe's", async () => {
+    const options = () => page.locator(".cm-tooltip-autocomplete li .cm-completionLabel").allTextContents();
+    const doc = () => page.evaluate(() => (window as unknown as { xqlEditor: { state: { doc: { toString(): string } } } }).xqlEditor.state.doc.toString());
+    /** Puts `text` in the editor, the cursor at its end, then types `typed` there. */
+    const write = async (text: string, typed: string): Promise<void> => {
+      await page.keyboard.press("Escape");
+      await page.locator(".cm-content").click();
+      await page.keyboard.press("Control+A");
+      await page.keyboard.press("Delete");
+      await page.keyboard.insertText(text);
+      await page.keyboard.type(typed, { delay: 5 });
+    };
+    await page.locator("#api-key").fill(key);
+    await page.locator("#offline").uncheck();
+    const forex = await server.store.symbols("FOREX");
+    expect(forex.length).toBeGreaterThan(3);
+
+    // Online: after `[` the service's FOREX symbols, quoted when picked.
+    await write('market = "FOREX"\ntimeframe = h1\nsymbols = ', "[");
+    await expect.poll(options, { timeout: 20_000 }).toEqual(forex.slice(0, 100));
+    await page.keyboard.type("GBPU", { delay: 5 });
+    // CodeMirror's own filter (fuzzy: GBPAUD matches too), the closest first.
+    await expect.poll(async () => (await options())[0]).toBe("GBPUSD");
+    // CodeMirror ignores Enter for 75 ms after the list changes (interactionDelay).
+    await page.waitForTimeout(150);
+    await page.keyboard.press("Enter");
+    expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\nsymbols = ["GBPUSD"]');
+    // After a comma, the others.
+    await page.keyboard.type(", ", { delay: 5 });
+    await expect.poll(options).toEqual(forex.filter((s) => s !== "GBPUSD").slice(0, 100));
+
+    // Bars of a new symbol pushed to the service: the next completion offers it.
+    await server.store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "AAAUSD", bars: rampBars("h1", 5, barOpen("h1", NOW), 1) }] }]);
+    try {
+      await write('market = "FOREX"\ntimeframe = h1\nsymbols = ', "[");
+      await expect.poll(options, { timeout: 20_000 }).toEqual(["AAAUSD", ...forex].slice(0, 100));
+    } finally {
+      await server.store.deleteBars({ market: "FOREX", symbol: "AAAUSD" });
+    }
+
+    // The account's lists, inside the quotes after `watchlist =`.
+    const saved = await fetch(`${server.url}/xql/watchlists/majors`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ symbols: ["EURUSD"] }) });
+    expect(saved.ok).toBe(true);
+    await write('market = "FOREX"\ntimeframe = h1\nwatchlist = ', '"');
+    await expect.poll(options, { timeout: 20_000 }).toEqual(expect.arrayContaining(["majors"]));
+    await page.keyboard.type("maj", { delay: 5 });
+    await expect.poll(async () => (await options())[0]).toBe("majors");
+    await page.waitForTimeout(150);
+    await page.keyboard.press("Enter");
+    expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\nwatchlist = "majors"');
+
+    // Offline: the symbols the offline run screens.
+    await page.locator("#offline").check();
+    await write('market = "CRYPTO"\ntimeframe = h1\nsymbols = ', "[");
+    const offline = syntheticUniverse({ market: "CRYPTO", symbols: 30, timeframes: [], bars: 0 }).map((i) => i.symbol);
+    await expect.poll(options, { timeout: 20_000 }).toEqual(offline);
+    await page.keyboard.press("Escape");
   });
 });

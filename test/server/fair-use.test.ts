@@ -212,6 +212,7 @@ describe("one admission for every authenticated route", () => {
       ["run", (k) => server!.post("/xql/run", `${HEAD}close > 0`, k)],
       ["history", (k) => server!.post("/xql/history?bars=3", `${HEAD}close > 0`, k)],
       ["bars", (k) => server!.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=5`, k)],
+      ["symbols", (k) => server!.get("/xql/symbols?market=CRYPTO", k)],
       ["usage", (k) => server!.get("/usage", k)],
     ];
     for (const [name, send] of requests) {

@@ -421,6 +421,7 @@ describe("other routes", () => {
       "/xql/explain",
       "/xql/history",
       "/xql/run",
+      "/xql/symbols",
       "/xql/validate",
       "/xql/watchlists",
       "/xql/watchlists/{name}",

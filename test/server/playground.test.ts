@@ -1,9 +1,9 @@
-/** The playground's routes over real HTTP: the page, its assets, and GET /xql/bars. */
+/** The playground's routes over real HTTP: the page, its assets, GET /xql/bars and GET /xql/symbols. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startServer, type Running } from "./helpers.js";
-import { tempDir } from "../kit/index.js";
+import { NOW, startServer, type Running } from "./helpers.js";
+import { barOpen, rampBars, tempDir } from "../kit/index.js";
 
 let server: Running | undefined;
 const cleanups: (() => void)[] = [];
@@ -80,6 +80,51 @@ describe("GET /xql/bars", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "No m5 bars for 'BTCUSDT' in CRYPTO" });
     expect((await server.get("/xql/bars?market=CRYPTO&symbol=BTCUSDT&timeframe=d", key)).status).toBe(200);
+  });
+});
+
+describe("GET /xql/symbols", () => {
+  it("answers a market's symbols holding bars, sorted, in its configured spelling, without metering", async () => {
+    server = await startServer();
+    const { key } = await server.key("free");
+    const response = await server.get("/xql/symbols?market=forex", key);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await response.json()).toEqual({ market: "FOREX", symbols: ["EURUSD", "GBPUSD", "USDJPY"] });
+    expect(await (await server.get("/xql/symbols?market=CRYPTO", key)).json()).toEqual({ market: "CRYPTO", symbols: ["BTCUSDT"] });
+    expect(((await (await server.get("/usage", key)).json()) as { used: number }).used).toBe(0);
+  });
+
+  it("answers 304 to the ETag of an unchanged list, and the new list once bars of a new symbol are written", async () => {
+    server = await startServer();
+    const { key } = await server.key();
+    const first = await server.get("/xql/symbols?market=FOREX", key);
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    const revalidate = (tag: string): Promise<Response> =>
+      fetch(`${server!.url}/xql/symbols?market=FOREX`, { headers: { Authorization: `Bearer ${key}`, "If-None-Match": tag } });
+    const unchanged = await revalidate(etag);
+    expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe("");
+    expect((await revalidate(`W/${etag}, "other"`)).status).toBe(304);
+    await server.store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "AUDUSD", bars: rampBars("h1", 5, barOpen("h1", NOW), 1) }] }]);
+    const changed = await revalidate(etag);
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(await changed.json()).toEqual({ market: "FOREX", symbols: ["AUDUSD", "EURUSD", "GBPUSD", "USDJPY"] });
+  });
+
+  it.each([
+    ["", 400, { error: "market is required, e.g. ?market=FOREX" }],
+    ["?market=STOCKS", 400, { error: "Unknown market 'STOCKS'; known: FOREX, CRYPTO" }],
+  ])("answers 400 for '%s', and 401 without a key", async (query, status, body) => {
+    server = await startServer();
+    const { key } = await server.key();
+    const response = await server.get(`/xql/symbols${query}`, key);
+    expect(response.status).toBe(status);
+    expect(await response.json()).toEqual(body);
+    expect((await server.get("/xql/symbols?market=FOREX")).status).toBe(401);
   });
 });
 

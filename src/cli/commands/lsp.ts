@@ -1,27 +1,30 @@
 /** `xql lsp`: the language server on standard input and output. */
 import { parseArgs } from "node:util";
 import type { Command } from "../command.js";
-import { UsageError } from "../command.js";
+import { UsageError, optionsHelp, pick } from "../command.js";
+import { databasePath } from "../store.js";
 
-const help = `Usage: xql lsp [--stdio]
+const help = `Usage: xql lsp [--stdio] [--db FILE|URL]
 
 Runs the XQL language server on standard input and output (the Language Server Protocol):
 diagnostics as you type (the same errors and positions as \`xql validate\`), completion of
-settings, timeframes, markets, series, functions and let names, hover documentation,
+settings, timeframes, markets, series, functions and let names, of the market's symbols
+inside symbols = [...] and of the saved lists after watchlist = (both from the store, as
+\`xql run\` finds it; an SQLite file is only read, and not created), hover documentation,
 signature help, formatting with the canonical printer, and semantic tokens.
 Editors start it themselves; see docs/editors.md for VS Code, Neovim and Helix.
 
-Options:
-  --stdio   talk over standard input and output (the default; accepted as editors pass it)
+${optionsHelp({ stdio: { type: "boolean", description: "talk over standard input and output (the default; accepted as editors pass it)" }, ...pick("db") })}
 `;
 
 export const lspCommand: Command = {
   name: "lsp",
   summary: "Run the language server for editors (stdio)",
   help,
-  async run(args) {
+  async run(args, io) {
+    let db: string | undefined;
     try {
-      parseArgs({ args: [...args], options: { stdio: { type: "boolean" } }, strict: true, allowPositionals: false });
+      db = parseArgs({ args: [...args], options: { stdio: { type: "boolean" }, db: { type: "string" } }, strict: true, allowPositionals: false }).values.db;
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
@@ -29,6 +32,10 @@ export const lspCommand: Command = {
     const { createConnection, StreamMessageReader } = protocol;
     const { startLanguageServer } = await import("../../lsp/server.js");
     const { FramedMessageWriter } = await import("../../lsp/writer.js");
+    const { StoreData } = await import("../../lsp/store-data.js");
+    // The store is opened when a completion first needs its symbols or lists, not here: an
+    // editor starts the server for every file, and most completions need neither.
+    const storeData = new StoreData(databasePath(db, io.env, io.cwd));
     const reader = new StreamMessageReader(process.stdin);
     const boundary = new MessageBoundary();
     process.stdin.on("data", (chunk: Buffer) => boundary.add(chunk));
@@ -41,7 +48,7 @@ export const lspCommand: Command = {
     connection.onShutdown(() => {
       shutdown = true;
     });
-    startLanguageServer(connection);
+    startLanguageServer(connection, { host: storeData });
     connection.listen();
     // The server runs until the client sends `exit` (0 after a `shutdown` request, else 1, as
     // the protocol says), closes the pipe, or sends what cannot be read (1).
@@ -53,7 +60,11 @@ export const lspCommand: Command = {
         if (message !== undefined) process.stderr.write(`xql lsp: ${message}\n`);
         process.stdin.destroy();
         connection.dispose();
-        resolve(code);
+        // A PostgreSQL pool would keep the process alive: the store closes before the exit code.
+        void storeData.close().then(
+          () => resolve(code),
+          () => resolve(code),
+        );
       };
       connection.onExit(() => finish(shutdown ? 0 : 1));
       // Malformed headers (no Content-Length, a length that is not a number, no `:`): the

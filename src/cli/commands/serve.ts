@@ -39,7 +39,7 @@ Starts the XQL HTTP service on the embedded SQLite store:
   POST /xql/validate  POST /xql/explain  POST /xql/run  POST /xql/history  GET /usage
   POST /xql/alerts    GET /xql/alerts    GET /xql/alerts/stream
   GET /xql/alerts/:id DELETE /xql/alerts/:id
-  GET /xql/bars       GET /health        GET /openapi.json
+  GET /xql/bars       GET /xql/symbols   GET /health        GET /openapi.json
   POST /xql/bars      bars from your own feed, with a --scope write key (docs/data.md)
   GET /xql/watchlists PUT /xql/watchlists/:name GET /xql/watchlists/:name DELETE /xql/watchlists/:name
   POST /xql/why       why a symbol matches a screen at a bar, or not (docs/why.md)
