@@ -186,11 +186,19 @@ export class Frame {
   narrow(from: number): void {
     if (from <= 0) return;
     const bars = this.bars;
+    // Many screens over the same bars narrow them at the same anchor (an alert round, history's
+    // passes): the suffix is made once per bars and anchor.
+    const made = suffixes.get(bars);
+    if (made !== undefined && made.from === from) {
+      this.attach("", made.suffix);
+      return;
+    }
     // A column the source does not read may be absent or empty: it stays as it is.
     const cut = (column: ArrayLike<number>): ArrayLike<number> =>
       column === undefined || column.length === 0 ? column : ArrayBuffer.isView(column) ? (column as Float64Array).subarray(from) : (Array.prototype.slice.call(column, from) as number[]);
     const suffix: Bars = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
     trusted.add(suffix);
+    suffixes.set(bars, { from, suffix });
     this.attach("", suffix);
   }
 
@@ -228,6 +236,9 @@ export class Frame {
     return length;
   }
 }
+
+/** The latest suffix {@link Frame.narrow} made of each bars, by the index it starts at (views: no bars copied). */
+const suffixes = new WeakMap<Bars, { readonly from: number; readonly suffix: Bars }>();
 
 /**
  * The most bars back {@link Frame.prefetchLookback} reads: a longer lookback is read as a
