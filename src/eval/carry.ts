@@ -56,7 +56,8 @@ export function carryLayout(program: Program): CarryLayout {
     }
   }
   const frames = new Int32Array(slots.map((s) => program.frames.indexOf(s.frame)));
-  const shape = slots.map((s) => `${s.node.op}:${s.node.op === "call" ? `${s.node.fn.name}(${s.node.consts.join(",")})` : ""}@${s.timeframe}`).join(";");
+  // The slots' IR ids (one per distinct subexpression) with their kinds: the same for every compile of the same text.
+  const shape = slots.map((s) => `${s.node.id}:${s.node.op}:${s.node.op === "call" ? `${s.node.fn.name}(${s.node.consts.join(",")})` : ""}@${s.timeframe}`).join(";");
   layout = { slots, widths, frames, shape };
   layouts.set(program, layout);
   return layout;
