@@ -310,8 +310,33 @@ export async function boundedFetch(
   init: { method: string; headers?: Record<string, string>; body?: string },
   bounds: { signal?: AbortSignal; timeoutMs: number; maxBytes: number; clock?: SyncClock },
 ): Promise<FeedReply> {
-  const timeout = AbortSignal.timeout(bounds.timeoutMs);
-  const signal = bounds.signal ? AbortSignal.any([bounds.signal, timeout]) : timeout;
+  // One controller per request, told by the timeout and by the caller's signal through a listener
+  // removed when the request is done: AbortSignal.any would leave a listener on the caller's
+  // long-lived stop signal per request until collected (Node 20), which a long `--follow` piles up.
+  const controller = new AbortController();
+  const timeout = { aborted: false };
+  const timer = setTimeout(() => {
+    timeout.aborted = true;
+    controller.abort();
+  }, bounds.timeoutMs);
+  const stop = (): void => controller.abort();
+  if (bounds.signal?.aborted) controller.abort();
+  else bounds.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    return await readReply(url, init, bounds, controller.signal, timeout);
+  } finally {
+    clearTimeout(timer);
+    bounds.signal?.removeEventListener("abort", stop);
+  }
+}
+
+async function readReply(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+  bounds: { signal?: AbortSignal; timeoutMs: number; maxBytes: number },
+  signal: AbortSignal,
+  timeout: { readonly aborted: boolean },
+): Promise<FeedReply> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, signal, redirect: "manual" });
@@ -351,7 +376,7 @@ function tooLarge(maxBytes: number): FeedRequestError {
   return new FeedRequestError("too-large", `the reply is larger than ${bytes(maxBytes)}; cut off there`);
 }
 
-function fetchFailure(error: unknown, url: string, bounds: { signal?: AbortSignal; timeoutMs: number }, timeout: AbortSignal): unknown {
+function fetchFailure(error: unknown, url: string, bounds: { signal?: AbortSignal; timeoutMs: number }, timeout: { readonly aborted: boolean }): unknown {
   if (bounds.signal?.aborted) return error;
   if (timeout.aborted) return new FeedRequestError("network", `no answer within ${seconds(bounds.timeoutMs)}`);
   return networkFailure(error, url) ?? error;

@@ -2,6 +2,7 @@
  * What the FOREX sources share: the 28 major pairs in the market's spelling, the ways a pair may
  * be written, and the one client's request rate (OANDA's 120 a second) on an injected clock.
  */
+import { getEventListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -77,5 +78,24 @@ describe("the feed client", () => {
       kind: "bad-reply",
       message: "HTTP 302 redirect to http://127.0.0.1:1/elsewhere, not followed",
     });
+  });
+
+  it("leaves no listener on the caller's stop signal once a request is done (a long --follow makes thousands)", async () => {
+    server = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end("[]"));
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const stop = new AbortController();
+    for (let i = 0; i < 25; i++) {
+      const reply = await boundedFetch(url, { method: "GET" }, { signal: stop.signal, timeoutMs: 5000, maxBytes: 1024 });
+      expect(reply.status).toBe(200);
+    }
+    expect(getEventListeners(stop.signal, "abort")).toHaveLength(0);
+    // And the stop still aborts a request in flight.
+    server.close();
+    server = createServer(() => stop.abort());
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const held = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    await expect(boundedFetch(held, { method: "GET" }, { signal: stop.signal, timeoutMs: 60_000, maxBytes: 1024 })).rejects.toBeDefined();
+    expect(getEventListeners(stop.signal, "abort")).toHaveLength(0);
   });
 });
