@@ -10,12 +10,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { randomBase62 } from "../accounts/keys.js";
 import { XqlError } from "../errors.js";
 import { ALERT_LIMITS, generateWebhookSecret, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
-import type { AlertEngine } from "../alerts/engine.js";
+import { AlertEngine } from "../alerts/engine.js";
 import { STREAM_LIMITS, type StreamSink } from "../alerts/stream.js";
-import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl } from "../alerts/webhook-url.js";
+import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl, systemResolver } from "../alerts/webhook-url.js";
 import type { Authenticator } from "./auth.js";
 import type { QueryCache } from "./query-cache.js";
 import { fromStore } from "./errors.js";
+import type { ServicePart } from "./service.js";
+import type { Clock } from "../clock.js";
 import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
 
 /** The body of a refused creation beyond the tier's alerts. */
@@ -35,7 +37,7 @@ export interface AlertRouteOptions {
   engine: AlertEngine;
   auth: Authenticator;
   queries: QueryCache;
-  clock: { now(): number };
+  clock: Clock;
   bodyLimit: number;
   allowPrivateWebhooks: boolean;
   resolve: Resolver;
@@ -90,7 +92,7 @@ function deliveryShown(d: DeliverySummary): Record<string, unknown> {
   };
 }
 
-export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): void {
+function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): void {
   const { alerts, engine, auth, queries, clock } = options;
 
   void app.register(async (scope) => {
@@ -251,3 +253,56 @@ function streamTo(
       raw.end();
     });
 }
+
+/**
+ * Alerts on bar close (decisions §7), when the stores keep alerts: the engine that evaluates and
+ * delivers them (started once the app is ready, stopped as it closes), their stream and routes.
+ */
+export const alertsPart: ServicePart = {
+  name: "alerts",
+  register(app, { alerts, bars, clock, queries, cache, watchlists, auth, limits, metrics, options }) {
+    if (!alerts) return;
+    const resolve = options.webhookResolver ?? systemResolver;
+    const timing = options.alertTiming ?? {};
+    const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
+    metrics?.readBacklog(alerts);
+    const engine = new AlertEngine({
+      bars,
+      alerts,
+      clock,
+      compile: (text) => {
+        const compiled = queries.compile(text);
+        return compiled instanceof XqlError ? undefined : compiled;
+      },
+      warmup: limits.warmup,
+      cache,
+      watchlists,
+      sliceMs: limits.evaluationSliceMs,
+      allowPrivateWebhooks,
+      resolve,
+      deliveryTimeoutMs: timing.deliveryTimeoutMs,
+      pollMs: timing.pollMs,
+      settleMs: timing.settleMs,
+      leaseMs: timing.leaseMs,
+      observer: metrics?.alerts,
+      graceMs: timing.graceMs,
+      log: app.log,
+    });
+    registerAlertRoutes(app, {
+      alerts,
+      engine,
+      auth,
+      queries,
+      clock,
+      bodyLimit: limits.bodyLimit,
+      allowPrivateWebhooks,
+      resolve,
+      heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      watchlists,
+    });
+    app.addHook("onReady", async () => engine.start());
+    // Open streams end before the server waits for its connections to close.
+    app.addHook("preClose", async () => engine.hub.close());
+    app.addHook("onClose", async () => engine.stop());
+  },
+};

@@ -1,5 +1,6 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
+import type { ServicePart } from "./service.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 import { PUSH_OPENAPI_PATHS } from "./push.js";
 import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
@@ -494,3 +495,12 @@ export function openApiDocument(): Record<string, unknown> {
     },
   };
 }
+
+/** `GET /openapi.json` (no key): the document, written once when the server is made. */
+export const openApiPart: ServicePart = {
+  name: "openapi",
+  register(app) {
+    const text = JSON.stringify(openApiDocument());
+    app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(text));
+  },
+};

@@ -14,6 +14,7 @@ import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../
 import { fromStore } from "./errors.js";
 import { anchorReach } from "../eval/anchor.js";
 import { FAVICON } from "./favicon.js";
+import type { ServicePart } from "./service.js";
 
 /**
  * Bars one `GET /xql/bars` may ask for by default: what a run reads for a source at most, its
@@ -60,7 +61,7 @@ function readPage(dir: string | undefined): Map<string, { body: Buffer; type: st
 }
 
 /** Registers `/`, `/playground/:file` and `GET /xql/bars` on the service. */
-export function registerPlayground(app: FastifyInstance, options: PlaygroundOptions): void {
+function registerPlayground(app: FastifyInstance, options: PlaygroundOptions): void {
   const files = readPage(options.dir);
   const maxBars = options.maxBars ?? MAX_CHART_BARS;
   // The page's HTML names its assets under /playground/ with a content hash, so they can be cached for good.
@@ -202,3 +203,19 @@ export const PLAYGROUND_OPENAPI_PATHS = {
     },
   },
 } as const;
+
+/** The playground page at `/`, its assets, and `GET /xql/bars` for its chart, behind the service's key. */
+export const playgroundPart: ServicePart = {
+  name: "playground",
+  register(app, { bars, auth, limits, options }) {
+    registerPlayground(app, {
+      bars,
+      authenticate: auth.authenticate,
+      markets: limits.markets,
+      dir: options.playgroundDir,
+      // What a run may read for one source: its anchors' reach (decisions §9) over its fetch,
+      // max(minLookback, warm-up), each under its ceiling.
+      maxBars: chartBarsBound(Math.max(limits.lookbackCeiling, limits.warmupCeiling)),
+    });
+  },
+};
