@@ -258,51 +258,48 @@ function streamTo(
  * Alerts on bar close (decisions §7), when the stores keep alerts: the engine that evaluates and
  * delivers them (started once the app is ready, stopped as it closes), their stream and routes.
  */
-export const alertsPart: ServicePart = {
-  name: "alerts",
-  register(app, { alerts, bars, clock, queries, cache, watchlists, auth, limits, metrics, options }) {
-    if (!alerts) return;
-    const resolve = options.webhookResolver ?? systemResolver;
-    const timing = options.alertTiming ?? {};
-    const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
-    metrics?.readBacklog(alerts);
-    const engine = new AlertEngine({
-      bars,
-      alerts,
-      clock,
-      compile: (text) => {
-        const compiled = queries.compile(text);
-        return compiled instanceof XqlError ? undefined : compiled;
-      },
-      warmup: limits.warmup,
-      cache,
-      watchlists,
-      sliceMs: limits.evaluationSliceMs,
-      allowPrivateWebhooks,
-      resolve,
-      deliveryTimeoutMs: timing.deliveryTimeoutMs,
-      pollMs: timing.pollMs,
-      settleMs: timing.settleMs,
-      leaseMs: timing.leaseMs,
-      observer: metrics?.alerts,
-      graceMs: timing.graceMs,
-      log: app.log,
-    });
-    registerAlertRoutes(app, {
-      alerts,
-      engine,
-      auth,
-      queries,
-      clock,
-      bodyLimit: limits.bodyLimit,
-      allowPrivateWebhooks,
-      resolve,
-      heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
-      watchlists,
-    });
-    app.addHook("onReady", async () => engine.start());
-    // Open streams end before the server waits for its connections to close.
-    app.addHook("preClose", async () => engine.hub.close());
-    app.addHook("onClose", async () => engine.stop());
-  },
+export const alertsPart: ServicePart = (app, { alerts, bars, clock, queries, cache, watchlists, auth, limits, metrics, options }) => {
+  if (!alerts) return;
+  const resolve = options.webhookResolver ?? systemResolver;
+  const timing = options.alertTiming ?? {};
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
+  metrics?.readBacklog(alerts);
+  const engine = new AlertEngine({
+    bars,
+    alerts,
+    clock,
+    compile: (text) => {
+      const compiled = queries.compile(text);
+      return compiled instanceof XqlError ? undefined : compiled;
+    },
+    warmup: limits.warmup,
+    cache,
+    watchlists,
+    sliceMs: limits.evaluationSliceMs,
+    allowPrivateWebhooks,
+    resolve,
+    deliveryTimeoutMs: timing.deliveryTimeoutMs,
+    pollMs: timing.pollMs,
+    settleMs: timing.settleMs,
+    leaseMs: timing.leaseMs,
+    observer: metrics?.alerts,
+    graceMs: timing.graceMs,
+    log: app.log,
+  });
+  registerAlertRoutes(app, {
+    alerts,
+    engine,
+    auth,
+    queries,
+    clock,
+    bodyLimit: limits.bodyLimit,
+    allowPrivateWebhooks,
+    resolve,
+    heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    watchlists,
+  });
+  app.addHook("onReady", async () => engine.start());
+  // Open streams end before the server waits for its connections to close.
+  app.addHook("preClose", async () => engine.hub.close());
+  app.addHook("onClose", async () => engine.stop());
 };

@@ -135,8 +135,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECTIONS_CHECK_MS = 1_000;
 
 /**
- * The service's parts in registration order, which is the order of the hooks they add: the
- * metrics count the answers of every route, alerts close after the hot tier they read.
+ * The service's parts, registered in this order (the order their routes and hooks always had):
+ * hooks of one kind (`onReady`, `onClose`) run in it.
  */
 const PARTS: readonly ServicePart[] = [watchlistsPart, queriesPart, usagePart, healthPart, openApiPart, metricsPart, pushPart, playgroundPart, alertsPart];
 
@@ -158,10 +158,11 @@ const PARTS: readonly ServicePart[] = [watchlistsPart, queriesPart, usagePart, h
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const stores = storesOf(options);
-  const app = fastifyOf(options);
-  const service = serviceOf(app, options, stores);
-  for (const part of PARTS) part.register(app, service);
-  installErrorHandlers(app, { bodyLimit: service.limits.bodyLimit, beforeError: service.rateLimitHeaders });
+  const limits = limitsOf(options);
+  const app = fastifyOf(options, limits.bodyLimit);
+  const service = serviceOf(app, options, stores, limits);
+  for (const part of PARTS) part(app, service);
+  installErrorHandlers(app, { bodyLimit: limits.bodyLimit, beforeError: service.rateLimitHeaders });
   return app;
 }
 
@@ -169,8 +170,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
  * The bare Fastify instance: logs that never hold a key, slow clients cut off, the body
  * parsers, and `Expect: 100-continue` answered only once the key has passed.
  */
-function fastifyOf(options: ServerOptions): FastifyInstance {
-  const { bodyLimit } = limitsOf(options);
+function fastifyOf(options: ServerOptions, bodyLimit: number): FastifyInstance {
   const headersTimeout = timeoutOption(options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS, "headersTimeoutMs");
   const requestTimeout = timeoutOption(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs");
   const connectionsCheckingInterval = timeoutOption(options.connectionsCheckMs, DEFAULT_CONNECTIONS_CHECK_MS, "connectionsCheckMs");

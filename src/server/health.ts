@@ -2,29 +2,18 @@
  * `GET /health` (no key): each store the service depends on is checked (read and write); the
  * body names, per role (bars, keys, quota), the ones that failed and why.
  */
-import type { FastifyInstance } from "fastify";
 import { VERSION } from "../version.js";
 import { HealthError } from "../store/store.js";
 import { describeError } from "./errors.js";
 import type { ServicePart } from "./service.js";
 
-interface HealthRouteContext {
-  /** Every distinct store with its roles. */
-  dependencies: readonly { roles: readonly string[]; store: { health?: () => Promise<void> } }[];
-}
-
-/** `GET /health`, over every store the options named. */
-export const healthPart: ServicePart = {
-  name: "health",
-  register: (app, { dependencies }) => registerHealth(app, { dependencies }),
-};
-
-function registerHealth(app: FastifyInstance, ctx: HealthRouteContext): void {
+/** `GET /health`, over every store the options named, with the roles it serves. */
+export const healthPart: ServicePart = (app, { dependencies }) => {
   app.get("/health", async (request, reply) => {
     const checks: Record<string, string> = {};
     let healthy = true;
     await Promise.all(
-      ctx.dependencies.map(async ({ roles, store }) => {
+      dependencies.map(async ({ roles, store }) => {
         for (const role of roles) checks[role] = "ok";
         try {
           await store.health?.();
@@ -42,4 +31,4 @@ function registerHealth(app: FastifyInstance, ctx: HealthRouteContext): void {
     if (healthy) return reply.send({ status: "ok", version: VERSION, checks: ordered });
     return reply.code(503).send({ status: "unavailable", version: VERSION, checks: ordered });
   });
-}
+};

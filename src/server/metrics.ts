@@ -206,11 +206,8 @@ function serveMetrics(app: FastifyInstance, metrics: ServiceMetrics, options: Me
 }
 
 /** `/metrics` on its own listener, and every answer of the app counted, when `createServer({ metrics })` asks for them. */
-export const metricsPart: ServicePart = {
-  name: "metrics",
-  register(app, { metrics, options }) {
-    if (!metrics || !options.metrics) return;
-    metrics.instrument(app);
-    serveMetrics(app, metrics, options.metrics);
-  },
+export const metricsPart: ServicePart = (app, { metrics, options }) => {
+  if (!metrics || !options.metrics) return;
+  metrics.instrument(app);
+  serveMetrics(app, metrics, options.metrics);
 };

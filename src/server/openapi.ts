@@ -497,10 +497,7 @@ export function openApiDocument(): Record<string, unknown> {
 }
 
 /** `GET /openapi.json` (no key): the document, written once when the server is made. */
-export const openApiPart: ServicePart = {
-  name: "openapi",
-  register(app) {
-    const text = JSON.stringify(openApiDocument());
-    app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(text));
-  },
+export const openApiPart: ServicePart = (app) => {
+  const text = JSON.stringify(openApiDocument());
+  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(text));
 };

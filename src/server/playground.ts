@@ -205,17 +205,14 @@ export const PLAYGROUND_OPENAPI_PATHS = {
 } as const;
 
 /** The playground page at `/`, its assets, and `GET /xql/bars` for its chart, behind the service's key. */
-export const playgroundPart: ServicePart = {
-  name: "playground",
-  register(app, { bars, auth, limits, options }) {
-    registerPlayground(app, {
-      bars,
-      authenticate: auth.authenticate,
-      markets: limits.markets,
-      dir: options.playgroundDir,
-      // What a run may read for one source: its anchors' reach (decisions §9) over its fetch,
-      // max(minLookback, warm-up), each under its ceiling.
-      maxBars: chartBarsBound(Math.max(limits.lookbackCeiling, limits.warmupCeiling)),
-    });
-  },
+export const playgroundPart: ServicePart = (app, { bars, auth, limits, options }) => {
+  registerPlayground(app, {
+    bars,
+    authenticate: auth.authenticate,
+    markets: limits.markets,
+    dir: options.playgroundDir,
+    // What a run may read for one source: its anchors' reach (decisions §9) over its fetch,
+    // max(minLookback, warm-up), each under its ceiling.
+    maxBars: chartBarsBound(Math.max(limits.lookbackCeiling, limits.warmupCeiling)),
+  });
 };

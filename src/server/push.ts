@@ -221,9 +221,6 @@ export const PUSH_OPENAPI_PATHS = {
 } as const;
 
 /** `POST /xql/bars`, with the service's markets, and the bars each push writes told to `/metrics`. */
-export const pushPart: ServicePart = {
-  name: "push",
-  register(app, { bars, auth, clock, admission, limits, metrics }) {
-    registerPush(app, { bars, auth, clock, admission, markets: limits.markets, ...(metrics ? { onWritten: metrics.barsWrittenBy } : {}) });
-  },
+export const pushPart: ServicePart = (app, { bars, auth, clock, admission, limits, metrics }) => {
+  registerPush(app, { bars, auth, clock, admission, markets: limits.markets, ...(metrics ? { onWritten: metrics.barsWrittenBy } : {}) });
 };

@@ -49,14 +49,11 @@ function boundedJson(body: object): { text: string; bytes: number } {
  * validate, explain, and the metered run, history and why: the metering reads the bars (through
  * the hot tier) and the accounts' quota, and keeps answers in a results cache of its own.
  */
-export const queriesPart: ServicePart = {
-  name: "queries",
-  register(app, service) {
-    const { bars, quota, auth, queries, clock, cache, admission, watchlists, limits, options } = service;
-    const runs = new ResultsCache(options.resultsCacheBytes ?? DEFAULT_RESULTS_CACHE_BYTES, options.resultsCacheTtlMs ?? 5_000);
-    const metering = new Metering({ bars, quota, auth, queries, clock, warmup: limits.warmup, cache, admission, runs, watchlists });
-    registerQueryRoutes(app, { auth, queries, clock, watchlists, metering, costBudget: limits.costBudget, evaluationSliceMs: limits.evaluationSliceMs });
-  },
+export const queriesPart: ServicePart = (app, service) => {
+  const { bars, quota, auth, queries, clock, cache, admission, watchlists, limits, options } = service;
+  const runs = new ResultsCache(options.resultsCacheBytes ?? DEFAULT_RESULTS_CACHE_BYTES, options.resultsCacheTtlMs ?? 5_000);
+  const metering = new Metering({ bars, quota, auth, queries, clock, warmup: limits.warmup, cache, admission, runs, watchlists });
+  registerQueryRoutes(app, { auth, queries, clock, watchlists, metering, costBudget: limits.costBudget, evaluationSliceMs: limits.evaluationSliceMs });
 };
 
 function registerQueryRoutes(app: FastifyInstance, ctx: QueryRouteContext): void {

@@ -80,11 +80,8 @@ export interface ServiceContext extends ServiceStores {
   readonly metrics: ServiceMetrics | undefined;
 }
 
-/** One route family of the service: registers its routes (and their hooks) on the app. */
-export interface ServicePart {
-  readonly name: string;
-  register(app: FastifyInstance, service: ServiceContext): void;
-}
+/** One route family of the service: registers its routes (and their hooks) on the app, from the handles it takes out of the context. */
+export type ServicePart = (app: FastifyInstance, service: ServiceContext) => void;
 
 /**
  * Resolves the stores from the options: `bars`, `keys` and `quota` each override `store`. The
@@ -149,8 +146,7 @@ export function limitsOf(options: ServerOptions): ServiceLimits {
  * the account's admission (`onRequest`), then the account's fair turn once the body is read
  * (`preHandler`), and the hot tier, which closes with the app.
  */
-export function serviceOf(app: FastifyInstance, options: ServerOptions, stores: ServiceStores): ServiceContext {
-  const limits = limitsOf(options);
+export function serviceOf(app: FastifyInstance, options: ServerOptions, stores: ServiceStores, limits: ServiceLimits): ServiceContext {
   const clock = options.clock ?? systemClock;
   const admission = new Admission(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED);
   // Run and history answers carry the rate-limit headers for a known key, whatever went wrong

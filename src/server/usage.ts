@@ -1,26 +1,10 @@
 /** `GET /usage`: the caller's account, its tier and its quota on the current UTC day (not metered). */
-import type { FastifyInstance } from "fastify";
-import type { Clock } from "../clock.js";
-import type { QuotaStore } from "../accounts/accounts.js";
-import type { Authenticator } from "./auth.js";
 import { fromStore } from "./errors.js";
 import { nextUtcMidnight, setRateLimitHeaders, utcDay } from "./quota.js";
 import type { ServicePart } from "./service.js";
 
-interface UsageRouteContext {
-  auth: Authenticator;
-  quota: QuotaStore;
-  clock: Clock;
-}
-
 /** `GET /usage`, read from the accounts' quota counters. */
-export const usagePart: ServicePart = {
-  name: "usage",
-  register: (app, { auth, quota, clock }) => registerUsage(app, { auth, quota, clock }),
-};
-
-function registerUsage(app: FastifyInstance, ctx: UsageRouteContext): void {
-  const { auth, quota, clock } = ctx;
+export const usagePart: ServicePart = (app, { auth, quota, clock }) => {
   app.get("/usage", { onRequest: auth.authenticate }, async (request, reply) => {
     const caller = auth.callerOf(request);
     const now = clock.now();
@@ -34,4 +18,4 @@ function registerUsage(app: FastifyInstance, ctx: UsageRouteContext): void {
       resetAt: new Date(nextUtcMidnight(now)).toISOString(),
     });
   });
-}
+};

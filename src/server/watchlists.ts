@@ -90,9 +90,6 @@ function registerWatchlistRoutes(app: FastifyInstance, options: WatchlistRouteOp
 }
 
 /** `/xql/watchlists` (decisions §13), when the accounts keep lists. */
-export const watchlistsPart: ServicePart = {
-  name: "watchlists",
-  register(app, { watchlists, auth, clock, limits }) {
-    if (watchlists) registerWatchlistRoutes(app, { watchlists, auth, clock, bodyLimit: limits.bodyLimit });
-  },
+export const watchlistsPart: ServicePart = (app, { watchlists, auth, clock, limits }) => {
+  if (watchlists) registerWatchlistRoutes(app, { watchlists, auth, clock, bodyLimit: limits.bodyLimit });
 };
