@@ -20,6 +20,7 @@ import type { Resolver } from "../alerts/webhook-url.js";
 import type { DEFAULT_COST_BUDGET } from "../plan/cost.js";
 import { loggedUrl } from "../redact.js";
 import { alertsPart } from "./alerts.js";
+import { barsReadPart } from "./bars-read.js";
 import { installBodyParsers } from "./body.js";
 import { installErrorHandlers } from "./errors.js";
 import { healthPart } from "./health.js";
@@ -138,7 +139,7 @@ export const DEFAULT_CONNECTIONS_CHECK_MS = 1_000;
  * The service's parts, registered in this order (the order their routes and hooks always had):
  * hooks of one kind (`onReady`, `onClose`) run in it.
  */
-const PARTS: readonly ServicePart[] = [watchlistsPart, queriesPart, usagePart, healthPart, openApiPart, metricsPart, pushPart, playgroundPart, alertsPart];
+const PARTS: readonly ServicePart[] = [watchlistsPart, queriesPart, usagePart, healthPart, openApiPart, metricsPart, pushPart, playgroundPart, barsReadPart, alertsPart];
 
 /**
  * The XQL HTTP service. Returns the Fastify instance unstarted: call `listen`, or mount it,
