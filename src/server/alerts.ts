@@ -92,9 +92,16 @@ function deliveryShown(d: DeliverySummary): Record<string, unknown> {
   };
 }
 
+/** `/xql/alerts`: create, list, read and delete an account's alerts, and the stream of their events. */
 function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): void {
-  const { alerts, engine, auth, queries, clock } = options;
+  registerAlertCreation(app, options);
+  registerAlertReads(app, options);
+  registerAlertStream(app, options);
+}
 
+/** `POST /xql/alerts`: the query checked, the webhook guarded, the tier's count held, the baseline read, then one atomic insert. */
+function registerAlertCreation(app: FastifyInstance, options: AlertRouteOptions): void {
+  const { alerts, engine, auth, queries, clock } = options;
   void app.register(async (scope) => {
     // The alerts' own body: any Content-Type is read as text, and the route reads it as JSON.
     scope.removeAllContentTypeParsers();
@@ -143,27 +150,14 @@ function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): 
       });
     });
   });
+}
 
+/** `GET /xql/alerts`, `GET` and `DELETE /xql/alerts/:id`: the caller's own alerts only; another account's is a 404. */
+function registerAlertReads(app: FastifyInstance, { alerts, auth }: AlertRouteOptions): void {
   app.get("/xql/alerts", { onRequest: auth.authenticate }, async (request, reply) => {
     const caller = auth.callerOf(request);
     const list = await fromStore(() => alerts.listAlerts(caller.accountId));
     return reply.send({ alerts: list.map(listed) });
-  });
-
-  app.get("/xql/alerts/stream", { onRequest: auth.authenticate, config: { longLived: true } }, async (request, reply) => {
-    const caller = auth.callerOf(request);
-    const header = request.headers["last-event-id"];
-    const lastEventId = typeof header === "string" && header.trim() !== "" ? header.trim() : undefined;
-    const slot = engine.hub.reserve(caller.accountId, STREAM_LIMITS[caller.tier]);
-    if (!slot) return reply.code(429).send(TOO_MANY_STREAMS);
-    try {
-      // The store answers before the stream opens: a failure is still an ordinary 500.
-      await fromStore(() => alerts.latestSeq());
-    } catch (error) {
-      slot.release();
-      throw error;
-    }
-    streamTo(request, reply, (sink, signal) => engine.hub.serve(slot, lastEventId, sink, signal), options.heartbeatMs);
   });
 
   app.get("/xql/alerts/:id", { onRequest: auth.authenticate }, async (request, reply) => {
@@ -186,6 +180,25 @@ function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): 
     if (!(await fromStore(() => alerts.deleteAlert(caller.accountId, id)))) return reply.code(404).send(ALERT_NOT_FOUND);
     request.log.info({ account: caller.accountId, alert: id }, "alert deleted");
     return reply.code(204).send();
+  });
+}
+
+/** `GET /xql/alerts/stream`: the account's events as Server-Sent Events, resumed after `Last-Event-ID`; long-lived: admitted, then out of the account's in-flight count at once. */
+function registerAlertStream(app: FastifyInstance, { alerts, engine, auth, heartbeatMs }: AlertRouteOptions): void {
+  app.get("/xql/alerts/stream", { onRequest: auth.authenticate, config: { longLived: true } }, async (request, reply) => {
+    const caller = auth.callerOf(request);
+    const header = request.headers["last-event-id"];
+    const lastEventId = typeof header === "string" && header.trim() !== "" ? header.trim() : undefined;
+    const slot = engine.hub.reserve(caller.accountId, STREAM_LIMITS[caller.tier]);
+    if (!slot) return reply.code(429).send(TOO_MANY_STREAMS);
+    try {
+      // The store answers before the stream opens: a failure is still an ordinary 500.
+      await fromStore(() => alerts.latestSeq());
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    streamTo(request, reply, (sink, signal) => engine.hub.serve(slot, lastEventId, sink, signal), heartbeatMs);
   });
 }
 
