@@ -10,12 +10,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { randomBase62 } from "../accounts/keys.js";
 import { XqlError } from "../errors.js";
 import { ALERT_LIMITS, generateWebhookSecret, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
-import type { AlertEngine } from "../alerts/engine.js";
+import { AlertEngine } from "../alerts/engine.js";
 import { STREAM_LIMITS, type StreamSink } from "../alerts/stream.js";
-import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl } from "../alerts/webhook-url.js";
+import { type Resolver, WEBHOOK_REFUSED, checkedAddresses, parseWebhookUrl, systemResolver } from "../alerts/webhook-url.js";
 import type { Authenticator } from "./auth.js";
 import type { QueryCache } from "./query-cache.js";
 import { fromStore } from "./errors.js";
+import type { ServicePart } from "./service.js";
+import type { Clock } from "../clock.js";
 import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
 
 /** The body of a refused creation beyond the tier's alerts. */
@@ -35,7 +37,7 @@ export interface AlertRouteOptions {
   engine: AlertEngine;
   auth: Authenticator;
   queries: QueryCache;
-  clock: { now(): number };
+  clock: Clock;
   bodyLimit: number;
   allowPrivateWebhooks: boolean;
   resolve: Resolver;
@@ -90,9 +92,16 @@ function deliveryShown(d: DeliverySummary): Record<string, unknown> {
   };
 }
 
-export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): void {
-  const { alerts, engine, auth, queries, clock } = options;
+/** `/xql/alerts`: create, list, read and delete an account's alerts, and the stream of their events. */
+function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOptions): void {
+  registerAlertCreation(app, options);
+  registerAlertReads(app, options);
+  registerAlertStream(app, options);
+}
 
+/** `POST /xql/alerts`: the query checked, the webhook guarded, the tier's count held, the baseline read, then one atomic insert. */
+function registerAlertCreation(app: FastifyInstance, options: AlertRouteOptions): void {
+  const { alerts, engine, auth, queries, clock } = options;
   void app.register(async (scope) => {
     // The alerts' own body: any Content-Type is read as text, and the route reads it as JSON.
     scope.removeAllContentTypeParsers();
@@ -141,27 +150,14 @@ export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOpt
       });
     });
   });
+}
 
+/** `GET /xql/alerts`, `GET` and `DELETE /xql/alerts/:id`: the caller's own alerts only; another account's is a 404. */
+function registerAlertReads(app: FastifyInstance, { alerts, auth }: AlertRouteOptions): void {
   app.get("/xql/alerts", { onRequest: auth.authenticate }, async (request, reply) => {
     const caller = auth.callerOf(request);
     const list = await fromStore(() => alerts.listAlerts(caller.accountId));
     return reply.send({ alerts: list.map(listed) });
-  });
-
-  app.get("/xql/alerts/stream", { onRequest: auth.authenticate, config: { longLived: true } }, async (request, reply) => {
-    const caller = auth.callerOf(request);
-    const header = request.headers["last-event-id"];
-    const lastEventId = typeof header === "string" && header.trim() !== "" ? header.trim() : undefined;
-    const slot = engine.hub.reserve(caller.accountId, STREAM_LIMITS[caller.tier]);
-    if (!slot) return reply.code(429).send(TOO_MANY_STREAMS);
-    try {
-      // The store answers before the stream opens: a failure is still an ordinary 500.
-      await fromStore(() => alerts.latestSeq());
-    } catch (error) {
-      slot.release();
-      throw error;
-    }
-    streamTo(request, reply, (sink, signal) => engine.hub.serve(slot, lastEventId, sink, signal), options.heartbeatMs);
   });
 
   app.get("/xql/alerts/:id", { onRequest: auth.authenticate }, async (request, reply) => {
@@ -184,6 +180,25 @@ export function registerAlertRoutes(app: FastifyInstance, options: AlertRouteOpt
     if (!(await fromStore(() => alerts.deleteAlert(caller.accountId, id)))) return reply.code(404).send(ALERT_NOT_FOUND);
     request.log.info({ account: caller.accountId, alert: id }, "alert deleted");
     return reply.code(204).send();
+  });
+}
+
+/** `GET /xql/alerts/stream`: the account's events as Server-Sent Events, resumed after `Last-Event-ID`; long-lived: admitted, then out of the account's in-flight count at once. */
+function registerAlertStream(app: FastifyInstance, { alerts, engine, auth, heartbeatMs }: AlertRouteOptions): void {
+  app.get("/xql/alerts/stream", { onRequest: auth.authenticate, config: { longLived: true } }, async (request, reply) => {
+    const caller = auth.callerOf(request);
+    const header = request.headers["last-event-id"];
+    const lastEventId = typeof header === "string" && header.trim() !== "" ? header.trim() : undefined;
+    const slot = engine.hub.reserve(caller.accountId, STREAM_LIMITS[caller.tier]);
+    if (!slot) return reply.code(429).send(TOO_MANY_STREAMS);
+    try {
+      // The store answers before the stream opens: a failure is still an ordinary 500.
+      await fromStore(() => alerts.latestSeq());
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    streamTo(request, reply, (sink, signal) => engine.hub.serve(slot, lastEventId, sink, signal), heartbeatMs);
   });
 }
 
@@ -251,3 +266,53 @@ function streamTo(
       raw.end();
     });
 }
+
+/**
+ * Alerts on bar close (decisions §7), when the stores keep alerts: the engine that evaluates and
+ * delivers them (started once the app is ready, stopped as it closes), their stream and routes.
+ */
+export const alertsPart: ServicePart = (app, { alerts, bars, clock, queries, cache, watchlists, auth, limits, metrics, options }) => {
+  if (!alerts) return;
+  const resolve = options.webhookResolver ?? systemResolver;
+  const timing = options.alertTiming ?? {};
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
+  metrics?.readBacklog(alerts);
+  const engine = new AlertEngine({
+    bars,
+    alerts,
+    clock,
+    compile: (text) => {
+      const compiled = queries.compile(text);
+      return compiled instanceof XqlError ? undefined : compiled;
+    },
+    warmup: limits.warmup,
+    cache,
+    watchlists,
+    sliceMs: limits.evaluationSliceMs,
+    allowPrivateWebhooks,
+    resolve,
+    deliveryTimeoutMs: timing.deliveryTimeoutMs,
+    pollMs: timing.pollMs,
+    settleMs: timing.settleMs,
+    leaseMs: timing.leaseMs,
+    observer: metrics?.alerts,
+    graceMs: timing.graceMs,
+    log: app.log,
+  });
+  registerAlertRoutes(app, {
+    alerts,
+    engine,
+    auth,
+    queries,
+    clock,
+    bodyLimit: limits.bodyLimit,
+    allowPrivateWebhooks,
+    resolve,
+    heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    watchlists,
+  });
+  app.addHook("onReady", async () => engine.start());
+  // Open streams end before the server waits for its connections to close.
+  app.addHook("preClose", async () => engine.hub.close());
+  app.addHook("onClose", async () => engine.stop());
+};

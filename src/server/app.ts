@@ -1,58 +1,45 @@
 /**
- * The Fastify application, composed from its parts: `auth.ts` (keys, before the body),
- * `quota.ts` (days, headers, runs in flight), `body.ts` (text and JSON bodies, hints),
- * `routes.ts` (the endpoints, in the contract's order), `push.ts` (bars from a feed), and `errors.ts` (fixed bodies, the
- * error and not-found handlers). No language logic lives here: queries go to the core
- * (`validate`, `explain`, `compile`), bars come from a {@link BarStore}.
+ * The Fastify application, composed from its parts, one per route family, each given the
+ * {@link ServiceContext} (`service.ts`: the store handles, the clock, the limits, the request
+ * pipeline of `auth.ts` and `admission.ts`) and registering its routes: the query routes
+ * (`query-routes.ts`, metered through `metered.ts`), `/usage` (`usage.ts`), `/health`
+ * (`health.ts`), `/openapi.json` (`openapi.ts`), `/metrics` (`metrics.ts`), bars pushed by a
+ * feed (`push.ts`), the playground (`playground.ts`), alerts (`alerts.ts`) and watchlists
+ * (`watchlists.ts`). Bodies are read by `body.ts`; errors answer through `errors.ts`. No
+ * language logic lives here: queries go to the core (`validate`, `explain`, `compile`), bars
+ * come from a {@link BarStore}.
  */
 import Fastify from "fastify";
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
-import type { XqlOptions } from "../types.js";
-import { XqlError } from "../errors.js";
-import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
-import { DEFAULT_WARMUP } from "../store/fetch.js";
-import { HotTier } from "../store/hot-tier.js";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import type { Clock, systemClock } from "../clock.js";
+import type { HotTier } from "../store/hot-tier.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
-import { createAuthenticator } from "./auth.js";
+import type { AlertStore } from "../alerts/alerts.js";
+import type { Resolver } from "../alerts/webhook-url.js";
+import type { DEFAULT_COST_BUDGET } from "../plan/cost.js";
+import { loggedUrl } from "../redact.js";
+import { alertsPart } from "./alerts.js";
+import { barsReadPart } from "./bars-read.js";
 import { installBodyParsers } from "./body.js";
 import { installErrorHandlers } from "./errors.js";
-import { loggedUrl } from "../redact.js";
-import { openApiDocument } from "./openapi.js";
-import { QueryCache } from "./query-cache.js";
-import { ResultsCache } from "./results-cache.js";
-import { chartBarsBound, registerPlayground } from "./playground.js";
-import { setRateLimitHeaders, utcDay } from "./quota.js";
-import { Admission, DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED } from "./admission.js";
-import { DEFAULT_QUERY_CACHE_BYTES } from "./query-cache.js";
-import { DEFAULT_RESULTS_CACHE_BYTES } from "./results-cache.js";
-import { DEFAULT_COST_BUDGET } from "../plan/cost.js";
-import { registerPush } from "./push.js";
-import { registerRoutes } from "./routes.js";
-import { type AlertStore, hasAlerts } from "../alerts/alerts.js";
-import { AlertEngine } from "../alerts/engine.js";
-import { type Resolver, systemResolver } from "../alerts/webhook-url.js";
-import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
-import { type MetricsOptions, ServiceMetrics, serveMetrics } from "./metrics.js";
-import { hasWatchlists } from "../accounts/watchlists.js";
-import { registerWatchlistRoutes } from "./watchlists.js";
-
-/** Where the server reads the time; tests move it across midnight. */
-export interface Clock {
-  /** The current time in ms since epoch: it picks the quota's UTC day and the rate-limit reset. */
-  now(): number;
-}
-
-/** The {@link Clock} of `Date.now()`, which {@link createServer} uses when no clock is given. */
-export const systemClock: Clock = { now: () => Date.now() };
-
-/** 64 KiB: the largest query body accepted. */
-export const DEFAULT_BODY_LIMIT = 64 * 1024;
+import { healthPart } from "./health.js";
+import { type MetricsOptions, metricsPart } from "./metrics.js";
+import { openApiPart } from "./openapi.js";
+import { playgroundPart } from "./playground.js";
+import { pushPart } from "./push.js";
+import { queriesPart } from "./query-routes.js";
+import { type ServicePart, limitsOf, serviceOf, storesOf } from "./service.js";
+import { usagePart } from "./usage.js";
+import { watchlistsPart } from "./watchlists.js";
 
 /** Options of {@link createServer}: the stores (one `store`, or `bars`, `keys` and `quota`), limits, logs, caches. */
 export interface ServerOptions {
-  /** One object serving as bar, key and quota store (the embedded SQLite store does). */
-  store?: BarStore & KeyStore & QuotaStore;
+  /**
+   * The bars with their accounts (keys and quota counters): what `openStore` returns. Its
+   * accounts are read through its `accounts` handle when it has one, else from the store itself.
+   */
+  store?: BarStore & ((KeyStore & QuotaStore) | { readonly accounts: KeyStore & QuotaStore });
   /** Bars; overrides `store`. */
   bars?: BarStore;
   /** Accounts and keys; overrides `store`. */
@@ -149,6 +136,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECTIONS_CHECK_MS = 1_000;
 
 /**
+ * The service's parts, registered in this order (the order their routes and hooks always had):
+ * hooks of one kind (`onReady`, `onClose`) run in it.
+ */
+const PARTS: readonly ServicePart[] = [watchlistsPart, queriesPart, usagePart, healthPart, openApiPart, metricsPart, pushPart, playgroundPart, barsReadPart, alertsPart];
+
+/**
  * The XQL HTTP service. Returns the Fastify instance unstarted: call `listen`, or mount it,
  * or drive it with `inject`.
  *
@@ -165,20 +158,23 @@ export const DEFAULT_CONNECTIONS_CHECK_MS = 1_000;
  * ```
  */
 export function createServer(options: ServerOptions): FastifyInstance {
-  const bars = options.bars ?? options.store;
-  const keys = options.keys ?? options.store;
-  const quota = options.quota ?? options.store;
-  if (!bars || !keys || !quota) throw new TypeError("createServer needs a bar, key and quota store (or one `store` serving all three)");
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const stores = storesOf(options);
+  const limits = limitsOf(options);
+  const app = fastifyOf(options, limits.bodyLimit);
+  const service = serviceOf(app, options, stores, limits);
+  for (const part of PARTS) part(app, service);
+  installErrorHandlers(app, { bodyLimit: limits.bodyLimit, beforeError: service.rateLimitHeaders });
+  return app;
+}
+
+/**
+ * The bare Fastify instance: logs that never hold a key, slow clients cut off, the body
+ * parsers, and `Expect: 100-continue` answered only once the key has passed.
+ */
+function fastifyOf(options: ServerOptions, bodyLimit: number): FastifyInstance {
   const headersTimeout = timeoutOption(options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS, "headersTimeoutMs");
   const requestTimeout = timeoutOption(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs");
   const connectionsCheckingInterval = timeoutOption(options.connectionsCheckMs, DEFAULT_CONNECTIONS_CHECK_MS, "connectionsCheckMs");
-  const xqlOptions: XqlOptions = {
-    markets: options.markets ?? DEFAULT_MARKETS,
-    lookbackCeiling: options.lookbackCeiling ?? DEFAULT_LOOKBACK_CEILING,
-    ...(options.warmupCeiling === undefined ? {} : { warmupCeiling: options.warmupCeiling }),
-    ...(options.costBudget === undefined ? {} : { costBudget: options.costBudget }),
-  };
 
   // Keys never reach a log line: requests are logged without headers, without their query
   // string, and with any key written in the path replaced; the Authorization header is
@@ -219,137 +215,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     if (request.headers.expect?.toLowerCase() === "100-continue") reply.raw.writeContinue();
     return payload;
   });
-
-  const clock = options.clock ?? systemClock;
-  const admission = new Admission(options.maxRunsInFlight ?? DEFAULT_MAX_RUNS_IN_FLIGHT, options.maxRunsQueued ?? DEFAULT_MAX_RUNS_QUEUED);
-  // Run and history answers carry the rate-limit headers for a known key, whatever went wrong
-  // (an error, or the admission's 429).
-  const rateLimitHeaders = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const caller = auth.maybeCallerOf(request);
-    if (!caller || (request.routeOptions.url !== "/xql/run" && request.routeOptions.url !== "/xql/history")) return;
-    try {
-      const now = clock.now();
-      const usage = await quota.usage(caller.accountId, utcDay(now), caller.limit);
-      setRateLimitHeaders(reply, caller.limit, usage.remaining, now);
-    } catch {
-      // The quota store is down as well; the answer goes out without the headers.
-    }
-  };
-  // Every route that authenticates through this hook gets the per-account admission.
-  const auth = createAuthenticator(keys, { admission, beforeRefusal: rateLimitHeaders });
-  // And its work starts at a fair turn, once its body is read: parsing a 4,000-token query is
-  // synchronous, so one account's admitted requests take one turn at a time, round-robin with
-  // every other account's, instead of running back to back before anyone else's next step.
-  app.addHook("preHandler", async (request) => {
-    const caller = auth.maybeCallerOf(request);
-    if (caller) await admission.turns.turn(caller.accountId);
-  });
-  const roles = new Map<unknown, string[]>();
-  for (const [role, store] of [["bars", bars], ["keys", keys], ["quota", quota]] as const) {
-    roles.set(store, [...(roles.get(store) ?? []), role]);
-  }
-  const tier = options.cache === false ? undefined : (options.cache ?? new HotTier(bars, { budgetBytes: cacheBytes(options.cacheMb) }));
-  if (tier && options.cache === undefined) {
-    // A tier of its own: it follows the store's writes while the server runs.
-    tier.watch();
-    app.addHook("onClose", async () => tier.close());
-  }
-  const queries = new QueryCache(xqlOptions, options.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES);
-  // Watchlists live with the accounts (decisions §13).
-  const watchlists = hasWatchlists(keys) ? keys : undefined;
-  if (watchlists) registerWatchlistRoutes(app, { watchlists, auth, clock, bodyLimit });
-  registerRoutes(app, {
-    watchlists,
-    bars,
-    quota,
-    dependencies: [...roles].map(([store, storeRoles]) => ({ roles: storeRoles, store: store as { health?: () => Promise<void> } })),
-    auth,
-    queries,
-    clock,
-    warmup: options.warmup ?? DEFAULT_WARMUP,
-    cache: tier,
-    admission,
-    costBudget: options.costBudget ?? DEFAULT_COST_BUDGET,
-    evaluationSliceMs: options.evaluationSliceMs ?? 10,
-    runs: new ResultsCache(options.resultsCacheBytes ?? DEFAULT_RESULTS_CACHE_BYTES, options.resultsCacheTtlMs ?? 5_000),
-    openApi: JSON.stringify(openApiDocument()),
-  });
-
-  const metrics = options.metrics ? new ServiceMetrics(options.metrics.registry) : undefined;
-  if (metrics && options.metrics) {
-    metrics.instrument(app);
-    serveMetrics(app, metrics, options.metrics);
-  }
-  registerPush(app, { bars, auth, clock, admission, markets: xqlOptions.markets!, ...(metrics ? { onWritten: metrics.barsWrittenBy } : {}) });
-
-  registerPlayground(app, {
-    bars,
-    authenticate: auth.authenticate,
-    markets: xqlOptions.markets!,
-    dir: options.playgroundDir,
-    // What a run may read for one source: its anchors' reach (decisions §9) over its fetch,
-    // max(minLookback, warm-up), each under its ceiling.
-    maxBars: chartBarsBound(Math.max(xqlOptions.lookbackCeiling!, options.warmupCeiling ?? DEFAULT_WARMUP_CEILING)),
-  });
-
-  const owner = [options.store, bars].find(hasAlerts);
-  const alerts = options.alerts === false ? undefined : (options.alerts ?? (owner && hasAlerts(owner) ? owner.alerts : undefined));
-  if (alerts) {
-    const resolve = options.webhookResolver ?? systemResolver;
-    const timing = options.alertTiming ?? {};
-    metrics?.readBacklog(alerts);
-    const engine = new AlertEngine({
-      bars,
-      alerts,
-      clock,
-      compile: (text) => {
-        const compiled = queries.compile(text);
-        return compiled instanceof XqlError ? undefined : compiled;
-      },
-      warmup: options.warmup ?? DEFAULT_WARMUP,
-      cache: tier,
-      watchlists,
-      sliceMs: options.evaluationSliceMs ?? 10,
-      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
-      resolve,
-      deliveryTimeoutMs: timing.deliveryTimeoutMs,
-      pollMs: timing.pollMs,
-      settleMs: timing.settleMs,
-      leaseMs: timing.leaseMs,
-      observer: metrics?.alerts,
-      graceMs: timing.graceMs,
-      log: app.log,
-    });
-    registerAlertRoutes(app, {
-      alerts,
-      engine,
-      auth,
-      queries,
-      clock,
-      bodyLimit,
-      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
-      resolve,
-      heartbeatMs: timing.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
-      watchlists,
-    });
-    app.addHook("onReady", async () => engine.start());
-    // Open streams end before the server waits for its connections to close.
-    app.addHook("preClose", async () => engine.hub.close());
-    app.addHook("onClose", async () => engine.stop());
-  }
-
-  installErrorHandlers(app, {
-    bodyLimit,
-    beforeError: rateLimitHeaders,
-  });
-
   return app;
-}
-
-function cacheBytes(mb: number | undefined): number | undefined {
-  if (mb === undefined) return undefined;
-  if (!Number.isInteger(mb) || mb < 0) throw new TypeError("createServer: cacheMb must be a non-negative integer (MiB)");
-  return mb * 1024 * 1024;
 }
 
 function timeoutOption(value: number | undefined, fallback: number, name: string): number {

@@ -4,10 +4,13 @@
  *
  * @module xql/server
  */
-export { createServer, systemClock, DEFAULT_BODY_LIMIT } from "./app.js";
+export { createServer } from "./app.js";
+export { DEFAULT_BODY_LIMIT } from "./service.js";
+export { systemClock } from "../clock.js";
 export { DEFAULT_METRICS_HOST, MissingPromClientError, metricsAddress } from "./metrics.js";
 export type { MetricsOptions } from "./metrics.js";
-export type { Clock, ServerOptions } from "./app.js";
+export type { ServerOptions } from "./app.js";
+export type { Clock } from "../clock.js";
 export { openApiDocument } from "./openapi.js";
 export { utcDay, nextUtcMidnight } from "./quota.js";
 export { openStore } from "../store/open.js";

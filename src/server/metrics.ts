@@ -12,6 +12,7 @@ import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FastifyInstance } from "fastify";
 import type { AlertStore } from "../alerts/alerts.js";
 import type { AlertObserver } from "../alerts/observer.js";
+import type { ServicePart } from "./service.js";
 
 /** Where `/metrics` listens unless told otherwise: loopback, so only this machine's scraper reads it. */
 export const DEFAULT_METRICS_HOST = "127.0.0.1";
@@ -172,7 +173,7 @@ export function metricsAddress(app: FastifyInstance): AddressInfo | undefined {
  * closed with it. A node:http server, not a route of the app: scrapes bypass keys, quotas and
  * the app's own request metrics.
  */
-export function serveMetrics(app: FastifyInstance, metrics: ServiceMetrics, options: MetricsOptions): void {
+function serveMetrics(app: FastifyInstance, metrics: ServiceMetrics, options: MetricsOptions): void {
   let server: Server | undefined;
   app.addHook("onReady", async () => {
     const listener = createHttpServer((request, response) => {
@@ -203,3 +204,10 @@ export function serveMetrics(app: FastifyInstance, metrics: ServiceMetrics, opti
     await closing;
   });
 }
+
+/** `/metrics` on its own listener, and every answer of the app counted, when `createServer({ metrics })` asks for them. */
+export const metricsPart: ServicePart = (app, { metrics, options }) => {
+  if (!metrics || !options.metrics) return;
+  metrics.instrument(app);
+  serveMetrics(app, metrics, options.metrics);
+};

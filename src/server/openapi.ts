@@ -1,5 +1,7 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
+import type { ServicePart } from "./service.js";
+import { BARS_READ_OPENAPI_PATHS } from "./bars-read.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 import { PUSH_OPENAPI_PATHS } from "./push.js";
 import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
@@ -121,7 +123,7 @@ export function openApiDocument(): Record<string, unknown> {
         "Screens financial instruments with XQL queries. validate, explain and usage are free; run and history are metered against a daily quota per account (UTC days). Alerts watch a screen and report, as each base bar closes, which symbols started and stopped matching, by signed webhook and a stream; they are never metered.",
     },
     security: [{ bearer: [] }],
-    paths: mergePaths(PLAYGROUND_OPENAPI_PATHS, PUSH_OPENAPI_PATHS, {
+    paths: mergePaths(PLAYGROUND_OPENAPI_PATHS, BARS_READ_OPENAPI_PATHS, PUSH_OPENAPI_PATHS, {
       "/xql/validate": {
         post: {
           operationId: "validate",
@@ -494,3 +496,9 @@ export function openApiDocument(): Record<string, unknown> {
     },
   };
 }
+
+/** `GET /openapi.json` (no key): the document, written once when the server is made. */
+export const openApiPart: ServicePart = (app) => {
+  const text = JSON.stringify(openApiDocument());
+  app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(text));
+};

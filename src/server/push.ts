@@ -11,9 +11,10 @@ import type { BarStore } from "../store/store.js";
 import { SeriesLimitError } from "../store/series-owners.js";
 import type { Tier } from "../accounts/accounts.js";
 import type { Admission } from "./admission.js";
-import type { Clock } from "./app.js";
+import type { Clock } from "../clock.js";
 import type { Authenticator } from "./auth.js";
 import { BUSY_RETRY_AFTER_S, STORE_BUSY, describeError, fromStore, sendStoreFailure } from "./errors.js";
+import type { ServicePart } from "./service.js";
 
 /** 16 MiB: the largest push accepted. */
 export const PUSH_BODY_LIMIT = 16 * 1024 * 1024;
@@ -56,7 +57,7 @@ export interface PushContext {
   onWritten?: (bars: number) => void;
 }
 
-export function registerPush(app: FastifyInstance, ctx: PushContext): void {
+function registerPush(app: FastifyInstance, ctx: PushContext): void {
   const { auth } = ctx;
   // One push writes at a time in this process: writes serialize on the store's locks anyway,
   // and a burst of pushes must not take every pooled connection from the runs (PostgreSQL).
@@ -218,3 +219,8 @@ export const PUSH_OPENAPI_PATHS = {
     },
   },
 } as const;
+
+/** `POST /xql/bars`, with the service's markets, and the bars each push writes told to `/metrics`. */
+export const pushPart: ServicePart = (app, { bars, auth, clock, admission, limits, metrics }) => {
+  registerPush(app, { bars, auth, clock, admission, markets: limits.markets, ...(metrics ? { onWritten: metrics.barsWrittenBy } : {}) });
+};

@@ -8,8 +8,9 @@ import type { FastifyInstance } from "fastify";
 import { MAX_SYMBOLS, WATCHLIST_NAME } from "../ast/lower.js";
 import { MAX_WATCHLISTS, type Watchlist, type WatchlistStore } from "../accounts/watchlists.js";
 import type { Authenticator } from "./auth.js";
-import type { Clock } from "./app.js";
+import type { Clock } from "../clock.js";
 import { fromStore } from "./errors.js";
+import type { ServicePart } from "./service.js";
 
 const NOT_FOUND = { error: "Watchlist not found" } as const;
 const LIMIT = { error: `Watchlist limit reached: at most ${MAX_WATCHLISTS} lists an account` } as const;
@@ -49,7 +50,7 @@ export interface WatchlistRouteOptions {
   bodyLimit: number;
 }
 
-export function registerWatchlistRoutes(app: FastifyInstance, options: WatchlistRouteOptions): void {
+function registerWatchlistRoutes(app: FastifyInstance, options: WatchlistRouteOptions): void {
   const { watchlists, auth, clock } = options;
   void app.register(async (scope) => {
     // The list's own body: any Content-Type is read as text, and the route reads it as JSON.
@@ -87,3 +88,8 @@ export function registerWatchlistRoutes(app: FastifyInstance, options: Watchlist
     });
   });
 }
+
+/** `/xql/watchlists` (decisions §13), when the accounts keep lists. */
+export const watchlistsPart: ServicePart = (app, { watchlists, auth, clock, limits }) => {
+  if (watchlists) registerWatchlistRoutes(app, { watchlists, auth, clock, bodyLimit: limits.bodyLimit });
+};
