@@ -1,6 +1,6 @@
 /**
- * `npm run gen`: every generator of the repository in one command, so adding a built-in is one
- * module, one test and this (docs/architecture.md, "Adding a built-in"). In order:
+ * `npm run gen`: every generator of the repository in one command, the last step of adding a
+ * built-in (docs/functions.md, "Add a built-in"). In order:
  *
  * 1. the module list `src/functions/builtins/index.ts`, from the module files beside it;
  * 2. from the parser: grammar/xql.ebnf, grammar/diagrams.html, src/syntax/cst.ts, src/syntax/lookahead-paths.ts;
