@@ -5,7 +5,8 @@
  * `tsx` for ```ts, so its `import ... from "xql"` resolves the way a user's does: through
  * package.json's exports to the built package (Node's self-reference; `npm run build` first).
  * A program ends with exit 0; a server is asked what the docs say it answers, then stopped with
- * SIGTERM and ends with exit 0; a test file passes under vitest. A block that is not a program
+ * SIGTERM and ends with exit 0; a test file passes under vitest. The ```ts blocks also
+ * typecheck (strict) against the built package's declarations. A block that is not a program
  * of its own (it uses names the reader already has, or lists options at production values), or
  * that another test runs, is named in NOT_RUN_HERE with why; every other block is run.
  */
@@ -37,8 +38,11 @@ function codeBlocks(doc: string, text: string): CodeBlock[] {
   }));
 }
 
-/** Blocks not run here, by document and first line, with why. */
-const NOT_RUN_HERE: readonly { readonly doc: string; readonly starts: string; readonly why: string }[] = [
+/**
+ * Blocks not run here, by document and first line, with why. A ```ts block that is a whole
+ * program of its own is still typechecked (`typechecked`): its options must exist.
+ */
+const NOT_RUN_HERE: readonly { readonly doc: string; readonly starts: string; readonly why: string; readonly typechecked?: true }[] = [
   {
     doc: "docs/alerts.md",
     starts: 'import { createServer } from "node:http";',
@@ -58,6 +62,7 @@ const NOT_RUN_HERE: readonly { readonly doc: string; readonly starts: string; re
     doc: "docs/service.md",
     starts: 'import { createServer, openStore } from "xql/server";',
     why: "createServer's options at production values (a /var/lib path, every interface, port 8787); docs/embedding.md's example, run here, makes the same calls",
+    typechecked: true,
   },
 ];
 
@@ -199,6 +204,18 @@ describe("the docs' JavaScript and TypeScript blocks", { timeout: 180_000 }, () 
     for (const s of SPECIAL) expect(RUN.filter((b) => b.doc === s.doc && b.code.includes(s.has)), `${s.doc}: ${s.has}`).toHaveLength(1);
     // The receiver is run by its own test, over its heading's block.
     expect(readFileSync(join(ROOT, "test/alerts/docs.test.ts"), "utf8")).toContain('codeAfter("### Receiving webhooks")');
+  });
+
+  it("typechecks every ```ts program against the package's declarations, strict", async () => {
+    const programs = BLOCKS.filter((block) => block.lang === "ts" && (!notRun(block) || notRun(block)!.typechecked));
+    expect(programs.length).toBeGreaterThan(2);
+    const cwd = join(dir, "typecheck");
+    mkdirSync(cwd, { recursive: true });
+    for (const block of programs) writeFileSync(join(cwd, `${named(block).replace(/[/:.]/g, "-")}.mts`), block.code);
+    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] };
+    writeFileSync(join(cwd, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.mts"] }));
+    const { code, stdout } = await ended(spawn(join(ROOT, "node_modules/.bin/tsc"), ["-p", join(cwd, "tsconfig.json")], { cwd, stdio: ["ignore", "pipe", "pipe"] }));
+    expect(code, stdout).toBe(0);
   });
 
   it.each(RUN.map((block) => [named(block), block] as const))("%s runs as written", async (_name, block) => {
