@@ -130,6 +130,18 @@ describe("the docs' JavaScript and TypeScript blocks", { timeout: 180_000 }, () 
   /** How a block that is not a plain program is run and checked. */
   const SPECIAL: readonly { readonly doc: string; readonly has: string; readonly check: (block: CodeBlock) => Promise<void> }[] = [
     {
+      // Screens over the reader's own bars: each prints its plan and the rows it matched, as the comments show.
+      doc: "docs/embedding.md",
+      has: "function loadBars(symbol)",
+      check: async (block) => {
+        const { code, stdout, stderr } = await ended(run(block).child);
+        expect(code, stderr).toBe(0);
+        expect(stdout).toContain("strong [ { timeframe: 'h1', series: [ 'close' ], minLookback: 15 } ]");
+        // Both screens match both instruments: rows, not an empty list.
+        expect(stdout.match(/symbol: '(EURUSD|GBPUSD)'/g)).toHaveLength(4);
+      },
+    },
+    {
       // Mounting the service in one's own HTTP server: it answers under /screener as the docs' curl lines show.
       doc: "docs/embedding.md",
       has: "xql.routing(req, res)",
