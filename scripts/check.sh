@@ -28,9 +28,12 @@ npm run typecheck
 echo "== lint"
 npm run lint
 echo "== generated files: npm run gen leaves the tree as it was"
-before="$(git status --porcelain 2>/dev/null || true)"
+# The tree's state by content, untracked files included: a file already modified that gen
+# modifies further still counts.
+tree_state() { { git status --porcelain --untracked-files=all; git diff; } 2>/dev/null | cksum; }
+before="$(tree_state)"
 npm run gen
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ "$(git status --porcelain)" != "$before" ]; then
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ "$(tree_state)" != "$before" ]; then
   git status --short
   echo "npm run gen changed or added the files above: run it and commit what it writes" >&2
   exit 1
