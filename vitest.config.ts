@@ -24,6 +24,7 @@ const PROCESS_TESTS = [
   "test/lsp/neovim.test.ts",
   "test/package/version.test.ts",
   "test/scripts/recipe.test.ts",
+  "test/docs/code-blocks.test.ts",
   "test/scripts/lint.test.ts",
   "test/scale/**/*.test.ts",
   "test/alerts/restart.test.ts",

@@ -2,7 +2,8 @@
 # The project's whole check, as CI runs it (`npm run check`, called by .ci/run after `npm ci`):
 # start the PostgreSQL and Redis servers the scale-out tests use, install Chromium for the
 # browser tests when missing, typecheck (noUnusedLocals included), lint (Biome's lint rules),
-# build, run every test, then pack the package and exercise the tarball as a user would.
+# check that `npm run gen` has nothing left to write, build, run every test, then pack the
+# package and exercise the tarball as a user would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
@@ -26,6 +27,17 @@ echo "== typecheck"
 npm run typecheck
 echo "== lint"
 npm run lint
+echo "== generated files: npm run gen leaves the tree as it was"
+# The tree's state by content, untracked files included: a file already modified that gen
+# modifies further still counts.
+tree_state() { { git status --porcelain --untracked-files=all; git diff; } 2>/dev/null | cksum; }
+before="$(tree_state)"
+npm run gen
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ "$(tree_state)" != "$before" ]; then
+  git status --short
+  echo "npm run gen changed or added the files above: run it and commit what it writes" >&2
+  exit 1
+fi
 echo "== build"
 npm run build
 echo "== tests"

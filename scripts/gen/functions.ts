@@ -1,10 +1,13 @@
 /**
  * docs/functions.md, and the function list of README.md, from the function modules
  * (src/functions/builtins/, via the registry), the single source of truth for every built-in
- * (`npm run gen`).
+ * (`npm run gen`). Its last section, the recipe for a new built-in, is ./add-a-built-in.md as
+ * written, kept beside the generator so that the page a contributor reads for the functions
+ * also says how to add one.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { FUNCTIONS, SERIES, arity, type FunctionSpec, type Param } from "../../src/functions/registry.js";
 import type { Generated } from "./generated.js";
 
@@ -63,17 +66,21 @@ function functionSection(fn: FunctionSpec): string {
   return lines.join("\n");
 }
 
+/** docs/functions.md's "Add a built-in" section (ends in a newline). */
+const RECIPE = readFileSync(fileURLToPath(new URL("./add-a-built-in.md", import.meta.url)), "utf8");
+
 /** The whole of docs/functions.md. */
 export function functionsMarkdown(): string {
   const functions = [...FUNCTIONS.values()];
   return [
-    "<!-- Generated from the function modules (src/functions/builtins/) by npm run gen (scripts/gen/functions.ts): do not edit. -->",
+    "<!-- Generated from the function modules (src/functions/builtins/) by npm run gen (scripts/gen/functions.ts; the last section from scripts/gen/add-a-built-in.md): do not edit. -->",
     "# XQL functions and series",
     "",
     "Every built-in of XQL, read from the function registry, the single source of truth that",
     "name resolution, type checking, lookback planning, evaluation and these docs share.",
     "`L(x)` is the lookback of an argument: the bars it needs itself (a series needs 1).",
     "See [language.md](language.md) for how lookback adds up across offsets and timeframes.",
+    "To add one, follow [Add a built-in](#add-a-built-in), every step.",
     "",
     "## Series",
     "",
@@ -88,6 +95,7 @@ export function functionsMarkdown(): string {
     ...functions.map((fn) => `| [\`${signatureOf(fn)}\`](#${fn.name}) | \`${fn.lookbackDoc}\` | ${fn.doc} |`),
     "",
     ...functions.map(functionSection),
+    RECIPE,
   ].join("\n");
 }
 

@@ -1,6 +1,6 @@
 /**
  * The first golden snapshot of a new module (test/golden/expected/modules/<name>.json), so
- * that adding a built-in needs no separate step. It never rewrites a snapshot that exists: the
+ * that adding a built-in needs no separate step for it. It never rewrites a snapshot that exists: the
  * golden test compares against those, and only `UPDATE_GOLDEN=1` rewrites them.
  */
 import { existsSync } from "node:fs";

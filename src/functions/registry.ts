@@ -2,8 +2,8 @@
  * The function registry: the single source of truth for every built-in. Name resolution and
  * suggestions, type and arity checking, lookback planning, evaluation, `docs/functions.md`
  * and the phrase reference all read it. It is built from the modules listed in
- * `builtins/index.ts`; adding a built-in is one module file and its test (docs/architecture.md,
- * "Adding a built-in").
+ * `builtins/index.ts`; adding a built-in is a module file, its test, its conformance column and
+ * `npm run gen` (docs/functions.md, "Add a built-in", lists every step).
  */
 import type { RawSeries } from "../types.js";
 import { MODULES } from "./builtins/index.js";

@@ -281,7 +281,11 @@ function splitArgs(text: string): string[] {
 export function oracleColumn(text: string, bars: Columns): OracleColumn {
   const m = /^(\w+)(?:\((.*)\))?$/.exec(text);
   const definition = m ? DEFINITIONS[m[1]!] : undefined;
-  if (!m || !definition) throw new Error(`oracle: no definition for '${text}'`);
+  if (!m || !definition) {
+    throw new Error(
+      `oracle: no definition for '${text}': add the function's definition to DEFINITIONS in test/conformance/oracle.ts, or its TA-Lib cases to scripts/reference/generate.py (docs/functions.md, "Add a built-in", steps 4 and 5)`,
+    );
+  }
   return definition(bars, splitArgs(m[2] ?? "").map((a) => argument(bars, a)));
 }
 

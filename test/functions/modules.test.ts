@@ -156,7 +156,7 @@ describe.each(MODULES.map((m) => [m.name, m] as const))("%s", (name, m) => {
   it("has TA-Lib fixtures when its reference declares TA-Lib", () => {
     const talib = declaredTaLib(m.reference);
     if (talib === undefined) return;
-    expect(FIXTURE_FUNCTIONS.has(name), `${name} declares TA-Lib ${talib}: add its cases to scripts/reference/generate.py and run scripts/reference/build.sh`).toBe(true);
+    expect(FIXTURE_FUNCTIONS.has(name), `${name} declares TA-Lib ${talib}: add its cases to scripts/reference/generate.py and run npm run gen -- --reference (docs/functions.md, "Add a built-in", step 5)`).toBe(true);
   });
 
 });

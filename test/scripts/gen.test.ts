@@ -1,7 +1,7 @@
 /**
  * Every generated file is what `npm run gen` (scripts/gen.ts) writes now: the module list, the
- * grammar files, the TextMate grammars, docs/functions.md, docs/phrases.md and docs/errors.md's
- * catalogue. And every module has its golden snapshot (gen writes a new module's first one).
+ * grammar files, the TextMate grammars, docs/functions.md, docs/phrases.md, docs/errors.md's
+ * catalogue and the conformance bodies computed from the TA-Lib fixtures and the oracle. And every module has its golden snapshot (gen writes a new module's first one).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,6 +30,7 @@ describe("generated files are fresh (npm run gen)", () => {
         "src/functions/builtins/index.ts",
         "src/syntax/cst.ts",
         "src/syntax/lookahead-paths.ts",
+        "test/conformance/functions.json",
       ].sort(),
     );
   });
