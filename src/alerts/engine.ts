@@ -159,7 +159,9 @@ export class AlertEngine {
     let heads = await alerts.alertHeads();
     if (this.leases) {
       // Only the screens this replica holds; the others' states are read again when it takes them.
-      const held = await this.leases.hold(heads);
+      // A screen this replica cannot compile (another's markets or ceilings accepted it) is left
+      // to the replicas that can: holding its lease would keep them from evaluating it.
+      const held = await this.leases.hold(heads.filter((h) => this.compiledOf(h.query) !== undefined));
       heads = heads.filter((h) => held.has(screenKey(h)));
     } else this.options.observer?.held(new Set(heads.map(screenKey)).size);
     const live = new Set(heads.map((h) => h.id));
@@ -194,12 +196,17 @@ export class AlertEngine {
     return nextClose;
   }
 
+  /** The alert query compiled once (undefined: this service cannot compile it). */
+  private compiledOf(query: string): CompiledQuery | undefined {
+    if (!this.compiled.has(query)) this.compiled.set(query, this.options.compile(query));
+    return this.compiled.get(query);
+  }
+
   /** Evaluates one (market, timeframe) group and commits; resolves to its next close, if any. */
   private async evaluateGroup(group: readonly AlertHead[], now: number, carry: CarryStore): Promise<number | undefined> {
     const screens: Screen[] = [];
     for (const alert of group) {
-      if (!this.compiled.has(alert.query)) this.compiled.set(alert.query, this.options.compile(alert.query));
-      const compiled = this.compiled.get(alert.query);
+      const compiled = this.compiledOf(alert.query);
       if (!compiled) {
         // Another replica's configuration (markets, ceilings) accepted it; this one cannot evaluate it.
         if (!this.refused.has(alert.id)) this.options.log?.warn({ alert: alert.id }, "alerts: this service cannot compile the alert's query; skipped");

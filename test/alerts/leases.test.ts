@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { PgScreenLeases, screenKey, shareOf } from "../../src/alerts/leases.js";
+import { AlertEngine } from "../../src/alerts/engine.js";
+import { issueApiKey } from "../../src/accounts/keys.js";
+import { compile } from "../../src/api.js";
 import { PostgresStore } from "../../src/store/postgres.js";
 import { DATABASE_URL, HAVE_SERVICES, freshDatabase } from "../scale/helpers.js";
 
@@ -96,5 +99,63 @@ describe.skipIf(!HAVE_SERVICES)("screen leases on PostgreSQL", () => {
     await leases.balance("rep_b", fewer, lease);
     const rows = await client.query<{ screen: string }>("SELECT screen FROM alert_screen_leases ORDER BY screen");
     expect(rows.rows.map((r) => r.screen)).toEqual(fewer);
+  });
+
+  it("leaves a screen a replica cannot compile to the replicas that can", async () => {
+    const other = await freshDatabase(DATABASE_URL!);
+    const shared = await PostgresStore.open(other.url);
+    const queries = ['market = "CRYPTO"\ntimeframe = h1\nrsi(14) < 30', 'market = "CRYPTO"\ntimeframe = h1\nclose > ema(close, 9)'];
+    // Replica a refuses what replica b accepts (another configuration: markets, ceilings).
+    const engine = (refuses: (query: string) => boolean): AlertEngine =>
+      new AlertEngine({
+        bars: shared,
+        alerts: shared.alerts,
+        clock: { now: () => Date.now() },
+        compile: (text) => (refuses(text) ? undefined : compile(text)),
+        warmup: 300,
+        allowPrivateWebhooks: true,
+        settleMs: 3_600_000,
+      });
+    const a = engine((text) => text.includes("ema"));
+    const b = engine(() => false);
+    try {
+      const { record } = await issueApiKey(shared, { tier: "plus", now: Date.now() });
+      for (const [i, query] of queries.entries()) {
+        await shared.alerts.createAlert(
+          { id: `alrt_lease${i}`, accountId: record.accountId, name: `lease ${i}`, query, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: Date.now(), lastTime: null, matching: [] },
+          100,
+        );
+      }
+      const holders = async (): Promise<Map<string, string | null>> => {
+        const read = new pg.Client({ connectionString: other.url });
+        await read.connect();
+        try {
+          const r = await read.query<{ screen: string; holder: string | null }>("SELECT screen, holder FROM alert_screen_leases");
+          return new Map(r.rows.map((row) => [row.screen, row.holder]));
+        } finally {
+          await read.end();
+        }
+      };
+      const ema = screenKey({ market: "CRYPTO", timeframe: "h1", query: queries[1]! });
+      const rsi = screenKey({ market: "CRYPTO", timeframe: "h1", query: queries[0]! });
+      // Alone, a takes what it can evaluate and leaves the rest free.
+      a.start();
+      await a.evaluate();
+      const first = await holders();
+      expect(first.get(rsi)).toBeTruthy();
+      expect(first.get(ema) ?? null).toBeNull();
+      // b takes the screen a left.
+      b.start();
+      await b.evaluate();
+      await a.evaluate();
+      const after = await holders();
+      expect(after.get(ema)).toBeTruthy();
+      expect(after.get(ema)).not.toBe(after.get(rsi));
+    } finally {
+      await a.stop();
+      await b.stop();
+      await shared.close();
+      await other.drop();
+    }
   });
 });
