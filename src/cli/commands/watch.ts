@@ -9,7 +9,8 @@ import type { Command } from "../command.js";
 import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger, readQueryArg } from "../command.js";
 import { compileOrReport } from "../report.js";
 import { localWatchlists } from "../screen-bars.js";
-import { formatNumber } from "../table.js";
+import { formatColumnValue } from "../../precision.js";
+import type { ColumnKind } from "../../functions/module.js";
 import { DEFAULT_WARMUP } from "../../store/fetch.js";
 import type { MatchRow } from "../../alerts/alerts.js";
 import { type EvaluatedBar, baselineOf, evaluateGroup } from "../../alerts/evaluate.js";
@@ -43,8 +44,9 @@ Example:
 const when = (ms: number): string => `${new Date(ms).toISOString().replace("T", " ").slice(0, 16)} UTC`;
 
 /** One event as a line for people: time, kind, symbol, then each column's value. */
-function tableLine(time: number, event: EvaluatedBar["events"][number]): string {
-  const values = Object.entries(event.columns).map(([name, value]) => `${name}=${formatNumber(value)}`);
+/** An event as a line: each column shown by what it holds, as `xql run`'s table shows it (`formatColumnValue`). */
+function tableLine(time: number, event: EvaluatedBar["events"][number], kinds: Readonly<Record<string, ColumnKind>>): string {
+  const values = Object.entries(event.columns).map(([name, value]) => `${name}=${formatColumnValue(value, kinds[name] ?? "number")}`);
   return [when(time), event.kind.padEnd(5), event.symbol, ...values].join("  ");
 }
 
@@ -110,7 +112,7 @@ export const watchCommand: Command = {
                 io.stdout.write(
                   format === "json"
                     ? `${JSON.stringify({ time: bar.time, timeframe: base, symbol: event.symbol, kind: event.kind, columns: event.columns })}\n`
-                    : `${tableLine(bar.time, event)}\n`,
+                    : `${tableLine(bar.time, event, compiled.columnKinds)}\n`,
                 );
               }
               screen.lastTime = bar.time;
