@@ -17,6 +17,7 @@ import type { Authenticator } from "./auth.js";
 import type { QueryCache } from "./query-cache.js";
 import { fromStore } from "./errors.js";
 import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
+import type { Clock } from "../clock.js";
 
 /** The body of a refused creation beyond the tier's alerts. */
 export const ALERT_LIMIT_REACHED = { error: "Alert limit reached for this tier" } as const;
@@ -35,7 +36,7 @@ export interface AlertRouteOptions {
   engine: AlertEngine;
   auth: Authenticator;
   queries: QueryCache;
-  clock: { now(): number };
+  clock: Clock;
   bodyLimit: number;
   allowPrivateWebhooks: boolean;
   resolve: Resolver;

@@ -36,15 +36,10 @@ import { DEFAULT_HEARTBEAT_MS, registerAlertRoutes } from "./alerts.js";
 import { type MetricsOptions, ServiceMetrics, serveMetrics } from "./metrics.js";
 import { hasWatchlists } from "../accounts/watchlists.js";
 import { registerWatchlistRoutes } from "./watchlists.js";
+import { type Clock, systemClock } from "../clock.js";
 
-/** Where the server reads the time; tests move it across midnight. */
-export interface Clock {
-  /** The current time in ms since epoch: it picks the quota's UTC day and the rate-limit reset. */
-  now(): number;
-}
-
-/** The {@link Clock} of `Date.now()`, which {@link createServer} uses when no clock is given. */
-export const systemClock: Clock = { now: () => Date.now() };
+export type { Clock };
+export { systemClock };
 
 /** 64 KiB: the largest query body accepted. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;

@@ -11,7 +11,7 @@ import type { BarStore } from "../store/store.js";
 import { SeriesLimitError } from "../store/series-owners.js";
 import type { Tier } from "../accounts/accounts.js";
 import type { Admission } from "./admission.js";
-import type { Clock } from "./app.js";
+import type { Clock } from "../clock.js";
 import type { Authenticator } from "./auth.js";
 import { BUSY_RETRY_AFTER_S, STORE_BUSY, describeError, fromStore, sendStoreFailure } from "./errors.js";
 

@@ -18,7 +18,7 @@ import type { BarStore } from "../store/store.js";
 import { HealthError } from "../store/store.js";
 import type { Authenticator } from "./auth.js";
 import { bodyProblemResult, jsonFieldOf, queryBodyOf, withTransportHint } from "./body.js";
-import type { Clock } from "./app.js";
+import type { Clock } from "../clock.js";
 import { INTERNAL, RATE_LIMITED, describeError, fromStore, pathOf, sendStoreFailure } from "./errors.js";
 import type { QueryCache } from "./query-cache.js";
 import type { ResultsCache } from "./results-cache.js";

@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { MAX_SYMBOLS, WATCHLIST_NAME } from "../ast/lower.js";
 import { MAX_WATCHLISTS, type Watchlist, type WatchlistStore } from "../accounts/watchlists.js";
 import type { Authenticator } from "./auth.js";
-import type { Clock } from "./app.js";
+import type { Clock } from "../clock.js";
 import { fromStore } from "./errors.js";
 
 const NOT_FOUND = { error: "Watchlist not found" } as const;
