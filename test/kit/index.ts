@@ -2,7 +2,8 @@
  * The one test kit: bars (price walks with the shapes that break indicators, hand-made columns,
  * bars on timeframes and their aggregation), running a module as the evaluator does and the
  * contract every module keeps, indicator definitions written out plainly for expected values,
- * one `expectClose` with its tolerance in every call, seeded randomness and temporary folders.
+ * one `expectClose` with its tolerance in every call, seeded randomness, temporary folders, a
+ * clock the test moves and one way to wait (on an event or a condition, never for a time).
  * Each part lives in its own file here, by job; tests import them from this file.
  */
 export { BARS, PLAIN, arbitraryBars, columns, columnsWithNaN, flatBars, floorOf, priceWalk, randomBars, withNaN } from "./bars.js";
@@ -29,6 +30,8 @@ export {
 } from "./definitions.js";
 export { disagreements, expectClose, expectSame, firstDefined, within } from "./expect.js";
 export type { Tolerance } from "./expect.js";
+export { TestClock } from "./clock.js";
+export type { MovableClock } from "./clock.js";
 export { tempDir } from "./files.js";
 export {
   LENGTHS,
@@ -63,3 +66,5 @@ export {
   tickWalk,
 } from "./timeframes.js";
 export type { ArrayBars, TickWalkOptions } from "./timeframes.js";
+export { Signal, UNTIL_GUARD_MS, until } from "./wait.js";
+export type { UntilOptions } from "./wait.js";

@@ -19,6 +19,7 @@ import { importBars } from "../../src/ingest/importer.js";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
+import { Signal, until } from "../kit/index.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -85,15 +86,6 @@ async function read(store: Store, market: string, tf: Timeframe, symbol: string)
   const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
   const s = got.find((x) => x.symbol === symbol);
   return s ? rows(s.bars) : [];
-}
-
-/** Resolves once `check` holds, polling every 20 ms; rejects after `ms`. */
-async function eventually(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /**
@@ -339,7 +331,17 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       const store = await open();
       const other = await another(store);
       const seen: DataChange[] = [];
-      const stop = store.watch((change) => seen.push(change));
+      const told = new Signal();
+      const stop = store.watch((change) => {
+        seen.push(change);
+        told.notify();
+      });
+      // A second watcher, told of every version in the same pass as the first.
+      const witnessed: DataChange[] = [];
+      const stopWitness = store.watch((change) => {
+        witnessed.push(change);
+        told.notify();
+      });
       try {
         const h1 = forexH1(17, FROM, TO).slice(0, 20);
         const own = await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(0, 10)) }] }]);
@@ -352,17 +354,19 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
           ]),
         );
         const remote = await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(10)) }] }]);
-        await eventually(() => seen.length === 2);
+        await until(() => seen.length === 2, { signal: told });
         expect(seen[1]).toEqual({ version: remote.version, origin: "remote" });
         expect(await other.deleteBars({ symbol: "EURUSD", from: h1[15]!.time })).toBe(5);
-        await eventually(() => seen.length === 3);
+        await until(() => seen.length === 3, { signal: told });
         expect(seen[2]!.version).toBeGreaterThan(remote.version);
         stop();
-        await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(15)) }] }]);
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const last = await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(15)) }] }]);
+        // Once the witness is told of that write, a watcher still subscribed would have been told too.
+        await until(() => witnessed.some((change) => change.version >= last.version), { signal: told });
         expect(seen).toHaveLength(3);
       } finally {
         stop();
+        stopWitness();
         await other.close();
         await store.close();
       }
