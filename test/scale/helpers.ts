@@ -106,6 +106,7 @@ export async function startReplica(
   if (address === null || typeof address === "string") throw new Error("no TCP address");
   const url = `http://127.0.0.1:${address.port}`;
   const auth = (key?: string): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
+  let stopped: Promise<void> | undefined;
   return {
     url,
     app,
@@ -118,10 +119,14 @@ export async function startReplica(
     },
     post: (path, body, key) => checkedFetch(url + path, { method: "POST", body, headers: auth(key) }),
     get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
-    async stop() {
-      await app.close();
-      quota.close();
-      await store.close();
+    // Once: a test may stop a replica to settle its work, and its afterAll stops it again.
+    stop() {
+      stopped ??= (async () => {
+        await app.close();
+        quota.close();
+        await store.close();
+      })();
+      return stopped;
     },
   };
 }
@@ -134,15 +139,6 @@ export async function rateLimit(response: Response): Promise<{ limit: number; re
   };
 }
 
-/** Resolves once `check` resolves true, polling every 100 ms for up to `ms`. */
-export async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The same small universe as the SQLite server tests. */
 export { seedSmallUniverse as seedSmall } from "../server/helpers.js";

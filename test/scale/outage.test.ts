@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOW, TestClock } from "../server/helpers.js";
-import { HAVE_SERVICES, ROOT, eventually, freshPrefix, seedSmall, services, startReplica, type Replica } from "./helpers.js";
+import { until } from "../kit/index.js";
+import { HAVE_SERVICES, ROOT, freshPrefix, seedSmall, services, startReplica, type Replica } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const ENV = {
@@ -49,7 +50,7 @@ describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica
     expect((await server.get("/health")).status).toBe(503);
 
     await services(["start-redis"], ENV);
-    await eventually(async () => (await server.get("/health")).status === 200);
+    await until(async () => (await server.get("/health")).status === 200);
     // The failed run took nothing; the two before it were kept.
     expect(await used()).toBe(2);
     const admitted = await server.post("/xql/run", QUERY, key);
@@ -74,7 +75,7 @@ describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica
     expect((await server.post("/xql/validate", QUERY, `xql_${"B".repeat(32)}`)).status).toBe(500);
 
     await services(["start-postgres"], ENV);
-    await eventually(async () => (await server.get("/health")).status === 200);
+    await until(async () => (await server.get("/health")).status === 200);
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
     expect(await used()).toBe(4);
   }, 60_000);

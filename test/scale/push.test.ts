@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { DataChange } from "../../src/store/store.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, type Replica, eventually, freshDatabase, freshPrefix, startReplica } from "./helpers.js";
+import { until } from "../kit/index.js";
+import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, type Replica, freshDatabase, freshPrefix, startReplica } from "./helpers.js";
 
 const MINUTE = 60_000;
 
@@ -60,7 +61,7 @@ describe.skipIf(!HAVE_SERVICES)("POST /xql/bars on PostgreSQL", () => {
         expect(results.map((r) => r.symbol)).toEqual(symbols);
         expect(new Set(results.map((r) => r.columns.close)).size).toBe(1);
       }
-      await eventually(async () => changes.some((c) => c.origin === "remote"));
+      await until(async () => changes.some((c) => c.origin === "remote"));
     } finally {
       stop();
     }
