@@ -19,7 +19,7 @@ import { importBars } from "../../src/ingest/importer.js";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { Signal, until } from "../kit/index.js";
+import { Signal, prng, until } from "../kit/index.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -45,14 +45,7 @@ function expectedAggregate(fine: Row[], tf: Timeframe, market = "FOREX"): Row[] 
 
 /** Seeded random h1 bars over [from, to) skipping FOREX weekends (Fri 22:00 to Sun 22:00 UTC) and random gaps. */
 function forexH1(seed: number, from: number, to: number): Row[] {
-  let x = seed >>> 0;
-  const rand = (): number => {
-    x = (x + 0x6d2b79f5) >>> 0;
-    let t = x;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = prng(seed);
   const out: Row[] = [];
   let price = 1 + rand();
   for (let t = from; t < to; t += H) {
