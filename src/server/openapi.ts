@@ -1,5 +1,6 @@
 /** The OpenAPI 3.1 description served at `/openapi.json`. */
 import { VERSION } from "../version.js";
+import { RAW_SERIES, TIMEFRAMES } from "../types.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 import { PUSH_OPENAPI_PATHS } from "./push.js";
 import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
@@ -319,8 +320,8 @@ export function openApiDocument(): Record<string, unknown> {
                 type: "object",
                 required: ["timeframe", "series", "minLookback"],
                 properties: {
-                  timeframe: { enum: ["m1", "m5", "m15", "m30", "h1", "h4", "d", "w"] },
-                  series: { type: "array", items: { enum: ["open", "high", "low", "close", "volume"] } },
+                  timeframe: { enum: [...TIMEFRAMES] },
+                  series: { type: "array", items: { enum: [...RAW_SERIES] } },
                   minLookback: { type: "integer", minimum: 1 },
                 },
                 additionalProperties: false,
