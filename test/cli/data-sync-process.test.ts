@@ -17,7 +17,7 @@ import type { ExchangeStandIn, StandInPair } from "../ingest/exchange-stand-in.j
 import { finalBar } from "../ingest/exchange-stand-in.js";
 import { MINUTE, servedBars, standIn, storedBars } from "../ingest/sync-helpers.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir, until } from "../kit/index.js";
+import { tempDir, until, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
 import { spawnXql } from "./run-cli.js";
 
 /** The guard of a wait on another process (it starts Node, then syncs): generous under load. */
@@ -171,7 +171,7 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
 
   for (const backend of ["SQLite", "PostgreSQL"] as const) {
     const url = process.env.XQL_TEST_DATABASE_URL;
-    it.skipIf(backend === "PostgreSQL" && !url)(`a server on ${backend} sees the bars a sync in another process wrote, on its next run`, async () => {
+    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `a server on ${backend} sees the bars a sync in another process wrote, on its next run`, async () => {
       exchange = await standIn(PAIRS.slice(0, 2));
       let database: string;
       let drop: (() => Promise<void>) | undefined;

@@ -3,7 +3,8 @@
  * bars on timeframes and their aggregation), running a module as the evaluator does and the
  * contract every module keeps, indicator definitions written out plainly for expected values,
  * one `expectClose` with its tolerance in every call, seeded randomness, temporary folders, a
- * clock the test moves and one way to wait (on an event or a condition, never for a time).
+ * clock the test moves, one way to wait (on an event or a condition, never for a time) and
+ * tests that need PostgreSQL and Redis (skipped with the reason in their titles where absent).
  * Each part lives in its own file here, by job; tests import them from this file.
  */
 export { BARS, PLAIN, arbitraryBars, columns, columnsWithNaN, flatBars, floorOf, priceWalk, randomBars, withNaN } from "./bars.js";
@@ -33,6 +34,7 @@ export type { Tolerance } from "./expect.js";
 export { TestClock } from "./clock.js";
 export type { MovableClock } from "./clock.js";
 export { tempDir } from "./files.js";
+export { DATABASE_URL, REDIS_URL, WITHOUT_POSTGRES, WITHOUT_SERVICES, describeUnless, itUnless, needsPostgres, needsServices, skippedTitle } from "./needs.js";
 export {
   LENGTHS,
   MODULE,

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../../src/functions/registry.js";
+import { itUnless } from "../kit/index.js";
 
 const doc = readFileSync(new URL("../../docs/editors.md", import.meta.url), "utf8");
 const TSX = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));
@@ -126,8 +127,9 @@ describe("docs/editors.md's Neovim setups", () => {
 
   for (const setup of SETUPS) {
     const reason = skipReason(setup);
-    it.skipIf(reason !== undefined)(
-      `${setup.heading}: diagnostics, hover and formatting in a real Neovim${reason ? ` (skipped: ${reason})` : ""}`,
+    itUnless(
+      reason,
+      `${setup.heading}: diagnostics, hover and formatting in a real Neovim`,
       async () => {
         const dir = mkdtempSync(join(work, "setup-"));
         const { code, stderr } = await runNeovim(setup, dir);

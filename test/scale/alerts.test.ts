@@ -4,10 +4,10 @@
  * bars are written through both at once, and each (alert, bar) is committed once, under one
  * delivery id, POSTed once and streamed once, whichever replica a stream is open on.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TestClock, until } from "../kit/index.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { TestClock, until, needsServices } from "../kit/index.js";
 import { type DeliveryBody, Receiver, openStream } from "../alerts/helpers.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, startReplica, type Replica } from "./helpers.js";
+import { DATABASE_URL, REDIS_URL, freshDatabase, freshPrefix, startReplica, type Replica } from "./helpers.js";
 
 const HOUR = 3_600_000;
 /** Forty hours back from the last whole hour: every bar written has closed. */
@@ -24,7 +24,7 @@ function closeOf(symbol: number, k: number): number {
   return 60 + ((k * (symbol + 3) * 37) % 97);
 }
 
-describe.skipIf(!HAVE_SERVICES)("alerts on two replicas sharing PostgreSQL and Redis", () => {
+needsServices("alerts on two replicas sharing PostgreSQL and Redis", () => {
   let db: { url: string; drop: () => Promise<void> };
   let a: Replica;
   let b: Replica;

@@ -18,16 +18,7 @@ import type { Tier } from "../../src/accounts/accounts.js";
 import { TestClock } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
 
-export const DATABASE_URL = process.env.XQL_TEST_DATABASE_URL || undefined;
-export const REDIS_URL = process.env.XQL_TEST_REDIS_URL || undefined;
-export const HAVE_SERVICES = DATABASE_URL !== undefined && REDIS_URL !== undefined;
-
-if (!HAVE_SERVICES) {
-  console.warn(
-    "test/scale: skipped — XQL_TEST_DATABASE_URL and XQL_TEST_REDIS_URL are not set. " +
-      'Run `eval "$(scripts/services.sh start | grep ^export)"` to start PostgreSQL and Redis and set them.',
-  );
-}
+export { DATABASE_URL, REDIS_URL } from "../kit/index.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);

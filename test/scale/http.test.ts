@@ -1,7 +1,8 @@
 /** The HTTP behaviour of test/server/http.test.ts, held against PostgreSQL and Redis. */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { NOW, TestClock } from "../server/helpers.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, rateLimit, seedSmall, startReplica, type Replica } from "./helpers.js";
+import { DATABASE_URL, REDIS_URL, freshDatabase, freshPrefix, rateLimit, seedSmall, startReplica, type Replica } from "./helpers.js";
+import { needsServices } from "../kit/index.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const EXPECTED_RESULTS = [{ symbol: "EURUSD", columns: { close: 499 } }, { symbol: "USDJPY", columns: { close: 449 } }];
@@ -18,7 +19,7 @@ const SYNTAX_ERROR = 'market = "FOREX"\ntimeframe = h1\nrsi(14 < 30';
 const PLAN_ERROR = 'market = "FOREX"\ntimeframe = h1\nsma(400) > 0';
 const NEXT_MIDNIGHT = Date.UTC(2026, 10, 21);
 
-describe.skipIf(!HAVE_SERVICES)("HTTP on PostgreSQL + Redis", () => {
+needsServices("HTTP on PostgreSQL + Redis", () => {
   let db: { url: string; drop: () => Promise<void> };
   let server: Replica | undefined;
 

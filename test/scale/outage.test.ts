@@ -4,10 +4,10 @@
  * persisting its counters as production should, so stopping them disturbs no other suite.
  */
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { NOW, TestClock } from "../server/helpers.js";
-import { until } from "../kit/index.js";
-import { HAVE_SERVICES, ROOT, freshPrefix, seedSmall, services, startReplica, type Replica } from "./helpers.js";
+import { until, needsServices } from "../kit/index.js";
+import { ROOT, freshPrefix, seedSmall, services, startReplica, type Replica } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const ENV = {
@@ -19,7 +19,7 @@ const ENV = {
 const DATABASE_URL = "postgres://xql@127.0.0.1:54339/xql";
 const REDIS_URL = "redis://127.0.0.1:63809";
 
-describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica", () => {
+needsServices("outages of Redis and PostgreSQL under a replica", () => {
   let server: Replica;
   let key: string;
 

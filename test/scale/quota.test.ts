@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { PostgresStore } from "../../src/store/postgres.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
@@ -14,10 +14,10 @@ import { issueApiKey } from "../../src/accounts/keys.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
 import type { QuotaUsage } from "../../src/accounts/accounts.js";
 import { createServer } from "../../src/server/index.js";
-import { rampBars, tempDir, until } from "../kit/index.js";
+import { rampBars, tempDir, until, needsServices } from "../kit/index.js";
 import { NOW, TestClock, atMost } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, seedSmall } from "./helpers.js";
+import { DATABASE_URL, REDIS_URL, freshDatabase, freshPrefix, seedSmall } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const INVALID = (i: number): string => `market = "FOREX"\ntimeframe = h1\nrsi(14) < ${i} and`;
@@ -50,7 +50,7 @@ async function burst(url: string, key: string): Promise<void> {
   expect(await used(url, key)).toBe(30);
 }
 
-describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid ones", () => {
+needsServices("quota exactness with invalid runs beside valid ones", () => {
   let db: { url: string; drop: () => Promise<void> };
   let store: PostgresStore;
 
@@ -107,7 +107,7 @@ describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid 
   }, 60_000);
 });
 
-describe.skipIf(!HAVE_SERVICES)("Redis reservations by id", () => {
+needsServices("Redis reservations by id", () => {
   it("count a reservation once, give it back once, and make a reservation that arrives after its release count nothing", async () => {
     const quota = await RedisQuotaStore.open(REDIS_URL!, { prefix: freshPrefix() });
     try {
@@ -147,7 +147,7 @@ class PausingQuota extends RedisQuotaStore {
   }
 }
 
-describe.skipIf(!HAVE_SERVICES)("a Redis paused mid-run", () => {
+needsServices("a Redis paused mid-run", () => {
   let redis: ChildProcess;
   let temp: { dir: string; cleanup: () => void };
   let db: { url: string; drop: () => Promise<void> };

@@ -16,7 +16,7 @@ import { MIGRATIONS } from "../../src/store/sqlite.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, needsPostgres } from "../kit/index.js";
 
 const H = TIMEFRAME_MS.h1;
 const START = Date.UTC(2025, 9, 27); // a Monday, across the US autumn change (November 2)
@@ -136,7 +136,7 @@ describe("migration 4 on SQLite", () => {
 });
 
 const url = process.env.XQL_TEST_DATABASE_URL;
-describe.skipIf(!url)("migration 4 on PostgreSQL", () => {
+needsPostgres("migration 4 on PostgreSQL", () => {
   it("moves a version-3 database to blocks and tails", async () => {
     const fresh = await freshDatabase(url!);
     const client = new pg.Client({ connectionString: fresh.url });
