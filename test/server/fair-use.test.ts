@@ -12,7 +12,7 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import type { LatestBarsRequest } from "../../src/store/store.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
 import { corruptBars, startServer, writeCryptoMarket, type Running } from "./helpers.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, until } from "../kit/index.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
 const SYMBOLS = 120;
@@ -188,10 +188,7 @@ async function holdSlot(url: string, key: string): Promise<() => Promise<string>
   await new Promise((resolve) => setTimeout(resolve, 150));
   return async () => {
     socket.write(body.slice(10));
-    await new Promise<void>((resolve) => {
-      const check = (): void => (answer.includes("\r\n\r\n") && answer.includes("valid") ? resolve() : void setTimeout(check, 10));
-      check();
-    });
+    await until(() => answer.includes("\r\n\r\n") && answer.includes("valid"), { what: "the held request's answer" });
     socket.destroy();
     return answer;
   };
@@ -224,7 +221,8 @@ describe("one admission for every authenticated route", () => {
     // Run and history answers carry the rate-limit headers, the admission's 429 too.
     expect((await server.post("/xql/run", `${HEAD}close > 0`, sameAccount)).headers.get("x-ratelimit-remaining")).toBe("30");
     expect(await finish()).toMatch(/^HTTP\/1\.1 200/);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The slot is given back once the held answer has been sent, which the client may see first.
+    await until(async () => (await server!.get("/usage", sameAccount)).status === 200, { what: "the slot given back" });
     for (const [name, send] of requests) expect((await send(sameAccount)).status, name).toBe(200);
   });
 });
