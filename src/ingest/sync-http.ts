@@ -16,7 +16,7 @@
  * - Requests of one source start at most `perSecond` a second (OANDA: 120 per address).
  */
 import { redactUrl } from "../redact.js";
-import type { Clock } from "../clock.js";
+import { type Clock, systemClock } from "../clock.js";
 
 /** The largest reply a sync reads: beyond it the reply is cut off and the request has failed. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -34,7 +34,7 @@ export interface SyncClock extends Clock {
 }
 
 export const systemSyncClock: SyncClock = {
-  now: () => Date.now(),
+  now: systemClock.now,
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal.aborted) return resolve();
