@@ -13,6 +13,7 @@ import type { LatestBarsRequest } from "../../src/store/store.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
 import { corruptBars, startServer, writeCryptoMarket, type Running } from "./helpers.js";
 import { tempDir, until } from "../kit/index.js";
+import { RAW_SERIES } from "../../src/types.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
 const SYMBOLS = 120;
@@ -246,7 +247,7 @@ describe("GET /xql/bars", () => {
     const response = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=1000`, key);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { bars: { time: number[] } }).bars.time).toHaveLength(1000);
-    expect(reads).toEqual([{ market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: ["open", "high", "low", "close", "volume"], count: 1000, symbols: [symbol] }]);
+    expect(reads).toEqual([{ market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: RAW_SERIES, count: 1000, symbols: [symbol] }]);
     // Beyond what a run may read for a source (its anchors' reach over the warm-up ceiling of
     // 1,000: 2.5 × 1,000 + 3, decisions §9): refused.
     const over = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=2504`, key);

@@ -10,7 +10,7 @@ import { expect, it } from "vitest";
 import { aggregateBars } from "../../src/sessions/aggregate.js";
 import type { Store } from "../../src/store/open.js";
 import type { Bars, Timeframe } from "../../src/types.js";
-import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { prng } from "../kit/index.js";
 
 interface Bar { open: number; high: number; low: number; close: number; volume: number }
@@ -59,7 +59,7 @@ async function compare(store: Store, model: Model, step: string): Promise<void> 
     const [market, symbol] = key.split("\u0000") as [string, string];
     for (const [tf, { bars, derived }] of expected(market, held)) {
       seen.add(`${market}/${tf}/${symbol}`);
-      const read = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 1_000_000 });
+      const read = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 1_000_000 });
       const got = read.find((r) => r.symbol === symbol);
       expect(got ? plain(got.bars) : undefined, `${step}: ${market} ${tf} ${symbol}`).toEqual(plain(bars));
       const info = status.find((s) => s.market === market && s.timeframe === tf && s.symbol === symbol);
@@ -199,7 +199,7 @@ export function engineModel(open: () => Promise<Store>): void {
         expect(result).toMatchObject({ written: n, replaced: 0, symbols: n });
       }
       for (const tf of ["h1", "h4", "d", "w"] as const) {
-        const read = await store.latestBars({ market: "CRYPTO", timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 10_000 });
+        const read = await store.latestBars({ market: "CRYPTO", timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 10_000 });
         expect(read).toHaveLength(n);
         for (const i of [0, 137, n - 1]) {
           const whole = history(i, 290, start);

@@ -11,7 +11,7 @@ import type { DataChange } from "../../src/store/store.js";
 import { fetchUniverse } from "../../src/store/fetch.js";
 import { compile, deriveTimeframes } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
-import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
 import { engineModel } from "./engine-model.js";
 import { hotTierContract } from "./hot-tier.js";
@@ -76,7 +76,7 @@ function toBars(r: Row[]): Bars {
 }
 
 async function read(store: Store, market: string, tf: Timeframe, symbol: string): Promise<Row[]> {
-  const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+  const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 100_000 });
   const s = got.find((x) => x.symbol === symbol);
   return s ? rows(s.bars) : [];
 }
@@ -286,7 +286,7 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
           const all = Object.fromEntries(
             await Promise.all(
               q.plan.sources.map(async ({ timeframe }) => {
-                const [bars] = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+                const [bars] = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count: 100_000 });
                 return [timeframe, bars!.bars] as const;
               }),
             ),
