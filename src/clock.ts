@@ -1,14 +1,13 @@
 /**
- * Where time is read. The service, the alert rounds and their deliveries take a {@link Clock}
- * so that tests move time (across a quota's UTC midnight, past a bar's close) instead of
+ * Where the library, the service and its workers read the time. One interface, injected
+ * everywhere a decision depends on the time (the quota's UTC day, which bars have closed, when
+ * a delivery is due, how far back a stream resumes), so tests move time on by hand instead of
  * waiting for it.
  */
-
-/** Where the time is read; tests move it across midnight. */
 export interface Clock {
-  /** The current time in ms since epoch: it picks the quota's UTC day and the rate-limit reset. */
+  /** The current time in ms since epoch. */
   now(): number;
 }
 
-/** The {@link Clock} of `Date.now()`, the one used when no clock is given. */
+/** The {@link Clock} of `Date.now()`: what runs when no clock is given. */
 export const systemClock: Clock = { now: () => Date.now() };

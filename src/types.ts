@@ -32,6 +32,10 @@ export function isTimeframe(name: string): name is Timeframe {
 export const RAW_SERIES = ["open", "high", "low", "close", "volume"] as const;
 /** The name of a raw series a bar carries: `open`, `high`, `low`, `close` or `volume`. */
 export type RawSeries = (typeof RAW_SERIES)[number];
+/** The six columns of a bar, its open time then its raw series: the order of blocks, tails, packed bars, files and bodies. */
+export const BAR_COLUMNS = ["time", ...RAW_SERIES] as const;
+/** One of {@link BAR_COLUMNS}. */
+export type BarColumn = (typeof BAR_COLUMNS)[number];
 
 /** Where an error is: 1-based line and column, 0-based UTF-16 offset into the query. */
 export interface Position {

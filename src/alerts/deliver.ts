@@ -20,6 +20,7 @@ import type { AlertStore, DeliveryOutcome, DeliveryShares, DueDelivery } from ".
 import { signedHeaders } from "./sign.js";
 import { type ResolvedAddress, type Resolver, checkedAddresses, hostOf, parseWebhookUrl } from "./webhook-url.js";
 import type { AlertObserver } from "./observer.js";
+import type { Clock } from "../clock.js";
 
 /** 10 s: a webhook that has not answered by then is tried again. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -47,7 +48,7 @@ export interface WorkerLog {
 
 export interface DeliveryWorkerOptions {
   store: AlertStore;
-  clock: { now(): number };
+  clock: Clock;
   /** Let `http://` and private, loopback and link-local addresses through (local setups). */
   allowPrivate: boolean;
   resolve: Resolver;

@@ -22,6 +22,7 @@ import { type AlertObserver, observeCommit } from "./observer.js";
 import { RoundScheduler } from "./schedule.js";
 import { StreamHub } from "./stream.js";
 import { type Resolver, systemResolver } from "./webhook-url.js";
+import type { Clock } from "../clock.js";
 
 /** Claims and settled deliveries are kept a week (the stream resumes within 24 h). */
 const KEEP_MS = 7 * 24 * 3_600_000;
@@ -29,7 +30,7 @@ const KEEP_MS = 7 * 24 * 3_600_000;
 export interface AlertEngineOptions {
   bars: BarStore;
   alerts: AlertStore;
-  clock: { now(): number };
+  clock: Clock;
   /** The service's compilation (its markets, ceilings and cost guard); undefined for a query it refuses. */
   compile(query: string): CompiledQuery | undefined;
   /** Bars per source beyond the plan's need, as a run fetches. */

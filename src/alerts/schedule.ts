@@ -17,6 +17,7 @@ import type { BarStore } from "../store/store.js";
 import type { Instrument, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
 import { countBelow } from "../eval/truncate.js";
+import type { Clock } from "../clock.js";
 
 /** 5 s: how long after a bar's close a round waits for the symbols that have not written it yet. */
 export const DEFAULT_ALERT_GRACE_MS = 5_000;
@@ -77,7 +78,7 @@ const MAX_SETTLE_MS = 1_000;
 
 export interface RoundSchedulerOptions {
   bars: BarStore;
-  clock: { now(): number };
+  clock: Clock;
   /** One round; resolves to the close (ms) of the next stored bar still in progress, if any. */
   round(): Promise<number | undefined>;
   /** How long after a write a round starts, ms. Default 100. */

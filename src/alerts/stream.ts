@@ -19,6 +19,7 @@
 import { Buffer } from "node:buffer";
 import type { Tier } from "../accounts/accounts.js";
 import type { AlertStore, StreamItem } from "./alerts.js";
+import type { Clock } from "../clock.js";
 
 /** 24 h: how far back `Last-Event-ID` resumes. */
 export const RESUME_WINDOW_MS = 24 * 3_600_000;
@@ -46,7 +47,7 @@ export function sseEvent(item: Pick<StreamItem, "id" | "body">): string {
 
 export interface StreamHubOptions {
   store: AlertStore;
-  clock: { now(): number };
+  clock: Clock;
   /** How often to look for deliveries committed elsewhere, ms. Default 1,000. */
   pollMs?: number;
 }

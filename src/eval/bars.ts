@@ -8,7 +8,7 @@
  * read back ordered by time, so they carry a mark ({@link trustBars}) and skip that pass: over
  * 10,000 instruments it is a read of every time of every bar, about as long as the screen.
  */
-import { TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
+import { RAW_SERIES, TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
 
 /**
@@ -104,7 +104,6 @@ function gridOf(market: string, timeframe: Timeframe): Grid | undefined {
 
 const EMPTY = new Float64Array(0);
 const NO_BARS: Bars = { time: EMPTY, open: EMPTY, high: EMPTY, low: EMPTY, close: EMPTY, volume: EMPTY };
-const RAW_FIELDS: readonly RawSeries[] = ["open", "high", "low", "close", "volume"];
 
 /** A bar column a slot reads: the raw series and the open time. */
 export type Column = RawSeries | "time";
@@ -150,7 +149,7 @@ export class Frame {
     market: string,
   ) {
     this.duration = TIMEFRAME_MS[timeframe];
-    this.columns = RAW_FIELDS.filter((name) => series.includes(name));
+    this.columns = RAW_SERIES.filter((name) => series.includes(name));
     this.grid = gridOf(market, timeframe);
     this.readIndices = [COLUMN_INDEX.time, ...this.columns.map((name) => COLUMN_INDEX[name])];
   }

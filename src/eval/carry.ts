@@ -18,8 +18,26 @@
  * change records: `CarryStore.invalidate`), or a bar shifting its index (checked: the time of
  * every frame's last bar read is kept and compared).
  */
-import type { BarStore, TouchedSeries } from "../store/store.js";
 import type { Timeframe } from "../types.js";
+
+/** A series a write changed (the store's `TouchedSeries`): its bars opening at or after `from` may differ. */
+export interface TouchedSeries {
+  readonly market: string;
+  readonly timeframe: Timeframe;
+  readonly symbol: string;
+  /** −Infinity: any bar, or the series is gone. */
+  readonly from: number;
+}
+
+/**
+ * What carried passes read of a bar store: its data version and the series changed since one
+ * (the store's change records; `BarStore` has both). Written here, not imported, so the
+ * evaluator (which the browser's playground bundles) does not reach the store's modules.
+ */
+export interface ChangeLog {
+  dataVersion(): Promise<number>;
+  changesSince?(version: number): Promise<{ readonly touched: readonly TouchedSeries[] | null }>;
+}
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
 /** Where and what a program carries: decided once per program. */
@@ -224,7 +242,7 @@ export class CarryStore {
    * Before a round reads its bars: drops the passes the writes since the last round changed.
    * A store that cannot tell what changed drops them all.
    */
-  async invalidate(store: BarStore): Promise<void> {
+  async invalidate(store: ChangeLog): Promise<void> {
     const version = await store.dataVersion();
     const since = this.version;
     this.version = version;

@@ -24,6 +24,7 @@
  */
 import { basename } from "node:path";
 import type { Timeframe } from "../types.js";
+import { BAR_COLUMNS } from "../types.js";
 import { CsvImportError } from "./errors.js";
 import { decimalIn, digitsIn, parseTime, zoneConverter } from "./fields.js";
 
@@ -33,7 +34,7 @@ export const IMPORT_FORMATS = ["xql", "binance", "metatrader", "histdata", "gene
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** The columns of our own CSV, in order. */
-export const CSV_COLUMNS = ["symbol", "time", "open", "high", "low", "close", "volume"] as const;
+export const CSV_COLUMNS = ["symbol", ...BAR_COLUMNS] as const;
 
 /**
  * One decoded line, filled in place by a decoder: the symbol (when the format carries one),
@@ -104,7 +105,7 @@ export interface DetectedFormat {
 
 export { zoneConverter };
 
-const GENERIC_NAMES = ["symbol", "time", "open", "high", "low", "close", "volume", "-"] as const;
+const GENERIC_NAMES = [...CSV_COLUMNS, "-"] as const;
 
 /** Where the fields of a line are: start and end of field i at 2i and 2i + 1, trimmed. */
 type Bounds = Int32Array;

@@ -11,13 +11,13 @@ import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "./formats.js
 import { BarRowBatch, type BarRow, type ClosedBars, closedBarsOnly } from "./rows.js";
 import type { BarBatch } from "../store/store.js";
 import { unknownTimeframeMessage } from "../suggest.js";
-import { TIMEFRAMES, type Timeframe, isTimeframe } from "../types.js";
+import { BAR_COLUMNS, TIMEFRAMES, type Timeframe, isTimeframe } from "../types.js";
 
 /** The body kinds a push may have. */
 export type PushFormat = "csv" | "ndjson";
 
 /** The fields of one NDJSON line, in the order the messages list them. */
-export const NDJSON_FIELDS = ["market", "timeframe", "symbol", "time", "open", "high", "low", "close", "volume"] as const;
+export const NDJSON_FIELDS = ["market", "timeframe", "symbol", ...BAR_COLUMNS] as const;
 
 const FIELD_SET: ReadonlySet<string> = new Set(NDJSON_FIELDS);
 
@@ -296,7 +296,7 @@ function ndjsonRow(raw: string, line: number): BarRow & { market: string; timefr
   for (const field of ["market", "timeframe", "symbol"] as const) {
     if (typeof object[field] !== "string") throw new PushError(line, `${field} must be a string, found ${JSON.stringify(object[field])}`);
   }
-  for (const field of ["time", "open", "high", "low", "close", "volume"] as const) {
+  for (const field of BAR_COLUMNS) {
     const v = object[field];
     if (typeof v !== "number" && typeof v !== "string") {
       throw new PushError(line, `${field} must be a number${field === "time" ? " (ms since the epoch) or ISO 8601 text" : " (or decimal text)"}, found ${JSON.stringify(v)}`);

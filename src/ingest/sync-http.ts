@@ -16,6 +16,7 @@
  * - Requests of one source start at most `perSecond` a second (OANDA: 120 per address).
  */
 import { redactUrl } from "../redact.js";
+import { type Clock, systemClock } from "../clock.js";
 
 /** The largest reply a sync reads: beyond it the reply is cut off and the request has failed. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -27,14 +28,13 @@ export const MAX_RETRY_AFTER_MS = 5 * 60_000;
 export const DEFAULT_STOP_GRACE_MS = 1000;
 
 /** Where a sync reads the time and waits; the tests' clock runs faster than the wall's. */
-export interface SyncClock {
-  now(): number;
+export interface SyncClock extends Clock {
   /** Resolves after `ms`, or at once when `signal` is aborted. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 export const systemSyncClock: SyncClock = {
-  now: () => Date.now(),
+  now: systemClock.now,
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal.aborted) return resolve();

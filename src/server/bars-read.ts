@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { BarStore } from "../store/store.js";
-import { DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
+import { BAR_COLUMNS, DEFAULT_WARMUP_CEILING, RAW_SERIES, TIMEFRAMES, isTimeframe } from "../types.js";
 import { anchorReach } from "../eval/anchor.js";
 import { fromStore } from "./errors.js";
 import type { ServicePart } from "./service.js";
@@ -106,8 +106,8 @@ const barsSchema = {
     bars: {
       type: "object",
       description: "Columns, oldest bar first; time is the bar's UTC open time in ms",
-      required: ["time", "open", "high", "low", "close", "volume"],
-      properties: Object.fromEntries(["time", ...RAW_SERIES].map((k) => [k, { type: "array", items: { type: ["number", "null"] } }])),
+      required: [...BAR_COLUMNS],
+      properties: Object.fromEntries(BAR_COLUMNS.map((k) => [k, { type: "array", items: { type: ["number", "null"] } }])),
     },
     feed: {
       type: "object",

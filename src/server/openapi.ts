@@ -2,6 +2,7 @@
 import { VERSION } from "../version.js";
 import type { ServicePart } from "./service.js";
 import { BARS_READ_OPENAPI_PATHS } from "./bars-read.js";
+import { RAW_SERIES, TIMEFRAMES } from "../types.js";
 import { PLAYGROUND_OPENAPI_PATHS } from "./playground.js";
 import { PUSH_OPENAPI_PATHS } from "./push.js";
 import { ALERTS_OPENAPI_SCHEMAS, alertsOpenApiPaths } from "./alerts-openapi.js";
@@ -321,8 +322,8 @@ export function openApiDocument(): Record<string, unknown> {
                 type: "object",
                 required: ["timeframe", "series", "minLookback"],
                 properties: {
-                  timeframe: { enum: ["m1", "m5", "m15", "m30", "h1", "h4", "d", "w"] },
-                  series: { type: "array", items: { enum: ["open", "high", "low", "close", "volume"] } },
+                  timeframe: { enum: [...TIMEFRAMES] },
+                  series: { type: "array", items: { enum: [...RAW_SERIES] } },
                   minLookback: { type: "integer", minimum: 1 },
                 },
                 additionalProperties: false,

@@ -6,6 +6,7 @@
  * bar is bit-identical whoever builds it.
  */
 import type { Bars, Timeframe } from "../types.js";
+import { BAR_COLUMNS } from "../types.js";
 import { type PeriodRange, type Session, periodRange, sessionOf } from "./periods.js";
 
 /** One coarse bar as it is built. */
@@ -92,7 +93,7 @@ export interface PackedColumns {
 }
 
 /** The columns in the order {@link packedColumns} lays them out (the store's blocks pack them so too). */
-const PACKED_ORDER = ["time", "open", "high", "low", "close", "volume"] as const;
+const PACKED_ORDER = BAR_COLUMNS;
 
 /** Columns for `n` bars in one new array, one column after another in {@link PACKED_ORDER}. */
 export function packedColumns(n: number): PackedColumns {

@@ -22,7 +22,7 @@
  */
 import { packedColumns } from "../sessions/aggregate.js";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { RAW_SERIES, TIMEFRAME_MS } from "../types.js";
+import { BAR_COLUMNS, RAW_SERIES, TIMEFRAME_MS } from "../types.js";
 
 /** Bars per block at most (fewer where the market has gaps: weekends, holidays). */
 export const BLOCK_BARS = 256;
@@ -38,7 +38,7 @@ export function blockStart(b: number, tf: Timeframe): number {
 }
 
 /** The six columns of a bar, in the order blocks and tails store them. */
-export const COLUMNS = ["time", ...RAW_SERIES] as const;
+export const COLUMNS = BAR_COLUMNS;
 export type Column = (typeof COLUMNS)[number];
 
 /** The place of each raw series in packed bars (time is 0). */

@@ -19,13 +19,13 @@
  *   move a bar a view covers.
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
-import { TIMEFRAME_MS } from "../types.js";
+import { BAR_COLUMNS, TIMEFRAME_MS } from "../types.js";
 import { trustBars, trustRead } from "../eval/bars.js";
 import { orderedSeries } from "./blocks.js";
 import { nanColumn } from "./engine/reader.js";
 import type { BarStore, DataChange, LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
 
-const COLUMNS = ["time", "open", "high", "low", "close", "volume"] as const;
+const COLUMNS = BAR_COLUMNS;
 /** The columns held of a series: its times, and the raw series its group holds ({@link Group.held}). */
 type HeldColumns = { time: Float64Array } & Partial<Record<RawSeries, Float64Array>>;
 /** Bars loaded beyond the deepest request, for the cut of a finer source and for appends. */

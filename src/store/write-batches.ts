@@ -4,6 +4,7 @@
  * written as if one after another: of bars sharing a time, the last given wins.
  */
 import type { Bars, Timeframe } from "../types.js";
+import { BAR_COLUMNS } from "../types.js";
 import { type Columns, uniqueBars } from "./blocks.js";
 import type { BarBatch, Incoming, SymbolWrite } from "./store.js";
 
@@ -36,7 +37,7 @@ function incomingOf(timeframe: Timeframe, parts: readonly Bars[], replace: boole
 /** Sorted, unique bars as one incoming series. */
 export function incomingColumns(timeframe: Timeframe, bars: Columns, replace: boolean): Incoming {
   const n = bars.time.length;
-  for (const name of ["time", "open", "high", "low", "close", "volume"] as const) {
+  for (const name of BAR_COLUMNS) {
     const c = bars[name];
     if (c.length !== n) throw new Error(`Bars of one series must have as many ${name} values as times`);
     for (let i = 0; i < n; i++) {
@@ -51,7 +52,7 @@ function concat(parts: readonly Bars[]): Bars {
   const out = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
   let at = 0;
   for (const p of parts) {
-    for (const name of ["time", "open", "high", "low", "close", "volume"] as const) {
+    for (const name of BAR_COLUMNS) {
       const c = p[name];
       for (let i = 0; i < c.length; i++) out[name][at + i] = c[i]!;
     }

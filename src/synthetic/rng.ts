@@ -84,3 +84,13 @@ export class Rng {
     return u * f;
   }
 }
+
+/**
+ * One seeded stream of uniforms in [0, 1) (the {@link Rng} above, seeded once): for tests and
+ * benches that need the same numbers on every run and machine.
+ */
+export function seededUniform(seed: number): () => number {
+  const rng = new Rng();
+  rng.reseed(seed);
+  return () => rng.next();
+}

@@ -3,19 +3,22 @@
  * real receiver that fails, resets connections, never answers, redirects and answers slowly:
  * at least once, the same delivery id and body on every retry, bar order per alert, valid
  * signatures, backoff 1 s doubling, failed after 24 h, nothing posted when nothing changed.
- * The server's clock runs in real time and the tests move it on to make retries due.
+ * The server's clock runs in real time and the tests move it on to make retries due; where a
+ * test must know that nothing more is sent, its clock moves only when the test moves it.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { backoffAfter } from "../../src/alerts/deliver.js";
 import type { Running } from "../server/helpers.js";
-import { type Answer, type DeliveryBody, FEED_START, type FeedServer, HOUR, Receiver, type RunningClock, signedBy, startFeedServer, until } from "./helpers.js";
+import { type MovableClock, TestClock } from "../kit/index.js";
+import { type Answer, type DeliveryBody, FEED_START, type FeedServer, HOUR, Receiver, signedBy, startFeedServer, until } from "./helpers.js";
 
 const START = FEED_START;
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
 
 interface Setup {
+  feed: FeedServer;
   server: Running;
-  clock: RunningClock;
+  clock: MovableClock;
   key: string;
   receiver: Receiver;
   alert: { id: string; secret: string };
@@ -30,8 +33,8 @@ afterEach(async () => {
 });
 
 /** The feed server with one alert on `close > 100` posting to a receiver that answers as told. */
-async function setup(answer: (n: number, delivery: string) => Answer): Promise<Setup> {
-  const feed = await startFeedServer();
+async function setup(answer: (n: number, delivery: string) => Answer, movedByHand?: MovableClock): Promise<Setup> {
+  const feed = await startFeedServer({ clock: movedByHand });
   const { server, clock } = feed;
   running.push(server);
   const receiver = await new Receiver(answer, clock).start();
@@ -43,6 +46,7 @@ async function setup(answer: (n: number, delivery: string) => Answer): Promise<S
   expect(alert.matching).toEqual([]);
   const detail = async () => (await (await server.get(`/xql/alerts/${alert.id}`, key)).json()) as Awaited<ReturnType<Setup["detail"]>>;
   return {
+    feed,
     server,
     clock,
     key,
@@ -57,20 +61,20 @@ async function setup(answer: (n: number, delivery: string) => Answer): Promise<S
 }
 
 /**
- * Moves the clock on by `step` after each request the receiver gets (so the retry becomes due at
- * once), or after `idleMs` without one (an attempt that timed out was scheduled from a clock
- * that had already moved), until `test` holds.
+ * Moves the clock on by `step` after each attempt the receiver gets, once the server has
+ * recorded it (so the retry becomes due at once), or after `idleMs` without one (an attempt
+ * that timed out was scheduled from a clock that had already moved), until `test` holds.
  */
-async function driveClock(clock: RunningClock, receiver: Receiver, step: number, test: () => Promise<boolean> | boolean, idleMs = 60_000, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  let seen = receiver.received.length;
+async function driveClock(s: Setup, step: number, test: () => Promise<boolean> | boolean, idleMs = 60_000): Promise<void> {
+  let seen = s.receiver.received.length;
+  const attemptsRecorded = async (): Promise<number> => (await s.detail()).deliveries.reduce((sum, d) => sum + d.attempts, 0);
   while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await receiver.until(() => receiver.received.length > seen, idleMs).catch(() => undefined);
-    seen = receiver.received.length;
-    // The attempt just received settles before the clock moves.
-    await new Promise((r) => setTimeout(r, 30));
-    clock.advance(step);
+    await s.receiver.until(() => s.receiver.received.length > seen, idleMs).catch(() => undefined);
+    seen = s.receiver.received.length;
+    // The attempt just received is settled before the clock moves, so its backoff counts from the old time.
+    const received = seen;
+    await until(async () => (await attemptsRecorded()) >= received, { what: "the attempts received being recorded" });
+    s.clock.advance(step);
   }
 }
 
@@ -88,7 +92,7 @@ describe("webhook deliveries", () => {
     await s.push(1, { AAA: 150 });
     await s.push(2, { BBB: 150 });
     await s.push(3, { AAA: 40, BBB: 160 });
-    await driveClock(s.clock, s.receiver, HOUR, () => s.receiver.delivered.length === 3, 600);
+    await driveClock(s, HOUR, () => s.receiver.delivered.length === 3, 600);
 
     const ids = [...new Set(s.receiver.received.map((r) => r.delivery))];
     expect(ids).toHaveLength(3);
@@ -165,7 +169,7 @@ describe("webhook deliveries", () => {
     });
     await s.push(1, { AAA: 150 });
     await s.push(2, { AAA: 50 });
-    await driveClock(s.clock, s.receiver, HOUR, () => s.receiver.delivered.length === 1);
+    await driveClock(s, HOUR, () => s.receiver.delivered.length === 1);
     const detail = await s.detail();
     expect(detail.deliveries.map((d) => d.status)).toEqual(["delivered", "failed"]);
     const failed = detail.deliveries[1]!;
@@ -179,18 +183,29 @@ describe("webhook deliveries", () => {
   }, 90_000);
 
   it("posts nothing for a bar that changed nothing, and nothing more once the alert is deleted", async () => {
-    const s = await setup(() => "fail");
+    // A clock that moves only when the test moves it: the failed attempt's retry is not due until then.
+    const s = await setup(() => "fail", new TestClock(START + 1000 * HOUR));
     await s.push(1, { AAA: 60, BBB: 70 });
     expect((await s.detail()).deliveries).toEqual([]);
     await s.push(2, { AAA: 150 });
-    await s.receiver.until(() => s.receiver.received.length >= 1);
+    await until(async () => (await s.detail()).deliveries[0]?.attempts === 1, { what: "the first attempt recorded" });
     const gone = await fetch(`${s.server.url}/xql/alerts/${s.alert.id}`, { method: "DELETE", headers: { authorization: `Bearer ${s.key}` } });
     expect(gone.status).toBe(204);
-    await new Promise((r) => setTimeout(r, 500));
-    const seen = s.receiver.received.length;
+    expect(s.receiver.received).toHaveLength(1);
+    // Past every retry the deleted alert's delivery had; then a witness alert's delivery goes out.
     s.clock.advance(2 * HOUR);
-    await new Promise((r) => setTimeout(r, 600));
-    expect(s.receiver.received.length).toBe(seen);
+    const witness = await new Receiver().start();
+    running.push(witness);
+    const created = await s.server.post("/xql/alerts", JSON.stringify({ query: QUERY, webhook: witness.url }), s.key, { "content-type": "application/json" });
+    expect(created.status).toBe(201);
+    // The deleted alert has no detail to wait on: the witness's delivery is what is awaited.
+    await s.feed.push(3, { BBB: 150 });
+    await witness.until(() => witness.received.length === 1);
+    // The worker claims due deliveries oldest first, and its stop waits for every attempt it began:
+    // a retry of the deleted alert's delivery, due before the witness's, would have reached the receiver.
+    running.splice(running.indexOf(s.server), 1);
+    await s.server.stop();
+    expect(s.receiver.received).toHaveLength(1);
   });
 
   it("counts a 200 that comes after the timeout as a failure, and backs off before the next attempt", async () => {

@@ -8,12 +8,15 @@ import type { AddressInfo, Socket } from "node:net";
 import { compile, historyAnchoredAsync } from "../../src/api.js";
 import type { AlertEvent, AlertStore, MatchRow } from "../../src/alerts/alerts.js";
 import { signatureOf } from "../../src/alerts/sign.js";
+import { systemClock } from "../../src/clock.js";
 import type { Instrument, XqlOptions } from "../../src/types.js";
 import type { ServerOptions } from "../../src/server/app.js";
 import { startServer, type Running } from "../server/helpers.js";
+import { type MovableClock, Signal, until } from "../kit/index.js";
+import type { Clock } from "../../src/clock.js";
 
 /** A clock that runs in real time from `start`, and can be moved on. */
-export class RunningClock {
+export class RunningClock implements MovableClock {
   private readonly origin = Date.now();
   private offset = 0;
   constructor(private readonly start: number) {}
@@ -51,11 +54,12 @@ export class Receiver {
   port = 0;
   private readonly sockets = new Set<Socket>();
   private readonly server = createServer((request, response) => this.handle(request, response));
-  private waiters: (() => void)[] = [];
+  /** Fires after each request is recorded. */
+  readonly arrived = new Signal();
 
   constructor(
     public answer: (n: number, delivery: string) => Answer = () => "ok",
-    private readonly clock: { now(): number } = { now: () => Date.now() },
+    private readonly clock: Clock = systemClock,
   ) {
     this.server.on("connection", (socket) => {
       this.connections++;
@@ -81,19 +85,9 @@ export class Receiver {
     return this.received.filter((r) => r.answer === "ok" || r.answer === "slow");
   }
 
-  /** Resolves once `test` holds (checked after every request), or rejects after `ms`. */
-  async until(test: () => boolean, ms = 20_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!test()) {
-      if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${ms} ms (${this.received.length} requests)`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 100);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+  /** Resolves once `test` holds, checked after every request; `timeoutMs` only guards a test that would hang. */
+  until(test: () => boolean, timeoutMs?: number): Promise<void> {
+    return until(test, { signal: this.arrived, timeoutMs, what: "the receiver's condition" });
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
@@ -111,9 +105,7 @@ export class Receiver {
         answer,
         at: this.clock.now(),
       });
-      const wake = this.waiters;
-      this.waiters = [];
-      for (const w of wake) w();
+      this.arrived.notify();
       if (answer === "ok") response.end("ok");
       else if (answer === "fail") response.writeHead(500).end("no");
       else if (answer === "reset") request.socket.destroy();
@@ -200,18 +192,11 @@ export const HOUR = 3_600_000;
 export const FEED_START = Date.UTC(2026, 10, 2);
 export const FEED_SYMBOLS = ["AAA", "BBB", "CCC"];
 
-/** Resolves once `test` holds, polling; rejects after `ms`. */
-export async function until(test: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until };
 
 export interface FeedServer {
   server: Running;
-  clock: RunningClock;
+  clock: MovableClock;
   /**
    * Writes the h1 bar of hour 9 + `step` of every symbol, at the closes given or its last close
    * (a symbol without a bar at t does not match at t); resolves to the bar's open time.
@@ -224,7 +209,7 @@ export interface FeedServer {
  * (CRYPTO) closing at 50, with a clock running from 1,000 hours later (or the one given, which
  * must be past the bars): every bar written is closed when written.
  */
-export async function startFeedServer(options: Partial<ServerOptions> & { clock?: RunningClock } = {}): Promise<FeedServer> {
+export async function startFeedServer(options: Partial<ServerOptions> & { clock?: MovableClock } = {}): Promise<FeedServer> {
   const clock = options.clock ?? new RunningClock(FEED_START + 1000 * HOUR);
   const server = await startServer({ seed: false, allowPrivateWebhooks: true, alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 400 }, ...options, clock });
   const column = (value: number) => new Array<number>(10).fill(value);

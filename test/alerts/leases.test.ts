@@ -11,7 +11,8 @@ import { AlertEngine } from "../../src/alerts/engine.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { compile } from "../../src/api.js";
 import { PostgresStore } from "../../src/store/postgres.js";
-import { DATABASE_URL, HAVE_SERVICES, freshDatabase } from "../scale/helpers.js";
+import { DATABASE_URL, freshDatabase } from "../scale/helpers.js";
+import { needsServices } from "../kit/index.js";
 
 describe("shareOf", () => {
   it("splits S screens among N replicas by id: ⌊S/N⌋ each, one more for the first S mod N", () => {
@@ -35,7 +36,7 @@ describe("shareOf", () => {
   });
 });
 
-describe.skipIf(!HAVE_SERVICES)("screen leases on PostgreSQL", () => {
+needsServices("screen leases on PostgreSQL", () => {
   let db: { url: string; drop: () => Promise<void> };
   let store: PostgresStore;
   let leases: PgScreenLeases;

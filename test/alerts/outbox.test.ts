@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AlertStore, DeliveryShares } from "../../src/alerts/alerts.js";
 import { openStore, type Store } from "../../src/store/open.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, needsPostgres } from "../kit/index.js";
 import { freshDatabase } from "../scale/helpers.js";
 
 const SHARES: DeliveryShares = { perAccount: 4, alone: 12 };
@@ -96,7 +96,7 @@ const drops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const drop of drops) await drop();
 });
-describe.skipIf(!url)("the outbox on PostgreSQL (skipped without XQL_TEST_DATABASE_URL)", () => {
+needsPostgres("the outbox on PostgreSQL", () => {
   claims("a fresh database", async () => {
     const fresh = await freshDatabase(url!);
     drops.push(fresh.drop);

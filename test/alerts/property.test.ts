@@ -18,6 +18,7 @@ import { arbitraryExpression } from "../../src/testing/index.js";
 import type { Bars } from "../../src/types.js";
 import { HOUR, MONDAY, prng, symbolName, tickWalk, type ArrayBars } from "../kit/index.js";
 import { expectedAlert, outbox } from "./helpers.js";
+import { systemClock } from "../../src/clock.js";
 
 const HEADER = 'market = "CRYPTO"\ntimeframe = h1\n';
 /** A warm-up of 20 bars: anchors move every 20 bars of the 90-bar feed, between and inside batches. */
@@ -70,7 +71,7 @@ async function replay(queries: string[], seed: number, created: number, chunks: 
   const engine = new AlertEngine({
     bars: store,
     alerts: store.alerts,
-    clock: { now: () => Date.now() },
+    clock: systemClock,
     compile: (text) => compile(text, OPTIONS),
     warmup: 300,
     allowPrivateWebhooks: true,

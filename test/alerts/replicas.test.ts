@@ -10,12 +10,12 @@
  */
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { PostgresStore } from "../../src/store/postgres.js";
-import { prng } from "../kit/index.js";
+import { prng, needsServices } from "../kit/index.js";
 import { spawnXql } from "../cli/run-cli.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase } from "../scale/helpers.js";
+import { DATABASE_URL, REDIS_URL, freshDatabase } from "../scale/helpers.js";
 import { HOUR, Receiver, until } from "./helpers.js";
 
 const SYMBOLS = ["AAA", "BBB", "CCC", "DDD", "EEE", "FFF"];
@@ -48,7 +48,7 @@ function sample(text: string, series: string): number {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
-describe.skipIf(!HAVE_SERVICES)("alert rounds shared by three xql serve replicas", () => {
+needsServices("alert rounds shared by three xql serve replicas", () => {
   let db: { url: string; drop: () => Promise<void> };
   let client: pg.Client;
   const receiver = new Receiver();

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkedAddresses, isPublicAddress, parseWebhookUrl, systemResolver, type Resolver } from "../../src/alerts/webhook-url.js";
 import { NOW, startServer, type Running } from "../server/helpers.js";
 import { Receiver, RunningClock } from "./helpers.js";
+import { until } from "../kit/index.js";
 
 const Q = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nclose > 440';
 const REFUSED = { error: "Webhook URL must be https:// to a public address" };
@@ -155,11 +156,7 @@ describe("before each delivery", () => {
     const h1 = NOW - 25 * 60_000;
     await server.store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "GBPUSD", bars: { time: [h1], open: [450], high: [450], low: [450], close: [450], volume: [1] } }] }]);
     const detail = async () => (await (await server.get(`/xql/alerts/${id}`, key)).json()) as { deliveries: { attempts: number; status: string; lastError: string | null }[] };
-    const deadline = Date.now() + 20_000;
-    while ((await detail()).deliveries[0]?.attempts !== 1) {
-      if (Date.now() > deadline) throw new Error("no attempt");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => (await detail()).deliveries[0]?.attempts === 1, { what: "an attempt" });
     expect((await detail()).deliveries[0]).toMatchObject({ status: "pending", lastError: "refused: rebind.example resolves to an address that is not public" });
     expect(receiver.connections).toBe(0);
   });
@@ -173,12 +170,10 @@ describe("before each delivery", () => {
     clock.advance(3_600_000);
     const h1 = NOW - 25 * 60_000;
     await server.store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "GBPUSD", bars: { time: [h1], open: [450], high: [450], low: [450], close: [450], volume: [1] } }] }]);
-    const deadline = Date.now() + 20_000;
     let last: { status: string; lastError: string | null } | undefined;
-    while (!(last = ((await (await server.get(`/xql/alerts/${id}`, key)).json()) as { deliveries: { status: string; lastError: string | null }[] }).deliveries[0])?.lastError) {
-      if (Date.now() > deadline) throw new Error("no attempt");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => Boolean((last = ((await (await server.get(`/xql/alerts/${id}`, key)).json()) as { deliveries: { status: string; lastError: string | null }[] }).deliveries[0])?.lastError), {
+      what: "an attempt",
+    });
     expect(last).toMatchObject({ status: "pending", lastError: "DNS: ENOTFOUND" });
   });
 });

@@ -13,6 +13,7 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import type { Bars } from "../../src/types.js";
 import { MONDAY, symbolName, tickWalk } from "../kit/index.js";
 import { expectedAlert, outbox } from "./helpers.js";
+import { systemClock } from "../../src/clock.js";
 
 const HEADER = 'market = "CRYPTO"\ntimeframe = h1\n';
 const BODY = "columns = [close, rsi(close, 5)]\nrsi(close, 5) > 52";
@@ -40,7 +41,7 @@ async function withEngine(work: (r: Replay) => Promise<void>): Promise<void> {
     bars: store,
     alerts: store.alerts,
     watchlists: store,
-    clock: { now: () => Date.now() },
+    clock: systemClock,
     compile: (text) => compile(text),
     warmup: 300,
     allowPrivateWebhooks: true,

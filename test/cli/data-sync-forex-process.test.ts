@@ -9,10 +9,13 @@ import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, until } from "../kit/index.js";
 import { OandaStandIn, servedPrices } from "../ingest/oanda-stand-in.js";
 import { storedBars } from "../ingest/sync-helpers.js";
 import { spawnXql } from "./run-cli.js";
+
+/** The guard of a wait on another process (it starts Node, then syncs): generous under load. */
+const PROCESS_GUARD_MS = 60_000;
 
 const TOKEN = "process-test-token";
 const MINUTE = 60_000;
@@ -50,14 +53,6 @@ function start(args: readonly string[], nodeArgs?: readonly string[]): { child: 
   return { child, exited, stderr: () => stderr, stdout: () => stdout };
 }
 
-async function eventually(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 async function barCount(file: string): Promise<number> {
   let store: SqliteStore | undefined;
   try {
@@ -93,8 +88,8 @@ describe("xql data sync oanda in a process of its own", { timeout: 180_000 }, ()
       if (++requests === 2) oanda!.failNext({ kind: "hang" });
     };
     const first = start(args);
-    await eventually(() => requests >= 2);
-    await eventually(async () => (await barCount(db)) > 0);
+    await until(() => requests >= 2, PROCESS_GUARD_MS);
+    await until(async () => (await barCount(db)) > 0, PROCESS_GUARD_MS);
     first.child.kill("SIGKILL");
     expect((await first.exited).signal).toBe("SIGKILL");
     expect(oanda.served).toHaveLength(1);
@@ -135,7 +130,7 @@ describe("xql data sync oanda in a process of its own", { timeout: 180_000 }, ()
     oanda.onRequest = () => void received++;
     oanda.failNext({ kind: "hang" });
     const hung = start([...base, "--since", "1d", "--db", join(dir, "hung.db")]);
-    await eventually(() => received >= 1);
+    await until(() => received >= 1, PROCESS_GUARD_MS);
     const stopHung = await interrupt(hung);
     expect(stopHung.exited.code, stopHung.exited.stderr).toBe(0);
     expect(stopHung.ms).toBeLessThan(2000);
@@ -143,14 +138,14 @@ describe("xql data sync oanda in a process of its own", { timeout: 180_000 }, ()
 
     oanda.failNext({ kind: "status", status: 429, retryAfter: "100000" });
     const limited = start([...base, "--since", "1d", "--db", join(dir, "limited.db")]);
-    await eventually(() => limited.stderr().includes("waiting 5 min"));
+    await until(() => limited.stderr().includes("waiting 5 min"), PROCESS_GUARD_MS);
     expect(limited.stderr()).toContain("xql data sync: oanda is limiting requests (HTTP 429); its Retry-After asks for 100000 s, more than a sync waits: waiting 5 min, then retrying EUR_USD m1 candles");
     const stopLimited = await interrupt(limited);
     expect(stopLimited.exited.code, stopLimited.exited.stderr).toBe(0);
     expect(stopLimited.ms).toBeLessThan(2000);
 
     const following = start([...base, "--since", "30m", "--follow", "--db", join(dir, "follow.db")]);
-    await eventually(async () => (await barCount(join(dir, "follow.db"))) > 0);
+    await until(async () => (await barCount(join(dir, "follow.db"))) > 0, PROCESS_GUARD_MS);
     const stopFollowing = await interrupt(following);
     expect(stopFollowing.exited.code, stopFollowing.exited.stderr).toBe(0);
     expect(stopFollowing.ms).toBeLessThan(2000);

@@ -17,8 +17,11 @@ import type { ExchangeStandIn, StandInPair } from "../ingest/exchange-stand-in.j
 import { finalBar } from "../ingest/exchange-stand-in.js";
 import { MINUTE, servedBars, standIn, storedBars } from "../ingest/sync-helpers.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, until, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
 import { spawnXql } from "./run-cli.js";
+
+/** The guard of a wait on another process (it starts Node, then syncs): generous under load. */
+const PROCESS_GUARD_MS = 60_000;
 
 let dir: string;
 let cleanup: () => void;
@@ -55,14 +58,6 @@ function start(args: readonly string[], nodeArgs?: readonly string[]): { child: 
   return { child, exited, stderr: () => stderr };
 }
 
-async function eventually(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** Bars committed in `file` so far (0 before the sync has made it). */
 async function barCount(file: string): Promise<number> {
   let store: SqliteStore | undefined;
@@ -86,8 +81,8 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
     const args = ["data", "sync", "binance", "--quote", "USDT", "--timeframe", "m1", "--since", new Date(since).toISOString(), "--api-url", exchange.url, "--db", db];
     const first = start(args);
     // Killed once the first batch (the newest page of each pair) is committed and the second is being answered.
-    await eventually(() => exchange!.klines.length >= PAIRS.length + 1);
-    await eventually(async () => (await barCount(db)) >= PAIRS.length * 1000);
+    await until(() => exchange!.klines.length >= PAIRS.length + 1, PROCESS_GUARD_MS);
+    await until(async () => (await barCount(db)) >= PAIRS.length * 1000, PROCESS_GUARD_MS);
     first.child.kill("SIGKILL");
     const killed = await first.exited;
     expect(killed.signal).toBe("SIGKILL");
@@ -137,7 +132,7 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
     const since = openMinute() - 4000 * MINUTE;
     const args = ["data", "sync", "binance", "--quote", "USDT", "--timeframe", "m1", "--since", new Date(since).toISOString(), "--follow", "--api-url", exchange.url, "--db", db];
     const busy = start(args);
-    await eventually(() => exchange!.klines.length >= 1);
+    await until(() => exchange!.klines.length >= 1, PROCESS_GUARD_MS);
     busy.child.kill("SIGINT");
     const stopped = await busy.exited;
     expect(stopped.code, stopped.stderr).toBe(0);
@@ -155,7 +150,7 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
     // Caught up (a few minutes to fetch), then waiting for the next close.
     exchange.klinesDelayMs = 0;
     const idle = start(["data", "sync", "binance", "--symbols", "BTC/USDT", "--timeframe", "m1", "--since", "5m", "--follow", "--api-url", exchange.url, "--db", join(dir, "idle.db")]);
-    await eventually(async () => (await barCount(join(dir, "idle.db"))) >= 5);
+    await until(async () => (await barCount(join(dir, "idle.db"))) >= 5, PROCESS_GUARD_MS);
     idle.child.kill("SIGINT");
     const idleExit = await idle.exited;
     expect(idleExit.code, idleExit.stderr).toBe(0);
@@ -176,7 +171,7 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
 
   for (const backend of ["SQLite", "PostgreSQL"] as const) {
     const url = process.env.XQL_TEST_DATABASE_URL;
-    it.skipIf(backend === "PostgreSQL" && !url)(`a server on ${backend} sees the bars a sync in another process wrote, on its next run`, async () => {
+    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `a server on ${backend} sees the bars a sync in another process wrote, on its next run`, async () => {
       exchange = await standIn(PAIRS.slice(0, 2));
       let database: string;
       let drop: (() => Promise<void>) | undefined;
@@ -213,7 +208,7 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
           expect(result.columns.close).toBe(Number(finalBar(result.symbol, last).close));
         }
         // And the store told its watchers (the alerts, the caches) of the other process's writes.
-        await eventually(() => changes.some((c) => c.origin === "remote"), 10_000);
+        await until(() => changes.some((c) => c.origin === "remote"), 10_000);
       } finally {
         stopWatching();
         await app.close();

@@ -19,6 +19,8 @@ export interface InProcessOptions {
   stop?: AbortSignal;
   /** Called with each chunk of standard error as it is written (to wait for "listening"). */
   onStderr?: (text: string) => void;
+  /** Called with all of standard output so far each time it is written (to wait for a line). */
+  onStdout?: (text: string) => void;
 }
 
 /** `xql ...args` in-process. `env` replaces the environment (nothing leaks in from the test runner's). */
@@ -26,7 +28,13 @@ export async function xqlIn(args: readonly string[], options: InProcessOptions =
   let stdout = "";
   let stderr = "";
   const io: CliIo = {
-    stdout: { write: (text: string) => (stdout += text), isTTY: false },
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+        options.onStdout?.(stdout);
+      },
+      isTTY: false,
+    },
     stderr: {
       write: (text: string) => {
         stderr += text;

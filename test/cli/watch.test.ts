@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../kit/index.js";
+import { Signal, tempDir, until } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";
 
 const HOUR = 3_600_000;
@@ -17,14 +17,6 @@ const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100
 
 function bar(hour: number, close: number) {
   return { time: [START + hour * HOUR], open: [close], high: [close], low: [close], close: [close], volume: [1] };
-}
-
-async function until(test: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe("xql watch", () => {
@@ -39,18 +31,31 @@ describe("xql watch", () => {
     await writer.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "AAA", bars: bar(0, 150) }, { symbol: "BBB", bars: bar(0, 50) }] }]);
     const stop = new AbortController();
     let stderr = "";
-    const watching = xqlIn(["watch", file, "--db", db, "--format", format], { stop: stop.signal, onStderr: (text) => (stderr = text) });
+    let printed = "";
+    const written = new Signal();
+    const watching = xqlIn(["watch", file, "--db", db, "--format", format], {
+      stop: stop.signal,
+      onStderr: (text) => {
+        stderr = text;
+        written.notify();
+      },
+      onStdout: (text) => {
+        printed = text;
+        written.notify();
+      },
+    });
     let stdout = "";
     try {
-      await until(() => stderr.includes("waiting for bars to close"));
+      await until(() => stderr.includes("waiting for bars to close"), { signal: written });
       expect(stderr).toContain(`CRYPTO h1, 1 matching at ${new Date(START).toISOString().replace("T", " ").slice(0, 16)} UTC (AAA)`);
       await writer.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "AAA", bars: bar(1, 150) }, { symbol: "BBB", bars: bar(1, 120) }] }]);
       // Two bars at once: each is evaluated, in order.
       await writer.upsertBars([
         { market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "AAA", bars: { time: [START + 2 * HOUR, START + 3 * HOUR], open: [90, 90], high: [90, 90], low: [90, 90], close: [90, 95], volume: [1, 1] } }, { symbol: "BBB", bars: { time: [START + 2 * HOUR, START + 3 * HOUR], open: [130, 10], high: [130, 10], low: [130, 10], close: [130, 10], volume: [1, 1] } }] },
       ]);
+      // The three events of bars 1 to 3 (checked below), printed as each bar closes.
+      await until(() => printed.split("\n").length > 3, { signal: written, what: "three lines of events" });
     } finally {
-      await new Promise((r) => setTimeout(r, 1_500));
       stop.abort("SIGINT");
       const result = await watching;
       expect(result.code).toBe(0);

@@ -252,8 +252,9 @@ describe("XqlClient without a usable service", () => {
     it("stops when the caller aborts", async () => {
       const client = new XqlClient({ baseUrl, apiKey });
       const controller = new AbortController();
+      // Aborted once the request has reached the service: mid-flight, not before it left.
+      blackHole.once("connection", () => controller.abort());
       const pending = client.explain("x", { signal: controller.signal });
-      setTimeout(() => controller.abort(), 50);
       const error = await expectClientError(pending);
       expect(error.kind).toBe("aborted");
     });

@@ -4,16 +4,16 @@
  * when XQL_TEST_DATABASE_URL is set.
  */
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, } from "vitest";
 import { openStore } from "../../src/store/open.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
 import { freshDatabase } from "../scale/helpers.js";
 
 const url = process.env.XQL_TEST_DATABASE_URL;
 
 describe("series feeds (migration 8)", () => {
   for (const backend of ["SQLite", "PostgreSQL"] as const) {
-    it.skipIf(backend === "PostgreSQL" && !url)(`records, replaces and lists each series' feed on ${backend}`, async () => {
+    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `records, replaces and lists each series' feed on ${backend}`, async () => {
       const { dir, cleanup } = tempDir();
       let database = join(dir, "feeds.db");
       let drop: (() => Promise<void>) | undefined;

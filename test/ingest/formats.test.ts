@@ -12,6 +12,7 @@ import { importBars } from "../../src/ingest/importer.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { zoneConverter } from "../../src/ingest/formats.js";
 import { tempDir } from "../kit/index.js";
+import { RAW_SERIES } from "../../src/types.js";
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 0, 2, 0, 0); // a Friday
@@ -30,7 +31,7 @@ describe("importBars formats", () => {
   });
 
   const h1 = async (market: string, symbol: string) =>
-    (await store.latestBars({ market, timeframe: "h1", baseTimeframe: "h1", series: ["open", "high", "low", "close", "volume"], count: 1000 })).find(
+    (await store.latestBars({ market, timeframe: "h1", baseTimeframe: "h1", series: RAW_SERIES, count: 1000 })).find(
       (s) => s.symbol === symbol,
     )!.bars;
 

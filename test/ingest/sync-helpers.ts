@@ -2,6 +2,7 @@
 import type { SyncClock } from "../../src/ingest/sync.js";
 import type { BarStore } from "../../src/store/store.js";
 import { ExchangeStandIn, finalBar, type StandInPair } from "./exchange-stand-in.js";
+import { RAW_SERIES } from "../../src/types.js";
 
 export const MINUTE = 60_000;
 
@@ -58,7 +59,7 @@ export interface StoredBar {
 
 /** Every bar the store holds of `symbol` at `timeframe` (CRYPTO unless `market` says), oldest first. */
 export async function storedBars(store: BarStore, symbol: string, timeframe: "m1" | "m5" | "m15" | "h1" | "h4" | "d" = "m1", market = "CRYPTO"): Promise<StoredBar[]> {
-  const got = await store.latestBars({ market, timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 1_000_000 });
+  const got = await store.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count: 1_000_000 });
   const bars = got.find((s) => s.symbol === symbol)?.bars;
   if (!bars) return [];
   return Array.from(bars.time, (time, i) => ({ time, open: bars.open[i]!, high: bars.high[i]!, low: bars.low[i]!, close: bars.close[i]!, volume: bars.volume[i]! }));

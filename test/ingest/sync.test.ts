@@ -11,7 +11,7 @@ import { openExchange, retryAfterMs } from "../../src/ingest/sync-exchange.js";
 import { choosePairs, isLeveragedToken } from "../../src/ingest/sync-symbols.js";
 import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, until } from "../kit/index.js";
 import type { ExchangeStandIn, StandInPair } from "./exchange-stand-in.js";
 import { FastClock, MINUTE, ManualClock, servedBars, servedTimes, standIn, storedBars } from "./sync-helpers.js";
 
@@ -380,10 +380,7 @@ describe("data sync bounds (issue 33): what a hostile or broken --api-url can do
     exchange.onKlines = undefined;
     clock.t += 5 * MINUTE;
     const pending = syncBars({ source: waiting.binance, store, pairs: waiting.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: hung.signal });
-    await new Promise<void>((resolve) => {
-      const poll = (): void => (exchange!.requests.some((r) => r.includes("/klines") && r.includes("limit=5")) ? resolve() : void setImmediate(poll));
-      poll();
-    });
+    await until(() => exchange!.requests.some((r) => r.includes("/klines") && r.includes("limit=5")), { what: "the hanging request" });
     hung.abort();
     const stopped = await pending;
     expect(stopped).toMatchObject({ stopped: true, failed: [] });
@@ -396,10 +393,7 @@ describe("data sync bounds (issue 33): what a hostile or broken --api-url can do
     clock.t += 5 * MINUTE;
     const lines: string[] = [];
     const pendingLimited = syncBars({ source: real.binance, store, pairs: real.pairs, timeframe: "m1", since: OPEN - 10 * MINUTE, clock, signal: limited.signal, onNotice: (l) => lines.push(l) });
-    await new Promise<void>((resolve) => {
-      const poll = (): void => (said.some((line) => line.includes("waiting 5 min")) ? resolve() : void setTimeout(poll, 5));
-      poll();
-    });
+    await until(() => said.some((line) => line.includes("waiting 5 min")), { what: "the wait announced" });
     const stoppedAt = performance.now();
     limited.abort();
     expect(await pendingLimited).toMatchObject({ stopped: true, failed: [] });

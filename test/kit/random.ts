@@ -1,16 +1,8 @@
 /** Seeded randomness for test data: every run sees the same bars. */
+import { seededUniform } from "../../src/synthetic/rng.js";
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 seeded once: the library's one seeded generator (src/synthetic/rng.ts). */
+export const prng: (seed: number) => () => number = seededUniform;
 
 /** A standard normal draw (Box–Muller). */
 export function gaussian(rand: () => number): number {

@@ -7,6 +7,7 @@
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
 import { prng } from "./random.js";
 import { MONDAY } from "./time.js";
+import { BAR_COLUMNS } from "../../src/types.js";
 
 /** Floors `ms` to the open time of its bar at `timeframe` (days at 00:00 UTC, weeks on Monday 00:00 UTC). */
 export function barOpen(timeframe: Timeframe, ms: number): number {
@@ -48,7 +49,7 @@ export interface ArrayBars {
   volume: Float64Array;
 }
 
-export const FIELDS = ["time", "open", "high", "low", "close", "volume"] as const;
+export const FIELDS = BAR_COLUMNS;
 
 export interface TickWalkOptions {
   seed: number;

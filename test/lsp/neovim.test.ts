@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../../src/functions/registry.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { seedSmallUniverse } from "../server/helpers.js";
+import { itUnless } from "../kit/index.js";
 
 const doc = readFileSync(new URL("../../docs/editors.md", import.meta.url), "utf8");
 const TSX = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));
@@ -147,8 +148,9 @@ describe("docs/editors.md's Neovim setups", () => {
 
   for (const setup of SETUPS) {
     const reason = skipReason(setup);
-    it.skipIf(reason !== undefined)(
-      `${setup.heading}: diagnostics, hover, formatting and the store's symbols in a real Neovim${reason ? ` (skipped: ${reason})` : ""}`,
+    itUnless(
+      reason,
+      `${setup.heading}: diagnostics, hover, formatting and the store's symbols in a real Neovim`,
       async () => {
         const dir = mkdtempSync(join(work, "setup-"));
         const { code, stderr } = await runNeovim(setup, dir);

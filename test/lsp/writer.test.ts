@@ -6,6 +6,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { StreamMessageReader, type Message } from "vscode-jsonrpc/node.js";
 import { FramedMessageWriter } from "../../src/lsp/writer.js";
+import { Signal, until } from "../kit/index.js";
 
 describe("FramedMessageWriter", () => {
   it("writes each message as one chunk holding its Content-Length header (bytes, not characters) and body", async () => {
@@ -29,10 +30,14 @@ describe("FramedMessageWriter", () => {
     const writer = new FramedMessageWriter(pipe);
     const reader = new StreamMessageReader(pipe);
     const received: Message[] = [];
-    reader.listen((m) => received.push(m));
+    const read = new Signal();
+    reader.listen((m) => {
+      received.push(m);
+      read.notify();
+    });
     const sent = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: "2.0", method: "m", params: { i, text: "é".repeat(i) } }) as Message);
     await Promise.all(sent.map((m) => writer.write(m)));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => received.length >= sent.length, { signal: read });
     expect(received).toEqual(sent);
   });
 });

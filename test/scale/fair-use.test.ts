@@ -3,18 +3,19 @@
  * bounded to 16 MiB with the Redis reservation given back, a failed evaluation given back, and
  * GET /xql/bars reading one series from PostgreSQL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { LatestBarsRequest } from "../../src/store/store.js";
 import { PostgresStore } from "../../src/store/postgres.js";
 import type { ServerOptions } from "../../src/server/index.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { NOW, TestClock, corruptBars } from "../server/helpers.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, freshDatabase, freshPrefix, startReplica, type Replica } from "./helpers.js";
+import { DATABASE_URL, REDIS_URL, freshDatabase, freshPrefix, startReplica, type Replica } from "./helpers.js";
+import { needsServices } from "../kit/index.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
 const SERIES_8 = `${HEAD}columns = [open, high, low, close, volume, hl2, hlc3, ohlc4]\ntrue`;
 
-describe.skipIf(!HAVE_SERVICES)("fair use on PostgreSQL + Redis", () => {
+needsServices("fair use on PostgreSQL + Redis", () => {
   let db: { url: string; drop: () => Promise<void> };
   let server: Replica | undefined;
 

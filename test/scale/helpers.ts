@@ -18,16 +18,7 @@ import type { Tier } from "../../src/accounts/accounts.js";
 import { TestClock } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
 
-export const DATABASE_URL = process.env.XQL_TEST_DATABASE_URL || undefined;
-export const REDIS_URL = process.env.XQL_TEST_REDIS_URL || undefined;
-export const HAVE_SERVICES = DATABASE_URL !== undefined && REDIS_URL !== undefined;
-
-if (!HAVE_SERVICES) {
-  console.warn(
-    "test/scale: skipped — XQL_TEST_DATABASE_URL and XQL_TEST_REDIS_URL are not set. " +
-      'Run `eval "$(scripts/services.sh start | grep ^export)"` to start PostgreSQL and Redis and set them.',
-  );
-}
+export { DATABASE_URL, REDIS_URL } from "../kit/index.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -106,6 +97,7 @@ export async function startReplica(
   if (address === null || typeof address === "string") throw new Error("no TCP address");
   const url = `http://127.0.0.1:${address.port}`;
   const auth = (key?: string): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
+  let stopped: Promise<void> | undefined;
   return {
     url,
     app,
@@ -118,10 +110,14 @@ export async function startReplica(
     },
     post: (path, body, key) => checkedFetch(url + path, { method: "POST", body, headers: auth(key) }),
     get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
-    async stop() {
-      await app.close();
-      quota.close();
-      await store.close();
+    // Once: a test may stop a replica to settle its work, and its afterAll stops it again.
+    stop() {
+      stopped ??= (async () => {
+        await app.close();
+        quota.close();
+        await store.close();
+      })();
+      return stopped;
     },
   };
 }
@@ -134,15 +130,6 @@ export async function rateLimit(response: Response): Promise<{ limit: number; re
   };
 }
 
-/** Resolves once `check` resolves true, polling every 100 ms for up to `ms`. */
-export async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The same small universe as the SQLite server tests. */
 export { seedSmallUniverse as seedSmall } from "../server/helpers.js";

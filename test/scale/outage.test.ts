@@ -4,9 +4,10 @@
  * persisting its counters as production should, so stopping them disturbs no other suite.
  */
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { NOW, TestClock } from "../server/helpers.js";
-import { HAVE_SERVICES, ROOT, eventually, freshPrefix, seedSmall, services, startReplica, type Replica } from "./helpers.js";
+import { until, needsServices } from "../kit/index.js";
+import { ROOT, freshPrefix, seedSmall, services, startReplica, type Replica } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const ENV = {
@@ -18,7 +19,7 @@ const ENV = {
 const DATABASE_URL = "postgres://xql@127.0.0.1:54339/xql";
 const REDIS_URL = "redis://127.0.0.1:63809";
 
-describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica", () => {
+needsServices("outages of Redis and PostgreSQL under a replica", () => {
   let server: Replica;
   let key: string;
 
@@ -49,7 +50,7 @@ describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica
     expect((await server.get("/health")).status).toBe(503);
 
     await services(["start-redis"], ENV);
-    await eventually(async () => (await server.get("/health")).status === 200);
+    await until(async () => (await server.get("/health")).status === 200);
     // The failed run took nothing; the two before it were kept.
     expect(await used()).toBe(2);
     const admitted = await server.post("/xql/run", QUERY, key);
@@ -74,7 +75,7 @@ describe.skipIf(!HAVE_SERVICES)("outages of Redis and PostgreSQL under a replica
     expect((await server.post("/xql/validate", QUERY, `xql_${"B".repeat(32)}`)).status).toBe(500);
 
     await services(["start-postgres"], ENV);
-    await eventually(async () => (await server.get("/health")).status === 200);
+    await until(async () => (await server.get("/health")).status === 200);
     expect((await server.post("/xql/run", QUERY, key)).status).toBe(200);
     expect(await used()).toBe(4);
   }, 60_000);

@@ -6,9 +6,9 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, describeUnless } from "../kit/index.js";
 import { spawnXql, xql } from "../cli/run-cli.js";
 
 const MB = 1024 * 1024;
@@ -27,7 +27,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kb("VmRSS"), peak: kb("VmHWM") };
 }
 
-describe.runIf(process.platform === "linux")("POST /xql/bars and the server's memory", () => {
+describeUnless(process.platform === "linux" ? undefined : "it reads the server's memory from /proc (Linux only)", "POST /xql/bars and the server's memory", () => {
   const { dir, cleanup } = tempDir();
   const db = join(dir, "xql.db");
   let url = "";

@@ -2,14 +2,15 @@
  * `POST /xql/bars` on PostgreSQL with two replicas: pushes to one while both run, no 500 and
  * no run that sees part of a push; the other replica's store hears of each write (LISTEN/NOTIFY).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { DataChange } from "../../src/store/store.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, type Replica, eventually, freshDatabase, freshPrefix, startReplica } from "./helpers.js";
+import { until, needsServices } from "../kit/index.js";
+import { DATABASE_URL, REDIS_URL, type Replica, freshDatabase, freshPrefix, startReplica } from "./helpers.js";
 
 const MINUTE = 60_000;
 
-describe.skipIf(!HAVE_SERVICES)("POST /xql/bars on PostgreSQL", () => {
+needsServices("POST /xql/bars on PostgreSQL", () => {
   let drop: () => Promise<void>;
   let a: Replica;
   let b: Replica;
@@ -60,7 +61,7 @@ describe.skipIf(!HAVE_SERVICES)("POST /xql/bars on PostgreSQL", () => {
         expect(results.map((r) => r.symbol)).toEqual(symbols);
         expect(new Set(results.map((r) => r.columns.close)).size).toBe(1);
       }
-      await eventually(async () => changes.some((c) => c.origin === "remote"));
+      await until(async () => changes.some((c) => c.origin === "remote"));
     } finally {
       stop();
     }

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { PostgresStore } from "../../src/store/postgres.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
@@ -14,10 +14,10 @@ import { issueApiKey } from "../../src/accounts/keys.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
 import type { QuotaUsage } from "../../src/accounts/accounts.js";
 import { createServer } from "../../src/server/index.js";
-import { rampBars, tempDir } from "../kit/index.js";
+import { rampBars, tempDir, until, needsServices } from "../kit/index.js";
 import { NOW, TestClock, atMost } from "../server/helpers.js";
 import { checkedFetch } from "../server/openapi-check.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, eventually, freshDatabase, freshPrefix, seedSmall } from "./helpers.js";
+import { DATABASE_URL, REDIS_URL, freshDatabase, freshPrefix, seedSmall } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const INVALID = (i: number): string => `market = "FOREX"\ntimeframe = h1\nrsi(14) < ${i} and`;
@@ -50,7 +50,7 @@ async function burst(url: string, key: string): Promise<void> {
   expect(await used(url, key)).toBe(30);
 }
 
-describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid ones", () => {
+needsServices("quota exactness with invalid runs beside valid ones", () => {
   let db: { url: string; drop: () => Promise<void> };
   let store: PostgresStore;
 
@@ -107,7 +107,7 @@ describe.skipIf(!HAVE_SERVICES)("quota exactness with invalid runs beside valid 
   }, 60_000);
 });
 
-describe.skipIf(!HAVE_SERVICES)("Redis reservations by id", () => {
+needsServices("Redis reservations by id", () => {
   it("count a reservation once, give it back once, and make a reservation that arrives after its release count nothing", async () => {
     const quota = await RedisQuotaStore.open(REDIS_URL!, { prefix: freshPrefix() });
     try {
@@ -147,7 +147,7 @@ class PausingQuota extends RedisQuotaStore {
   }
 }
 
-describe.skipIf(!HAVE_SERVICES)("a Redis paused mid-run", () => {
+needsServices("a Redis paused mid-run", () => {
   let redis: ChildProcess;
   let temp: { dir: string; cleanup: () => void };
   let db: { url: string; drop: () => Promise<void> };
@@ -158,7 +158,7 @@ describe.skipIf(!HAVE_SERVICES)("a Redis paused mid-run", () => {
     temp = tempDir();
     const socket = join(temp.dir, "redis.sock");
     redis = spawn("redis-server", ["--port", "0", "--unixsocket", socket, "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    await eventually(async () => (await RedisQuotaStore.open(socket).then((q) => (q.close(), true))) === true, 10_000);
+    await until(async () => (await RedisQuotaStore.open(socket).then((q) => (q.close(), true))) === true, 10_000);
     db = await freshDatabase(DATABASE_URL!);
     store = await PostgresStore.open(db.url);
     await seedSmall(store);
@@ -195,7 +195,7 @@ describe.skipIf(!HAVE_SERVICES)("a Redis paused mid-run", () => {
         // Paused for a while longer, then woken: Redis now runs the reservation, then its release.
         await new Promise((resolve) => setTimeout(resolve, 500));
         process.kill(redis.pid!, "SIGCONT");
-        await eventually(async () => (await quota.redis.ping()) === "PONG", 10_000);
+        await until(async () => (await quota.redis.ping()) === "PONG", 10_000);
         expect(await used(url, key), `round ${round}`).toBe(1);
       }
       expect((await post(url, QUERY, key)).status).toBe(200);

@@ -4,20 +4,20 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
 import { fetchUniverse } from "../../src/store/fetch.js";
 import { PostgresStore } from "../../src/store/postgres.js";
 import { seedBatches } from "../../src/synthetic/seed.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { BarStore } from "../../src/store/store.js";
-import { barOpen, rampBars } from "../kit/index.js";
+import { barOpen, rampBars, needsServices } from "../kit/index.js";
 import { NOW, TestClock } from "../server/helpers.js";
-import { DATABASE_URL, HAVE_SERVICES, REDIS_URL, ROOT, freshDatabase, freshPrefix, seedSmall, startReplica, type Replica } from "./helpers.js";
+import { DATABASE_URL, REDIS_URL, ROOT, freshDatabase, freshPrefix, seedSmall, startReplica, type Replica } from "./helpers.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 
-describe.skipIf(!HAVE_SERVICES)("two replicas sharing PostgreSQL and Redis", () => {
+needsServices("two replicas sharing PostgreSQL and Redis", () => {
   let db: { url: string; drop: () => Promise<void> };
   let a: Replica;
   let b: Replica;
@@ -78,7 +78,7 @@ describe.skipIf(!HAVE_SERVICES)("two replicas sharing PostgreSQL and Redis", () 
   });
 });
 
-describe.skipIf(!HAVE_SERVICES)("the same query over the same bars on SQLite and PostgreSQL", () => {
+needsServices("the same query over the same bars on SQLite and PostgreSQL", () => {
   const END = Date.UTC(2026, 10, 20, 13, 25);
   let db: { url: string; drop: () => Promise<void> };
   let postgres: PostgresStore;

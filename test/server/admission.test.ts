@@ -97,14 +97,18 @@ describe("admission through the authenticator", () => {
   });
 
   /** A server with one slot per account: `/hold` answers when `release()` is called, `/stream` is long-lived. */
-  async function serve(): Promise<{ url: string; key: string; otherKey: string; release: () => void }> {
+  async function serve(): Promise<{ url: string; key: string; otherKey: string; release: () => void; holding: Promise<void> }> {
     store = new SqliteStore(":memory:");
     const admission = new Admission(1, 0);
     const auth = createAuthenticator(store, { admission });
     app = Fastify();
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
+    // Resolves once a request to /hold has been admitted and is in its handler, holding the slot.
+    let entered: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
     app.get("/hold", { onRequest: auth.authenticate }, async () => {
+      entered();
       await held;
       return { held: true };
     });
@@ -120,15 +124,15 @@ describe("admission through the authenticator", () => {
     const port = (app.server.address() as { port: number }).port;
     const key = (await issueApiKey(store, { tier: "free", now: Date.now() })).key;
     const otherKey = (await issueApiKey(store, { tier: "free", now: Date.now() })).key;
-    return { url: `http://127.0.0.1:${port}`, key, otherKey, release };
+    return { url: `http://127.0.0.1:${port}`, key, otherKey, release, holding };
   }
 
   const get = (url: string, key: string): Promise<Response> => fetch(url, { headers: { authorization: `Bearer ${key}` } });
 
   it("answers 429 with Retry-After for a second request of a busy account, not for another account, and frees the slot after the answer", async () => {
-    const { url, key, otherKey, release } = await serve();
+    const { url, key, otherKey, release, holding: admitted } = await serve();
     const holding = get(`${url}/hold`, key);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await admitted;
     const refused = await get(`${url}/quick`, key);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");

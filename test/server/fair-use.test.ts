@@ -4,15 +4,15 @@
  * to 16 MiB before it is built, the attack's amplification sequence, reservations given back
  * whatever fails, and GET /xql/bars reading one series.
  */
-import { connect, type Socket } from "node:net";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import type { LatestBarsRequest } from "../../src/store/store.js";
+import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
 import { corruptBars, startServer, writeCryptoMarket, type Running } from "./helpers.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, until } from "../kit/index.js";
+import { RAW_SERIES } from "../../src/types.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
 const SYMBOLS = 120;
@@ -25,9 +25,7 @@ afterAll(() => scratch.cleanup());
 
 let server: Running | undefined;
 const cleanups: (() => void)[] = [];
-const sockets: Socket[] = [];
 afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
   await server?.stop();
   server = undefined;
   for (const cleanup of cleanups.splice(0)) cleanup();
@@ -173,38 +171,53 @@ describe("a 500 gives its reservation back, whatever failed", () => {
   });
 });
 
-/** Opens a raw request that sends its headers and half its body, holding its account's slot; returns the function that finishes it. */
-async function holdSlot(url: string, key: string): Promise<() => Promise<string>> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  sockets.push(socket);
-  let answer = "";
-  socket.setEncoding("utf8");
-  socket.on("data", (chunk: string) => (answer += chunk));
-  const body = `${HEAD}close > 0`;
-  await new Promise<void>((resolve) => socket.once("connect", resolve));
-  socket.write(`POST /xql/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
-  // Admitted (its body is being read) once the server has had a moment.
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  return async () => {
-    socket.write(body.slice(10));
-    await new Promise<void>((resolve) => {
-      const check = (): void => (answer.includes("\r\n\r\n") && answer.includes("valid") ? resolve() : void setTimeout(check, 10));
-      check();
-    });
-    socket.destroy();
-    return answer;
-  };
+/**
+ * The real store on `file`, its first read of bars held until the test releases it: a run that
+ * holds its account's slot for as long as the test wants, and says when it holds it (`reading`:
+ * admitted and in its handler). Later reads go straight through.
+ */
+function firstReadHeld(file: string): { bars: BarStore; reading: Promise<void>; release: () => void; close: () => Promise<void> } {
+  const store = new SqliteStore(file);
+  let entered: () => void = () => undefined;
+  const reading = new Promise<void>((resolve) => (entered = resolve));
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let first = true;
+  const bars = new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (name === "latestBars") {
+        return async (request: LatestBarsRequest) => {
+          if (first) {
+            first = false;
+            entered();
+            await released;
+          }
+          return target.latestBars(request);
+        };
+      }
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { bars, reading, release, close: () => store.close() };
 }
 
 describe("one admission for every authenticated route", () => {
   it("refuses each route with 429 while the account's slots and queue are full, serves other accounts, and frees the slot after", async () => {
-    server = await marketServer({ maxRunsInFlight: 1, maxRunsQueued: 0 });
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const file = join(dir, "xql.db");
+    copyFileSync(MARKET_FILE, file);
+    const held = firstReadHeld(file);
+    cleanups.unshift(() => void held.close());
+    // No hot tier: the held run reads the store, as every run without a cache does.
+    server = await startServer({ file, dir, seed: false, bars: held.bars, cache: false, maxRunsInFlight: 1, maxRunsQueued: 0 });
     const { key, accountId } = await server.key("free");
     // A second key of the same account is the same account.
     const { key: sameAccount } = await server.key(undefined, accountId);
     const { key: other } = await server.key("free");
-    const finish = await holdSlot(server.url, key);
+    const holding = server.post("/xql/run", `${HEAD}close > 0`, key);
+    await held.reading;
     const symbol = (await server.store.symbols("CRYPTO"))[0]!;
     const requests: [string, (k: string) => Promise<Response>][] = [
       ["validate", (k) => server!.post("/xql/validate", `${HEAD}close > 0`, k)],
@@ -222,10 +235,12 @@ describe("one admission for every authenticated route", () => {
       expect(refused.headers.get("retry-after")).toBe("1");
       expect((await send(other)).status, name).toBe(200);
     }
-    // Run and history answers carry the rate-limit headers, the admission's 429 too.
-    expect((await server.post("/xql/run", `${HEAD}close > 0`, sameAccount)).headers.get("x-ratelimit-remaining")).toBe("30");
-    expect(await finish()).toMatch(/^HTTP\/1\.1 200/);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Run and history answers carry the rate-limit headers, the admission's 429 too (the held run has its call reserved).
+    expect((await server.post("/xql/run", `${HEAD}close > 0`, sameAccount)).headers.get("x-ratelimit-remaining")).toBe("29");
+    held.release();
+    expect((await holding).status).toBe(200);
+    // The slot is given back once the held answer has been sent, which the client may see first.
+    await until(async () => (await server!.get("/usage", sameAccount)).status === 200, { what: "the slot given back" });
     for (const [name, send] of requests) expect((await send(sameAccount)).status, name).toBe(200);
   });
 });
@@ -249,7 +264,7 @@ describe("GET /xql/bars", () => {
     const response = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=1000`, key);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { bars: { time: number[] } }).bars.time).toHaveLength(1000);
-    expect(reads).toEqual([{ market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: ["open", "high", "low", "close", "volume"], count: 1000, symbols: [symbol] }]);
+    expect(reads).toEqual([{ market: "CRYPTO", timeframe: "h1", baseTimeframe: "h1", series: RAW_SERIES, count: 1000, symbols: [symbol] }]);
     // Beyond what a run may read for a source (its anchors' reach over the warm-up ceiling of
     // 1,000: 2.5 × 1,000 + 3, decisions §9): refused.
     const over = await server.get(`/xql/bars?market=CRYPTO&symbol=${symbol}&timeframe=h1&bars=2504`, key);

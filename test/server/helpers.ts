@@ -6,19 +6,14 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
-import { barOpen, rampBars, tempDir } from "../kit/index.js";
+import { TestClock, barOpen, rampBars, tempDir } from "../kit/index.js";
 import { checkedFetch } from "./openapi-check.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 
 /** 2026-11-20 13:25 UTC: a Friday afternoon. */
 export const NOW = Date.UTC(2026, 10, 20, 13, 25);
 
-export class TestClock {
-  constructor(public t: number) {}
-  now(): number {
-    return this.t;
-  }
-}
+export { TestClock };
 
 /**
  * FOREX: EURUSD closes 100..499 on h1 (latest 499), GBPUSD 1..400, USDJPY 50..449, each with

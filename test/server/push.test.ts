@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiKey, issueApiKey } from "../../src/accounts/keys.js";
 import { NOW, startServer, type Running } from "./helpers.js";
+import { RAW_SERIES } from "../../src/types.js";
 
 const MINUTE = 60_000;
 /** The m1 bar in progress at the server's clock (13:25 UTC): it must never be stored. */
@@ -33,7 +34,7 @@ function bar(symbol: string, time: number | string, close: number, extra: Record
 }
 
 async function read(s: Running, symbol: string, market = "CRYPTO", timeframe: "m1" | "h1" = "m1") {
-  const got = await s.store.latestBars({ market, timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 10_000 });
+  const got = await s.store.latestBars({ market, timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count: 10_000 });
   const bars = got.find((x) => x.symbol === symbol)?.bars;
   if (!bars) return [];
   return Array.from(bars.time, (time, i) => ({ time, open: bars.open[i], high: bars.high[i], low: bars.low[i], close: bars.close[i], volume: bars.volume[i] }));

@@ -8,7 +8,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, rmSync, writeSync } from "no
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type Running } from "./helpers.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, describeUnless } from "../kit/index.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nclose > 440';
 const ROOT = process.getuid?.() === 0;
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 const used = async (s: Running, key: string): Promise<number> => ((await (await s.get("/usage", key)).json()) as { used: number }).used;
 
-describe.skipIf(!ROOT)("a full disk (a small tmpfs mounted by the test; needs root)", () => {
+describeUnless(ROOT ? undefined : "mounting its small tmpfs needs root", "a full disk (a small tmpfs mounted by the test)", () => {
   it("answers 500 for every run and counts nothing, where the commit of the reservation failed unseen before", async () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);

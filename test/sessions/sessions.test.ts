@@ -10,6 +10,7 @@ import { isNewYorkDaylight, newYorkOffset } from "../../src/sessions/new-york.js
 import { isPeriodOpen, periodRange, periodStart } from "../../src/sessions/periods.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey, ny } from "./independent.js";
+import { prng } from "../kit/index.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -121,11 +122,7 @@ describe("period starts", () => {
 
 /** Broker-time h1 bars: a week from Sunday 17:00 to Friday 17:00 New York, with stubs up to two hours either side, and gaps. */
 function brokerH1(seed: number, from: number, to: number): Row[] {
-  let x = seed >>> 0;
-  const rand = (): number => {
-    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    return x / 4294967296;
-  };
+  const rand = prng(seed);
   const out: Row[] = [];
   let price = 1.1;
   for (let t = from; t < to; t += H) {

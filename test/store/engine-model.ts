@@ -10,23 +10,13 @@ import { expect, it } from "vitest";
 import { aggregateBars } from "../../src/sessions/aggregate.js";
 import type { Store } from "../../src/store/open.js";
 import type { Bars, Timeframe } from "../../src/types.js";
-import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+import { prng } from "../kit/index.js";
 
 interface Bar { open: number; high: number; low: number; close: number; volume: number }
 
 /** The model: per market and symbol, the imported bars per timeframe. */
 type Model = Map<string, Map<Timeframe, Map<number, Bar>>>;
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (x + 0x6d2b79f5) >>> 0;
-    let t = x;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sorted(bars: Map<number, Bar>): Bars {
   const times = [...bars.keys()].sort((a, b) => a - b);
@@ -69,7 +59,7 @@ async function compare(store: Store, model: Model, step: string): Promise<void> 
     const [market, symbol] = key.split("\u0000") as [string, string];
     for (const [tf, { bars, derived }] of expected(market, held)) {
       seen.add(`${market}/${tf}/${symbol}`);
-      const read = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 1_000_000 });
+      const read = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 1_000_000 });
       const got = read.find((r) => r.symbol === symbol);
       expect(got ? plain(got.bars) : undefined, `${step}: ${market} ${tf} ${symbol}`).toEqual(plain(bars));
       const info = status.find((s) => s.market === market && s.timeframe === tf && s.symbol === symbol);
@@ -94,7 +84,7 @@ export function engineModel(open: () => Promise<Store>): void {
   for (const seed of (process.env.MODEL_SEEDS ?? "1,2,3").split(",").map(Number)) {
     it(`matches a model over random writes, appends, overlaps, replaces and deletes (seed ${seed})`, async () => {
       const store = await open();
-      const random = rng(seed);
+      const random = prng(seed);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
       const model: Model = new Map();
       const START = Date.UTC(2025, 10, 3);
@@ -209,7 +199,7 @@ export function engineModel(open: () => Promise<Store>): void {
         expect(result).toMatchObject({ written: n, replaced: 0, symbols: n });
       }
       for (const tf of ["h1", "h4", "d", "w"] as const) {
-        const read = await store.latestBars({ market: "CRYPTO", timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 10_000 });
+        const read = await store.latestBars({ market: "CRYPTO", timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 10_000 });
         expect(read).toHaveLength(n);
         for (const i of [0, 137, n - 1]) {
           const whole = history(i, 290, start);

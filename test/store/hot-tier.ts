@@ -13,6 +13,7 @@ import { HotTier } from "../../src/store/hot-tier.js";
 import type { Store } from "../../src/store/open.js";
 import type { Bars, Instrument, Plan } from "../../src/types.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
+import { prng } from "../kit/index.js";
 
 const H = TIMEFRAME_MS.h1;
 const START = Date.UTC(2026, 0, 5);
@@ -24,17 +25,6 @@ const QUERIES = [
   'market = "CRYPTO"\ntimeframe = d\ncolumns = [close, sma(close, 3)]\nclose > 0',
   'market = "CRYPTO"\ntimeframe = h1\ncolumns = [open, h4::low]\nopen > 0',
 ];
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (x + 0x6d2b79f5) >>> 0;
-    let t = x;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function bars(times: number[], random: () => number): Bars {
   const close = times.map(() => 100 + Math.round(random() * 1000) / 10);
@@ -68,7 +58,7 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
       const other = await another(store);
       const tier = new HotTier(store);
       tier.watch();
-      const random = rng(seed);
+      const random = prng(seed);
       const symbols = Array.from({ length: 12 }, (_, i) => `S${String(i).padStart(2, "0")}`);
       const last = new Map<string, number>();
       try {
@@ -153,7 +143,7 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
   it("keeps a leased run's bars while a write lands, and refreshes only the series a write touched", async () => {
     const store = await open();
     const tier = new HotTier(store);
-    const random = rng(9);
+    const random = prng(9);
     try {
       const symbols = Array.from({ length: 40 }, (_, i) => `T${String(i).padStart(2, "0")}`);
       const times = Array.from({ length: 300 }, (_, k) => START + k * H);
@@ -184,7 +174,7 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
   it("holds the times and the series requests name, and loads a group again when a request names another", async () => {
     const store = await open();
     const tier = new HotTier(store);
-    const random = rng(5);
+    const random = prng(5);
     try {
       const times = Array.from({ length: 300 }, (_, k) => START + k * H);
       await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: Array.from({ length: 20 }, (_, i) => ({ symbol: `C${i}`, bars: bars(times, random) })) }]);
@@ -211,7 +201,7 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
   it("hands a warm run the same bars again while nothing changed, and new ones where a write landed", async () => {
     const store = await open();
     const tier = new HotTier(store);
-    const random = rng(6);
+    const random = prng(6);
     try {
       const times = Array.from({ length: 300 }, (_, k) => START + k * H);
       await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: ["A", "B", "C"].map((symbol) => ({ symbol, bars: bars(times, random) })) }]);
@@ -240,7 +230,7 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
   it("leaves the least recently used timeframes out beyond its budget, and still answers", async () => {
     const store = await open();
     const tier = new HotTier(store, { budgetBytes: 400 * 1024 });
-    const random = rng(4);
+    const random = prng(4);
     try {
       const times = Array.from({ length: 400 }, (_, k) => START + k * H);
       await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: Array.from({ length: 10 }, (_, i) => ({ symbol: `B${i}`, bars: bars(times, random) })) }]);
@@ -259,7 +249,7 @@ export function hotTierContract(open: () => Promise<Store>, another: (store: Sto
   it("rejects when the store is gone, even with every bar in memory", async () => {
     const store = await open();
     const tier = new HotTier(store);
-    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "X", bars: bars([START, START + H], rng(1)) }] }]);
+    await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: [{ symbol: "X", bars: bars([START, START + H], prng(1)) }] }]);
     const q = compile(QUERIES[3]!);
     await fetchUniverse(store, q.plan, { cache: tier });
     await store.close();

@@ -14,9 +14,9 @@ import { openStore, type Store } from "../../src/store/open.js";
 import { PG_MIGRATIONS } from "../../src/store/postgres.js";
 import { MIGRATIONS } from "../../src/store/sqlite.js";
 import type { Bars, Timeframe } from "../../src/types.js";
-import { TIMEFRAME_MS } from "../../src/types.js";
+import { RAW_SERIES, TIMEFRAME_MS } from "../../src/types.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir } from "../kit/index.js";
+import { tempDir, needsPostgres } from "../kit/index.js";
 
 const H = TIMEFRAME_MS.h1;
 const START = Date.UTC(2025, 9, 27); // a Monday, across the US autumn change (November 2)
@@ -71,7 +71,7 @@ function legacyBlocks(timeframe: Timeframe, bars: Bars): { block: number; n: num
 
 async function expectMigrated(store: Store): Promise<void> {
   const read = async (market: string, tf: Timeframe, symbol: string): Promise<number[][]> => {
-    const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+    const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 100_000 });
     const b = got.find((s) => s.symbol === symbol)!.bars;
     return [Array.from(b.time), Array.from(b.open), Array.from(b.high), Array.from(b.low), Array.from(b.close), Array.from(b.volume)];
   };
@@ -136,7 +136,7 @@ describe("migration 4 on SQLite", () => {
 });
 
 const url = process.env.XQL_TEST_DATABASE_URL;
-describe.skipIf(!url)("migration 4 on PostgreSQL", () => {
+needsPostgres("migration 4 on PostgreSQL", () => {
   it("moves a version-3 database to blocks and tails", async () => {
     const fresh = await freshDatabase(url!);
     const client = new pg.Client({ connectionString: fresh.url });

@@ -3,7 +3,7 @@ import { afterAll } from "vitest";
 import { join } from "node:path";
 import { openStore, type Store } from "../../src/store/open.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir } from "../kit/index.js";
+import { DATABASE_URL, needsPostgres, tempDir } from "../kit/index.js";
 import { storeContract } from "./store-contract.js";
 
 const { dir, cleanup } = tempDir();
@@ -15,8 +15,7 @@ storeContract(
   (store) => openStore(store.file),
 );
 
-const url = process.env.XQL_TEST_DATABASE_URL;
-if (url) {
+needsPostgres("the store contract on PostgreSQL", () => {
   const drops: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const drop of drops) await drop();
@@ -26,7 +25,7 @@ if (url) {
   storeContract(
     "PostgreSQL",
     async () => {
-      const fresh = await freshDatabase(url);
+      const fresh = await freshDatabase(DATABASE_URL!);
       drops.push(fresh.drop);
       const store = await openStore(fresh.url);
       urls.set(store, fresh.url);
@@ -34,4 +33,4 @@ if (url) {
     },
     (store) => openStore(urls.get(store)!),
   );
-}
+});

@@ -11,7 +11,7 @@ import type { DataChange } from "../../src/store/store.js";
 import { fetchUniverse } from "../../src/store/fetch.js";
 import { compile, deriveTimeframes } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
-import { TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
+import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { type Row, aggregateByKey, forexKey } from "../sessions/independent.js";
 import { engineModel } from "./engine-model.js";
 import { hotTierContract } from "./hot-tier.js";
@@ -19,6 +19,7 @@ import { importBars } from "../../src/ingest/importer.js";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
+import { Signal, prng, until } from "../kit/index.js";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -44,14 +45,7 @@ function expectedAggregate(fine: Row[], tf: Timeframe, market = "FOREX"): Row[] 
 
 /** Seeded random h1 bars over [from, to) skipping FOREX weekends (Fri 22:00 to Sun 22:00 UTC) and random gaps. */
 function forexH1(seed: number, from: number, to: number): Row[] {
-  let x = seed >>> 0;
-  const rand = (): number => {
-    x = (x + 0x6d2b79f5) >>> 0;
-    let t = x;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = prng(seed);
   const out: Row[] = [];
   let price = 1 + rand();
   for (let t = from; t < to; t += H) {
@@ -82,18 +76,9 @@ function toBars(r: Row[]): Bars {
 }
 
 async function read(store: Store, market: string, tf: Timeframe, symbol: string): Promise<Row[]> {
-  const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+  const got = await store.latestBars({ market, timeframe: tf, baseTimeframe: tf, series: RAW_SERIES, count: 100_000 });
   const s = got.find((x) => x.symbol === symbol);
   return s ? rows(s.bars) : [];
-}
-
-/** Resolves once `check` holds, polling every 20 ms; rejects after `ms`. */
-async function eventually(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /**
@@ -301,7 +286,7 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
           const all = Object.fromEntries(
             await Promise.all(
               q.plan.sources.map(async ({ timeframe }) => {
-                const [bars] = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: ["open", "high", "low", "close", "volume"], count: 100_000 });
+                const [bars] = await store.latestBars({ market: "CRYPTO", timeframe, baseTimeframe: timeframe, series: RAW_SERIES, count: 100_000 });
                 return [timeframe, bars!.bars] as const;
               }),
             ),
@@ -339,7 +324,17 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       const store = await open();
       const other = await another(store);
       const seen: DataChange[] = [];
-      const stop = store.watch((change) => seen.push(change));
+      const told = new Signal();
+      const stop = store.watch((change) => {
+        seen.push(change);
+        told.notify();
+      });
+      // A second watcher, told of every version in the same pass as the first.
+      const witnessed: DataChange[] = [];
+      const stopWitness = store.watch((change) => {
+        witnessed.push(change);
+        told.notify();
+      });
       try {
         const h1 = forexH1(17, FROM, TO).slice(0, 20);
         const own = await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(0, 10)) }] }]);
@@ -352,17 +347,19 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
           ]),
         );
         const remote = await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(10)) }] }]);
-        await eventually(() => seen.length === 2);
+        await until(() => seen.length === 2, { signal: told });
         expect(seen[1]).toEqual({ version: remote.version, origin: "remote" });
         expect(await other.deleteBars({ symbol: "EURUSD", from: h1[15]!.time })).toBe(5);
-        await eventually(() => seen.length === 3);
+        await until(() => seen.length === 3, { signal: told });
         expect(seen[2]!.version).toBeGreaterThan(remote.version);
         stop();
-        await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(15)) }] }]);
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const last = await other.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: toBars(h1.slice(15)) }] }]);
+        // Once the witness is told of that write, a watcher still subscribed would have been told too.
+        await until(() => witnessed.some((change) => change.version >= last.version), { signal: told });
         expect(seen).toHaveLength(3);
       } finally {
         stop();
+        stopWitness();
         await other.close();
         await store.close();
       }

@@ -527,21 +527,15 @@ describe("realism: typical screens match some but not all instruments", () => {
   });
 });
 
-describe("speed", () => {
-  it("250 symbols × 8 timeframes × 300 bars well under 2 s", () => {
-    syntheticUniverse({ market: "CRYPTO", symbols: 20, timeframes: ALL, bars: 300 }); // warm up the JIT
-    const t0 = performance.now();
+/** What the speed targets generate (the targets themselves are timed in bench/synthetic.ts, never here). */
+describe("large universes", () => {
+  it("250 symbols × 8 timeframes × 300 bars: every symbol", () => {
     const u = syntheticUniverse({ market: "CRYPTO", symbols: 250, timeframes: ALL, bars: 300, end: Date.UTC(2026, 10, 22, 9, 41, 7, 500) });
-    const ms = performance.now() - t0;
     expect(u).toHaveLength(250);
-    // The budget is 2 s; the margin absorbs a loaded CI machine.
-    expect(ms).toBeLessThan(2000);
   });
 
-  it("300 weekly bars plus 300 m1 bars splits only what the minutes need", () => {
-    const t0 = performance.now();
+  it("300 weekly bars plus 300 m1 bars: the minutes agree with their weeks", () => {
     const u = syntheticUniverse({ market: "CRYPTO", symbols: 250, timeframes: ["w", "m1"], bars: 300 });
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(allPairs(u[0]!, ["w", "m1"]).bad).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { DEFAULT_WARMUP } from "../../store/fetch.js";
 import type { MatchRow } from "../../alerts/alerts.js";
 import { type EvaluatedBar, baselineOf, evaluateGroup } from "../../alerts/evaluate.js";
 import { CarryStore } from "../../eval/carry.js";
+import { systemClock } from "../../clock.js";
 import { RoundScheduler } from "../../alerts/schedule.js";
 
 const OPTIONS = { ...pick("format", "db"), ...QUERY_LIMIT_OPTIONS };
@@ -83,7 +84,7 @@ export const watchCommand: Command = {
         ...(warmupCeiling === undefined ? {} : { warmupCeiling }),
       });
       if (!compiled) return 1;
-      const clock = { now: () => Date.now() };
+      const clock = systemClock;
       // The screen's passes carried from bar to bar: each newly closed bar is one step per indicator per symbol.
       const options = { warmup, carry: new CarryStore() };
       const base = compiled.plan.sources[0]!.timeframe;
