@@ -10,6 +10,7 @@
 import { redactUrl } from "../redact.js";
 import type { PageAnswer, PageRequest, SyncSource, SyncTimeframe } from "./sync.js";
 import { FeedClient, type FeedClientOptions, FeedRequestError, boundedFetch, parseJsonReply, throwForStatus } from "./sync-http.js";
+import { XqlDataError } from "../errors.js";
 
 export { retryAfterMs } from "./sync-http.js";
 
@@ -87,7 +88,7 @@ export async function openExchange(id: string, options: OpenExchangeOptions = {}
   throughClient(exchange, client);
   spotOnly(exchange);
   if (options.apiUrl !== undefined) moveApi(exchange, options.apiUrl);
-  if (!exchange.has.fetchOHLCV) throw new Error(`${id} offers no OHLCV candles through ccxt`);
+  if (!exchange.has.fetchOHLCV) throw new XqlDataError("feed-no-ohlcv", { exchange: id });
   return new CcxtSpot(exchange, ccxt, client, options.apiUrl);
 }
 
@@ -106,15 +107,21 @@ function spotOnly(exchange: CcxtExchange): void {
   if ("defaultType" in options) options.defaultType = "spot";
 }
 
-/** Points every REST URL of the exchange at `apiUrl`, keeping each URL's path. */
-function moveApi(exchange: CcxtExchange, apiUrl: string): void {
+/** `--api-url` as a URL: http:// or https://, else the `feed-api-url` error saying which it is not. */
+export function apiBase(apiUrl: string): URL {
   let base: URL;
   try {
     base = new URL(apiUrl);
   } catch {
-    throw new Error(`--api-url '${apiUrl}' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)`);
+    throw new XqlDataError("feed-api-url", { url: apiUrl, reason: "not-url" });
   }
-  if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error(`--api-url '${apiUrl}' must be http:// or https://`);
+  if (base.protocol !== "http:" && base.protocol !== "https:") throw new XqlDataError("feed-api-url", { url: apiUrl, reason: "protocol" });
+  return base;
+}
+
+/** Points every REST URL of the exchange at `apiUrl`, keeping each URL's path. */
+function moveApi(exchange: CcxtExchange, apiUrl: string): void {
+  const base = apiBase(apiUrl);
   const prefix = base.href.replace(/\/+$/, "");
   const move = (url: string): string => url.replace(/^https?:\/\/[^/]+/, prefix);
   const walk = (node: Record<string, unknown>): void => {

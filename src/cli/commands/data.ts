@@ -17,7 +17,8 @@ import { TIMEFRAMES, isTimeframe } from "../../types.js";
 import { progressBar } from "../progress.js";
 import { databasePath, openStore, openStoreForWriting } from "../store.js";
 import { renderTable } from "../table.js";
-import { assertNever } from "../../errors.js";
+import { XqlDataError, assertNever } from "../../errors.js";
+import { IMPORT_OPTION_CODES } from "../../ingest/errors.js";
 import { SYNC_HELP, SYNC_OPTIONS, syncAction } from "./data-sync.js";
 
 /** The options only `xql data` takes (`format` means the file format for import, the output for status). */
@@ -178,7 +179,7 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
     }
     // The file went away or could not be read after the check above.
     if (typeof (error as { syscall?: unknown }).syscall === "string") throw new CliError(fileProblem(file, error));
-    if (error instanceof Error && !(error instanceof UsageError) && /symbol|time zone|timeframe|--columns|column|format|market/i.test(error.message)) {
+    if (error instanceof XqlDataError && IMPORT_OPTION_CODES.has(error.code)) {
       throw new UsageError(error.message);
     }
     throw error;
