@@ -578,7 +578,7 @@ const CATALOGUE = {
   "playground-request": {
     type: "data", group: "playground",
     message: (p: { what: string; status: number; reason: string }) => `${p.what === "" ? "" : `${p.what} `}${p.status}: ${p.reason}`,
-    template: "`<status>: <the service's message>` / `bars <status>: …` / `stream: HTTP <status>` (the playground, shown on the page)", example: "a playground run while the service is down",
+    template: "`<status>: <the service's message>` (a run, a why) / `bars <status>: <message>` / `stream <status>: the alerts stream did not open` (the playground, shown on the page)", example: "a playground run while the service is down",
   },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 

@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { closest } from "../suggest.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_WARMUP_CEILING } from "../types.js";
+import { messageOf } from "../errors.js";
 
 /** A stream a command writes to: `process.stdout`, or a test's collector. */
 export interface CliOutput {
@@ -206,7 +207,7 @@ export function parseCommandLine<T extends OptionTable>(
 /** parseArgs' errors (codes ERR_PARSE_ARGS_*) in the CLI's words. */
 function usageErrorFrom(command: string, error: unknown, args: readonly string[], table: OptionTable): UsageError {
   const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
     // parseArgs names the option as written: "Unknown option '--formt'".
     const written = /'(-[^']*)'/.exec(message)?.[1] ?? "";
@@ -285,7 +286,7 @@ export function fileProblem(path: string, error: unknown): string {
     case "ENOTDIR":
       return `a part of ${path} is not a directory`;
     default:
-      return `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`;
+      return `cannot read ${path}: ${messageOf(error)}`;
   }
 }
 

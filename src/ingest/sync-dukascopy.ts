@@ -18,6 +18,7 @@ import { aggregateBars } from "../sessions/aggregate.js";
 import type { Candle, PageAnswer, PageRequest, Span, SyncSource } from "./sync.js";
 import { FeedClient, type FeedClientOptions, FeedRequestError, parseJsonReply, snippet } from "./sync-http.js";
 import { FOREX_MARKET, type PriceSide } from "./sync-forex.js";
+import { messageOf } from "../errors.js";
 
 type DukascopyModule = typeof import("dukascopy-node");
 
@@ -161,7 +162,7 @@ export class DukascopySource implements SyncSource {
             const out = processData({ instrument: instrument as never, requestedTimeframe: fine as never, bufferObjects: [{ url, buffer: reply.body }], priceType: side as never, volumes: true, volumeUnits: "millions" as never, ignoreFlats: true });
             rows.set(url, out);
           } catch (error) {
-            throw new FeedRequestError("bad-reply", `Dukascopy's reply for ${what} is not in the format dukascopy-node reads (${error instanceof Error ? error.message : String(error)}): the API may have changed; a newer dukascopy-node may read it`);
+            throw new FeedRequestError("bad-reply", `Dukascopy's reply for ${what} is not in the format dukascopy-node reads (${messageOf(error)}): the API may have changed; a newer dukascopy-node may read it`);
           }
           return reply.body;
         });

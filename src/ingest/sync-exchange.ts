@@ -10,7 +10,7 @@
 import { redactUrl } from "../redact.js";
 import type { PageAnswer, PageRequest, SyncSource, SyncTimeframe } from "./sync.js";
 import { FeedClient, type FeedClientOptions, FeedRequestError, boundedFetch, parseJsonReply, throwForStatus } from "./sync-http.js";
-import { XqlDataError } from "../errors.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 export { retryAfterMs } from "./sync-http.js";
 
@@ -241,7 +241,7 @@ class CcxtSpot implements Exchange {
 
   /** The failure in a few words, without the exchange's URL (or a proxy's credentials). */
   private describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const cause = /fetch failed: (.*)$|fetch failed(.*)$|(timed out)/.exec(message);
     const text = cause ? (cause[1] ?? cause[2] ?? cause[3] ?? "").replace(/^: /, "").trim() || "connection failed" : message;
     return this.apiUrl === undefined ? text : text.replaceAll(this.apiUrl, redactUrl(this.apiUrl));

@@ -16,6 +16,7 @@
  * - Requests of one source start at most `perSecond` a second (OANDA: 120 per address).
  */
 import { redactUrl } from "../redact.js";
+import { messageOf } from "../errors.js";
 
 /** The largest reply a sync reads: beyond it the reply is cut off and the request has failed. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -245,7 +246,7 @@ export class FeedClient {
     if (error instanceof FeedRequestError) return error;
     const network = networkFailure(error);
     if (network) return network;
-    return new FeedRequestError("client", error instanceof Error ? error.message : String(error));
+    return new FeedRequestError("client", messageOf(error));
   }
 
   /** The failure in a few words, without a proxy's credentials. */

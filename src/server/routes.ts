@@ -84,7 +84,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       if (unknown) return reply.code(400).send(unknown.toResult());
       return reply.code(200).send(result);
     }
-    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
+    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error, queries.codeOf(body)) });
   });
 
   app.post("/xql/explain", { onRequest: auth.authenticate }, async (request, reply) => {
@@ -96,7 +96,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       if (unknown) return reply.code(400).send(unknown.toResult());
       return reply.code(200).send(result);
     }
-    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
+    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error, queries.codeOf(body)) });
   });
 
   /** The plan error of a valid query naming a watchlist the caller's account does not have. */
@@ -161,7 +161,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
     const parsed = queries.compile(body);
     if (parsed instanceof XqlError) {
-      return reply.code(400).send({ valid: false, error: withTransportHint(body, parsed.body) });
+      return reply.code(400).send({ valid: false, error: withTransportHint(body, parsed.body, parsed.code) });
     }
     // A watchlist is the account's list as saved now: resolved before any reservation.
     let compiled: CompiledQuery;

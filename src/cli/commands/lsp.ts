@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import type { Command } from "../command.js";
 import { UsageError } from "../command.js";
+import { messageOf } from "../../errors.js";
 
 const help = `Usage: xql lsp [--stdio]
 
@@ -23,7 +24,7 @@ export const lspCommand: Command = {
     try {
       parseArgs({ args: [...args], options: { stdio: { type: "boolean" } }, strict: true, allowPositionals: false });
     } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
+      throw new UsageError(messageOf(error));
     }
     const { protocol } = await import("../../lsp/protocol.js");
     const { createConnection, StreamMessageReader } = protocol;
@@ -116,5 +117,5 @@ function afterTurns(turns: number): Promise<void> {
 
 /** The first line of an error's message (vscode-jsonrpc appends the headers it saw). */
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+  return messageOf(error).split("\n")[0]!;
 }
