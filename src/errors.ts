@@ -494,8 +494,8 @@ const CATALOGUE = {
   },
   "import-time-zone": {
     type: "data", group: "import",
-    message: (p: { tz: string; reason: "out-of-range" | "unknown" }) =>
-      p.reason === "out-of-range" ? `Time zone offset '${p.tz}' is out of range` : `Unknown time zone '${p.tz}': use UTC, EST, an offset such as +02:00, or an IANA name such as Europe/Athens`,
+    message: (p: { tz: string; fault: "out-of-range" | "unknown" }) =>
+      p.fault === "out-of-range" ? `Time zone offset '${p.tz}' is out of range` : `Unknown time zone '${p.tz}': use UTC, EST, an offset such as +02:00, or an IANA name such as Europe/Athens`,
     template: "`Time zone offset '<tz>' is out of range` / `Unknown time zone '<tz>': use UTC, EST, an offset such as +02:00, or an IANA name such as Europe/Athens`", example: "`--tz +15:00`, `--tz Mars/Olympus`",
   },
   "import-staging": {
@@ -566,8 +566,8 @@ const CATALOGUE = {
   },
   "feed-api-url": {
     type: "data", group: "feeds",
-    message: (p: { url: string; reason: "not-url" | "protocol" }) =>
-      p.reason === "not-url" ? `--api-url '${p.url}' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)` : `--api-url '${p.url}' must be http:// or https://`,
+    message: (p: { url: string; fault: "not-url" | "protocol" }) =>
+      p.fault === "not-url" ? `--api-url '${p.url}' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)` : `--api-url '${p.url}' must be http:// or https://`,
     template: "`--api-url '<url>' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)` / `--api-url '<url>' must be http:// or https://`", example: "`--api-url ftp://x`",
   },
   "webhook-no-address": {

@@ -124,7 +124,7 @@ export function zoneConverter(tz: string): { convert: (local: number) => number;
   const fixed = /^(?:utc|gmt)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(name);
   if (fixed) {
     const minutes = (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * (fixed[1] === "-" ? -1 : 1);
-    if (Math.abs(minutes) > 14 * 60) throw new XqlDataError("import-time-zone", { tz, reason: "out-of-range" });
+    if (Math.abs(minutes) > 14 * 60) throw new XqlDataError("import-time-zone", { tz, fault: "out-of-range" });
     return { convert: (t) => t - minutes * 60_000, label: `UTC${fixed[1]}${fixed[2]!.padStart(2, "0")}:${fixed[3] ?? "00"}` };
   }
   let format: Intl.DateTimeFormat;
@@ -140,7 +140,7 @@ export function zoneConverter(tz: string): { convert: (local: number) => number;
       second: "2-digit",
     });
   } catch {
-    throw new XqlDataError("import-time-zone", { tz, reason: "unknown" });
+    throw new XqlDataError("import-time-zone", { tz, fault: "unknown" });
   }
   // Offsets change a few times a year, always on a quarter hour: remember each quarter hour's.
   const QUARTER = 900_000;

@@ -113,9 +113,9 @@ export function apiBase(apiUrl: string): URL {
   try {
     base = new URL(apiUrl);
   } catch {
-    throw new XqlDataError("feed-api-url", { url: apiUrl, reason: "not-url" });
+    throw new XqlDataError("feed-api-url", { url: apiUrl, fault: "not-url" });
   }
-  if (base.protocol !== "http:" && base.protocol !== "https:") throw new XqlDataError("feed-api-url", { url: apiUrl, reason: "protocol" });
+  if (base.protocol !== "http:" && base.protocol !== "https:") throw new XqlDataError("feed-api-url", { url: apiUrl, fault: "protocol" });
   return base;
 }
 
