@@ -90,7 +90,7 @@ export function positionAt(text: string, offset: number): Position {
 export type ErrorGroup = "lexical" | "grammar" | "structural" | "check" | "plan" | "outside" | DataErrorGroup;
 
 /** The parts of docs/errors.md for errors outside the query (type `data`): where they arise. */
-export type DataErrorGroup = "bars" | "import" | "store" | "accounts" | "feeds" | "alerts" | "playground";
+export type DataErrorGroup = "bars" | "import" | "store" | "accounts" | "feeds" | "alerts" | "playground" | "cli";
 
 /** The parameters of a message without variable parts. */
 type NoParams = Record<never, never>;
@@ -579,6 +579,61 @@ const CATALOGUE = {
     type: "data", group: "playground",
     message: (p: { what: string; status: number; reason: string }) => `${p.what === "" ? "" : `${p.what} `}${p.status}: ${p.reason}`,
     template: "`<status>: <the service's message>` (a run, a why) / `bars <status>: <message>` / `stream <status>: the alerts stream did not open` (the playground, shown on the page)", example: "a playground run while the service is down",
+  },
+  // The classes of an area that its callers catch by class carry one code each: the kind is
+  // the class, the words are the area's own (a command line's mistake, a feed's refusal).
+  "cli-usage": {
+    type: "data", group: "cli",
+    message: (p: { message: string }) => p.message,
+    template: "`<what is wrong with the command line>`, then ``Run `xql <command> --help` for its options.`` (`UsageError`, exit code 2)", example: "`xql run --formt json`",
+  },
+  "cli-failure": {
+    type: "data", group: "cli",
+    message: (p: { message: string }) => p.message,
+    template: "`xql <command>: <message>` (`CliError`, exit code 1): a problem outside the query the CLI explains in its own words", example: "`xql run missing.xql`, a port in use",
+  },
+  "package-missing": {
+    type: "data", group: "cli",
+    message: (p: { name: string }) => `${p.name} is not installed`,
+    template: "`<package> is not installed` (`MissingCcxtError`, `MissingDukascopyError`): the CLI says how to install it beside xql", example: "`xql data sync binance` without ccxt",
+  },
+  "feed-request": {
+    type: "data", group: "feeds",
+    message: (p: { message: string }) => p.message,
+    template: "what a feed's request did wrong, by its `kind` (`unreachable`, `network`, `rate-limited`, `server`, `too-large`, `bad-reply`, `refused`, `client`, `stopped`; `FeedRequestError`): retried or said on a line", example: "a 503 from the exchange",
+  },
+  "feed-symbols": {
+    type: "data", group: "feeds",
+    message: (p: { message: string }) => p.message,
+    template: "`'<pair>' is not a currency pair: …`, `… is not a trading spot pair …` (`ForexSymbolError`, `SymbolChoiceError`): a pair asked for that the feed does not have, with the closest one that is", example: "`--symbols EURUSX`",
+  },
+  "feed-unknown-exchange": {
+    type: "data", group: "feeds",
+    message: (p: { exchange: string }) => `ccxt knows no exchange '${p.exchange}'`,
+    template: "`ccxt knows no exchange '<id>'` (`UnknownExchangeError`; the CLI adds the closest id)", example: "`xql data sync binanse`",
+  },
+  "store-busy": {
+    type: "data", group: "store",
+    message: (_: NoParams) => "The database is busy with another writer",
+    template: "`The database is busy with another writer` (`StoreBusyError`): the service answers 503 with `Retry-After`", example: "a push during an import",
+  },
+  "store-unavailable": {
+    type: "data", group: "store",
+    message: (_: NoParams) => "Data store call failed",
+    template: "`Data store call failed` (`StoreUnavailable`, the cause kept for the log): the service answers 500 `Data store unavailable`", example: "the database server down",
+  },
+  "store-health": {
+    type: "data", group: "store",
+    message: (p: { dependency: string; reason: string }) => `${p.dependency}: ${p.reason}`,
+    template: "`<dependency>: <reason>` (`HealthError`), e.g. `database: cannot be written`: what `/health` reports, never a host, path or credential", example: "a read-only database file",
+  },
+  "series-limit": {
+    type: "data", group: "store",
+    message: (p: { kind: "push" | "account"; created: number; limit: number }) =>
+      p.kind === "push"
+        ? `the push would create ${p.created.toLocaleString("en-US")} new series; one push creates at most ${p.limit.toLocaleString("en-US")}`
+        : "Series limit reached for this tier",
+    template: "`the push would create <n> new series; one push creates at most <limit>` / `Series limit reached for this tier` (`SeriesLimitError`)", example: "a push of 2,000 new symbols",
   },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 

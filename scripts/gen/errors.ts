@@ -67,6 +67,7 @@ const DATA_GROUPS: readonly { group: DataErrorGroup; title: string; note?: strin
   { group: "feeds", title: "Feeds (`xql data sync`)" },
   { group: "alerts", title: "Alert deliveries" },
   { group: "playground", title: "The playground" },
+  { group: "cli", title: "The command line (`xql`)" },
 ];
 
 /** The generated catalogue: one table per group, every entry of the table in its order. */

@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { closest } from "../suggest.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_WARMUP_CEILING } from "../types.js";
-import { messageOf } from "../errors.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 /** A stream a command writes to: `process.stdout`, or a test's collector. */
 export interface CliOutput {
@@ -65,16 +65,22 @@ export interface Command {
 }
 
 /** A mistake on the command line: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
+export class UsageError extends XqlDataError<"cli-usage"> {
+  override readonly name: string = "UsageError";
+  constructor(message: string) {
+    super("cli-usage", { message });
+  }
 }
 
 /**
  * A problem outside the query that the CLI explains in one line of its own words (a missing
  * file, a port in use): printed as `xql <command>: <message>`, exit code 1, never a stack.
  */
-export class CliError extends Error {
-  override readonly name = "CliError";
+export class CliError extends XqlDataError<"cli-failure"> {
+  override readonly name: string = "CliError";
+  constructor(message: string) {
+    super("cli-failure", { message });
+  }
 }
 
 /** One option: its type, the placeholder of its value in help, and one line of help. */

@@ -7,6 +7,7 @@
  */
 import { XqlDataError, assertNever } from "../errors.js";
 import { BarsCsvParser, CsvImportError, MemorySink, normalizeMarket } from "./csv.js";
+import { IMPORT_OPTION_CODES } from "./errors.js";
 import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "./formats.js";
 import { BarRowBatch, type BarRow, type ClosedBars, closedBarsOnly } from "./rows.js";
 import type { BarBatch } from "../store/store.js";
@@ -228,7 +229,7 @@ async function parseCsvPush(lines: Lines, options: CsvPushOptions, now: number, 
     if (error instanceof PushError) throw error;
     if (error instanceof CsvImportError) throw new PushError(error.line, error.code === "import-empty" ? "the body holds no bars" : error.reason, error.code);
     // The parser speaks to the command line ("give --symbol S"); a push gives its options in the query string.
-    if (error instanceof XqlDataError) throw new PushError(0, inQueryWords(error.message));
+    if (error instanceof XqlDataError && IMPORT_OPTION_CODES.has(error.code)) throw new PushError(0, inQueryWords(error.message));
     throw error;
   }
 }

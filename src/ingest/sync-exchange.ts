@@ -38,18 +38,21 @@ export interface Exchange extends SyncSource {
 }
 
 /** ccxt is not installed: `npm install xql` leaves it out (it is 60 MB a library user does not need). */
-export class MissingCcxtError extends Error {
-  override readonly name = "MissingCcxtError";
+export class MissingCcxtError extends XqlDataError<"package-missing"> {
+  override readonly name: string = "MissingCcxtError";
+  constructor() {
+    super("package-missing", { name: "ccxt" });
+  }
 }
 
 /** The exchange id is not one ccxt knows; `suggestion` is the closest that is. */
-export class UnknownExchangeError extends Error {
-  override readonly name = "UnknownExchangeError";
+export class UnknownExchangeError extends XqlDataError<"feed-unknown-exchange"> {
+  override readonly name: string = "UnknownExchangeError";
   constructor(
     readonly exchange: string,
     readonly known: readonly string[],
   ) {
-    super(`ccxt knows no exchange '${exchange}'`);
+    super("feed-unknown-exchange", { exchange });
   }
 }
 
@@ -67,7 +70,7 @@ export async function loadCcxt(): Promise<CcxtModule> {
     return await import("ccxt");
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") throw new MissingCcxtError("ccxt is not installed");
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") throw new MissingCcxtError();
     throw error;
   }
 }

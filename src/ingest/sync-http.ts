@@ -16,7 +16,7 @@
  * - Requests of one source start at most `perSecond` a second (OANDA: 120 per address).
  */
 import { redactUrl } from "../redact.js";
-import { messageOf } from "../errors.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 /** The largest reply a sync reads: beyond it the reply is cut off and the request has failed. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -71,15 +71,15 @@ export type FeedFailure =
   | "stopped";
 
 /** A request that failed, by kind; the message is for people and holds no credentials. */
-export class FeedRequestError extends Error {
-  override readonly name = "FeedRequestError";
+export class FeedRequestError extends XqlDataError<"feed-request"> {
+  override readonly name: string = "FeedRequestError";
   constructor(
     readonly kind: FeedFailure,
     message: string,
     readonly retryAfterMs?: number,
     readonly status?: number,
   ) {
-    super(message);
+    super("feed-request", { message });
   }
 }
 
