@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CompiledQuery } from "../api.js";
-import { XqlError } from "../errors.js";
+import { XqlDataError, XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import { VERSION } from "../version.js";
@@ -56,7 +56,7 @@ export interface RouteContext {
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /** A request about something the store does not hold (why's symbol without bars): a 404 with its message. */
-class NotFound extends Error {}
+class NotFound extends XqlDataError<"no-bars-at"> {}
 
 /**
  * The JSON text of an answer already bounded while it was built (rows measured, matches
@@ -345,8 +345,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
           const base = compiled.plan.sources[0]!.timeframe;
           const instrument = universe.find((i) => i.symbol === symbol);
           const times = instrument?.bars[base]?.time;
-          const missing = `No bars for ${symbol} on ${compiled.plan.market} ${base}`;
-          if (!instrument || !times || times.length === 0 || (time !== undefined && times[0]! > time)) throw new NotFound(missing);
+          if (!instrument || !times || times.length === 0 || (time !== undefined && times[0]! > time)) throw new NotFound("no-bars-at", { symbol, market: compiled.plan.market, timeframe: base });
           // The bar asked (the latest at or before `time`), evaluated as run does there: each
           // source's bars from its anchor (decisions §9, §11), so the tree holds run's numbers.
           const answer = whyAnchored(compiled, instrument, time);
