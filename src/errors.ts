@@ -90,7 +90,7 @@ export function positionAt(text: string, offset: number): Position {
 export type ErrorGroup = "lexical" | "grammar" | "structural" | "check" | "plan" | "outside" | DataErrorGroup;
 
 /** The parts of docs/errors.md for errors outside the query (type `data`): where they arise. */
-export type DataErrorGroup = "bars" | "import" | "store" | "accounts" | "feeds" | "alerts" | "playground" | "cli";
+export type DataErrorGroup = "bars" | "import" | "store" | "accounts" | "feeds" | "alerts" | "playground" | "cli" | "service";
 
 /** The parameters of a message without variable parts. */
 type NoParams = Record<never, never>;
@@ -634,6 +634,11 @@ const CATALOGUE = {
         ? `the push would create ${p.created.toLocaleString("en-US")} new series; one push creates at most ${p.limit.toLocaleString("en-US")}`
         : "Series limit reached for this tier",
     template: "`the push would create <n> new series; one push creates at most <limit>` / `Series limit reached for this tier` (`SeriesLimitError`)", example: "a push of 2,000 new symbols",
+  },
+  "history-window": {
+    type: "data", group: "service",
+    message: (p: { max: number }) => `Query parameter 'bars' must be an integer from 1 to ${p.max}`,
+    template: "`Query parameter 'bars' must be an integer from 1 to 1000` (`POST /xql/history?bars=`, a 400 `{ error }`)", example: "`?bars=0`",
   },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 

@@ -68,6 +68,7 @@ const DATA_GROUPS: readonly { group: DataErrorGroup; title: string; note?: strin
   { group: "alerts", title: "Alert deliveries" },
   { group: "playground", title: "The playground" },
   { group: "cli", title: "The command line (`xql`)" },
+  { group: "service", title: "The service's requests" },
 ];
 
 /** The generated catalogue: one table per group, every entry of the table in its order. */

@@ -280,7 +280,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const bars = raw === undefined ? DEFAULT_HISTORY_BARS : typeof raw === "string" && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
     if (!(bars >= 1 && bars <= MAX_HISTORY_BARS)) {
       // Through the error handler, which adds the rate-limit headers like any run answer.
-      throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), { statusCode: 400 });
+      throw Object.assign(new XqlDataError("history-window", { max: MAX_HISTORY_BARS }), { statusCode: 400 });
     }
     historyWindows.set(request, { bars, given: raw !== undefined });
   }

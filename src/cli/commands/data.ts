@@ -136,11 +136,13 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
   const shown = file === "-" ? "standard input" : file;
   if (path !== "-") {
     // Checked before the store is opened (or created): "no such file: bars.csv", not "ENOENT: ..., stat '/abs/bars.csv'".
+    let directory: boolean;
     try {
-      if ((await stat(path)).isDirectory()) throw Object.assign(new Error("directory"), { code: "EISDIR" });
+      directory = (await stat(path)).isDirectory();
     } catch (error) {
       throw new CliError(fileProblem(file, error));
     }
+    if (directory) throw new CliError(fileProblem(file, { code: "EISDIR" }));
   }
   const opened = await openStoreForWriting(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
   const store = opened.store;
