@@ -669,8 +669,9 @@ export type ErrorCode = keyof typeof CATALOGUE;
 /** The parameters the message of `code` is rendered from. */
 export type ErrorParams<C extends ErrorCode> = Parameters<(typeof CATALOGUE)[C]["message"]>[0];
 
-/** The codes of syntax errors (they carry a position) and of plan errors (they never do). */
+/** The codes of syntax errors: they carry a position. */
 export type SyntaxErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "syntax" ? C : never }[ErrorCode];
+/** The codes of plan errors: they never carry a position. */
 export type PlanErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "plan" ? C : never }[ErrorCode];
 /** The codes of errors outside the query, raised as {@link XqlDataError}. */
 export type DataErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "data" ? C : never }[ErrorCode];
@@ -771,7 +772,7 @@ export function assertNever(value: never, what = "value"): never {
  * are not finite and strictly increasing, off the timeframe's grid, columns of unequal
  * length), a file an import cannot read, a store, an account or a feed that refuses. `code` is
  * its kind in the catalogue (type `data`), the message rendered from the catalogue's template
- * with the parameters, as {@link fail} does for query errors. Query errors are never thrown
+ * with the parameters, as `fail` does for query errors. Query errors are never thrown
  * this way; they come back as data from `validate` and `explain`. An area's errors
  * (`CsvImportError`, `PushError`) are subclasses, so a caller branches on `instanceof` or on
  * `code`, never on the message.
