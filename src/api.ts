@@ -611,7 +611,7 @@ function whyOf(
   if (at !== undefined && !Number.isFinite(at)) throw new RangeError(`why: at must be ms since epoch or an ISO 8601 time, got ${String(options.at)}`);
   const times = instrument.bars[base]?.time ?? [];
   const index = whyIndex(times, at);
-  if (index < 0) throw new XqlDataError(`No bars for ${instrument.symbol} on ${market} ${base}`);
+  if (index < 0) throw new XqlDataError("no-bars-at", { symbol: instrument.symbol, market, timeframe: base });
   const time = times[index]!;
   const last = times.length - 1;
   const row =

@@ -42,14 +42,14 @@ export class XqlError extends Error {
    * programs that branch on the kind of mistake. Library only: HTTP bodies keep exactly
    * `{ type, message, position? }`.
    */
-  readonly code: ErrorCode;
+  readonly code: QueryErrorCode;
 
   /**
    * @param body - The spec's error object.
    * @param stage - The stage that found the problem.
    * @param code - Its kind in {@link ERROR_CATALOGUE}.
    */
-  constructor(body: ErrorBody, stage: Stage, code: ErrorCode) {
+  constructor(body: ErrorBody, stage: Stage, code: QueryErrorCode) {
     super(body.message);
     this.type = body.type;
     this.position = body.position;
@@ -87,7 +87,10 @@ export function positionAt(text: string, offset: number): Position {
 }
 
 /** The part of docs/errors.md an entry is listed under. */
-export type ErrorGroup = "lexical" | "grammar" | "structural" | "check" | "plan" | "outside";
+export type ErrorGroup = "lexical" | "grammar" | "structural" | "check" | "plan" | "outside" | DataErrorGroup;
+
+/** The parts of docs/errors.md for errors outside the query (type `data`): where they arise. */
+export type DataErrorGroup = "bars" | "import" | "store" | "accounts" | "feeds" | "alerts" | "playground" | "cli" | "service";
 
 /** The parameters of a message without variable parts. */
 type NoParams = Record<never, never>;
@@ -416,9 +419,231 @@ const CATALOGUE = {
     message: (p: { name: string }) => `Unknown watchlist '${p.name}'`,
     template: "`Unknown watchlist '<name>'`: the account (the service), the store (the CLI) or the `watchlists` option (the library) has no list of that name", example: '`watchlist = "nope"`',
   },
+  // Errors outside the query (type `data`, raised as `XqlDataError` or an area's subclass of
+  // it): the bars, files, stores, accounts and feeds around a query. They have no stage and no
+  // position; `example` says what gives them.
+  "bars-columns": {
+    type: "data", group: "bars",
+    message: (p: { symbol: string; timeframe: string; problem: string }) => `Instrument '${p.symbol}', timeframe ${p.timeframe}: ${p.problem}`,
+    template: "`Instrument '<symbol>', timeframe <tf>: bars have no time column` / `column '<name>' has <n> values for <m> bars` / `every column must have as many values as time` (`run`, `history`, `why`, `deriveTimeframes`)", example: "bars whose `close` is shorter than `time`",
+  },
+  "bars-times": {
+    type: "data", group: "bars",
+    message: (p: { symbol: string; timeframe: string; problem: string }) => `Instrument '${p.symbol}', timeframe ${p.timeframe}: ${p.problem}`,
+    template: "`Instrument '<symbol>', timeframe <tf>: bar times must be finite and strictly increasing, oldest first (…)` / `bar time <t> is not finite` / `bar time <t> is not on the <tf> grid (…)`", example: "bars given newest first, or an h1 bar at 10:30",
+  },
+  "no-bars-at": {
+    type: "data", group: "bars",
+    message: (p: { symbol: string; market: string; timeframe: string }) => `No bars for ${p.symbol} on ${p.market} ${p.timeframe}`,
+    template: "`No bars for <symbol> on <market> <tf>`: `why` asked about an instrument with no base bar at or before `at`", example: "`why(…, { at })` before the first bar",
+  },
+  "bars-write": {
+    type: "data", group: "bars",
+    message: (p: { problem: string }) => p.problem,
+    template: "`Bars of one series must have as many <column> values as times` / `Bar <column> <value> at <time> is not a finite number`: bars handed to a store's write", example: "`store.write` with a NaN close",
+  },
+  "import-line": {
+    type: "data", group: "import",
+    message: (p: { line: number; reason: string }) => (p.line > 0 ? `line ${p.line}: ${p.reason}` : p.reason),
+    template: "`line <n>: <reason>`, or `<reason>` when the file as a whole is wrong (no format fits): the first bad line of a `xql data import` or a push (`CsvImportError`, `PushError`), nothing written", example: "`line 3: high 1.1 is below open, close or low`",
+  },
+  "import-empty": {
+    type: "data", group: "import",
+    message: (p: { line: number; reason: string }) => p.reason,
+    template: "`the file holds no bars` (a push: `the body holds no bars`)", example: "an empty file",
+  },
+  "import-market": {
+    type: "data", group: "import",
+    message: (p: { name: string }) => `Invalid market name '${p.name}': use letters, digits and _ (starting with a letter)`,
+    template: "`Invalid market name '<name>': use letters, digits and _ (starting with a letter)`", example: "`--market 'my market'`",
+  },
+  "import-timeframe": {
+    type: "data", group: "import",
+    message: (p: { timeframe: string }) => `Unknown timeframe '${p.timeframe}': use one of m1 m5 m15 m30 h1 h4 d w`,
+    template: "`Unknown timeframe '<tf>': use one of m1 m5 m15 m30 h1 h4 d w`", example: "`--timeframe 1h`",
+  },
+  "import-needs-timeframe": {
+    type: "data", group: "import",
+    message: (_: NoParams) => "data import needs --timeframe TF (the file name does not tell it)",
+    template: "`data import needs --timeframe TF (the file name does not tell it)`", example: "`xql data import bars.csv`",
+  },
+  "import-symbol": {
+    type: "data", group: "import",
+    message: (p: { symbol: string }) => `Invalid symbol '${p.symbol}' (1-32 letters, digits or . _ : / -)`,
+    template: "`Invalid symbol '<symbol>' (1-32 letters, digits or . _ : / -)`", example: "`--symbol 'EUR USD'`",
+  },
+  "import-needs-symbol": {
+    type: "data", group: "import",
+    message: (p: { format: string }) => `${p.format}: its rows carry no symbol; give --symbol S`,
+    template: "`<format>: its rows carry no symbol; give --symbol S` (a push: `?symbol=`)", example: "a MetaTrader export without `--symbol`",
+  },
+  "import-format": {
+    type: "data", group: "import",
+    message: (p: { format: string; known: readonly string[] }) => `Unknown format '${p.format}': use one of ${p.known.join(" ")}`,
+    template: "`Unknown format '<format>': use one of xql binance metatrader histdata generic`", example: "`--format excel`",
+  },
+  "import-needs-columns": {
+    type: "data", group: "import",
+    message: (_: NoParams) => "The generic format needs --columns",
+    template: "`The generic format needs --columns`", example: "`--format generic` alone",
+  },
+  "import-columns": {
+    type: "data", group: "import",
+    message: (p: { problem: string }) => p.problem,
+    template: "`Unknown column '<name>' in --columns: use symbol time open high low close volume -` / `--columns needs a '<name>' column` / `--columns names a column twice`", example: "`--columns time,open,close`",
+  },
+  "import-time-zone": {
+    type: "data", group: "import",
+    message: (p: { tz: string; fault: "out-of-range" | "unknown" }) =>
+      p.fault === "out-of-range" ? `Time zone offset '${p.tz}' is out of range` : `Unknown time zone '${p.tz}': use UTC, EST, an offset such as +02:00, or an IANA name such as Europe/Athens`,
+    template: "`Time zone offset '<tz>' is out of range` / `Unknown time zone '<tz>': use UTC, EST, an offset such as +02:00, or an IANA name such as Europe/Athens`", example: "`--tz +15:00`, `--tz Mars/Olympus`",
+  },
+  "import-staging": {
+    type: "data", group: "import",
+    message: (_: NoParams) => "The import's staging file ended early",
+    template: "`The import's staging file ended early`: the temporary file an import sorts its bars in was cut short under it (a full or failing disk)", example: "none known",
+  },
+  "store-open": {
+    type: "data", group: "store",
+    message: (p: { database: string; reason: string }) => `Cannot open the database ${p.database}: ${p.reason}`,
+    template: "`Cannot open the database <file or URL, password hidden>: <reason>`, e.g. `it is a directory; give a file name such as <dir>/xql.db`, `permission denied in <dir>`", example: "`--db /tmp`",
+  },
+  "store-schema-newer": {
+    type: "data", group: "store",
+    message: (p: { version: number; understood: number }) => `The database schema is at version ${p.version}, newer than this xql understands (${p.understood}); upgrade xql`,
+    template: "`The database schema is at version <n>, newer than this xql understands (<m>); upgrade xql`", example: "an older xql on a database a newer one migrated",
+  },
+  "store-timeframe": {
+    type: "data", group: "store",
+    message: (p: { timeframe: string }) => `Unknown timeframe '${p.timeframe}'`,
+    template: "`Unknown timeframe '<tf>'`: a write to the store of a timeframe it does not keep", example: "`store.write({ timeframe: \"h2\", … })`",
+  },
+  "store-streamed-import": {
+    type: "data", group: "store",
+    message: (_: NoParams) => "This store cannot take a streamed import",
+    template: "`This store cannot take a streamed import`: a `BarStore` of an embedder without `writeSeries`", example: "a custom store without `writeSeries`",
+  },
+  "store-inconsistent": {
+    type: "data", group: "store",
+    message: (p: { problem: string }) => p.problem,
+    template: "`Series <symbol>: more bars read than its catalog row counts`, `COPY TO STDOUT …`: the database answered what its own rows rule out (a damaged file, a server that is not PostgreSQL's binary COPY)", example: "none known",
+  },
+  "account-unknown": {
+    type: "data", group: "accounts",
+    message: (p: { account: string }) => `No account '${p.account}'`,
+    template: "`No account '<id>'`", example: "`xql keys create --account acc_nope`",
+  },
+  "account-tier": {
+    type: "data", group: "accounts",
+    message: (p: { tier: string; account?: string; current?: string }) =>
+      p.account === undefined ? `Unknown tier '${p.tier}'` : `Account '${p.account}' is on the ${p.current} tier, not ${p.tier}`,
+    template: "`Unknown tier '<tier>'` / `Account '<id>' is on the <tier> tier, not <tier>`", example: "`--tier gold`",
+  },
+  "account-needs-tier": {
+    type: "data", group: "accounts",
+    message: (_: NoParams) => "A new account needs a tier",
+    template: "`A new account needs a tier`", example: "`createKey(store, {})`",
+  },
+  "key-scope": {
+    type: "data", group: "accounts",
+    message: (p: { scope: string }) => `Unknown scope '${p.scope}': use run or write`,
+    template: "`Unknown scope '<scope>': use run or write`", example: "`--scope admin`",
+  },
+  "quota-day": {
+    type: "data", group: "accounts",
+    message: (p: { day: string }) => `Not a UTC day: '${p.day}'`,
+    template: "`Not a UTC day: '<day>'` (a quota counter's day is `YYYY-MM-DD`)", example: "`quotaExpiry(\"today\")`",
+  },
+  "redis-unreachable": {
+    type: "data", group: "accounts",
+    message: (p: { url: string; reason: string }) => `Cannot reach Redis at ${p.url}: ${p.reason}`,
+    template: "`Cannot reach Redis at <url, password hidden>: <reason>`", example: "`XQL_REDIS_URL=redis://127.0.0.1:1`",
+  },
+  "feed-no-ohlcv": {
+    type: "data", group: "feeds",
+    message: (p: { exchange: string }) => `${p.exchange} offers no OHLCV candles through ccxt`,
+    template: "`<exchange> offers no OHLCV candles through ccxt`", example: "an exchange ccxt lists without candles",
+  },
+  "feed-api-url": {
+    type: "data", group: "feeds",
+    message: (p: { url: string; fault: "not-url" | "protocol" }) =>
+      p.fault === "not-url" ? `--api-url '${p.url}' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)` : `--api-url '${p.url}' must be http:// or https://`,
+    template: "`--api-url '<url>' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)` / `--api-url '<url>' must be http:// or https://`", example: "`--api-url ftp://x`",
+  },
+  "webhook-no-address": {
+    type: "data", group: "feeds",
+    message: (p: { host: string }) => `${p.host} has no address`,
+    template: "`<host> has no address`: a webhook's host resolves to no address (a delivery retries it)", example: "a webhook at a name with no A or AAAA record",
+  },
+  "playground-request": {
+    type: "data", group: "playground",
+    message: (p: { what: string; status: number; reason: string }) => `${p.what === "" ? "" : `${p.what} `}${p.status}: ${p.reason}`,
+    template: "`<status>: <the service's message>` (a run, a why) / `bars <status>: <message>` / `stream <status>: the alerts stream did not open` (the playground, shown on the page)", example: "a playground run while the service is down",
+  },
+  // The classes of an area that its callers catch by class carry one code each: the kind is
+  // the class, the words are the area's own (a command line's mistake, a feed's refusal).
+  "cli-usage": {
+    type: "data", group: "cli",
+    message: (p: { message: string }) => p.message,
+    template: "`<what is wrong with the command line>`, then ``Run `xql <command> --help` for its options.`` (`UsageError`, exit code 2)", example: "`xql run --formt json`",
+  },
+  "cli-failure": {
+    type: "data", group: "cli",
+    message: (p: { message: string }) => p.message,
+    template: "`xql <command>: <message>` (`CliError`, exit code 1): a problem outside the query the CLI explains in its own words", example: "`xql run missing.xql`, a port in use",
+  },
+  "package-missing": {
+    type: "data", group: "cli",
+    message: (p: { name: string }) => `${p.name} is not installed`,
+    template: "`<package> is not installed` (`MissingCcxtError`, `MissingDukascopyError`): the CLI says how to install it beside xql", example: "`xql data sync binance` without ccxt",
+  },
+  "feed-request": {
+    type: "data", group: "feeds",
+    message: (p: { message: string }) => p.message,
+    template: "what a feed's request did wrong, by its `kind` (`unreachable`, `network`, `rate-limited`, `server`, `too-large`, `bad-reply`, `refused`, `client`, `stopped`; `FeedRequestError`): retried or said on a line", example: "a 503 from the exchange",
+  },
+  "feed-symbols": {
+    type: "data", group: "feeds",
+    message: (p: { message: string }) => p.message,
+    template: "`'<pair>' is not a currency pair: …`, `… is not a trading spot pair …` (`ForexSymbolError`, `SymbolChoiceError`): a pair asked for that the feed does not have, with the closest one that is", example: "`--symbols EURUSX`",
+  },
+  "feed-unknown-exchange": {
+    type: "data", group: "feeds",
+    message: (p: { exchange: string }) => `ccxt knows no exchange '${p.exchange}'`,
+    template: "`ccxt knows no exchange '<id>'` (`UnknownExchangeError`; the CLI adds the closest id)", example: "`xql data sync binanse`",
+  },
+  "store-busy": {
+    type: "data", group: "store",
+    message: (_: NoParams) => "The database is busy with another writer",
+    template: "`The database is busy with another writer` (`StoreBusyError`): the service answers 503 with `Retry-After`", example: "a push during an import",
+  },
+  "store-unavailable": {
+    type: "data", group: "store",
+    message: (_: NoParams) => "Data store call failed",
+    template: "`Data store call failed` (`StoreUnavailable`, the cause kept for the log): the service answers 500 `Data store unavailable`", example: "the database server down",
+  },
+  "store-health": {
+    type: "data", group: "store",
+    message: (p: { dependency: string; reason: string }) => `${p.dependency}: ${p.reason}`,
+    template: "`<dependency>: <reason>` (`HealthError`), e.g. `database: cannot be written`: what `/health` reports, never a host, path or credential", example: "a read-only database file",
+  },
+  "series-limit": {
+    type: "data", group: "store",
+    message: (p: { kind: "push" | "account"; created: number; limit: number }) =>
+      p.kind === "push"
+        ? `the push would create ${p.created.toLocaleString("en-US")} new series; one push creates at most ${p.limit.toLocaleString("en-US")}`
+        : "Series limit reached for this tier",
+    template: "`the push would create <n> new series; one push creates at most <limit>` / `Series limit reached for this tier` (`SeriesLimitError`)", example: "a push of 2,000 new symbols",
+  },
+  "history-window": {
+    type: "data", group: "service",
+    message: (p: { max: number }) => `Query parameter 'bars' must be an integer from 1 to ${p.max}`,
+    template: "`Query parameter 'bars' must be an integer from 1 to 1000` (`POST /xql/history?bars=`, a 400 `{ error }`)", example: "`?bars=0`",
+  },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 
-interface CatalogueEntry {
+/** An error of the query: raised as an `XqlError` by one of its stages. */
+interface QueryCatalogueEntry {
   readonly type: "syntax" | "plan";
   readonly stages: readonly Stage[];
   readonly group: ErrorGroup;
@@ -427,15 +652,31 @@ interface CatalogueEntry {
   readonly example: string;
 }
 
+/** An error outside the query: raised as an `XqlDataError` (or an area's subclass), no stage, no position. */
+interface DataCatalogueEntry {
+  readonly type: "data";
+  readonly group: DataErrorGroup;
+  readonly message: (params: never) => string;
+  readonly template: string;
+  readonly example: string;
+}
+
+type CatalogueEntry = QueryCatalogueEntry | DataCatalogueEntry;
+
 /** The stable code of an error kind (`"unknown-identifier"`): one of the catalogue's, listed in docs/errors.md and {@link ERROR_CATALOGUE}. */
 export type ErrorCode = keyof typeof CATALOGUE;
 
 /** The parameters the message of `code` is rendered from. */
 export type ErrorParams<C extends ErrorCode> = Parameters<(typeof CATALOGUE)[C]["message"]>[0];
 
-/** The codes of syntax errors (they carry a position) and of plan errors (they never do). */
+/** The codes of syntax errors: they carry a position. */
 export type SyntaxErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "syntax" ? C : never }[ErrorCode];
-export type PlanErrorCode = Exclude<ErrorCode, SyntaxErrorCode>;
+/** The codes of plan errors: they never carry a position. */
+export type PlanErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "plan" ? C : never }[ErrorCode];
+/** The codes of errors outside the query, raised as {@link XqlDataError}. */
+export type DataErrorCode = { [C in ErrorCode]: (typeof CATALOGUE)[C]["type"] extends "data" ? C : never }[ErrorCode];
+/** The codes of errors of the query, raised as {@link XqlError}. */
+export type QueryErrorCode = SyntaxErrorCode | PlanErrorCode;
 
 /** The syntax errors stage `S` may raise: those whose catalogue entry lists it. */
 export type ErrorCodeAt<S extends Stage> = { [C in SyntaxErrorCode]: S extends (typeof CATALOGUE)[C]["stages"][number] ? C : never }[SyntaxErrorCode];
@@ -450,10 +691,10 @@ export interface ErrorSite<C extends SyntaxErrorCode = SyntaxErrorCode> {
 /** A code with its parameters: an error decided in one place and raised in another (the parser's messages). */
 export type Failure<C extends ErrorCode = ErrorCode> = { [K in C]: { readonly code: K; readonly params: ErrorParams<K> } }[C];
 
-/** One kind of error: its stable code, type, stages, message template and an example. */
+/** One kind of query error: its stable code, type, stages, message template and an example. */
 export interface ErrorEntry {
   /** Stable, readable id; never reused for another kind. */
-  readonly code: ErrorCode;
+  readonly code: QueryErrorCode;
   /** The `type` of the error body. */
   readonly type: "syntax" | "plan";
   /** The stages that raise it (a miscased keyword is noticed wherever its mistake surfaces). */
@@ -467,9 +708,31 @@ export interface ErrorEntry {
 }
 
 /** Every error the front end can give, in the order docs/errors.md lists them. */
-export const ERROR_CATALOGUE: readonly ErrorEntry[] = (Object.keys(CATALOGUE) as ErrorCode[]).map((code) => {
-  const { type, stages, group, template, example } = CATALOGUE[code];
-  return { code, type, stages, group, template, example };
+export const ERROR_CATALOGUE: readonly ErrorEntry[] = (Object.keys(CATALOGUE) as ErrorCode[]).flatMap((code) => {
+  const entry: CatalogueEntry = CATALOGUE[code];
+  if (entry.type === "data") return [];
+  const { type, stages, group, template, example } = entry;
+  return [{ code: code as QueryErrorCode, type, stages, group, template, example }];
+});
+
+/** One kind of error outside the query: its stable code, where it arises, message template and what gives it. */
+export interface DataErrorEntry {
+  /** Stable, readable id; never reused for another kind. */
+  readonly code: DataErrorCode;
+  /** The section of docs/errors.md it is listed in. */
+  readonly group: DataErrorGroup;
+  /** The message, `<x>` marking a part that varies (markdown). */
+  readonly template: string;
+  /** What gives it (markdown). */
+  readonly example: string;
+}
+
+/** Every error outside the query (`XqlDataError.code`), in the order docs/errors.md lists them. */
+export const DATA_ERROR_CATALOGUE: readonly DataErrorEntry[] = (Object.keys(CATALOGUE) as ErrorCode[]).flatMap((code) => {
+  const entry: CatalogueEntry = CATALOGUE[code];
+  if (entry.type !== "data") return [];
+  const { group, template, example } = entry;
+  return [{ code: code as DataErrorCode, group, template, example }];
 });
 
 /** The message of `code` rendered from its parameters. */
@@ -486,9 +749,9 @@ export function fail<C extends SyntaxErrorCode>(code: C, params: ErrorParams<C>,
 export function fail<C extends PlanErrorCode>(code: C, params: ErrorParams<C>): XqlError;
 export function fail(code: ErrorCode, params: unknown, at?: ErrorSite): XqlError {
   const message = (CATALOGUE[code].message as (p: unknown) => string)(params);
-  if (CATALOGUE[code].type === "plan") return new XqlError({ type: "plan", message }, "plan", code);
-  if (at === undefined) throw new Error(`fail: the syntax error ${code} needs a position`);
-  return new XqlError({ type: "syntax", message, position: positionAt(at.text, at.offset) }, at.stage, code);
+  if (CATALOGUE[code].type === "plan") return new XqlError({ type: "plan", message }, "plan", code as PlanErrorCode);
+  if (CATALOGUE[code].type === "data" || at === undefined) throw new Error(`internal: fail: ${code} is not a syntax error with a position`);
+  return new XqlError({ type: "syntax", message, position: positionAt(at.text, at.offset) }, at.stage, code as SyntaxErrorCode);
 }
 
 /** {@link fail} for a code and parameters decided elsewhere (a {@link Failure}). */
@@ -501,5 +764,53 @@ export function failWith(failure: Failure<SyntaxErrorCode>, at: ErrorSite): XqlE
  * a case left out is a type error, and an impossible value at run time an internal error.
  */
 export function assertNever(value: never, what = "value"): never {
-  throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
+  throw new Error(`internal: unexpected ${what}: ${JSON.stringify(value)}`);
+}
+
+/**
+ * Thrown for a problem outside the query: bars that cannot be evaluated honestly (times that
+ * are not finite and strictly increasing, off the timeframe's grid, columns of unequal
+ * length), a file an import cannot read, a store, an account or a feed that refuses. `code` is
+ * its kind in the catalogue (type `data`), the message rendered from the catalogue's template
+ * with the parameters, as `fail` does for query errors. Query errors are never thrown
+ * this way; they come back as data from `validate` and `explain`. An area's errors
+ * (`CsvImportError`, `PushError`) are subclasses, so a caller branches on `instanceof` or on
+ * `code`, never on the message.
+ *
+ * @example
+ * ```ts
+ * import { compile, XqlDataError } from "xql";
+ *
+ * try {
+ *   compile('market = "FOREX"\ntimeframe = h1\nclose > 1').run(myUniverse);
+ * } catch (e) {
+ *   if (e instanceof XqlDataError) console.error(e.code, e.message); // "bars-times", "Instrument 'EURUSD', timeframe h1: bar times must be ..."
+ *   else throw e;
+ * }
+ * ```
+ */
+export class XqlDataError<C extends DataErrorCode = DataErrorCode> extends Error {
+  /** `"XqlDataError"`, or the subclass's name. */
+  override readonly name: string = "XqlDataError";
+  /** The stable code of the error in the catalogue (`"bars-times"`), for programs that branch on its kind. */
+  readonly code: C;
+
+  /**
+   * @param code - Its kind in the catalogue.
+   * @param params - The parameters its message is rendered from.
+   * @param options - `cause`: the failure underneath, kept for logs.
+   */
+  constructor(code: C, params: ErrorParams<C>, options?: ErrorOptions) {
+    super(errorMessage(code, params), options);
+    this.code = code;
+  }
+}
+
+/**
+ * The message of anything thrown: an `Error`'s message, else the value as text. The one way
+ * code shows a caught failure in a log line, a CLI message or the playground; the kind of a
+ * failure is read from its class or `code`, never from this text.
+ */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

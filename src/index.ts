@@ -20,9 +20,8 @@
 export { validate, explain, compile } from "./api.js";
 export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions, WhyOptions } from "./api.js";
 export type { WhyNode, WhyResult } from "./eval/why.js";
-export { XqlError, ERROR_CATALOGUE, errorMessage } from "./errors.js";
-export { XqlDataError } from "./eval/bars.js";
-export type { Stage, ErrorCode, ErrorEntry, ErrorGroup, ErrorParams, TypedPlace } from "./errors.js";
+export { XqlError, XqlDataError, ERROR_CATALOGUE, DATA_ERROR_CATALOGUE, errorMessage } from "./errors.js";
+export type { Stage, ErrorCode, QueryErrorCode, SyntaxErrorCode, PlanErrorCode, DataErrorCode, ErrorEntry, DataErrorEntry, ErrorGroup, DataErrorGroup, ErrorParams, TypedPlace } from "./errors.js";
 export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./synthetic/synthetic.js";
 export type { SyntheticOptions } from "./synthetic/synthetic.js";
 export { deriveTimeframes } from "./sessions/derive.js";

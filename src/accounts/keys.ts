@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { KeyRecord, KeyStore, Scope, Tier } from "./accounts.js";
+import { XqlDataError } from "../errors.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_PREFIX = "xql_";
@@ -71,12 +72,12 @@ export async function issueApiKey(
   let newAccount = false;
   if (accountId !== undefined) {
     const account = await store.findAccount(accountId);
-    if (!account) throw new Error(`No account '${accountId}'`);
+    if (!account) throw new XqlDataError("account-unknown", { account: accountId });
     if (options.tier !== undefined && options.tier !== account.tier) {
-      throw new Error(`Account '${accountId}' is on the ${account.tier} tier, not ${options.tier}`);
+      throw new XqlDataError("account-tier", { tier: options.tier, account: accountId, current: account.tier });
     }
   } else {
-    if (options.tier === undefined) throw new Error("A new account needs a tier");
+    if (options.tier === undefined) throw new XqlDataError("account-needs-tier", {});
     accountId = generateAccountId();
     await store.createAccount(accountId, options.tier, options.now);
     newAccount = true;

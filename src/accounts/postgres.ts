@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
 import { isTier } from "./accounts.js";
 import { KEY_COLUMNS, checkedScope, keyRecord, usageOf, type KeyRow } from "./records.js";
+import { XqlDataError } from "../errors.js";
 
 /** How the accounts reach the database: any statement, and a request-path one bounded in time. */
 export interface PgQueries {
@@ -22,7 +23,7 @@ export class PostgresAccounts implements KeyStore, QuotaStore {
   // ---- KeyStore ----
 
   async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
+    if (!isTier(tier)) throw new XqlDataError("account-tier", { tier: String(tier) });
     await this.db.query("INSERT INTO accounts (id, tier, created_at) VALUES ($1, $2, $3)", [id, tier, now]);
     return { id, tier, createdAt: now };
   }
@@ -45,7 +46,7 @@ export class PostgresAccounts implements KeyStore, QuotaStore {
       [key.hash, key.prefix, key.accountId, key.label, now, scope],
     );
     const row = rows[0];
-    if (!row) throw new Error(`No account '${key.accountId}'`);
+    if (!row) throw new XqlDataError("account-unknown", { account: key.accountId });
     return { hash: key.hash, prefix: key.prefix, accountId: key.accountId, label: key.label, scope, tier: row.tier, createdAt: now, revokedAt: null };
   }
 

@@ -1,6 +1,7 @@
 /** One key as both SQL stores read it (accounts joined for the tier), and its {@link KeyRecord}. */
 import type { KeyRecord, Scope, Tier } from "./accounts.js";
 import { isScope } from "./accounts.js";
+import { XqlDataError } from "../errors.js";
 
 /** A row of `api_keys` joined with its account's tier, as both SQL backends select it. */
 export interface KeyRow {
@@ -38,6 +39,6 @@ export function usageOf(used: number, limit: number): { used: number; remaining:
 /** The scope a new key is stored with: `run` unless `write` is asked for; anything else is refused. */
 export function checkedScope(scope: string | undefined): Scope {
   if (scope === undefined) return "run";
-  if (!isScope(scope)) throw new Error(`Unknown scope '${scope}': use run or write`);
+  if (!isScope(scope)) throw new XqlDataError("key-scope", { scope });
   return scope;
 }

@@ -31,6 +31,7 @@ import type { RedisOptions } from "ioredis";
 import type { QuotaStore, QuotaUsage, Reservation } from "./accounts.js";
 import { HealthError } from "../store/store.js";
 import { redactUrl } from "../redact.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 const DAY_MS = 86_400_000;
 /** Kept past the end of the key's UTC day, ms. */
@@ -126,7 +127,7 @@ export function quotaKey(prefix: string, accountId: string, day: string): string
 /** ms epoch when the counter of `day` (YYYY-MM-DD) may go: the end of that UTC day plus the margin. */
 export function quotaExpiry(day: string): number {
   const start = Date.parse(`${day}T00:00:00.000Z`);
-  if (Number.isNaN(start)) throw new Error(`Not a UTC day: '${day}'`);
+  if (Number.isNaN(start)) throw new XqlDataError("quota-day", { day });
   return start + DAY_MS + QUOTA_EXPIRY_MARGIN_MS;
 }
 
@@ -165,7 +166,7 @@ export class RedisQuotaStore implements QuotaStore {
       await store.redis.ping();
     } catch (error) {
       store.close();
-      throw new Error(`Cannot reach Redis at ${store.url}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new XqlDataError("redis-unreachable", { url: store.url, reason: messageOf(error) });
     }
     return store;
   }

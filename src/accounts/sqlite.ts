@@ -10,6 +10,7 @@ import { checkedScope } from "./records.js";
 import { KEY_COLUMNS, keyRecord, usageOf, type KeyRow } from "./records.js";
 import { type BusyTimeouts, identityOf, withoutWaiting } from "../store/sqlite-database.js";
 import { HealthError } from "../store/store.js";
+import { XqlDataError } from "../errors.js";
 
 /** Most keys kept in memory between commits by other connections. */
 const KEY_CACHE_LIMIT = 4096;
@@ -129,7 +130,7 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
   // ---- KeyStore ----
 
   async createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    if (!isTier(tier)) throw new Error(`Unknown tier '${String(tier)}'`);
+    if (!isTier(tier)) throw new XqlDataError("account-tier", { tier: String(tier) });
     this.stmt.insertAccount.run(id, tier, now);
     return { id, tier, createdAt: now };
   }
@@ -141,7 +142,7 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
 
   async createKey(key: NewKey, now: number): Promise<KeyRecord> {
     const account = await this.findAccount(key.accountId);
-    if (!account) throw new Error(`No account '${key.accountId}'`);
+    if (!account) throw new XqlDataError("account-unknown", { account: key.accountId });
     const scope = checkedScope(key.scope);
     this.stmt.insertKey.run(key.hash, key.prefix, key.accountId, key.label, scope, now);
     return { hash: key.hash, prefix: key.prefix, accountId: key.accountId, label: key.label, scope, tier: account.tier, createdAt: now, revokedAt: null };

@@ -21,6 +21,7 @@ import { signedHeaders } from "./sign.js";
 import { type ResolvedAddress, type Resolver, checkedAddresses, hostOf, parseWebhookUrl } from "./webhook-url.js";
 import type { AlertObserver } from "./observer.js";
 import type { Clock } from "../clock.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 /** 10 s: a webhook that has not answered by then is tried again. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -200,7 +201,8 @@ export class DeliveryWorker {
     try {
       addresses = await checkedAddresses(url, this.options.allowPrivate, this.options.resolve);
     } catch (error) {
-      return `DNS: ${(error as { code?: string }).code ?? messageOf(error)}`;
+      // A resolver's failure says it by its errno code (ENOTFOUND); a name without addresses by our message.
+      return `DNS: ${error instanceof XqlDataError ? error.message : ((error as { code?: string }).code ?? messageOf(error))}`;
     }
     if (!addresses) return `refused: ${hostOf(url)} resolves to an address that is not public`;
     const timestamp = Math.floor(this.options.clock.now() / 1000);
@@ -261,8 +263,4 @@ function networkProblem(error: Error): string {
     default:
       return `${code}${error.message && !error.message.includes(code) ? `: ${error.message}` : ""}`;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

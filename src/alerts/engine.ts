@@ -10,7 +10,7 @@
 import type { CompiledQuery } from "../api.js";
 import { randomBase62 } from "../accounts/keys.js";
 import { type WatchlistStore, resolveWatchlist } from "../accounts/watchlists.js";
-import { XqlError } from "../errors.js";
+import { XqlError, messageOf } from "../errors.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { BarStore } from "../store/store.js";
 import type { AlertHead, AlertState, AlertStore, BarOutcome, EvaluationCommit, MatchRow } from "./alerts.js";
@@ -107,7 +107,7 @@ export class AlertEngine {
       settleMs: options.settleMs,
       round: () => this.round(),
       onFailure: (error, retryInMs) =>
-        options.log?.warn({ err: error instanceof Error ? error.message : String(error), retryInMs }, "alerts: evaluation failed; trying again"),
+        options.log?.warn({ err: messageOf(error), retryInMs }, "alerts: evaluation failed; trying again"),
     });
     const shared = options.alerts.leases;
     this.leases = shared && new ScreenLeases({
@@ -115,7 +115,7 @@ export class AlertEngine {
       leaseMs: options.leaseMs,
       rebalance: () => void this.scheduler.run(),
       onHeld: (count) => options.observer?.held(count),
-      onError: (error) => options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, "alerts: renewing or releasing screen leases failed; unrenewed leases run out"),
+      onError: (error) => options.log?.warn({ err: messageOf(error) }, "alerts: renewing or releasing screen leases failed; unrenewed leases run out"),
     });
   }
 

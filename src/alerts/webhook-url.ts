@@ -9,6 +9,7 @@
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { XqlDataError } from "../errors.js";
 
 /** The body of every refused webhook URL. */
 export const WEBHOOK_REFUSED = { error: "Webhook URL must be https:// to a public address" } as const;
@@ -64,7 +65,7 @@ export async function checkedAddresses(url: URL, allowPrivate: boolean, resolve:
   const host = hostOf(url);
   const family = isIP(host);
   const addresses: ResolvedAddress[] = family !== 0 ? [{ address: host, family: family === 6 ? 6 : 4 }] : await resolve(host);
-  if (addresses.length === 0) throw new Error(`${host} has no address`);
+  if (addresses.length === 0) throw new XqlDataError("webhook-no-address", { host });
   if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) return undefined;
   return addresses;
 }

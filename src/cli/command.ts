@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { closest } from "../suggest.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_WARMUP_CEILING } from "../types.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 /** A stream a command writes to: `process.stdout`, or a test's collector. */
 export interface CliOutput {
@@ -64,16 +65,22 @@ export interface Command {
 }
 
 /** A mistake on the command line: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
+export class UsageError extends XqlDataError<"cli-usage"> {
+  override readonly name: string = "UsageError";
+  constructor(message: string) {
+    super("cli-usage", { message });
+  }
 }
 
 /**
  * A problem outside the query that the CLI explains in one line of its own words (a missing
  * file, a port in use): printed as `xql <command>: <message>`, exit code 1, never a stack.
  */
-export class CliError extends Error {
-  override readonly name = "CliError";
+export class CliError extends XqlDataError<"cli-failure"> {
+  override readonly name: string = "CliError";
+  constructor(message: string) {
+    super("cli-failure", { message });
+  }
 }
 
 /** One option: its type, the placeholder of its value in help, and one line of help. */
@@ -206,7 +213,7 @@ export function parseCommandLine<T extends OptionTable>(
 /** parseArgs' errors (codes ERR_PARSE_ARGS_*) in the CLI's words. */
 function usageErrorFrom(command: string, error: unknown, args: readonly string[], table: OptionTable): UsageError {
   const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
     // parseArgs names the option as written: "Unknown option '--formt'".
     const written = /'(-[^']*)'/.exec(message)?.[1] ?? "";
@@ -285,7 +292,7 @@ export function fileProblem(path: string, error: unknown): string {
     case "ENOTDIR":
       return `a part of ${path} is not a directory`;
     default:
-      return `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`;
+      return `cannot read ${path}: ${messageOf(error)}`;
   }
 }
 

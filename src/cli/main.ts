@@ -10,6 +10,7 @@ import type { CliIo, Command } from "./command.js";
 import { CliError, UsageError, processIo, wantsHelp } from "./command.js";
 import { closest } from "../suggest.js";
 import { VERSION } from "../version.js";
+import { messageOf } from "../errors.js";
 
 const loaders: Record<string, () => Promise<Command>> = {
   validate: async () => (await import("./commands/query.js")).validateCommand,
@@ -124,7 +125,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       );
       return 1;
     }
-    io.stderr.write(`xql ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`xql ${name}: ${messageOf(error)}\n`);
     return 1;
   }
 }
@@ -146,7 +147,7 @@ if (isEntryPoint()) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`${messageOf(error)}\n`);
       process.exitCode = 1;
     },
   );

@@ -7,6 +7,7 @@ import { isPostgresUrl, openStore as openByUrl, type Store } from "../store/open
 import { DEFAULT_MARKETS } from "../types.js";
 import { CliError, type CliOutput } from "./command.js";
 import { progressBar } from "./progress.js";
+import { messageOf } from "../errors.js";
 
 /** The store a command opens: the embedded SQLite file or a shared PostgreSQL database. */
 export type CliStore = Store;
@@ -46,7 +47,7 @@ export async function openStore(file: string, stderr?: CliOutput): Promise<CliSt
     if (created) stderr?.write(`xql: created the database ${file}\n`);
     return store;
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
+    throw new CliError(messageOf(error));
   }
 }
 

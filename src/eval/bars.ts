@@ -10,29 +10,10 @@
  */
 import { RAW_SERIES, TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
+import { XqlDataError } from "../errors.js";
 
-/**
- * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
- * strictly increasing (unsorted or duplicate), times off the timeframe's grid (FOREX and
- * CRYPTO), or columns of unequal length. Query errors are never thrown this way; they come
- * back as data from `validate` and `explain`.
- *
- * @example
- * ```ts
- * import { compile, XqlDataError } from "xql";
- *
- * try {
- *   compile('market = "FOREX"\ntimeframe = h1\nclose > 1').run(myUniverse);
- * } catch (e) {
- *   if (e instanceof XqlDataError) console.error(e.message); // "Instrument 'EURUSD', timeframe h1: bar times must be ..."
- *   else throw e;
- * }
- * ```
- */
-export class XqlDataError extends Error {
-  /** Always `"XqlDataError"`. */
-  override readonly name = "XqlDataError";
-}
+// XqlDataError lives in src/errors.ts with its codes, below every room that raises it.
+export { XqlDataError };
 
 /** Bars the store checked when they were written and read back in time order. */
 const trusted = new WeakSet<Bars>();
@@ -315,16 +296,14 @@ export function converged(frames: readonly Frame[]): boolean {
 function checkColumns(symbol: string, timeframe: Timeframe, bars: Bars, columns: readonly RawSeries[]): number {
   const time = bars.time;
   if (!time || typeof time.length !== "number") {
-    throw new XqlDataError(`Instrument '${symbol}', timeframe ${timeframe}: bars have no time column`);
+    throw new XqlDataError("bars-columns", { symbol, timeframe, problem: "bars have no time column" });
   }
   const length = time.length;
   for (let k = 0; k < columns.length; k++) {
     const name = columns[k]!;
     const column = bars[name];
     if (!column || column.length !== length) {
-      throw new XqlDataError(
-        `Instrument '${symbol}', timeframe ${timeframe}: column '${name}' has ${column ? column.length : "no"} values for ${length} bars`,
-      );
+      throw new XqlDataError("bars-columns", { symbol, timeframe, problem: `column '${name}' has ${column ? column.length : "no"} values for ${length} bars` });
     }
   }
   return length;
@@ -356,20 +335,16 @@ function checkTimes(symbol: string, timeframe: Timeframe, time: ArrayLike<number
     }
   }
   if (length > 0 && !Number.isFinite(time[length - 1]!)) {
-    throw new XqlDataError(`Instrument '${symbol}', timeframe ${timeframe}: bar time ${time[length - 1]} is not finite`);
+    throw new XqlDataError("bars-times", { symbol, timeframe, problem: `bar time ${time[length - 1]} is not finite` });
   }
 }
 
 function notIncreasing(symbol: string, timeframe: Timeframe, i: number, t: number, previous: number): never {
-  throw new XqlDataError(
-    `Instrument '${symbol}', timeframe ${timeframe}: bar times must be finite and strictly increasing, oldest first (time[${i}] = ${t} after ${previous})`,
-  );
+  throw new XqlDataError("bars-times", { symbol, timeframe, problem: `bar times must be finite and strictly increasing, oldest first (time[${i}] = ${t} after ${previous})` });
 }
 
 function offGrid(symbol: string, timeframe: Timeframe, i: number, t: number, grid: Grid): never {
-  throw new XqlDataError(
-    `Instrument '${symbol}', timeframe ${timeframe}: bar time ${dateOf(t)}(time[${i}] = ${t}) is not on the ${timeframe} grid (its bars open ${gridWords(grid)})`,
-  );
+  throw new XqlDataError("bars-times", { symbol, timeframe, problem: `bar time ${dateOf(t)}(time[${i}] = ${t}) is not on the ${timeframe} grid (its bars open ${gridWords(grid)})` });
 }
 
 /** The ISO date and a space, or nothing for a time outside Date's range. */

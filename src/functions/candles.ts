@@ -30,6 +30,7 @@
  * candle's measure equals the average to within those bits.
  */
 import type { FunctionModule, Kernel, Phrase } from "./module.js";
+import { assertNever } from "../errors.js";
 
 export type CandleSetting =
   | "BodyLong"
@@ -136,7 +137,7 @@ export class Candles {
       case "shadows":
         return this.upperShadow(i) + this.lowerShadow(i);
       default:
-        return assertNever(m);
+        return assertNever(m, "candle measure");
     }
   }
 
@@ -174,10 +175,6 @@ export class Candles {
     }
     return true;
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected candle measure ${String(x)}`);
 }
 
 /** The longest averaging period among settings (TA-Lib's lookback arithmetic uses it). */

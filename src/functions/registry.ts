@@ -18,10 +18,10 @@ export type FunctionSpec = FunctionModule;
 function build(modules: readonly FunctionModule[]): ReadonlyMap<string, FunctionSpec> {
   const map = new Map<string, FunctionSpec>();
   for (const m of modules) {
-    if (map.has(m.name)) throw new Error(`Built-in '${m.name}' is listed twice in src/functions/builtins/index.ts`);
+    if (map.has(m.name)) throw new Error(`internal: built-in '${m.name}' is listed twice in src/functions/builtins/index.ts`);
     const defaults = m.params.filter((p) => p.default !== undefined);
     if (defaults.length > 1 || (defaults.length === 1 && m.params[0]!.default === undefined)) {
-      throw new Error(`Built-in '${m.name}': only a leading series parameter may have a default`);
+      throw new Error(`internal: built-in '${m.name}': only a leading series parameter may have a default`);
     }
     map.set(m.name, m);
   }

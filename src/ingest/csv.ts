@@ -10,7 +10,8 @@ import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS, isTimeframe } from "../types.js";
 import { WEEK_ORIGIN, isPeriodOpen, periodRule, sessionOf } from "../sessions/periods.js";
 import type { BarBatch } from "../store/store.js";
-import { CsvImportError, duplicate } from "./errors.js";
+import { XqlDataError } from "../errors.js";
+import { CsvImportError, LineError, duplicate } from "./errors.js";
 import { CSV_COLUMNS, type DecodedRow, type DetectedFormat, type FormatOptions, detectFormat, newRow, timeTextOf, valueText } from "./formats.js";
 import { parseTime } from "./fields.js";
 
@@ -19,7 +20,7 @@ export { CsvImportError, CSV_COLUMNS, parseTime };
 /** The stored spelling of a market name: upper case, so `forex` and `FOREX` are one market. */
 export function normalizeMarket(name: string): string {
   if (!/^[A-Za-z][A-Za-z0-9_]{0,31}$/.test(name)) {
-    throw new Error(`Invalid market name '${name}': use letters, digits and _ (starting with a letter)`);
+    throw new XqlDataError("import-market", { name });
   }
   return name.toUpperCase();
 }
@@ -82,11 +83,11 @@ export class BarsCsvParser {
     this.latestTime = (options.now ?? Date.now()) + MAX_FUTURE_MS;
     this.market = normalizeMarket(options.market);
     if (!isTimeframe(options.timeframe)) {
-      throw new Error(`Unknown timeframe '${options.timeframe}': use one of m1 m5 m15 m30 h1 h4 d w`);
+      throw new XqlDataError("import-timeframe", { timeframe: options.timeframe });
     }
     this.timeframe = options.timeframe;
     if (options.symbol !== undefined && !SYMBOL.test(options.symbol)) {
-      throw new Error(`Invalid symbol '${options.symbol}' (1-32 letters, digits or . _ : / -)`);
+      throw new XqlDataError("import-symbol", { symbol: options.symbol });
     }
     this.symbol = options.symbol;
     this.formatOptions = options;
@@ -106,7 +107,7 @@ export class BarsCsvParser {
     if (!this.detected) {
       this.detected = detectFormat(line, lineNumber, this.formatOptions);
       if (!this.detected.hasSymbol && this.symbol === undefined) {
-        throw new Error(`${this.detected.description}: its rows carry no symbol; give --symbol S`);
+        throw new XqlDataError("import-needs-symbol", { format: this.detected.description });
       }
     }
     const row = this.row;
@@ -115,7 +116,7 @@ export class BarsCsvParser {
     try {
       isBar = this.detected.decode(line, row);
     } catch (reason) {
-      if (typeof reason === "string") throw new CsvImportError(lineNumber, reason);
+      if (reason instanceof LineError) throw new CsvImportError(lineNumber, reason.reason);
       throw reason;
     }
     if (!isBar) {
@@ -171,8 +172,8 @@ export class BarsCsvParser {
 
   /** The checked bars of a {@link MemorySink}, oldest first per symbol. */
   finish(): BarBatch {
-    if (!(this.sink instanceof MemorySink)) throw new Error("finish() reads bars kept in memory; this parser streams to its sink");
-    if (this.rows === 0) throw new CsvImportError(0, "the file holds no bars");
+    if (!(this.sink instanceof MemorySink)) throw new Error("internal: finish() reads bars kept in memory; this parser streams to its sink");
+    if (this.rows === 0) throw new CsvImportError(0, "the file holds no bars", "import-empty");
     return { market: this.market, timeframe: this.timeframe, symbols: this.sink.bars() };
   }
 }

@@ -4,6 +4,8 @@
  * source time zone. Shared by the formats (`formats.ts`) and the xql CSV (`csv.ts`).
  */
 
+import { XqlDataError } from "../errors.js";
+
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const INTEGER = /^-?\d+$/;
 
@@ -122,7 +124,7 @@ export function zoneConverter(tz: string): { convert: (local: number) => number;
   const fixed = /^(?:utc|gmt)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(name);
   if (fixed) {
     const minutes = (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * (fixed[1] === "-" ? -1 : 1);
-    if (Math.abs(minutes) > 14 * 60) throw new Error(`Time zone offset '${tz}' is out of range`);
+    if (Math.abs(minutes) > 14 * 60) throw new XqlDataError("import-time-zone", { tz, fault: "out-of-range" });
     return { convert: (t) => t - minutes * 60_000, label: `UTC${fixed[1]}${fixed[2]!.padStart(2, "0")}:${fixed[3] ?? "00"}` };
   }
   let format: Intl.DateTimeFormat;
@@ -138,7 +140,7 @@ export function zoneConverter(tz: string): { convert: (local: number) => number;
       second: "2-digit",
     });
   } catch {
-    throw new Error(`Unknown time zone '${tz}': use UTC, EST, an offset such as +02:00, or an IANA name such as Europe/Athens`);
+    throw new XqlDataError("import-time-zone", { tz, fault: "unknown" });
   }
   // Offsets change a few times a year, always on a quarter hour: remember each quarter hour's.
   const QUARTER = 900_000;

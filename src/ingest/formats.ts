@@ -25,7 +25,8 @@
 import { basename } from "node:path";
 import type { Timeframe } from "../types.js";
 import { BAR_COLUMNS } from "../types.js";
-import { CsvImportError } from "./errors.js";
+import { XqlDataError } from "../errors.js";
+import { CsvImportError, LineError } from "./errors.js";
 import { decimalIn, digitsIn, parseTime, zoneConverter } from "./fields.js";
 
 /** The formats `xql data import` reads. */
@@ -75,7 +76,7 @@ export function valueText(row: DecodedRow, k: number): string {
   return start < 0 ? "0" : row.line.slice(start, row.at[2 * k + 1]!);
 }
 
-/** Fills `row` from one non-empty line; false for a line to skip (a header); throws a reason string when the line is bad. */
+/** Fills `row` from one non-empty line; false for a line to skip (a header); throws a {@link LineError} when the line is bad. */
 export type LineDecoder = (line: string, row: DecodedRow) => boolean;
 
 /** How times of the generic format are written. */
@@ -144,7 +145,7 @@ function field(line: string, bounds: Bounds, i: number): string {
 /** The number in field `i`, or throws naming it. */
 function numberIn(line: string, bounds: Bounds, i: number, name: string): number {
   const value = decimalIn(line, bounds[2 * i]!, bounds[2 * i + 1]!);
-  if (value !== value) throw `${name} '${field(line, bounds, i)}' is not a finite number`;
+  if (value !== value) throw new LineError(`${name} '${field(line, bounds, i)}' is not a finite number`);
   return value;
 }
 
@@ -195,7 +196,7 @@ function splitQuoted(line: string): string[] {
     if (line[i] === '"') {
       i++;
       for (;;) {
-        if (i >= line.length) throw "unterminated quoted field";
+        if (i >= line.length) throw new LineError("unterminated quoted field");
         if (line[i] === '"') {
           if (line[i + 1] === '"') {
             field += '"';
@@ -208,7 +209,7 @@ function splitQuoted(line: string): string[] {
         field += line[i++];
       }
       while (line[i] === " " || line[i] === "\t") i++;
-      if (i < line.length && line[i] !== ",") throw "text after a closing quote";
+      if (i < line.length && line[i] !== ",") throw new LineError("text after a closing quote");
     } else {
       const end = line.indexOf(",", i);
       field = (end < 0 ? line.slice(i) : line.slice(i, end)).trim();
@@ -229,7 +230,7 @@ function xqlDecoder(): LineDecoder {
     if (line.includes('"')) {
       // Quoted fields: unquoted into a plain line (a quote around a number changes nothing else).
       const fields = splitQuoted(line);
-      if (fields.some((f) => f.includes(","))) throw `a field holds a comma: '${fields.find((f) => f.includes(","))}'`;
+      if (fields.some((f) => f.includes(","))) throw new LineError(`a field holds a comma: '${fields.find((f) => f.includes(","))}'`);
       text = fields.join(",");
     }
     const n = fieldsOf(text, 44, bounds, 8);
@@ -238,18 +239,18 @@ function xqlDecoder(): LineDecoder {
       if (field(text, bounds, 0).toLowerCase() === "symbol") {
         const names = splitFields(text, ",").map((x) => x.toLowerCase());
         if (names.length !== CSV_COLUMNS.length || names.some((x, i) => x !== CSV_COLUMNS[i])) {
-          throw `expected the header ${CSV_COLUMNS.join(",")}, found ${line.trim()}`;
+          throw new LineError(`expected the header ${CSV_COLUMNS.join(",")}, found ${line.trim()}`);
         }
         return false;
       }
     }
-    if (n !== CSV_COLUMNS.length) throw `expected 7 fields (${CSV_COLUMNS.join(",")}), found ${n}`;
+    if (n !== CSV_COLUMNS.length) throw new LineError(`expected 7 fields (${CSV_COLUMNS.join(",")}), found ${n}`);
     row.symbol = field(text, bounds, 0);
     const ms = digitsIn(text, bounds[2]!, bounds[3]!);
     if (ms === ms && bounds[3]! - bounds[2]! <= 15) row.time = ms;
     else {
       const time = parseTime(field(text, bounds, 1));
-      if (typeof time === "string") throw time;
+      if (typeof time === "string") throw new LineError(time);
       row.time = time;
     }
     row.at[10] = bounds[2]!;
@@ -265,14 +266,14 @@ function binanceDecoder(): LineDecoder {
   return (line, row) => {
     // Only the first six fields are located; the other six are counted.
     const n = fieldsOf(line, 44, bounds, 6);
-    if (n !== 12) throw `expected 12 fields of a Binance kline, found ${n}`;
+    if (n !== 12) throw new LineError(`expected 12 fields of a Binance kline, found ${n}`);
     const start = bounds[0]!;
     const end = bounds[1]!;
     const value = digitsIn(line, start, end);
     if (value !== value) {
       const text = field(line, bounds, 0);
       if (/open_time/i.test(text)) return false; // some dumps carry a header
-      throw `open time '${text}' is not an integer`;
+      throw new LineError(`open time '${text}' is not an integer`);
     }
     row.time = end - start >= 15 ? value / 1000 : value;
     row.at[10] = start;
@@ -289,7 +290,7 @@ function wallTime(y: string, mo: string, d: string, h: string, mi: string, s: st
   const t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const c = new Date(t);
   if (c.getUTCFullYear() !== Number(y) || c.getUTCMonth() !== Number(mo) - 1 || c.getUTCDate() !== Number(d) || c.getUTCHours() !== Number(h) || c.getUTCMinutes() !== Number(mi) || c.getUTCSeconds() !== Number(s)) {
-    throw `time '${text}' is not a valid date and time`;
+    throw new LineError(`time '${text}' is not a valid date and time`);
   }
   return t;
 }
@@ -302,13 +303,13 @@ function metatraderDecoder(delimiter: string, convert: (t: number) => number): L
     const first = field(line, bounds, 0);
     if (/^<?date>?$/i.test(first)) return false;
     const date = MT_DATE.exec(first);
-    if (!date) throw `date '${first}' is not YYYY.MM.DD`;
+    if (!date) throw new LineError(`date '${first}' is not YYYY.MM.DD`);
     // Daily and weekly exports may carry no time column: then the second field is the open.
     const second = n > 1 ? field(line, bounds, 1) : "";
     const hasTime = MT_TIME.test(second);
     const time = hasTime ? MT_TIME.exec(second)! : ["", "00", "00", "00"];
     const at = hasTime ? 2 : 1;
-    if (n - at < 5) throw `expected at least date, time, open, high, low, close and volume, found ${n} fields`;
+    if (n - at < 5) throw new LineError(`expected at least date, time, open, high, low, close and volume, found ${n} fields`);
     numberIn(line, bounds, at + 4, "tick volume");
     const realVolume = n > at + 5 && bounds[2 * (at + 5) + 1]! > bounds[2 * (at + 5)]! ? numberIn(line, bounds, at + 5, "volume") : 0;
     const text = hasTime ? `${first} ${second}` : first;
@@ -326,10 +327,10 @@ function histdataDecoder(convert: (t: number) => number): LineDecoder {
   const bounds = new Int32Array(12);
   return (line, row) => {
     const n = fieldsOf(line, 59, bounds, 6);
-    if (n !== 6) throw `expected 6 fields 'YYYYMMDD HHMMSS;open;high;low;close;volume', found ${n}`;
+    if (n !== 6) throw new LineError(`expected 6 fields 'YYYYMMDD HHMMSS;open;high;low;close;volume', found ${n}`);
     const text = field(line, bounds, 0);
     const m = HD_TIME.exec(text);
-    if (!m) throw `time '${text}' is not 'YYYYMMDD HHMMSS'`;
+    if (!m) throw new LineError(`time '${text}' is not 'YYYYMMDD HHMMSS'`);
     row.time = convert(wallTime(m[1]!, m[2]!, m[3]!, m[4]!, m[5]!, m[6]!, text));
     row.timeText = text;
     row.at[10] = -1;
@@ -342,14 +343,14 @@ function histdataDecoder(convert: (t: number) => number): LineDecoder {
 function genericTime(text: string, format: TimeFormat, convert: (t: number) => number): number {
   if (format === "iso") {
     const t = parseTime(text);
-    if (typeof t === "string") throw t;
+    if (typeof t === "string") throw new LineError(t);
     // A written offset or Z wins; a bare wall time is in the source zone.
     return /(?:Z|[+-]\d{2}:?\d{2})$/.test(text) || /^-?\d+$/.test(text) ? t : convert(t);
   }
-  if (!/^-?\d+(\.\d+)?$/.test(text)) throw `time '${text}' is not a number of ${format === "s" ? "seconds" : format === "ms" ? "milliseconds" : "microseconds"}`;
+  if (!/^-?\d+(\.\d+)?$/.test(text)) throw new LineError(`time '${text}' is not a number of ${format === "s" ? "seconds" : format === "ms" ? "milliseconds" : "microseconds"}`);
   const n = Number(text);
   const ms = format === "s" ? n * 1000 : format === "ms" ? n : n / 1000;
-  if (!(Math.abs(ms) <= Number.MAX_SAFE_INTEGER)) throw `time '${text}' is out of range`;
+  if (!(Math.abs(ms) <= Number.MAX_SAFE_INTEGER)) throw new LineError(`time '${text}' is out of range`);
   return ms;
 }
 
@@ -361,7 +362,7 @@ function genericDecoder(columns: readonly string[], delimiter: string, timeForma
   let seenRow = false;
   return (line, row) => {
     const n = fieldsOf(line, code, bounds, columns.length);
-    if (n < columns.length) throw `expected ${columns.length} fields (${columns.join(",")}), found ${n}`;
+    if (n < columns.length) throw new LineError(`expected ${columns.length} fields (${columns.join(",")}), found ${n}`);
     const text = field(line, bounds, index.time);
     let time: number;
     try {
@@ -387,14 +388,14 @@ function genericDecoder(columns: readonly string[], delimiter: string, timeForma
 export function checkColumns(columns: readonly string[]): void {
   for (const name of columns) {
     if (!(GENERIC_NAMES as readonly string[]).includes(name)) {
-      throw new Error(`Unknown column '${name}' in --columns: use ${GENERIC_NAMES.join(" ")}`);
+      throw new XqlDataError("import-columns", { problem: `Unknown column '${name}' in --columns: use ${GENERIC_NAMES.join(" ")}` });
     }
   }
   for (const name of ["time", "open", "high", "low", "close"]) {
-    if (!columns.includes(name)) throw new Error(`--columns needs a '${name}' column`);
+    if (!columns.includes(name)) throw new XqlDataError("import-columns", { problem: `--columns needs a '${name}' column` });
   }
   const named = columns.filter((c) => c !== "-");
-  if (new Set(named).size !== named.length) throw new Error("--columns names a column twice");
+  if (new Set(named).size !== named.length) throw new XqlDataError("import-columns", { problem: "--columns names a column twice" });
 }
 
 /**
@@ -440,7 +441,7 @@ export function detectFormat(firstLine: string, lineNumber: number, options: For
     }
     case "generic": {
       const columns = options.columns;
-      if (!columns) throw new Error("The generic format needs --columns");
+      if (!columns) throw new XqlDataError("import-needs-columns", {});
       checkColumns(columns);
       const zone = zoneConverter(options.tz ?? "UTC");
       const timeFormat = options.timeFormat ?? "iso";
@@ -452,7 +453,7 @@ export function detectFormat(firstLine: string, lineNumber: number, options: For
       };
     }
     default:
-      throw new Error(`Unknown format '${String(format)}': use one of ${IMPORT_FORMATS.join(" ")}`);
+      throw new XqlDataError("import-format", { format: String(format), known: IMPORT_FORMATS });
   }
 }
 

@@ -16,6 +16,7 @@ import { CsvImportError } from "./errors.js";
 import { type FormatOptions, type ImportFormat, hintsFromFileName } from "./formats.js";
 import { readLines } from "./lines.js";
 import { Staging } from "./staging.js";
+import { XqlDataError } from "../errors.js";
 
 export interface ImportProgress {
   /** Reading and checking: bytes read of the file's size (0 when unknown: stdin, .gz), and rows so far. */
@@ -109,8 +110,8 @@ async function openInput(file: string, stdin: Readable | undefined): Promise<{ s
 export async function importBars(store: BarStore, file: string, options: ImportOptions): Promise<ImportResult> {
   const hints = file === "-" ? {} : hintsFromFileName(file);
   const timeframe = options.timeframe ?? hints.timeframe;
-  if (timeframe === undefined) throw new Error("data import needs --timeframe TF (the file name does not tell it)");
-  if (!store.writeSeries) throw new Error("This store cannot take a streamed import");
+  if (timeframe === undefined) throw new XqlDataError("import-needs-timeframe", {});
+  if (!store.writeSeries) throw new XqlDataError("store-streamed-import", {});
   const parser = new BarsCsvParser({ ...options, timeframe, symbol: options.symbol ?? hints.symbol });
   const staging = new Staging(parser.timeframe, options.stagingDir);
   parser.sink = staging;

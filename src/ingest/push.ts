@@ -5,8 +5,9 @@
  * whole push is refused. Bars still open are left out, not refused: a feed may send its
  * current bar with the closed ones.
  */
-import { assertNever } from "../errors.js";
+import { XqlDataError, assertNever } from "../errors.js";
 import { BarsCsvParser, CsvImportError, MemorySink, normalizeMarket } from "./csv.js";
+import { IMPORT_OPTION_CODES } from "./errors.js";
 import { IMPORT_FORMATS, type ImportFormat, type TimeFormat } from "./formats.js";
 import { BarRowBatch, type BarRow, type ClosedBars, closedBarsOnly } from "./rows.js";
 import type { BarBatch } from "../store/store.js";
@@ -226,9 +227,9 @@ async function parseCsvPush(lines: Lines, options: CsvPushOptions, now: number, 
     return parser.finish();
   } catch (error) {
     if (error instanceof PushError) throw error;
-    if (error instanceof CsvImportError) throw new PushError(error.line, error.reason === "the file holds no bars" ? "the body holds no bars" : error.reason);
+    if (error instanceof CsvImportError) throw new PushError(error.line, error.code === "import-empty" ? "the body holds no bars" : error.reason, error.code);
     // The parser speaks to the command line ("give --symbol S"); a push gives its options in the query string.
-    if (error instanceof Error) throw new PushError(0, inQueryWords(error.message));
+    if (error instanceof XqlDataError && IMPORT_OPTION_CODES.has(error.code)) throw new PushError(0, inQueryWords(error.message));
     throw error;
   }
 }

@@ -14,6 +14,7 @@ import type { Timeframe } from "../types.js";
 import { BLOCK_BARS, type Columns, blockStart } from "../store/blocks.js";
 import { type CsvImportError, duplicate } from "./errors.js";
 import type { RowSink } from "./csv.js";
+import { XqlDataError } from "../errors.js";
 
 /** Values per staged row: time, open, high, low, close, volume and the line number. */
 const FIELDS = 7;
@@ -192,7 +193,7 @@ export class Staging implements RowSink {
     let done = 0;
     while (done < target.length) {
       const n = readSync(this.fd!, target, done, target.length - done, fragment.offset + done);
-      if (n === 0) throw new Error("The import's staging file ended early");
+      if (n === 0) throw new XqlDataError("import-staging", {});
       done += n;
     }
     return rows;

@@ -18,12 +18,16 @@ import { aggregateBars } from "../sessions/aggregate.js";
 import type { Candle, PageAnswer, PageRequest, Span, SyncSource } from "./sync.js";
 import { FeedClient, type FeedClientOptions, FeedRequestError, parseJsonReply, snippet } from "./sync-http.js";
 import { FOREX_MARKET, type PriceSide } from "./sync-forex.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 type DukascopyModule = typeof import("dukascopy-node");
 
 /** dukascopy-node is not installed: `npm install xql` leaves it out. */
-export class MissingDukascopyError extends Error {
-  override readonly name = "MissingDukascopyError";
+export class MissingDukascopyError extends XqlDataError<"package-missing"> {
+  override readonly name: string = "MissingDukascopyError";
+  constructor() {
+    super("package-missing", { name: "dukascopy-node" });
+  }
 }
 
 /** Loads dukascopy-node, or says it is missing. */
@@ -32,7 +36,7 @@ export async function loadDukascopy(): Promise<DukascopyModule> {
     return await import("dukascopy-node");
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") throw new MissingDukascopyError("dukascopy-node is not installed");
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") throw new MissingDukascopyError();
     throw error;
   }
 }
@@ -161,7 +165,7 @@ export class DukascopySource implements SyncSource {
             const out = processData({ instrument: instrument as never, requestedTimeframe: fine as never, bufferObjects: [{ url, buffer: reply.body }], priceType: side as never, volumes: true, volumeUnits: "millions" as never, ignoreFlats: true });
             rows.set(url, out);
           } catch (error) {
-            throw new FeedRequestError("bad-reply", `Dukascopy's reply for ${what} is not in the format dukascopy-node reads (${error instanceof Error ? error.message : String(error)}): the API may have changed; a newer dukascopy-node may read it`);
+            throw new FeedRequestError("bad-reply", `Dukascopy's reply for ${what} is not in the format dukascopy-node reads (${messageOf(error)}): the API may have changed; a newer dukascopy-node may read it`);
           }
           return reply.body;
         });

@@ -10,6 +10,7 @@
 import { redactUrl } from "../redact.js";
 import type { PageAnswer, PageRequest, SyncSource, SyncTimeframe } from "./sync.js";
 import { FeedClient, type FeedClientOptions, FeedRequestError, boundedFetch, parseJsonReply, throwForStatus } from "./sync-http.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 export { retryAfterMs } from "./sync-http.js";
 
@@ -37,18 +38,21 @@ export interface Exchange extends SyncSource {
 }
 
 /** ccxt is not installed: `npm install xql` leaves it out (it is 60 MB a library user does not need). */
-export class MissingCcxtError extends Error {
-  override readonly name = "MissingCcxtError";
+export class MissingCcxtError extends XqlDataError<"package-missing"> {
+  override readonly name: string = "MissingCcxtError";
+  constructor() {
+    super("package-missing", { name: "ccxt" });
+  }
 }
 
 /** The exchange id is not one ccxt knows; `suggestion` is the closest that is. */
-export class UnknownExchangeError extends Error {
-  override readonly name = "UnknownExchangeError";
+export class UnknownExchangeError extends XqlDataError<"feed-unknown-exchange"> {
+  override readonly name: string = "UnknownExchangeError";
   constructor(
     readonly exchange: string,
     readonly known: readonly string[],
   ) {
-    super(`ccxt knows no exchange '${exchange}'`);
+    super("feed-unknown-exchange", { exchange });
   }
 }
 
@@ -66,7 +70,7 @@ export async function loadCcxt(): Promise<CcxtModule> {
     return await import("ccxt");
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") throw new MissingCcxtError("ccxt is not installed");
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") throw new MissingCcxtError();
     throw error;
   }
 }
@@ -87,7 +91,7 @@ export async function openExchange(id: string, options: OpenExchangeOptions = {}
   throughClient(exchange, client);
   spotOnly(exchange);
   if (options.apiUrl !== undefined) moveApi(exchange, options.apiUrl);
-  if (!exchange.has.fetchOHLCV) throw new Error(`${id} offers no OHLCV candles through ccxt`);
+  if (!exchange.has.fetchOHLCV) throw new XqlDataError("feed-no-ohlcv", { exchange: id });
   return new CcxtSpot(exchange, ccxt, client, options.apiUrl);
 }
 
@@ -106,15 +110,21 @@ function spotOnly(exchange: CcxtExchange): void {
   if ("defaultType" in options) options.defaultType = "spot";
 }
 
-/** Points every REST URL of the exchange at `apiUrl`, keeping each URL's path. */
-function moveApi(exchange: CcxtExchange, apiUrl: string): void {
+/** `--api-url` as a URL: http:// or https://, else the `feed-api-url` error saying which it is not. */
+export function apiBase(apiUrl: string): URL {
   let base: URL;
   try {
     base = new URL(apiUrl);
   } catch {
-    throw new Error(`--api-url '${apiUrl}' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)`);
+    throw new XqlDataError("feed-api-url", { url: apiUrl, fault: "not-url" });
   }
-  if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error(`--api-url '${apiUrl}' must be http:// or https://`);
+  if (base.protocol !== "http:" && base.protocol !== "https:") throw new XqlDataError("feed-api-url", { url: apiUrl, fault: "protocol" });
+  return base;
+}
+
+/** Points every REST URL of the exchange at `apiUrl`, keeping each URL's path. */
+function moveApi(exchange: CcxtExchange, apiUrl: string): void {
+  const base = apiBase(apiUrl);
   const prefix = base.href.replace(/\/+$/, "");
   const move = (url: string): string => url.replace(/^https?:\/\/[^/]+/, prefix);
   const walk = (node: Record<string, unknown>): void => {
@@ -234,7 +244,7 @@ class CcxtSpot implements Exchange {
 
   /** The failure in a few words, without the exchange's URL (or a proxy's credentials). */
   private describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const cause = /fetch failed: (.*)$|fetch failed(.*)$|(timed out)/.exec(message);
     const text = cause ? (cause[1] ?? cause[2] ?? cause[3] ?? "").replace(/^: /, "").trim() || "connection failed" : message;
     return this.apiUrl === undefined ? text : text.replaceAll(this.apiUrl, redactUrl(this.apiUrl));

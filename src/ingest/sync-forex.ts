@@ -4,6 +4,7 @@
  * on the command line; always `EURUSD` in the store), and the price side of the candles.
  */
 import type { ChosenPair } from "./sync.js";
+import { XqlDataError } from "../errors.js";
 
 /** The market FOREX pairs are stored in: its days follow the 17:00 New York session (§2). */
 export const FOREX_MARKET = "FOREX";
@@ -23,8 +24,11 @@ export function isPriceSide(text: string): text is PriceSide {
 }
 
 /** A pair named on the command line that is not one: the message says what was meant. */
-export class ForexSymbolError extends Error {
-  override readonly name = "ForexSymbolError";
+export class ForexSymbolError extends XqlDataError<"feed-symbols"> {
+  override readonly name: string = "ForexSymbolError";
+  constructor(message: string) {
+    super("feed-symbols", { message });
+  }
 }
 
 const PAIR = /^([A-Za-z]{3})[_\-/]?([A-Za-z]{3})$/;

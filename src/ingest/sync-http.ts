@@ -17,6 +17,7 @@
  */
 import { redactUrl } from "../redact.js";
 import { type Clock, systemClock } from "../clock.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 /** The largest reply a sync reads: beyond it the reply is cut off and the request has failed. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -70,15 +71,15 @@ export type FeedFailure =
   | "stopped";
 
 /** A request that failed, by kind; the message is for people and holds no credentials. */
-export class FeedRequestError extends Error {
-  override readonly name = "FeedRequestError";
+export class FeedRequestError extends XqlDataError<"feed-request"> {
+  override readonly name: string = "FeedRequestError";
   constructor(
     readonly kind: FeedFailure,
     message: string,
     readonly retryAfterMs?: number,
     readonly status?: number,
   ) {
-    super(message);
+    super("feed-request", { message });
   }
 }
 
@@ -245,7 +246,7 @@ export class FeedClient {
     if (error instanceof FeedRequestError) return error;
     const network = networkFailure(error);
     if (network) return network;
-    return new FeedRequestError("client", error instanceof Error ? error.message : String(error));
+    return new FeedRequestError("client", messageOf(error));
   }
 
   /** The failure in a few words, without a proxy's credentials. */

@@ -9,6 +9,7 @@ import { assertNever } from "../errors.js";
 import { closest } from "../suggest.js";
 import type { SpotMarket } from "./sync-exchange.js";
 import type { ChosenPair } from "./sync.js";
+import { XqlDataError } from "../errors.js";
 
 /** Which pairs to keep. */
 export type SymbolChoice = { kind: "named"; symbols: readonly string[] } | { kind: "quote"; quote: string; top?: number };
@@ -44,8 +45,11 @@ export function storedSymbol(symbol: string): string {
 }
 
 /** A choice the exchange cannot satisfy: an unknown or halted pair, or no pair in that quote. */
-export class SymbolChoiceError extends Error {
-  override readonly name = "SymbolChoiceError";
+export class SymbolChoiceError extends XqlDataError<"feed-symbols"> {
+  override readonly name: string = "SymbolChoiceError";
+  constructor(message: string) {
+    super("feed-symbols", { message });
+  }
 }
 
 /**

@@ -24,6 +24,7 @@ import { TIMEFRAME_MS, type Timeframe } from "../types.js";
 import { CsvImportError } from "./csv.js";
 import { BarRowBatch } from "./rows.js";
 import { FeedRequestError, type SyncClock, systemSyncClock } from "./sync-http.js";
+import { messageOf } from "../errors.js";
 
 export { type SyncClock, systemSyncClock } from "./sync-http.js";
 
@@ -304,7 +305,7 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
       if (error instanceof FeedRequestError && error.kind === "refused") throw error;
       // Stopped: the page is left for the next sync, the pair has not failed.
       if (signal.aborted || (error instanceof FeedRequestError && error.kind === "stopped")) return undefined;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       page.work.failed = reason;
       notice(`${page.work.pair.symbol}: ${reason}${options.follow ? "; trying again at the next close" : "; left for the next sync"}`);
       return undefined;

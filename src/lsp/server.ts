@@ -9,6 +9,7 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete, diagnose, format, hover, scan, signatureHelp, type CompletionKind, type Completions, type HostData, type PieceKind, type Template } from "../editor/index.js";
 import { DEFAULT_MARKETS, type XqlOptions } from "../types.js";
 import { protocol } from "./protocol.js";
+import { messageOf } from "../errors.js";
 
 const { CompletionItemKind, DiagnosticSeverity, InsertTextFormat, MarkupKind, SemanticTokensBuilder, TextDocumentSyncKind, TextDocuments, TextEdit } = protocol;
 
@@ -158,7 +159,7 @@ export function startLanguageServer(connection: Connection, serverOptions: Langu
     try {
       return asks.kind === "symbols" ? { symbols: { ...symbols, [asks.market]: await host.symbols(asks.market) } } : { watchlists: await host.watchlists() };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       if (!failures.has(message)) {
         failures.add(message);
         connection.console.warn(`xql: completing without the store's ${asks.kind}: ${message}`);

@@ -47,6 +47,7 @@ import {
   runOutput,
   validateOutput,
 } from "./schemas.js";
+import { messageOf } from "../errors.js";
 
 export { DEFAULT_BASE_URL, MCP_TOOLS };
 
@@ -85,7 +86,7 @@ async function forward(call: () => Promise<XqlResponse<object | null, number>>):
     const message =
       error instanceof XqlClientError
         ? error.message
-        : `The XQL bridge failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+        : `The XQL bridge failed unexpectedly: ${messageOf(error)}`;
     return toolResult({ error: message }, true);
   }
 }
@@ -309,7 +310,7 @@ export async function serveStdio(client: XqlClient, options: ServeStdioOptions =
       .then(() => (drain ? Promise.allSettled([...inFlight]) : undefined))
       .then(nextTurn)
       .then(() => server.close())
-      .catch((error: unknown) => log(`xql mcp: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) => log(`xql mcp: ${messageOf(error)}`));
   };
   // The client closes our stdin to stop us; a vanished client makes stdout fail.
   stdin.once("end", () => close(true));

@@ -37,10 +37,11 @@ import type { CompletionOptions, HostData } from "../editor/index.js";
 import type { ColumnKind } from "../functions/module.js";
 import type { WhyNode, WhyResult } from "../eval/why.js";
 import { installWatch } from "./watch.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} missing from the page`);
+  if (!el) throw new Error(`internal: #${id} missing from the page`);
   return el as T;
 };
 
@@ -378,7 +379,7 @@ function runOffline(text: string, plan: Plan): RunOutcome {
     barsOf: async (symbol) => universe.find((i) => i.symbol === symbol),
     whyOf: async (symbol) => {
       const instrument = universe.find((i) => i.symbol === symbol);
-      if (!instrument) throw new Error(`No bars for ${symbol} on ${plan.market} ${plan.sources[0]!.timeframe}`);
+      if (!instrument) throw new XqlDataError("no-bars-at", { symbol, market: plan.market, timeframe: plan.sources[0]!.timeframe });
       return compiled.why(instrument);
     },
   };
@@ -390,7 +391,7 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
   const body = (await response.json()) as { results?: ResultRow[]; error?: unknown };
   if (!response.ok) {
     const error = body.error as { message?: string } | string | undefined;
-    throw new Error(`${response.status}: ${typeof error === "string" ? error : (error?.message ?? "run failed")}`);
+    throw new XqlDataError("playground-request", { what: "", status: response.status, reason: typeof error === "string" ? error : (error?.message ?? "run failed") });
   }
   const remaining = response.headers.get("X-RateLimit-Remaining");
   const feeds = new Map<string, string>();
@@ -408,7 +409,7 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
       const answer = (await r.json()) as WhyResult & { error?: unknown };
       if (!r.ok) {
         const error = answer.error as { message?: string } | string | undefined;
-        throw new Error(`${r.status}: ${typeof error === "string" ? error : (error?.message ?? "why failed")}`);
+        throw new XqlDataError("playground-request", { what: "", status: r.status, reason: typeof error === "string" ? error : (error?.message ?? "why failed") });
       }
       return answer;
     },
@@ -419,7 +420,7 @@ async function runOnline(text: string, plan: Plan, key: string): Promise<RunOutc
         const count = Math.max(fetchCount(plan, source.timeframe), chartBars(text, source.timeframe));
         const q = new URLSearchParams({ market: plan.market, symbol, timeframe: source.timeframe, bars: String(count) });
         const r = await fetch(`/xql/bars?${q}`, { headers });
-        if (!r.ok) throw new Error(`bars ${r.status}: ${((await r.json()) as { error?: string }).error ?? ""}`);
+        if (!r.ok) throw new XqlDataError("playground-request", { what: "bars", status: r.status, reason: ((await r.json()) as { error?: string }).error ?? "" });
         const got = (await r.json()) as { bars: Record<keyof Bars, (number | null)[]>; feed?: { source: string; price: string; lastSync: string } };
         if (got.feed) feeds.set(symbol, `${got.feed.source} ${got.feed.price}, synced ${got.feed.lastSync.slice(0, 16).replace("T", " ")} UTC`);
         const col = (k: keyof Bars): Float64Array => Float64Array.from(got.bars[k], (v) => (v === null ? NaN : v));
@@ -504,7 +505,7 @@ function showResults(outcome: RunOutcome): void {
 
 function showFailure(error: unknown): void {
   const message = $("run-status");
-  message.textContent = error instanceof Error ? error.message : String(error);
+  message.textContent = messageOf(error);
   message.className = "error";
 }
 
@@ -543,7 +544,7 @@ async function showWhy(symbol: string): Promise<void> {
     tree.replaceChildren(ul);
     tree.dataset.symbol = why.symbol;
   } catch (error) {
-    status.textContent = error instanceof Error ? error.message : String(error);
+    status.textContent = messageOf(error);
     tree.replaceChildren();
   }
 }

@@ -6,6 +6,7 @@
  * current with each enter and exit. Stopping (or leaving the page) deletes the alert, so a free
  * account's one alert is not left behind.
  */
+import { XqlDataError, messageOf } from "../errors.js";
 
 interface Created {
   id: string;
@@ -33,7 +34,7 @@ export interface WatchPage {
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} missing from the page`);
+  if (!el) throw new Error(`internal: #${id} missing from the page`);
   return el as T;
 };
 
@@ -98,7 +99,7 @@ export function installWatch(page: WatchPage): void {
       button.textContent = "Stop watching";
       void follow(current, body.name);
     } catch (error) {
-      say(`Cannot watch: ${error instanceof Error ? error.message : String(error)}`, "error");
+      say(`Cannot watch: ${messageOf(error)}`, "error");
     } finally {
       button.disabled = false;
     }
@@ -112,7 +113,7 @@ export function installWatch(page: WatchPage): void {
         const headers: Record<string, string> = { Authorization: `Bearer ${watch.key}`, Accept: "text/event-stream" };
         if (last !== undefined) headers["Last-Event-ID"] = last;
         const response = await fetch("/xql/alerts/stream", { headers, signal: watch.stream.signal });
-        if (!response.ok || !response.body) throw new Error(`stream: HTTP ${response.status}`);
+        if (!response.ok || !response.body) throw new XqlDataError("playground-request", { what: "stream", status: response.status, reason: "the alerts stream did not open" });
         pane.dataset.streaming = "true";
         // The stream sends what is committed from now on; a bar that closed between the alert's
         // baseline (or the last connection) and now was delivered to nobody here. The alert's
@@ -136,7 +137,7 @@ export function installWatch(page: WatchPage): void {
         }
       } catch (error) {
         if (watch.stream.signal.aborted) return;
-        say(`Stream interrupted (${error instanceof Error ? error.message : String(error)}); reconnecting…`, "error");
+        say(`Stream interrupted (${messageOf(error)}); reconnecting…`, "error");
       }
       pane.dataset.streaming = "false";
       await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { randomBase62 } from "../accounts/keys.js";
-import { XqlError } from "../errors.js";
+import { XqlError, messageOf } from "../errors.js";
 import { ALERT_LIMITS, generateWebhookSecret, type AlertHead, type AlertStore, type DeliverySummary } from "../alerts/alerts.js";
 import { AlertEngine } from "../alerts/engine.js";
 import { STREAM_LIMITS, type StreamSink } from "../alerts/stream.js";
@@ -259,7 +259,7 @@ function streamTo(
       ended.signal.addEventListener("abort", go, { once: true });
     });
   serve(sink, ended.signal)
-    .catch((error: unknown) => request.log.error({ err: error instanceof Error ? error.message : String(error) }, "alerts stream failed"))
+    .catch((error: unknown) => request.log.error({ err: messageOf(error) }, "alerts stream failed"))
     .finally(() => {
       clearInterval(heartbeat);
       request.raw.off("close", end);

@@ -53,7 +53,7 @@ export function createAuthenticator(keys: KeyStore, options: AuthenticatorOption
     },
     callerOf(request) {
       const caller = callers.get(request);
-      if (!caller) throw new Error("Route reached without authentication");
+      if (!caller) throw new Error("internal: a route that needs a caller was reached without authentication");
       return caller;
     },
     maybeCallerOf: (request) => callers.get(request),

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ErrorBody, InvalidResult } from "../types.js";
+import type { QueryErrorCode } from "../errors.js";
 
 /** A body that is not a query: the 400 explains the accepted forms. */
 export interface BodyProblem {
@@ -98,19 +99,19 @@ export function bodyProblemResult(problem: BodyProblem): InvalidResult {
 /**
  * Adds a hint to a query error when the text shows a known transport mistake:
  * - it starts with `{`: JSON sent without `Content-Type: application/json`;
- * - the condition is missing and the text has no line break although it holds several
+ * - the condition is missing (`missing-condition`, told by code) and the text has no line break although it holds several
  *   settings: `curl -d` joins the lines of a file (use `--data-binary @file`).
  */
-export function withTransportHint(text: string, error: ErrorBody): ErrorBody {
-  const hint = transportHint(text, error);
+export function withTransportHint(text: string, error: ErrorBody, code: QueryErrorCode | undefined): ErrorBody {
+  const hint = transportHint(text, code);
   return hint === undefined ? error : { ...error, message: `${error.message}. ${hint}` };
 }
 
-function transportHint(text: string, error: ErrorBody): string | undefined {
+function transportHint(text: string, code: QueryErrorCode | undefined): string | undefined {
   if (text.trimStart().startsWith("{")) {
     return 'Hint: send the query as plain text, or as JSON {"query": "<query text>"} with Content-Type: application/json';
   }
-  if (error.message.startsWith("Missing condition") && !/[\r\n]/.test(text) && text.trim() !== "") {
+  if (code === "missing-condition" && !/[\r\n]/.test(text) && text.trim() !== "") {
     return "Hint: the query has no line breaks; curl -d removes them from a file, send it with --data-binary @file";
   }
   return undefined;

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { StoreBusyError } from "../store/store.js";
+import { XqlDataError } from "../errors.js";
 
 export const UNAUTHORIZED = { error: "Missing or invalid API key" } as const;
 export const RATE_LIMITED = { error: "Daily API rate limit exceeded" } as const;
@@ -15,8 +16,11 @@ export const INTERNAL = { error: "Internal server error" } as const;
 export const BUSY_RETRY_AFTER_S = 1;
 
 /** A store call failed: the answer is 500 `Data store unavailable` (503 when busy), never the cause. */
-export class StoreUnavailable extends Error {
-  override readonly name = "StoreUnavailable";
+export class StoreUnavailable extends XqlDataError<"store-unavailable"> {
+  override readonly name: string = "StoreUnavailable";
+  constructor(options?: ErrorOptions) {
+    super("store-unavailable", {}, options);
+  }
 }
 
 /** Runs a store call; any failure becomes a {@link StoreUnavailable} carrying the cause. */
@@ -24,7 +28,7 @@ export async function fromStore<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (cause) {
-    throw new StoreUnavailable("Data store call failed", { cause });
+    throw new StoreUnavailable({ cause });
   }
 }
 

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CompiledQuery } from "../api.js";
 import type { Clock } from "../clock.js";
-import { XqlError } from "../errors.js";
+import { XqlDataError, XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { fetchAnchored } from "../store/fetch.js";
 import type { HotTier } from "../store/hot-tier.js";
@@ -26,7 +26,7 @@ import type { ResultsCache } from "./results-cache.js";
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /** A request about something the store does not hold (why's symbol without bars): a 404 with its message. */
-export class NotFound extends Error {}
+export class NotFound extends XqlDataError<"no-bars-at"> {}
 
 /** What the metered routes read and meter with. */
 export interface MeteringContext {
@@ -125,7 +125,7 @@ export class Metering {
     if (typeof body !== "string") return reply.code(400).send(bodyProblemResult(body));
     const parsed = this.ctx.queries.compile(body);
     if (parsed instanceof XqlError) {
-      return reply.code(400).send({ valid: false, error: withTransportHint(body, parsed.body) });
+      return reply.code(400).send({ valid: false, error: withTransportHint(body, parsed.body, parsed.code) });
     }
     let compiled: CompiledQuery;
     try {

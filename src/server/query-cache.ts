@@ -12,7 +12,7 @@
  */
 import { compile, explain, retainedBytesOf, validate, type CompiledQuery, type ExplainResult, type ValidateResult } from "../api.js";
 import { ByteLru } from "../byte-lru.js";
-import { XqlError } from "../errors.js";
+import { type QueryErrorCode, XqlError } from "../errors.js";
 import type { XqlOptions } from "../types.js";
 
 /** 64 MiB: the query cache's default budget. */
@@ -50,6 +50,15 @@ export class QueryCache {
   /** The compiled query, or the XqlError that compiling raised (as a value, not thrown). */
   compile(text: string): CompiledQuery | XqlError {
     return this.through(text, (entry) => (entry.compiled ??= compileOrError(text, this.options)), () => compileOrError(text, this.options));
+  }
+
+  /**
+   * The code of the error compiling `text` raises (the one validate and explain answer with),
+   * undefined when it compiles: what a route tells the kind of a query's error by.
+   */
+  codeOf(text: string): QueryErrorCode | undefined {
+    const compiled = this.compile(text);
+    return compiled instanceof XqlError ? compiled.code : undefined;
   }
 
   /** Weighs the entry of `text` again: its compiled query's buffers grow with the bars it ran over. */

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
-import { XqlError } from "../errors.js";
+import { XqlDataError, XqlError } from "../errors.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import { historyAnchoredAsync, runAnchoredAsync, whyAnchored, workOf } from "../api.js";
 import { historyCostError } from "../plan/cost.js";
@@ -76,7 +76,7 @@ function registerCheckRoutes(app: FastifyInstance, ctx: QueryRouteContext): void
       if (unknown) return reply.code(400).send(unknown.toResult());
       return reply.code(200).send(result);
     }
-    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
+    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error, queries.codeOf(body)) });
   });
 
   app.post("/xql/explain", { onRequest: auth.authenticate }, async (request, reply) => {
@@ -88,7 +88,7 @@ function registerCheckRoutes(app: FastifyInstance, ctx: QueryRouteContext): void
       if (unknown) return reply.code(400).send(unknown.toResult());
       return reply.code(200).send(result);
     }
-    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error) });
+    return reply.code(400).send({ valid: false, error: withTransportHint(body, result.error, queries.codeOf(body)) });
   });
 }
 
@@ -128,7 +128,7 @@ function registerHistory(app: FastifyInstance, ctx: QueryRouteContext): void {
     const bars = raw === undefined ? DEFAULT_HISTORY_BARS : typeof raw === "string" && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
     if (!(bars >= 1 && bars <= MAX_HISTORY_BARS)) {
       // Through the error handler, which adds the rate-limit headers like any run answer.
-      throw Object.assign(new Error(`Query parameter 'bars' must be an integer from 1 to ${MAX_HISTORY_BARS}`), { statusCode: 400 });
+      throw Object.assign(new XqlDataError("history-window", { max: MAX_HISTORY_BARS }), { statusCode: 400 });
     }
     historyWindows.set(request, { bars, given: raw !== undefined });
   }
@@ -196,8 +196,7 @@ function registerWhy(app: FastifyInstance, ctx: QueryRouteContext): void {
           const base = compiled.plan.sources[0]!.timeframe;
           const instrument = universe.find((i) => i.symbol === symbol);
           const times = instrument?.bars[base]?.time;
-          const missing = `No bars for ${symbol} on ${compiled.plan.market} ${base}`;
-          if (!instrument || !times || times.length === 0 || (time !== undefined && times[0]! > time)) throw new NotFound(missing);
+          if (!instrument || !times || times.length === 0 || (time !== undefined && times[0]! > time)) throw new NotFound("no-bars-at", { symbol, market: compiled.plan.market, timeframe: base });
           // The bar asked (the latest at or before `time`), evaluated as run does there: each
           // source's bars from its anchor (decisions §9, §11), so the tree holds run's numbers.
           const answer = whyAnchored(compiled, instrument, time);

@@ -57,12 +57,12 @@ export function deriveTimeframes(instrument: Instrument, options: DeriveOptions)
 function checkBars(symbol: string, tf: Timeframe, bars: Bars): void {
   const n = bars.time.length;
   for (const column of [bars.open, bars.high, bars.low, bars.close, bars.volume]) {
-    if (column.length !== n) throw new XqlDataError(`Instrument '${symbol}', timeframe ${tf}: every column must have as many values as time`);
+    if (column.length !== n) throw new XqlDataError("bars-columns", { symbol, timeframe: tf, problem: "every column must have as many values as time" });
   }
   for (let i = 0; i < n; i++) {
     const t = bars.time[i]!;
     if (!Number.isFinite(t) || (i > 0 && !(t > bars.time[i - 1]!))) {
-      throw new XqlDataError(`Instrument '${symbol}', timeframe ${tf}: bar times must be finite and strictly increasing (bar ${i})`);
+      throw new XqlDataError("bars-times", { symbol, timeframe: tf, problem: `bar times must be finite and strictly increasing (bar ${i})` });
     }
   }
 }

@@ -103,7 +103,7 @@ function forexRange(t: number, tf: Timeframe): PeriodRange {
     }
     default: {
       const never: never = tf;
-      throw new Error(`Unknown timeframe '${String(never)}'`);
+      throw new Error(`internal: unknown timeframe '${String(never)}'`);
     }
   }
 }

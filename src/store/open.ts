@@ -14,6 +14,7 @@ import type { SqliteStoreOptions } from "./sqlite.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "./store.js";
 import type { AlertStore } from "../alerts/alerts.js";
+import { XqlDataError, messageOf } from "../errors.js";
 
 /** A store of bars, keys and quota counters, whatever the backend. */
 export interface Store extends BarStore, KeyStore, QuotaStore, WatchlistStore {
@@ -50,18 +51,18 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       const { PostgresStore } = await import("./postgres.js");
       return await PostgresStore.open(url, options.postgres);
     } catch (error) {
-      throw new Error(`Cannot open the database ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new XqlDataError("store-open", { database: redactUrl(url), reason: messageOf(error) });
     }
   }
   const file = url.startsWith("file:") ? fileURLToPath(url) : url;
   if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new Error(`Cannot open the database ${file}: it is a directory; give a file name such as ${join(file, "xql.db")}`);
+    throw new XqlDataError("store-open", { database: file, reason: `it is a directory; give a file name such as ${join(file, "xql.db")}` });
   }
   const { SqliteStore } = await import("./sqlite.js");
   try {
     return new SqliteStore(file, options.sqlite);
   } catch (error) {
-    throw new Error(`Cannot open the database ${file}: ${openFailure(file, error)}`);
+    throw new XqlDataError("store-open", { database: file, reason: openFailure(file, error) });
   }
 }
 
@@ -77,5 +78,5 @@ function openFailure(file: string, error: unknown): string {
   const code = (error as { code?: string }).code;
   return code === "EACCES" || code === "EPERM" ? `permission denied in ${dirname(file)}`
     : code === "ENOTDIR" || code === "EEXIST" ? `a part of ${dirname(file)} is a file, not a directory`
-    : error instanceof Error ? error.message : String(error);
+    : messageOf(error);
 }

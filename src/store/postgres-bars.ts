@@ -16,6 +16,7 @@ import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
 import { type BlockSpan, LatestAssembler, type LatestRow, RowBlocks, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
+import { XqlDataError } from "../errors.js";
 
 /** Something that runs a query: a pool, or a client inside a transaction. */
 export interface Queryable {
@@ -80,7 +81,7 @@ export async function answer(client: pg.PoolClient, request: IoRequest): Promise
       return undefined;
     default: {
       const never: never = request;
-      throw new Error(`Unknown engine request ${JSON.stringify(never)}`);
+      throw new Error(`internal: unknown engine request ${JSON.stringify(never)}`);
     }
   }
 }
@@ -357,7 +358,7 @@ export async function* copyTuples(stream: AsyncIterable<Buffer>): AsyncGenerator
     buffer = at < buffer.length ? Buffer.concat([buffer.subarray(at), chunk]) : chunk;
     at = 0;
     if (header) {
-      if (buffer.length >= 11 && !buffer.subarray(0, 11).equals(COPY_HEADER.subarray(0, 11))) throw new Error("COPY TO STDOUT did not answer in PostgreSQL's binary format");
+      if (buffer.length >= 11 && !buffer.subarray(0, 11).equals(COPY_HEADER.subarray(0, 11))) throw new XqlDataError("store-inconsistent", { problem: "COPY TO STDOUT did not answer in PostgreSQL's binary format" });
       if (buffer.length < 19 || buffer.length < 19 + buffer.readInt32BE(15)) continue;
       at = 19 + buffer.readInt32BE(15);
       header = false;
@@ -374,7 +375,7 @@ export async function* copyTuples(stream: AsyncIterable<Buffer>): AsyncGenerator
       for (let f = 0; f < count; f++) {
         if (buffer.length - p < 4) break;
         const length = buffer.readInt32BE(p);
-        if (length < 0) throw new Error("COPY TO STDOUT gave a NULL where the columns are NOT NULL");
+        if (length < 0) throw new XqlDataError("store-inconsistent", { problem: "COPY TO STDOUT gave a NULL where the columns are NOT NULL" });
         if (buffer.length - p - 4 < length) break;
         fields.push(buffer.subarray(p + 4, p + 4 + length));
         p += 4 + length;
@@ -384,12 +385,12 @@ export async function* copyTuples(stream: AsyncIterable<Buffer>): AsyncGenerator
       yield fields;
     }
   }
-  if (!ended) throw new Error("COPY TO STDOUT ended before its trailer");
+  if (!ended) throw new XqlDataError("store-inconsistent", { problem: "COPY TO STDOUT ended before its trailer" });
 }
 
 /** An integer as an SQL literal. */
 function integerLiteral(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  if (!Number.isSafeInteger(value)) throw new Error(`internal: an SQL integer literal of ${value}, not a safe integer`);
   return String(value);
 }
 

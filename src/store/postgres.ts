@@ -36,6 +36,7 @@ import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } fr
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
+import { XqlDataError } from "../errors.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -340,9 +341,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
       const current = rows[0]?.v ?? 0;
       if (current > PG_SCHEMA_VERSION) {
-        throw new Error(
-          `The database schema is at version ${current}, newer than this xql understands (${PG_SCHEMA_VERSION}); upgrade xql`,
-        );
+        throw new XqlDataError("store-schema-newer", { version: current, understood: PG_SCHEMA_VERSION });
       }
       // Every migration not yet recorded runs, not only those above the highest: numbers are
       // reserved per feature, so a build may meet a database that has 5 but not yet 4.
@@ -434,7 +433,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
 
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
     for (const batch of batches) {
-      if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
+      if (!isTimeframe(batch.timeframe)) throw new XqlDataError("store-timeframe", { timeframe: String(batch.timeframe) });
     }
     // Every step of the write is a round trip: the event loop is free between them (no `turn` needed).
     return this.writeSeries(symbolWrites(batches), onProgress, options.claim);

@@ -5,6 +5,7 @@
  */
 import type { SymbolWrite } from "./store.js";
 import type { Timeframe } from "../types.js";
+import { XqlDataError } from "../errors.js";
 
 /** The migration, the same SQL on both backends. */
 export const SERIES_OWNERS_MIGRATION = {
@@ -37,15 +38,15 @@ export interface SeriesClaim {
 }
 
 /** A write would create more series than its claim allows: nothing of it was written. */
-export class SeriesLimitError extends Error {
-  override readonly name = "SeriesLimitError";
+export class SeriesLimitError extends XqlDataError<"series-limit"> {
+  override readonly name: string = "SeriesLimitError";
   constructor(
     /** `push`: more new series than one write may create; `account`: past the account's cap. */
     readonly kind: "push" | "account",
     readonly created: number,
     readonly limit: number,
   ) {
-    super(kind === "push" ? `the push would create ${created.toLocaleString("en-US")} new series; one push creates at most ${limit.toLocaleString("en-US")}` : "Series limit reached for this tier");
+    super("series-limit", { kind, created, limit });
   }
 }
 

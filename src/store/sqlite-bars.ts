@@ -89,7 +89,7 @@ export class SqliteBars {
         return undefined;
       default: {
         const never: never = request;
-        throw new Error(`Unknown engine request ${JSON.stringify(never)}`);
+        throw new Error(`internal: unknown engine request ${JSON.stringify(never)}`);
       }
     }
   }

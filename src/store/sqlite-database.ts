@@ -48,7 +48,7 @@ export async function withoutWaiting<T>(db: Database.Database, timeouts: BusyTim
       return write();
     } catch (error) {
       if (!isBusy(error) || Date.now() >= deadline) {
-        if (isBusy(error)) throw new StoreBusyError("The database is busy with another writer", { cause: error });
+        if (isBusy(error)) throw new StoreBusyError({ cause: error });
         throw error;
       }
     } finally {

@@ -29,6 +29,7 @@ import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeB
 import { symbolWrites } from "./write-batches.js";
 import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { sessionOf } from "../sessions/periods.js";
+import { XqlDataError } from "../errors.js";
 
 /** One step of the schema. Versions only grow; a released migration is never edited. */
 interface Migration {
@@ -194,9 +195,7 @@ function migrate(db: Database.Database): void {
   const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number | null };
   const current = row.v ?? 0;
   if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `The database schema is at version ${current}, newer than this xql understands (${SCHEMA_VERSION}); upgrade xql`,
-    );
+    throw new XqlDataError("store-schema-newer", { version: current, understood: SCHEMA_VERSION });
   }
   // Every migration not yet recorded runs, not only those above the highest: numbers are
   // reserved per feature, so a build may meet a database that has 5 but not yet 4.
@@ -434,7 +433,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
 
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
     for (const batch of batches) {
-      if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
+      if (!isTimeframe(batch.timeframe)) throw new XqlDataError("store-timeframe", { timeframe: String(batch.timeframe) });
     }
     const writes = symbolWrites(batches);
     if (options.turn && this.file !== ":memory:" && !this.readonly) return this.writeInSlices(writes, options.turn, options.claim);

@@ -7,6 +7,7 @@
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import type { Columns } from "./blocks.js";
 import type { SeriesClaim } from "./series-owners.js";
+import { XqlDataError } from "../errors.js";
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
@@ -111,17 +112,20 @@ export interface DeleteBarsRequest {
  * A store could not take a request-path write in time because another writer holds the lock
  * (an import): the service answers 503 with `Retry-After` instead of waiting.
  */
-export class StoreBusyError extends Error {
-  override readonly name = "StoreBusyError";
+export class StoreBusyError extends XqlDataError<"store-busy"> {
+  override readonly name: string = "StoreBusyError";
+  constructor(options?: ErrorOptions) {
+    super("store-busy", {}, options);
+  }
 }
 
 /**
  * What `/health` reports for a failed dependency: which one, and a message safe to show anyone
  * (never a host, a path or a credential; the cause goes to the log only).
  */
-export class HealthError extends Error {
+export class HealthError extends XqlDataError<"store-health"> {
   /** Always `"HealthError"`. */
-  override readonly name = "HealthError";
+  override readonly name: string = "HealthError";
   constructor(
     /** `database` (bars and keys), `quota`, or the store's own word. */
     readonly dependency: string,
@@ -129,7 +133,7 @@ export class HealthError extends Error {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`${dependency}: ${reason}`, options);
+    super("store-health", { dependency, reason }, options);
   }
 }
 

@@ -7,6 +7,7 @@ import type { Bars, Timeframe } from "../types.js";
 import { BAR_COLUMNS } from "../types.js";
 import { type Columns, uniqueBars } from "./blocks.js";
 import type { BarBatch, Incoming, SymbolWrite } from "./store.js";
+import { XqlDataError } from "../errors.js";
 
 export function symbolWrites(batches: readonly BarBatch[]): SymbolWrite[] {
   const writes = new Map<string, { market: string; symbol: string; series: Map<Timeframe, { parts: Bars[]; replace: boolean }> }>();
@@ -39,9 +40,9 @@ export function incomingColumns(timeframe: Timeframe, bars: Columns, replace: bo
   const n = bars.time.length;
   for (const name of BAR_COLUMNS) {
     const c = bars[name];
-    if (c.length !== n) throw new Error(`Bars of one series must have as many ${name} values as times`);
+    if (c.length !== n) throw new XqlDataError("bars-write", { problem: `Bars of one series must have as many ${name} values as times` });
     for (let i = 0; i < n; i++) {
-      if (!Number.isFinite(c[i]!)) throw new Error(`Bar ${name} ${c[i]} at ${bars.time[i]} is not a finite number`);
+      if (!Number.isFinite(c[i]!)) throw new XqlDataError("bars-write", { problem: `Bar ${name} ${c[i]} at ${bars.time[i]} is not a finite number` });
     }
   }
   return { timeframe, replace, lo: n > 0 ? bars.time[0]! : 0, hi: n > 0 ? bars.time[n - 1]! : 0, count: n, chunks: () => [bars] };

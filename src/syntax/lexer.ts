@@ -53,7 +53,7 @@ function matcherOf(tokenType: TokenType): Matcher {
       return found === null ? -1 : found[0].length;
     };
   }
-  throw new Error(`token ${tokenType.name} has no pattern this lexer can run`);
+  throw new Error(`internal: token ${tokenType.name} has no pattern this lexer can run`);
 }
 
 /** The characters a token's match can start with: a string's first, or its stated hint. */
@@ -61,7 +61,7 @@ function startCodes(tokenType: TokenType): Set<number> {
   const pattern = tokenType.PATTERN;
   if (typeof pattern === "string") return new Set([pattern.charCodeAt(0)]);
   const hint = tokenType.START_CHARS_HINT;
-  if (hint === undefined) throw new Error(`token ${tokenType.name} needs start_chars_hint`);
+  if (hint === undefined) throw new Error(`internal: token ${tokenType.name} needs start_chars_hint`);
   return new Set(hint.map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)));
 }
 
@@ -73,7 +73,7 @@ for (const candidate of candidates) {
   const longer = candidate.tokenType.LONGER_ALT;
   for (const tokenType of longer === undefined ? [] : Array.isArray(longer) ? longer : [longer]) {
     const alternative = candidates.find((c) => c.tokenType === tokenType);
-    if (alternative === undefined) throw new Error(`token ${tokenType.name} is a longer_alt but not in allTokens`);
+    if (alternative === undefined) throw new Error(`internal: token ${tokenType.name} is a longer_alt but not in allTokens`);
     candidate.longerAlternatives.push(alternative);
   }
 }

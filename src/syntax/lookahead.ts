@@ -86,12 +86,12 @@ const TOKEN_BY_NAME = new Map(allTokens.map((t) => [t.name, t]));
 function recordedPaths(rule: Rule, kind: LookaheadProductionType, occurrence: number): TokenType[][][] {
   const key = decisionKey(rule.name, kind, occurrence);
   const paths = LOOKAHEAD_PATHS[key];
-  if (paths === undefined) throw new Error(`no recorded lookahead for ${key}: the grammar changed, run npm run gen`);
+  if (paths === undefined) throw new Error(`internal: no recorded lookahead for ${key}: the grammar changed, run npm run gen`);
   return paths.map((alternative) =>
     alternative.map((path) =>
       path.map((name) => {
         const tokenType = TOKEN_BY_NAME.get(name);
-        if (tokenType === undefined) throw new Error(`recorded lookahead for ${key} names an unknown token ${name}: run npm run gen`);
+        if (tokenType === undefined) throw new Error(`internal: recorded lookahead for ${key} names an unknown token ${name}: run npm run gen`);
         return tokenType;
       }),
     ),

@@ -65,7 +65,7 @@ const FOREX_TICKS_PER_MINUTE = { major: 120, cross: 60, exotic: 25 } as const;
 function forexSpec(pair: string, kind: "major" | "cross" | "exotic"): SymbolSpec {
   const base = USD_VALUE[pair.slice(0, 3)];
   const quote = USD_VALUE[pair.slice(3, 6)];
-  if (base === undefined || quote === undefined) throw new Error(`No USD value for a currency of ${pair}`);
+  if (base === undefined || quote === undefined) throw new Error(`internal: the USD values list no currency of ${pair}`);
   const price = base / quote;
   // Pip conventions: JPY and HUF quotes to 3 decimals, everything else to 5 (fractional pips).
   const quoteCcy = pair.slice(3, 6);
@@ -154,7 +154,7 @@ function buildCryptoSpecs(): SymbolSpec[] {
   const btc = usd.get("BTC")!;
   const spec = (base: string, quote: "USDT" | "USDC" | "BTC"): SymbolSpec => {
     const usdPrice = usd.get(base);
-    if (usdPrice === undefined) throw new Error(`No USD price for crypto base ${base}`);
+    if (usdPrice === undefined) throw new Error(`internal: CRYPTO_ASSETS lists no USD price for ${base}`);
     const r = rank.get(base)!;
     const price = quote === "BTC" ? usdPrice / btc : usdPrice;
     // Volume in whole base units, at least 5 a minute so minute bars are not mostly empty.

@@ -352,7 +352,7 @@ class Generator {
       const output = this.out[i];
       if (!output) continue;
       if (output.cursor !== this.bars) {
-        throw new Error(`syntheticUniverse: internal error, made ${output.cursor} ${tf} bars instead of ${this.bars}`);
+        throw new Error(`internal: syntheticUniverse made ${output.cursor} ${tf} bars instead of ${this.bars}`);
       }
       const { time, open, high, low, close, volume } = output;
       bars[tf] = { time, open, high, low, close, volume };
@@ -525,7 +525,7 @@ class Generator {
     const output = this.out[lv];
     if (output && t >= this.start[lv]!) {
       const j = output.cursor++;
-      if (j >= this.bars) throw new Error(`syntheticUniverse: internal error, too many ${level.timeframe} bars`);
+      if (j >= this.bars) throw new Error(`internal: syntheticUniverse made too many ${level.timeframe} bars`);
       output.time[j] = t;
       output.open[j] = ro;
       output.high[j] = rh;

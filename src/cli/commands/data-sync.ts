@@ -12,7 +12,8 @@ import { CliError, UsageError, pick, positiveInteger } from "../command.js";
 import { closest, intendedTimeframe, unknownTimeframeMessage } from "../../suggest.js";
 import { TIMEFRAMES } from "../../types.js";
 import { parseTime } from "../../ingest/csv.js";
-import { MissingCcxtError, UnknownExchangeError, openExchange } from "../../ingest/sync-exchange.js";
+import { MissingCcxtError, UnknownExchangeError, apiBase, openExchange } from "../../ingest/sync-exchange.js";
+import { XqlDataError, messageOf } from "../../errors.js";
 import { SymbolChoiceError, choosePairs, type SymbolChoice } from "../../ingest/sync-symbols.js";
 import { type ChosenPair, DEFAULT_SYNC_BARS, type FollowRound, SYNC_TIMEFRAMES, type SyncSource, type SyncTimeframe, isSyncTimeframe, syncBars } from "../../ingest/sync.js";
 import { FeedRequestError } from "../../ingest/sync-http.js";
@@ -143,8 +144,8 @@ export async function syncAction(positionals: string[], values: Values, io: CliI
         const meant = closest(sourceId.toLowerCase(), [...error.known, ...FOREX_SOURCES]);
         throw new UsageError(`${error.message}${meant ? `, did you mean '${meant}'?` : ""} (ccxt's ids: binance, bybit, okx, kraken, coinbase, ...; FOREX: oanda, dukascopy)`);
       }
-      if (error instanceof Error && error.message.startsWith("--api-url")) throw new UsageError(error.message);
-      throw new CliError(error instanceof Error ? error.message : String(error));
+      if (error instanceof XqlDataError && error.code === "feed-api-url") throw new UsageError(error.message);
+      throw new CliError(messageOf(error));
     }
   }
 
@@ -168,7 +169,7 @@ export async function syncAction(positionals: string[], values: Values, io: CliI
       } catch (error) {
         if (error instanceof SymbolChoiceError) throw new UsageError(error.message);
         if (error instanceof CliError) throw error;
-        throw new CliError(`${sourceId}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new CliError(`${sourceId}: ${messageOf(error)}`);
       }
       what =
         choice.kind === "named" ? `${pairs.length} pair${pairs.length === 1 ? "" : "s"}` : `${pairs.length} pairs quoted in ${choice.quote.toUpperCase()}${choice.top === undefined ? "" : ` (the ${choice.top} most traded over 24 h)`}`;
@@ -323,14 +324,14 @@ function forexPairsOrUsage(symbols: readonly string[] | undefined, spell: (base:
   }
 }
 
+/** `--api-url` checked before anything opens: a mistake in it is a usage error. */
 function checkUrl(apiUrl: string): void {
-  let url: URL;
   try {
-    url = new URL(apiUrl);
-  } catch {
-    throw new UsageError(`--api-url '${apiUrl}' is not a URL (e.g. http://127.0.0.1:8080 or https://api1.binance.com)`);
+    apiBase(apiUrl);
+  } catch (error) {
+    if (error instanceof XqlDataError) throw new UsageError(error.message);
+    throw error;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--api-url '${apiUrl}' must be http:// or https://`);
 }
 
 function minute(ms: number): string {

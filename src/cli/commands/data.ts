@@ -17,7 +17,8 @@ import { TIMEFRAMES, isTimeframe } from "../../types.js";
 import { progressBar } from "../progress.js";
 import { databasePath, openStore, openStoreForWriting } from "../store.js";
 import { renderTable } from "../table.js";
-import { assertNever } from "../../errors.js";
+import { XqlDataError, assertNever } from "../../errors.js";
+import { IMPORT_OPTION_CODES } from "../../ingest/errors.js";
 import { SYNC_HELP, SYNC_OPTIONS, syncAction } from "./data-sync.js";
 
 /** The options only `xql data` takes (`format` means the file format for import, the output for status). */
@@ -135,11 +136,13 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
   const shown = file === "-" ? "standard input" : file;
   if (path !== "-") {
     // Checked before the store is opened (or created): "no such file: bars.csv", not "ENOENT: ..., stat '/abs/bars.csv'".
+    let directory: boolean;
     try {
-      if ((await stat(path)).isDirectory()) throw Object.assign(new Error("directory"), { code: "EISDIR" });
+      directory = (await stat(path)).isDirectory();
     } catch (error) {
       throw new CliError(fileProblem(file, error));
     }
+    if (directory) throw new CliError(fileProblem(file, { code: "EISDIR" }));
   }
   const opened = await openStoreForWriting(databasePath(values.db as string | undefined, io.env, io.cwd), io.stderr);
   const store = opened.store;
@@ -178,7 +181,7 @@ async function importFile(positionals: string[], values: Values, io: CliIo): Pro
     }
     // The file went away or could not be read after the check above.
     if (typeof (error as { syscall?: unknown }).syscall === "string") throw new CliError(fileProblem(file, error));
-    if (error instanceof Error && !(error instanceof UsageError) && /symbol|time zone|timeframe|--columns|column|format|market/i.test(error.message)) {
+    if (error instanceof XqlDataError && IMPORT_OPTION_CODES.has(error.code)) {
       throw new UsageError(error.message);
     }
     throw error;

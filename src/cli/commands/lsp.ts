@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import type { Command } from "../command.js";
 import { UsageError, optionsHelp, pick } from "../command.js";
 import { databasePath } from "../store.js";
+import { messageOf } from "../../errors.js";
 
 const help = `Usage: xql lsp [--stdio] [--db FILE|URL]
 
@@ -26,7 +27,7 @@ export const lspCommand: Command = {
     try {
       db = parseArgs({ args: [...args], options: { stdio: { type: "boolean" }, db: { type: "string" } }, strict: true, allowPositionals: false }).values.db;
     } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
+      throw new UsageError(messageOf(error));
     }
     const { protocol } = await import("../../lsp/protocol.js");
     const { createConnection, StreamMessageReader } = protocol;
@@ -127,5 +128,5 @@ function afterTurns(turns: number): Promise<void> {
 
 /** The first line of an error's message (vscode-jsonrpc appends the headers it saw). */
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+  return messageOf(error).split("\n")[0]!;
 }

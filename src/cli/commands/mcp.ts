@@ -6,6 +6,7 @@ import { XqlClient } from "../../client/index.js";
 import { DEFAULT_BASE_URL, MCP_TOOLS } from "../../mcp/tools.js";
 import type { Command } from "../command.js";
 import { parseCommandLine } from "../command.js";
+import { messageOf } from "../../errors.js";
 
 const toolWidth = Math.max(...MCP_TOOLS.map((tool) => tool.name.length));
 
@@ -57,7 +58,7 @@ export const mcpCommand: Command = {
       client = new XqlClient({ baseUrl, apiKey });
     } catch (error) {
       // The client checks the URL first, then the key: name the variable the message is about.
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       const variable = /base URL/.test(reason) ? "XQL_BASE_URL" : "XQL_API_KEY";
       io.stderr.write(`xql mcp: ${reason}; check ${variable} in the "env" of this server in your MCP client's configuration\n`);
       return 1;

@@ -10,6 +10,7 @@ import type { RedisQuotaStore } from "../../accounts/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { messageOf } from "../../errors.js";
 
 /** Where `xql serve` listens unless told otherwise. */
 export const DEFAULT_PORT = 8787;
@@ -208,7 +209,7 @@ export const serveCommand: Command = {
           async (error: unknown) => {
             quota?.close();
             await store.close();
-            io.stderr.write(`xql serve: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+            io.stderr.write(`xql serve: error while stopping: ${messageOf(error)}\n`);
             resolve(1);
           },
         );

@@ -17,6 +17,7 @@ import { type EvaluatedBar, baselineOf, evaluateGroup } from "../../alerts/evalu
 import { CarryStore } from "../../eval/carry.js";
 import { systemClock } from "../../clock.js";
 import { RoundScheduler } from "../../alerts/schedule.js";
+import { messageOf } from "../../errors.js";
 
 const OPTIONS = { ...pick("format", "db"), ...QUERY_LIMIT_OPTIONS };
 
@@ -92,7 +93,7 @@ export const watchCommand: Command = {
       try {
         baseline = await baselineOf(store, compiled, clock.now(), options);
       } catch (error) {
-        throw new CliError(`cannot read ${store.file}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new CliError(`cannot read ${store.file}: ${messageOf(error)}`);
       }
       const screen = { id: "watch", query, compiled, lastTime: baseline.time, matching: baseline.matching };
       io.stderr.write(
@@ -122,7 +123,7 @@ export const watchCommand: Command = {
             return nextClose;
           },
           onFailure: (error, retryInMs) => {
-            io.stderr.write(`xql watch: cannot read the store (${error instanceof Error ? error.message : String(error)}); trying again in ${Math.round(retryInMs / 100) / 10} s\n`);
+            io.stderr.write(`xql watch: cannot read the store (${messageOf(error)}); trying again in ${Math.round(retryInMs / 100) / 10} s\n`);
           },
         });
         io.onStop(() => resolve(0));

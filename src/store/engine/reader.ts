@@ -7,6 +7,7 @@
 import type { Bars, RawSeries } from "../../types.js";
 import { BLOCK_BARS, type Columns, RAW_COLUMN, type ReadBlock, blockColumns as blockColumnsOf, blockOf, float64s } from "../blocks.js";
 import type { Timeframe } from "../../types.js";
+import { XqlDataError } from "../../errors.js";
 
 /** What a read needs of one catalog row. */
 export interface LatestRow {
@@ -139,7 +140,7 @@ export class LatestAssembler {
       total += Math.min(blockBars(block, undefined, row.cut), want - total);
     }
     const offset = this.offsets[r]!;
-    if (total > row.bars) throw new Error(`Series ${row.symbol}: more bars read than its catalog row counts`);
+    if (total > row.bars) throw new XqlDataError("store-inconsistent", { problem: `Series ${row.symbol}: more bars read than its catalog row counts` });
     this.totals[r] = total;
     const { time, filled, places, series } = this;
     // The tail is the newest part: it goes last, the blocks before it, newest first.
@@ -198,12 +199,12 @@ export class RowBlocks {
 
   add(r: number, block: ReadBlock): void {
     if (r !== this.row) {
-      if (r < this.row) throw new Error("Block rows came out of their series' order");
+      if (r < this.row) throw new Error("internal: block rows came out of their series' order (the read's ORDER BY rules it out)");
       this.handOn(r);
       this.row = r;
     } else {
       const last = this.blocks[this.blocks.length - 1]!.block;
-      if (this.oldestFirst ? block.block <= last : block.block >= last) throw new Error("Block rows came out of their blocks' order");
+      if (this.oldestFirst ? block.block <= last : block.block >= last) throw new Error("internal: block rows came out of their blocks' order (the read's ORDER BY rules it out)");
     }
     this.blocks.push(block);
   }
