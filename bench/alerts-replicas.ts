@@ -23,10 +23,9 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { issueApiKey } from "../src/accounts/keys.js";
 import { PostgresStore } from "../src/store/postgres.js";
-import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Instrument } from "../src/types.js";
-import { loadAverage, median } from "./common.js";
+import { alertScreen, barBatch, loadAverage, median } from "./common.js";
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 10_000);
 const BARS = Number(process.env.BENCH_BARS ?? 300);
@@ -40,35 +39,6 @@ const REDIS_URL = process.env.XQL_TEST_REDIS_URL;
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
-
-/** Screen k of the distinct ones: crossings and thresholds a few symbols start or stop matching at most bars. */
-function queryOf(k: number): string {
-  const head = 'market = "CRYPTO"\ntimeframe = h1\n';
-  const n = Math.floor(k / 4);
-  switch (k % 4) {
-    case 0:
-      return `${head}columns = [close, sma(${10 + n})]\ncrossover(close, sma(${10 + n}))`;
-    case 1:
-      return `${head}columns = [close, ema(close, ${5 + n})]\ncrossunder(close, ema(close, ${5 + n}))`;
-    case 2:
-      return `${head}columns = [close, rsi(14)]\nrsi(14) < ${12 + n}`;
-    default:
-      return `${head}columns = [close, highest(high, ${20 + n})]\nclose > highest(high, ${20 + n})[1]`;
-  }
-}
-
-/** The bars of every instrument from index `from` to `to` (exclusive), as one batch. */
-function batchOf(universe: Instrument[], from: number, to: number): BarBatch {
-  return {
-    market: "CRYPTO",
-    timeframe: "h1",
-    symbols: universe.map((i) => {
-      const b = i.bars.h1! as Record<"time" | "open" | "high" | "low" | "close" | "volume", Float64Array>;
-      const cut = (a: Float64Array) => a.subarray(from, to);
-      return { symbol: i.symbol, bars: { time: cut(b.time), open: cut(b.open), high: cut(b.high), low: cut(b.low), close: cut(b.close), volume: cut(b.volume) } };
-    }),
-  };
-}
 
 interface Replica {
   child: ChildProcess;
@@ -142,7 +112,7 @@ async function scenario(n: number, universe: Instrument[]): Promise<void> {
   const store = await PostgresStore.open(db.url);
   const replicas: Replica[] = [];
   try {
-    await store.upsertBars([batchOf(universe, 0, BARS)]);
+    await store.upsertBars([barBatch(universe, 0, BARS)]);
     const keys: string[] = [];
     for (let a = 0; a < Math.ceil(ALERTS / 100); a++) keys.push((await issueApiKey(store, { tier: "plus", now: Date.now() })).key);
     for (let i = 0; i < n; i++) replicas.push(await serve(db.url));
@@ -150,7 +120,7 @@ async function scenario(n: number, universe: Instrument[]): Promise<void> {
       const response = await fetch(`${replicas[k % n]!.url}/xql/alerts`, {
         method: "POST",
         headers: { authorization: `Bearer ${keys[Math.floor(k / 100)]}`, "content-type": "application/json" },
-        body: JSON.stringify({ query: queryOf(k % DISTINCT) }),
+        body: JSON.stringify({ query: alertScreen(k % DISTINCT) }),
       });
       if (response.status !== 201) throw new Error(`alert ${k}: ${response.status} ${await response.text()}`);
     }
@@ -162,7 +132,7 @@ async function scenario(n: number, universe: Instrument[]): Promise<void> {
     const cpus: number[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const before = await Promise.all(replicas.map(scrape));
-      await store.upsertBars([batchOf(universe, BARS + round, BARS + round + 1)]);
+      await store.upsertBars([barBatch(universe, BARS + round, BARS + round + 1)]);
       const committed = performance.now();
       const target = before.reduce((a, s) => a + s.evaluations, 0) + ALERTS;
       let after = before;

@@ -31,8 +31,7 @@ import { fetchUniverse } from "../src/store/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
 import { SqliteStore } from "../src/store/sqlite.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
-import type { BarBatch } from "../src/store/store.js";
-import type { Instrument } from "../src/types.js";
+import { alertScreen, barBatch } from "./common.js";
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 10_000);
 const BARS = Number(process.env.BENCH_BARS ?? 300);
@@ -49,39 +48,6 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/**
- * Query number k: screens as alerts are written — events (crosses, breakouts, extremes) that
- * a few symbols of a large market start or stop matching at most bars — of a few shapes and
- * parameters, so k < 100 are 100 distinct texts.
- */
-function queryOf(k: number): string {
-  const head = 'market = "CRYPTO"\ntimeframe = h1\n';
-  const n = Math.floor(k / 4);
-  switch (k % 4) {
-    case 0:
-      return `${head}columns = [close, sma(${10 + n})]\ncrossover(close, sma(${10 + n}))`;
-    case 1:
-      return `${head}columns = [close, ema(close, ${5 + n})]\ncrossunder(close, ema(close, ${5 + n}))`;
-    case 2:
-      return `${head}columns = [close, rsi(14)]\nrsi(14) < ${12 + n}`;
-    default:
-      return `${head}columns = [close, highest(high, ${20 + n})]\nclose > highest(high, ${20 + n})[1]`;
-  }
-}
-
-/** The bars of every instrument from index `from` to `to` (exclusive), as one batch. */
-function batchOf(universe: Instrument[], from: number, to: number): BarBatch {
-  return {
-    market: "CRYPTO",
-    timeframe: "h1",
-    symbols: universe.map((i) => {
-      const b = i.bars.h1! as Record<"time" | "open" | "high" | "low" | "close" | "volume", Float64Array>;
-      const cut = (a: Float64Array) => a.subarray(from, to);
-      return { symbol: i.symbol, bars: { time: cut(b.time), open: cut(b.open), high: cut(b.high), low: cut(b.low), close: cut(b.close), volume: cut(b.volume) } };
-    }),
-  };
-}
-
 async function main(): Promise<void> {
   console.log(`Node ${process.version}; load average ${load()}`);
   console.log(`${SYMBOLS} CRYPTO instruments × ${BARS} h1 bars; scenario 1: ${ALERTS} alerts (${DISTINCT} distinct queries), ${RUNS} bars; scenario 2: ${MANY} alerts (${MANY_DISTINCT} distinct)\n`);
@@ -89,7 +55,7 @@ async function main(): Promise<void> {
   const store = new SqliteStore(join(dir, "xql.db"));
   const universe = syntheticUniverse({ market: "CRYPTO", symbols: SYMBOLS, timeframes: ["h1"], bars: BARS + RUNS + 2, seed: 7 });
   const t0 = performance.now();
-  await store.upsertBars([batchOf(universe, 0, BARS)]);
+  await store.upsertBars([barBatch(universe, 0, BARS)]);
   console.log(`store written: ${SYMBOLS * BARS} bars in ${ms(performance.now() - t0)}`);
 
   // ---- 1. latency: commit of one closed bar → last webhook POST received ----
@@ -119,7 +85,7 @@ async function main(): Promise<void> {
     const response = await fetch(`${url}/xql/alerts`, {
       method: "POST",
       headers: { authorization: `Bearer ${keys[Math.floor(n / 100)]}`, "content-type": "application/json" },
-      body: JSON.stringify({ query: queryOf(n % DISTINCT), webhook: hook }),
+      body: JSON.stringify({ query: alertScreen(n % DISTINCT), webhook: hook }),
     });
     if (response.status !== 201) throw new Error(`alert ${n}: ${response.status} ${await response.text()}`);
   }
@@ -131,7 +97,7 @@ async function main(): Promise<void> {
     const index = BARS + run;
     const time = universe[0]!.bars.h1!.time[index]!;
     const before = performance.now();
-    await store.upsertBars([batchOf(universe, index, index + 1)]);
+    await store.upsertBars([barBatch(universe, index, index + 1)]);
     const committed = performance.now();
     // Every alert evaluates the bar; those whose screen changed post once. Wait for both.
     while ((await store.alerts.alertHeads()).some((a) => a.lastTime !== time)) await new Promise((r) => setTimeout(r, 25));
@@ -149,7 +115,7 @@ async function main(): Promise<void> {
   for (const account of accounts) for (const alert of await store.alerts.listAlerts(account)) await store.alerts.deleteAlert(account, alert.id);
 
   // The floor: one read of the union plan's bars, one evaluation of each distinct query.
-  const compiled = Array.from({ length: Math.min(DISTINCT, ALERTS) }, (_, k) => compile(queryOf(k)));
+  const compiled = Array.from({ length: Math.min(DISTINCT, ALERTS) }, (_, k) => compile(alertScreen(k)));
   const union = unionOf(compiled);
   const readStart = performance.now();
   const bars = await fetchUniverse(store, union.plan, { warmup: 300, fetch: union.fetch, cache: new HotTier(store) });
@@ -179,7 +145,7 @@ async function main(): Promise<void> {
   const many: string[] = [];
   for (let a = 0; a < Math.ceil(MANY / 100); a++) many.push((await issueApiKey(store, { tier: "plus", now: Date.now() })).record.accountId);
   for (let n = 0; n < MANY; n++) {
-    const query = queryOf(1000 + (n % MANY_DISTINCT));
+    const query = alertScreen(1000 + (n % MANY_DISTINCT));
     if (!baselines.has(query)) baselines.set(query, await engine.baseline(compile(query)));
     const b = baselines.get(query)!;
     await store.alerts.createAlert(
@@ -190,7 +156,7 @@ async function main(): Promise<void> {
   engine.start();
   await engine.evaluate();
   const index = BARS + RUNS;
-  await store.upsertBars([batchOf(universe, index, index + 1)]);
+  await store.upsertBars([barBatch(universe, index, index + 1)]);
   const roundStart = performance.now();
   await engine.evaluate();
   const round = performance.now() - roundStart;

@@ -32,10 +32,8 @@ import { CarryStore } from "../src/eval/carry.js";
 import { fetchAnchored, fetchUniverse } from "../src/store/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
 import { SqliteStore } from "../src/store/sqlite.js";
-import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
-import type { Instrument } from "../src/types.js";
-import { asStoreBars, loadAverage, median } from "./common.js";
+import { alertScreen, asStoreBars, barBatch, loadAverage, median } from "./common.js";
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 10_000);
 const BARS = Number(process.env.BENCH_BARS ?? 300);
@@ -48,21 +46,6 @@ const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
 const THREE = `${HEAD}columns = [rsi(14), ema(close, 50), adx(14)]\nrsi(14) < 35 and close > ema(close, 50) and adx(14) > 20`;
 const RSI = `${HEAD}columns = [close, rsi(14)]\nrsi(14) < 30`;
 
-/** Screen number k of 100 distinct ones, as alerts are written (the shapes of bench/alerts.ts). */
-function screenOf(k: number): string {
-  const n = Math.floor(k / 4);
-  switch (k % 4) {
-    case 0:
-      return `${HEAD}columns = [close, sma(${10 + n})]\ncrossover(close, sma(${10 + n}))`;
-    case 1:
-      return `${HEAD}columns = [close, ema(close, ${5 + n})]\ncrossunder(close, ema(close, ${5 + n}))`;
-    case 2:
-      return `${HEAD}columns = [close, rsi(14)]\nrsi(14) < ${12 + n}`;
-    default:
-      return `${HEAD}columns = [close, highest(high, ${20 + n})]\nclose > highest(high, ${20 + n})[1]`;
-  }
-}
-
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
 
@@ -70,19 +53,6 @@ async function timed<T>(f: () => Promise<T>): Promise<number> {
   const t0 = performance.now();
   await f();
   return performance.now() - t0;
-}
-
-/** The bars of every instrument from index `from` to `to` (exclusive), as one batch. */
-function batchOf(universe: readonly Instrument[], from: number, to: number): BarBatch {
-  return {
-    market: "CRYPTO",
-    timeframe: "h1",
-    symbols: universe.map((i) => {
-      const b = i.bars.h1! as Record<"time" | "open" | "high" | "low" | "close" | "volume", Float64Array>;
-      const cut = (a: Float64Array): Float64Array => a.subarray(from, to);
-      return { symbol: i.symbol, bars: { time: cut(b.time), open: cut(b.open), high: cut(b.high), low: cut(b.low), close: cut(b.close), volume: cut(b.volume) } };
-    }),
-  };
 }
 
 async function history(): Promise<void> {
@@ -108,12 +78,12 @@ async function rounds(): Promise<void> {
   const store = new SqliteStore(join(dir, "xql.db"));
   try {
     const universe = syntheticUniverse({ market: "CRYPTO", symbols: SYMBOLS, timeframes: ["h1"], bars: BARS + ROUNDS + 2, seed: 7 });
-    await store.upsertBars([batchOf(universe, 0, BARS)]);
+    await store.upsertBars([barBatch(universe, 0, BARS)]);
     const cache = new HotTier(store);
     const options = { warmup: 300, cache, graceMs: 0 };
-    const compiled: CompiledQuery[] = Array.from({ length: 100 }, (_, k) => compile(screenOf(k)));
+    const compiled: CompiledQuery[] = Array.from({ length: 100 }, (_, k) => compile(alertScreen(k)));
     const latest = universe[0]!.bars.h1!.time[BARS - 1]!;
-    const follow = (id: string): Screen[] => compiled.map((c, k) => ({ id: `${id}${k}`, query: screenOf(k), compiled: c, lastTime: latest, matching: [] }));
+    const follow = (id: string): Screen[] => compiled.map((c, k) => ({ id: `${id}${k}`, query: alertScreen(k), compiled: c, lastTime: latest, matching: [] }));
     const carried = follow("carried");
     const fresh = follow("fresh");
     const carry = new CarryStore();
@@ -148,7 +118,7 @@ async function rounds(): Promise<void> {
       }
     };
     // The first new bar: the passes are made from the anchor and saved.
-    await store.upsertBars([batchOf(universe, BARS, BARS + 1)]);
+    await store.upsertBars([barBatch(universe, BARS, BARS + 1)]);
     let now = universe[0]!.bars.h1!.time[BARS]! + HOUR;
     await step(carried, now, true);
     await step(fresh, now, false);
@@ -157,7 +127,7 @@ async function rounds(): Promise<void> {
     const runMs: number[] = [];
     const oldMs: number[] = [];
     for (let r = 1; r <= ROUNDS; r++) {
-      await store.upsertBars([batchOf(universe, BARS + r, BARS + r + 1)]);
+      await store.upsertBars([barBatch(universe, BARS + r, BARS + r + 1)]);
       now = universe[0]!.bars.h1!.time[BARS + r]! + HOUR;
       // The tier reads the new bar once, before either is timed.
       await storeRun();

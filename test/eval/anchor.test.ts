@@ -17,6 +17,7 @@ import { SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
 import { xqlIn } from "../cli/in-process.js";
 import { HOUR, MONDAY, prng, tempDir, tickWalk, type ArrayBars } from "../kit/index.js";
+import { cutBars, gappedSeries } from "./stored-series.js";
 import { startServer } from "../server/helpers.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -90,28 +91,11 @@ const FAMILIES = [
 ];
 const CROSSINGS = ["true", "crossover(close, ema(close, 10))", "rsi(14) > 50 or close > sma(close, 20)"];
 
-/** h1 bars of a symbol from `start`: a walk with a flat stretch, a few random gaps and one long one. */
-function series(seed: number, start: number, count: number): ArrayBars {
-  const rand = prng(seed);
-  const flatAt = Math.floor(rand() * count);
-  const walk = tickWalk({ seed, count, timeframe: "h1", start, vol: 0.01, flat: [flatAt, flatAt + 25] });
-  const gapAt = Math.floor(rand() * count);
-  const keep: number[] = [];
-  for (let i = 0; i < count; i++) if (rand() > 0.03 && (i < gapAt || i >= gapAt + 20)) keep.push(i);
-  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
-  return { time: pick(walk.time), open: pick(walk.open), high: pick(walk.high), low: pick(walk.low), close: pick(walk.close), volume: pick(walk.volume) };
-}
-
-function cut(bars: ArrayBars, from: number, to: number): ArrayBars {
-  const keep = (c: ArrayLike<number>): Float64Array => Float64Array.from(Array.from(c).filter((_, i) => bars.time[i]! >= from && bars.time[i]! < to));
-  return { time: keep(bars.time), open: keep(bars.open), high: keep(bars.high), low: keep(bars.low), close: keep(bars.close), volume: keep(bars.volume) };
-}
-
 /** A real SQLite store file holding every symbol's bars with open time in [from, to). */
 async function storeOf(file: string, market: string, symbols: readonly { symbol: string; bars: ArrayBars }[], from: number, to: number): Promise<void> {
   const store = new SqliteStore(file);
   try {
-    const held = symbols.map(({ symbol, bars }) => ({ symbol, bars: cut(bars, from, to) })).filter((s) => s.bars.time.length > 0);
+    const held = symbols.map(({ symbol, bars }) => ({ symbol, bars: cutBars(bars, from, to) })).filter((s) => s.bars.time.length > 0);
     await store.upsertBars([{ market, timeframe: "h1", symbols: held }]);
   } finally {
     await store.close();
@@ -182,7 +166,7 @@ describe("one number per bar: every path that reads the store gives the value at
             const options = { warmupCeiling };
             const compiled = compile(query, options);
             const rand = prng(seed);
-            const symbols = ["AAA", "BBB", "CCC"].map((symbol, i) => ({ symbol, bars: series(seed * 3 + i, MONDAY + Math.floor(rand() * 40) * HOUR, 260 + Math.floor(rand() * 60)) }));
+            const symbols = ["AAA", "BBB", "CCC"].map((symbol, i) => ({ symbol, bars: gappedSeries(seed * 3 + i, MONDAY + Math.floor(rand() * 40) * HOUR, 260 + Math.floor(rand() * 60), { drop: 0.03, longGap: true }) }));
             const all = [...new Set(symbols.flatMap((s) => Array.from(s.bars.time)))].sort((a, b) => a - b);
             const latest = all[all.length - 1]!;
             // The full store, and one whose first bars are 60 hours later (fewer older bars).

@@ -15,7 +15,8 @@ import { compile } from "../../src/api.js";
 import { type EvaluatedBar, type Screen, evaluateGroup } from "../../src/alerts/evaluate.js";
 import { CarryStore } from "../../src/eval/carry.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { HOUR, MONDAY, prng, tempDir, tickWalk, type ArrayBars } from "../kit/index.js";
+import { HOUR, MONDAY, prng, tempDir } from "../kit/index.js";
+import { cutBars, gappedSeries } from "./stored-series.js";
 
 const FAMILIES = [
   "rsi(14)",
@@ -49,23 +50,6 @@ const CONDITIONS = [
   "hammer or close < lowest(low, 10)[1]",
 ];
 
-/** h1 bars of a symbol from `start`: a walk with a flat stretch and a few random gaps. */
-function series(seed: number, start: number, count: number): ArrayBars {
-  const rand = prng(seed);
-  const flatAt = Math.floor(rand() * count);
-  const walk = tickWalk({ seed, count, timeframe: "h1", start, vol: 0.01, flat: [flatAt, flatAt + 25] });
-  const keep: number[] = [];
-  for (let i = 0; i < count; i++) if (rand() > 0.04) keep.push(i);
-  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
-  return { time: pick(walk.time), open: pick(walk.open), high: pick(walk.high), low: pick(walk.low), close: pick(walk.close), volume: pick(walk.volume) };
-}
-
-/** The bars of `bars` with open time in [from, to). */
-function cut(bars: ArrayBars, from: number, to: number): ArrayBars {
-  const keep = (c: ArrayLike<number>): Float64Array => Float64Array.from(Array.from(c).filter((_, i) => bars.time[i]! >= from && bars.time[i]! < to));
-  return { time: keep(bars.time), open: keep(bars.open), high: keep(bars.high), low: keep(bars.low), close: keep(bars.close), volume: keep(bars.volume) };
-}
-
 /** Rows and events compared, bars evaluated, and passes taken on in steps. */
 let compared = 0;
 let bars = 0;
@@ -94,13 +78,13 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
             const query = `market = "${market}"\ntimeframe = h1\ncolumns = [${columns.join(", ")}]\n${condition}`;
             const compiled = compile(query, { warmupCeiling });
             const rand = prng(seed);
-            const symbols = ["AAA", "BBB", "CCC", "DDD"].map((symbol, i) => ({ symbol, bars: series(seed * 4 + i, MONDAY + Math.floor(rand() * 30) * HOUR, 420) }));
+            const symbols = ["AAA", "BBB", "CCC", "DDD"].map((symbol, i) => ({ symbol, bars: gappedSeries(seed * 4 + i, MONDAY + Math.floor(rand() * 30) * HOUR, 420, { drop: 0.04, longGap: false }) }));
             const all = [...new Set(symbols.flatMap((s) => Array.from(s.bars.time)))].sort((a, b) => a - b);
             const store = new SqliteStore(join(dir, `carry-${n}.db`));
             try {
               // The first 250 hours at once, then the rest in steps of 1 to 4 bars.
               let written = all[0]! + 250 * HOUR;
-              await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cut(s.bars, -Infinity, written) })) }]);
+              await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cutBars(s.bars, -Infinity, written) })) }]);
               const carry = new CarryStore();
               const screen = (id: string): Screen => ({ id, query, compiled, lastTime: null, matching: [] });
               const carried = screen("carried");
@@ -114,13 +98,13 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
               const options = { warmup: 20, graceMs: 0, maxCatchUp: 10 };
               for (let step = 0; written <= all[all.length - 1]!; step++) {
                 const next = written + (1 + Math.floor(rand() * 4)) * HOUR;
-                await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cut(s.bars, written, next) })).filter((s) => s.bars.time.length > 0) }]);
+                await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cutBars(s.bars, written, next) })).filter((s) => s.bars.time.length > 0) }]);
                 written = next;
                 if (step % 9 === 4) {
                   // An older bar of one symbol replaced: its carried pass must not survive it.
                   const s = symbols[step % symbols.length]!;
                   const at = Math.max(0, s.bars.time.findIndex((t) => t >= written) - 1 - Math.floor(rand() * 30));
-                  const bars = cut(s.bars, s.bars.time[at]!, s.bars.time[at]! + 1);
+                  const bars = cutBars(s.bars, s.bars.time[at]!, s.bars.time[at]! + 1);
                   bars.close[0] = bars.close[0]! * 1.01;
                   bars.high[0] = Math.max(bars.high[0]!, bars.close[0]!);
                   await store.upsertBars([{ market, timeframe: "h1", symbols: [{ symbol: s.symbol, bars }] }]);
