@@ -68,9 +68,24 @@ async function history(): Promise<void> {
   }
   const run = median(runs);
   const hist = median(histories);
+  // The anchor rule's floor: bars a history evaluates (each pass from its anchor to its last
+  // window bar) over those a run evaluates (from the latest bar's anchor), on a gapless series.
+  const time = universe[0]!.bars.h1!.time;
+  const last = time.length - 1;
+  const fromAnchor = (i: number): number => (Number(time[i]) - three.anchor("h1", Number(time[i]))) / HOUR + 1;
+  let passBars = 0;
+  let passes = 0;
+  for (let i = last - WINDOW + 1; i <= last; i++) {
+    const endsPass = i === last || three.anchor("h1", Number(time[i + 1])) !== three.anchor("h1", Number(time[i]));
+    if (endsPass) {
+      passBars += fromAnchor(i);
+      passes++;
+    }
+  }
   console.log(`1. history(${WINDOW}) of the 3-indicator screen, ${SYMBOLS} instruments × ${WINDOW + before} h1 bars (${loadAverage()}):`);
   console.log(`   one run ${ms(run)} (${runs.map(ms).join(", ")}); history ${ms(hist)} (${histories.map(ms).join(", ")})`);
   console.log(`   history / run: ${ratio(hist, run)} (target ≤ 3×)`);
+  console.log(`   the anchor rule's floor: ${passes} passes evaluate ${passBars} bars where a run evaluates ${fromAnchor(last)} (F = ${three.fetch[0]!.bars}): ${ratio(passBars, fromAnchor(last))} the kernel work`);
 }
 
 async function rounds(): Promise<void> {
