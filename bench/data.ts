@@ -26,7 +26,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compile } from "../src/api.js";
-import { fetchUniverse } from "../src/store/fetch.js";
+import { fetchUniverse } from "../src/fetch/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
 import { openStore, type Store } from "../src/store/open.js";
 import type { BarBatch } from "../src/store/store.js";

@@ -30,7 +30,7 @@ import { historyResult, type TrackedRow } from "./eval/history.js";
 import { anchorTime } from "./eval/anchor.js";
 import { anchoredInstrument } from "./eval/truncate.js";
 import { type WhyResult, type WhySource, whyIndex, whyQueryText, whyShape, whyTree } from "./eval/why.js";
-import { XqlDataError } from "./eval/bars.js";
+import { XqlDataError } from "./bars/trust.js";
 import type { Expression } from "./ast/nodes.js";
 import { FUNCTIONS } from "./functions/registry.js";
 

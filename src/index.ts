@@ -21,7 +21,7 @@ export { validate, explain, compile } from "./api.js";
 export type { CompiledQuery, ValidateResult, ExplainResult, YieldOptions, WhyOptions } from "./api.js";
 export type { WhyNode, WhyResult } from "./eval/why.js";
 export { XqlError, ERROR_CATALOGUE, errorMessage } from "./errors.js";
-export { XqlDataError } from "./eval/bars.js";
+export { XqlDataError } from "./bars/trust.js";
 export type { Stage, ErrorCode, ErrorEntry, ErrorGroup, ErrorParams, TypedPlace } from "./errors.js";
 export { syntheticUniverse, DEFAULT_SYNTHETIC_SEED, DEFAULT_SYNTHETIC_END } from "./synthetic/synthetic.js";
 export type { SyntheticOptions } from "./synthetic/synthetic.js";

@@ -10,57 +10,10 @@
  */
 import { TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
+import { XqlDataError, isTrusted, trustBars } from "../bars/trust.js";
 
-/**
- * Thrown by `run` for bars that cannot be evaluated honestly: times that are not finite and
- * strictly increasing (unsorted or duplicate), times off the timeframe's grid (FOREX and
- * CRYPTO), or columns of unequal length. Query errors are never thrown this way; they come
- * back as data from `validate` and `explain`.
- *
- * @example
- * ```ts
- * import { compile, XqlDataError } from "xql";
- *
- * try {
- *   compile('market = "FOREX"\ntimeframe = h1\nclose > 1').run(myUniverse);
- * } catch (e) {
- *   if (e instanceof XqlDataError) console.error(e.message); // "Instrument 'EURUSD', timeframe h1: bar times must be ..."
- *   else throw e;
- * }
- * ```
- */
-export class XqlDataError extends Error {
-  /** Always `"XqlDataError"`. */
-  override readonly name = "XqlDataError";
-}
-
-/** Bars the store checked when they were written and read back in time order. */
-const trusted = new WeakSet<Bars>();
-
-/**
- * Marks bars as the store's: sorted, finite and on the timeframe's grid, with columns of one
- * length, as every write checks and every read returns them. The evaluator then skips its
- * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it reads from the store,
- * by the hot tier (src/store/hot-tier.ts) on the views it hands out, and
- * on prefixes of such bars (the alerts' cut at a closed bar, src/alerts/evaluate.ts), nowhere else: a caller's own bars are always checked. The marked arrays must not be
- * modified afterwards (the store's readers and caches never do).
- */
-export function trustBars(bars: Bars): Bars {
-  trusted.add(bars);
-  return bars;
-}
-
-/** {@link trustBars} on every symbol's bars of a store read. */
-export function trustRead<T extends { bars: Bars }>(read: T[]): T[] {
-  for (const { bars } of read) trusted.add(bars);
-  return read;
-}
-
-/** True when {@link trustBars} marked these bars. */
-export function isTrusted(bars: Bars): boolean {
-  return trusted.has(bars);
-}
-
+// The error and the store's mark live below both the store and the evaluator (src/bars/trust.ts).
+export { XqlDataError, isTrusted, trustBars, trustRead } from "../bars/trust.js";
 let timePasses = 0;
 
 /**
@@ -190,7 +143,7 @@ export class Frame {
     const cut = (column: ArrayLike<number>): ArrayLike<number> =>
       column === undefined || column.length === 0 ? column : ArrayBuffer.isView(column) ? (column as Float64Array).subarray(from) : (Array.prototype.slice.call(column, from) as number[]);
     const suffix: Bars = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
-    trusted.add(suffix);
+    trustBars(suffix);
     this.attach("", suffix);
   }
 
@@ -210,7 +163,7 @@ export class Frame {
   /** Points the frame at `bars` of `symbol`, checked unless trusted; the bar count. */
   attach(symbol: string, bars: Bars): number {
     let length: number;
-    if (trusted.has(bars)) length = bars.time.length;
+    if (isTrusted(bars)) length = bars.time.length;
     else {
       length = checkColumns(symbol, this.timeframe, bars, this.columns);
       checkTimes(symbol, this.timeframe, bars.time, length, this.grid);

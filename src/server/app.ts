@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import type { XqlOptions } from "../types.js";
 import { XqlError } from "../errors.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
-import { DEFAULT_WARMUP } from "../store/fetch.js";
+import { DEFAULT_WARMUP } from "../fetch/fetch.js";
 import { HotTier } from "../store/hot-tier.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";

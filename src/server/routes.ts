@@ -11,7 +11,7 @@ import { XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
 import { DEFAULT_HISTORY_BARS, MAX_HISTORY_BARS, TIMEFRAME_MS } from "../types.js";
 import { VERSION } from "../version.js";
-import { fetchAnchored } from "../store/fetch.js";
+import { fetchAnchored } from "../fetch/fetch.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { QuotaStore, QuotaUsage } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";

@@ -20,7 +20,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
-import { trustBars, trustRead } from "../eval/bars.js";
+import { trustBars, trustRead } from "../bars/trust.js";
 import { orderedSeries } from "./blocks.js";
 import { nanColumn } from "./engine/reader.js";
 import type { BarStore, DataChange, LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { compile, historyAnchoredAsync } from "../../src/api.js";
 import { evaluateGroup } from "../../src/alerts/evaluate.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { HOUR, MONDAY, tickWalk } from "../kit/index.js";
 

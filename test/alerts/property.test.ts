@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compile, validate } from "../../src/api.js";
 import { printExpression } from "../../src/ast/print.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { arbitraryExpression } from "../../src/testing/index.js";
 import type { Bars } from "../../src/types.js";

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import type { Bars } from "../../src/types.js";
 import { MONDAY, symbolName, tickWalk } from "../kit/index.js";

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compile, historyAnchoredAsync, runAnchoredAsync } from "../../src/api.js";
 import { anchorTime } from "../../src/eval/anchor.js";
 import { truncateInstrument } from "../../src/eval/truncate.js";
-import { fetchAnchored, fetchUniverse } from "../../src/store/fetch.js";
+import { fetchAnchored, fetchUniverse } from "../../src/fetch/fetch.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
 import { xqlIn } from "../cli/in-process.js";

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { PostgresStore } from "../../src/store/postgres.js";
 import { seedBatches } from "../../src/synthetic/seed.js";
 import { SqliteStore } from "../../src/store/sqlite.js";

@@ -10,7 +10,7 @@ import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLin
 import { compileOrReport } from "../report.js";
 import { localWatchlists } from "../screen-bars.js";
 import { formatNumber } from "../table.js";
-import { DEFAULT_WARMUP } from "../../store/fetch.js";
+import { DEFAULT_WARMUP } from "../../fetch/fetch.js";
 import type { MatchRow } from "../../alerts/alerts.js";
 import { type EvaluatedBar, baselineOf, evaluateGroup } from "../../alerts/evaluate.js";
 import { RoundScheduler } from "../../alerts/schedule.js";
