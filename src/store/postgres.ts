@@ -22,175 +22,33 @@ import { ChangeFeed } from "./watch.js";
 import { PostgresAccounts } from "../accounts/postgres.js";
 import { PostgresAlerts } from "../alerts/postgres.js";
 import type { AlertStore } from "../alerts/alerts.js";
-import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
-import { FEEDS_MIGRATION, FEEDS_POSTGRES_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
-import { LEASES_MIGRATION, LEASES_POSTGRES_SQL } from "../alerts/leases.js";
-import { PostgresWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_POSTGRES_SQL, type Watchlist, type WatchlistPut } from "../accounts/watchlists.js";
+import { ALERTS_ROOM, LEASES_ROOM } from "../alerts/rooms.js";
+import { ACCOUNTS_ROOM, WATCHLISTS_ROOM } from "../accounts/rooms.js";
+import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
+import { type PostgresRoom, migratePostgres } from "../db/postgres.js";
+import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
+import { PostgresWatchlists, type Watchlist, type WatchlistPut } from "../accounts/watchlists.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { runAsync } from "./engine/io.js";
 import { CatalogCache } from "./engine/catalog-cache.js";
 import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
-import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
+import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
 
-/** One step of the schema. Versions only grow; a released migration is never edited. */
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-  /** Work the SQL alone cannot do, run after it in the same transaction. */
-  upgrade?: (client: pg.PoolClient) => Promise<void>;
-}
-
-export const PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "bars, series catalog, meta, accounts, keys, quota",
-    sql: `
-      CREATE TABLE bars (
-        market    text             NOT NULL,
-        timeframe text             NOT NULL,
-        symbol    text             NOT NULL,
-        time      bigint           NOT NULL,
-        open      double precision NOT NULL,
-        high      double precision NOT NULL,
-        low       double precision NOT NULL,
-        close     double precision NOT NULL,
-        volume    double precision NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, time)
-      );
-
-      -- What each (market, timeframe, symbol) holds, kept in step with bars by every write.
-      CREATE TABLE series (
-        market     text   NOT NULL,
-        timeframe  text   NOT NULL,
-        symbol     text   NOT NULL,
-        bars       bigint NOT NULL,
-        first_time bigint NOT NULL,
-        last_time  bigint NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol)
-      );
-
-      -- data_version changes in the same transaction as every write of bars.
-      CREATE TABLE meta (
-        key   text   PRIMARY KEY,
-        value bigint NOT NULL
-      );
-      INSERT INTO meta (key, value) VALUES ('data_version', 0);
-
-      CREATE TABLE accounts (
-        id         text   PRIMARY KEY,
-        tier       text   NOT NULL CHECK (tier IN ('free', 'essential', 'plus')),
-        created_at bigint NOT NULL
-      );
-
-      -- Only the SHA-256 of a key is kept; prefix is for people to tell keys apart.
-      CREATE TABLE api_keys (
-        seq        bigserial UNIQUE,
-        hash       text   PRIMARY KEY,
-        prefix     text   NOT NULL,
-        account_id text   NOT NULL REFERENCES accounts (id),
-        label      text,
-        created_at bigint NOT NULL,
-        revoked_at bigint
-      );
-      CREATE INDEX api_keys_account ON api_keys (account_id);
-
-      -- Metered calls per account and UTC day, for deployments without Redis.
-      CREATE TABLE quota_usage (
-        account_id text    NOT NULL,
-        day        text    NOT NULL,
-        used       integer NOT NULL DEFAULT 0 CHECK (used >= 0),
-        PRIMARY KEY (account_id, day)
-      );
-    `,
-  },
-  {
-    version: 2,
-    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
-    sql: `ALTER TABLE series ADD COLUMN derived integer NOT NULL DEFAULT 0;`,
-  },
-  {
-    version: 3,
-    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
-    sql: `
-      CREATE TABLE bar_blocks (
-        market    text    NOT NULL,
-        timeframe text    NOT NULL,
-        symbol    text    NOT NULL,
-        block     bigint  NOT NULL,
-        n         integer NOT NULL,
-        time      bytea   NOT NULL,
-        open      bytea   NOT NULL,
-        high      bytea   NOT NULL,
-        low       bytea   NOT NULL,
-        close     bytea   NOT NULL,
-        volume    bytea   NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, block)
-      );
-      ALTER TABLE bar_blocks ALTER COLUMN time SET STORAGE EXTERNAL, ALTER COLUMN open SET STORAGE EXTERNAL,
-        ALTER COLUMN high SET STORAGE EXTERNAL, ALTER COLUMN low SET STORAGE EXTERNAL,
-        ALTER COLUMN close SET STORAGE EXTERNAL, ALTER COLUMN volume SET STORAGE EXTERNAL;
-      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
-    `,
-  },
-  {
-    version: 4,
-    name: "blocks and tails: bars live in packed blocks and the catalog's tail (the row table goes); FOREX derived on its session; the change log",
-    sql: `
-      CREATE TABLE series_v4 (
-        market       text    NOT NULL,
-        timeframe    text    NOT NULL,
-        symbol       text    NOT NULL,
-        derived      integer NOT NULL,
-        bars         bigint  NOT NULL,
-        first_time   bigint  NOT NULL,
-        last_time    bigint  NOT NULL,
-        -- The newest block row's number (an upper bound), NULL when every bar is in the tail.
-        sealed_block bigint,
-        -- The newest bars (at least the latest), later than every block bar: appends rewrite this row only.
-        tail         bytea   NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol)
-      ) WITH (fillfactor = 50);
-      -- What each write touched, for readers in other replicas (the newest writes only).
-      CREATE TABLE changes (
-        version bigint PRIMARY KEY,
-        touched text   NOT NULL
-      );
-      -- A block's bars as one value, column after column: one TOAST value to fetch per block, not six.
-      CREATE TABLE bar_blocks_v4 (
-        market    text    NOT NULL,
-        timeframe text    NOT NULL,
-        symbol    text    NOT NULL,
-        block     bigint  NOT NULL,
-        n         integer NOT NULL,
-        bars      bytea   NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, block)
-      );
-      ALTER TABLE bar_blocks_v4 ALTER COLUMN bars SET STORAGE EXTERNAL;
-    `,
-    upgrade: upgradeTo4,
-  },
-  {
-    version: 5,
-    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
-    sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
-  },
-  { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
-  SERIES_OWNERS_MIGRATION,
-  { ...FEEDS_MIGRATION, sql: FEEDS_POSTGRES_SQL },
-  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_POSTGRES_SQL },
-  { ...LEASES_MIGRATION, sql: LEASES_POSTGRES_SQL },
+/** The rooms of the schema this store keeps, in the order a new database gets them. */
+export const POSTGRES_ROOMS: readonly PostgresRoom[] = [
+  { ...BARS_ROOM, upgrades: { postgres: { 4: upgradeTo4 } } },
+  SERIES_OWNERS_ROOM,
+  FEEDS_ROOM,
+  ACCOUNTS_ROOM,
+  WATCHLISTS_ROOM,
+  ALERTS_ROOM,
+  LEASES_ROOM,
 ];
-
-export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
-
-/** Advisory lock key held while migrating ("xql" in ASCII, then 1). */
-const MIGRATION_LOCK = 0x78716c01;
 
 /** Options of the PostgreSQL store: pool size and the statement timeouts of docs/deployment.md, "Limits and guards". */
 export interface PostgresStoreOptions {
@@ -329,35 +187,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   private async migrate(): Promise<void> {
-    await this.transaction(async (client) => {
-      // Replicas starting together queue here; the first applies, the others find it done.
-      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version    integer PRIMARY KEY,
-        name       text    NOT NULL,
-        applied_at bigint  NOT NULL
-      )`);
-      const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
-      const current = rows[0]?.v ?? 0;
-      if (current > PG_SCHEMA_VERSION) {
-        throw new Error(
-          `The database schema is at version ${current}, newer than this xql understands (${PG_SCHEMA_VERSION}); upgrade xql`,
-        );
-      }
-      // Every migration not yet recorded runs, not only those above the highest: numbers are
-      // reserved per feature, so a build may meet a database that has 5 but not yet 4.
-      const applied = new Set((await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
-      for (const migration of PG_MIGRATIONS) {
-        if (applied.has(migration.version)) continue;
-        await client.query(migration.sql);
-        await migration.upgrade?.(client);
-        await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
-          migration.version,
-          migration.name,
-          Date.now(),
-        ]);
-      }
-    });
+    await this.transaction((client) => migratePostgres(client, POSTGRES_ROOMS));
   }
 
   /** Ends the pool; later calls reject. */

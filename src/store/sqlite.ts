@@ -13,11 +13,13 @@ import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Rese
 import { SqliteAccounts } from "../accounts/sqlite.js";
 import { SqliteAlerts } from "../alerts/sqlite.js";
 import type { AlertStore } from "../alerts/alerts.js";
-import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
-import { FEEDS_MIGRATION, FEEDS_SQLITE_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
-import { LEASES_MIGRATION, LEASES_SQLITE_SQL } from "../alerts/leases.js";
+import { ALERTS_ROOM } from "../alerts/rooms.js";
+import { ACCOUNTS_ROOM, WATCHLISTS_ROOM } from "../accounts/rooms.js";
+import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
+import { type SqliteRoom, migrateSqlite } from "../db/sqlite.js";
+import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
 import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteOptions, WriteResult, ChangesSince } from "./store.js";
-import { SqliteWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_SQLITE_SQL, type Watchlist, type WatchlistPut, type WatchlistStore } from "../accounts/watchlists.js";
+import { SqliteWatchlists, type Watchlist, type WatchlistPut, type WatchlistStore } from "../accounts/watchlists.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
@@ -27,191 +29,18 @@ import { runSliced, runSync } from "./engine/io.js";
 import { CatalogCache, type CatalogWrite } from "./engine/catalog-cache.js";
 import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
 import { symbolWrites } from "./write-batches.js";
-import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
+import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { sessionOf } from "../sessions/periods.js";
 
-/** One step of the schema. Versions only grow; a released migration is never edited. */
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-  /** Work the SQL alone cannot do, run after it in the same transaction. */
-  upgrade?: (db: Database.Database) => void;
-}
-
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "bars, series catalog, accounts, keys, quota",
-    sql: `
-      -- One row per bar, clustered by (market, timeframe, symbol, time): "the latest N bars
-      -- of a symbol" is one backwards range scan of the primary key.
-      CREATE TABLE bars (
-        market    TEXT    NOT NULL,
-        timeframe TEXT    NOT NULL,
-        symbol    TEXT    NOT NULL,
-        time      INTEGER NOT NULL,
-        open      REAL    NOT NULL,
-        high      REAL    NOT NULL,
-        low       REAL    NOT NULL,
-        close     REAL    NOT NULL,
-        volume    REAL    NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, time)
-      ) WITHOUT ROWID;
-
-      -- What each (market, timeframe, symbol) holds, kept in step with bars by every write,
-      -- so listing a market's symbols and their latest bar never scans bars.
-      CREATE TABLE series (
-        market     TEXT    NOT NULL,
-        timeframe  TEXT    NOT NULL,
-        symbol     TEXT    NOT NULL,
-        bars       INTEGER NOT NULL,
-        first_time INTEGER NOT NULL,
-        last_time  INTEGER NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol)
-      ) WITHOUT ROWID;
-
-      -- Counters that change on writes; data_version keys the service's fetch cache.
-      CREATE TABLE meta (
-        key   TEXT PRIMARY KEY,
-        value INTEGER NOT NULL
-      ) WITHOUT ROWID;
-      INSERT INTO meta (key, value) VALUES ('data_version', 0);
-
-      CREATE TABLE accounts (
-        id         TEXT    PRIMARY KEY,
-        tier       TEXT    NOT NULL CHECK (tier IN ('free', 'essential', 'plus')),
-        created_at INTEGER NOT NULL
-      );
-
-      -- Only the SHA-256 of a key is kept; prefix is for people to tell keys apart.
-      CREATE TABLE api_keys (
-        hash       TEXT    PRIMARY KEY,
-        prefix     TEXT    NOT NULL,
-        account_id TEXT    NOT NULL REFERENCES accounts (id),
-        label      TEXT,
-        created_at INTEGER NOT NULL,
-        revoked_at INTEGER
-      );
-      CREATE INDEX api_keys_account ON api_keys (account_id);
-
-      -- Metered calls per account and UTC day (YYYY-MM-DD).
-      CREATE TABLE quota_usage (
-        account_id TEXT    NOT NULL,
-        day        TEXT    NOT NULL,
-        used       INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
-        PRIMARY KEY (account_id, day)
-      ) WITHOUT ROWID;
-    `,
-  },
-  {
-    version: 2,
-    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
-    sql: `ALTER TABLE series ADD COLUMN derived INTEGER NOT NULL DEFAULT 0;`,
-  },
-  {
-    version: 3,
-    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
-    sql: `
-      CREATE TABLE bar_blocks (
-        market    TEXT    NOT NULL,
-        timeframe TEXT    NOT NULL,
-        symbol    TEXT    NOT NULL,
-        block     INTEGER NOT NULL,
-        n         INTEGER NOT NULL,
-        time      BLOB    NOT NULL,
-        open      BLOB    NOT NULL,
-        high      BLOB    NOT NULL,
-        low       BLOB    NOT NULL,
-        close     BLOB    NOT NULL,
-        volume    BLOB    NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, block)
-      ) WITHOUT ROWID;
-      -- 0 until the blocks of bars written before this migration are built (on the next open).
-      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
-    `,
-  },
-  {
-    version: 4,
-    name: "blocks and tails: bars live in packed blocks and the catalog's tail (the row table goes); FOREX derived on its session; the change log",
-    sql: `
-      CREATE TABLE series_v4 (
-        id           INTEGER PRIMARY KEY,
-        market       TEXT    NOT NULL,
-        timeframe    TEXT    NOT NULL,
-        symbol       TEXT    NOT NULL,
-        derived      INTEGER NOT NULL,
-        bars         INTEGER NOT NULL,
-        first_time   INTEGER NOT NULL,
-        last_time    INTEGER NOT NULL,
-        -- The newest block row's number (an upper bound), NULL when every bar is in the tail.
-        sealed_block INTEGER,
-        -- The newest bars (at least the latest), later than every block bar: appends rewrite this row only.
-        tail         BLOB    NOT NULL
-      );
-      -- What each write touched, for readers in other processes (the newest writes only).
-      CREATE TABLE changes (
-        version INTEGER PRIMARY KEY,
-        touched TEXT    NOT NULL
-      );
-      -- Blocks in a rowid table: a block row (about 12 KB) then lies on one page of a new store's
-      -- 16 KiB pages, where the index-ordered table's much smaller local payload sent every block
-      -- through a chain of overflow pages (four times the work to read or write it).
-      -- Its bars one value, column after column (a reader copies from it what it needs).
-      CREATE TABLE bar_blocks_v4 (
-        id        INTEGER PRIMARY KEY,
-        market    TEXT    NOT NULL,
-        timeframe TEXT    NOT NULL,
-        symbol    TEXT    NOT NULL,
-        block     INTEGER NOT NULL,
-        n         INTEGER NOT NULL,
-        bars      BLOB    NOT NULL
-      );
-    `,
-    upgrade: upgradeTo4,
-  },
-  {
-    version: 5,
-    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
-    sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
-  },
-  { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
-  SERIES_OWNERS_MIGRATION,
-  { ...FEEDS_MIGRATION, sql: FEEDS_SQLITE_SQL },
-  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_SQLITE_SQL },
-  { ...LEASES_MIGRATION, sql: LEASES_SQLITE_SQL },
+/** The rooms of the schema this store keeps, in the order a new file gets them. */
+export const SQLITE_ROOMS: readonly SqliteRoom[] = [
+  { ...BARS_ROOM, upgrades: { sqlite: { 4: upgradeTo4 } } },
+  SERIES_OWNERS_ROOM,
+  FEEDS_ROOM,
+  ACCOUNTS_ROOM,
+  WATCHLISTS_ROOM,
+  ALERTS_ROOM,
 ];
-
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
-
-function migrate(db: Database.Database): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INTEGER PRIMARY KEY,
-    name       TEXT    NOT NULL,
-    applied_at INTEGER NOT NULL
-  )`);
-  const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number | null };
-  const current = row.v ?? 0;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `The database schema is at version ${current}, newer than this xql understands (${SCHEMA_VERSION}); upgrade xql`,
-    );
-  }
-  // Every migration not yet recorded runs, not only those above the highest: numbers are
-  // reserved per feature, so a build may meet a database that has 5 but not yet 4.
-  const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
-  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
-  for (const migration of MIGRATIONS) {
-    if (applied.has(migration.version)) continue;
-    // Each step commits whole or not at all, so a crash never leaves half a schema.
-    db.transaction(() => {
-      db.exec(migration.sql);
-      migration.upgrade?.(db);
-      record.run(migration.version, migration.name, Date.now());
-    }).immediate();
-  }
-}
 
 /**
  * Migration 4: the bars move out of the row table. Blocks already hold every bar (migration 3);
@@ -353,7 +182,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
-      migrate(this.db);
+      migrateSqlite(this.db, SQLITE_ROOMS);
     }
     this.identity = identityOf(file);
     this.accounts = new SqliteAccounts(this.db, file, this.timeouts, this.readonly);
