@@ -29,7 +29,7 @@ import { unionOf } from "../src/alerts/evaluate.js";
 import { createServer } from "../src/server/app.js";
 import { fetchUniverse } from "../src/fetch/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { BarBatch } from "../src/store/store.js";
 import type { Instrument } from "../src/types.js";

@@ -28,7 +28,7 @@ import { fileURLToPath } from "node:url";
 import { compile } from "../src/api.js";
 import { fetchUniverse } from "../src/fetch/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
-import { openStore, type Store } from "../src/store/open.js";
+import { openStore, type Store } from "../src/open/open.js";
 import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Bars, Instrument, Timeframe } from "../src/types.js";

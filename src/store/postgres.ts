@@ -1,11 +1,12 @@
 /**
- * The scale-out bar and key store: PostgreSQL through a `pg` connection pool. Several
- * `xql serve` replicas share one database; each implements the same contracts as the
- * embedded SQLite store ({@link BarStore}, {@link KeyStore}, and {@link QuotaStore} for
- * deployments without Redis), so routes never know which one they talk to.
+ * The scale-out bar store: PostgreSQL through a `pg` connection pool. Several `xql serve`
+ * replicas share one database; it implements the same contract as the embedded SQLite bar
+ * store ({@link BarStore}), so routes never know which one they talk to. It knows bars only:
+ * the accounts, watchlists and alerts on the same pool are composed beside it by `openStore`
+ * (src/open/), which also names their rooms of the schema.
  *
- * - Schema in numbered migrations, applied once under an advisory lock, so replicas
- *   starting together never race.
+ * - Schema in the rooms' numbered migrations (src/db), applied once under an advisory lock,
+ *   so replicas starting together never race.
  * - "The latest N bars of every symbol" is one query per plan source: a LATERAL
  *   `ORDER BY time DESC LIMIT n` per symbol of the series catalog, each symbol's columns
  *   aggregated into binary float8/int8 arrays (`array_send`), so 10,000 symbols are 10,000
@@ -16,18 +17,11 @@
 import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
 import type { BarBatch, BarStore, ChangesSince, FeedRecord, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteOptions, WriteResult } from "./store.js";
 import { ChangeFeed } from "./watch.js";
-import { PostgresAccounts } from "../accounts/postgres.js";
-import { PostgresAlerts } from "../alerts/postgres.js";
-import type { AlertStore } from "../alerts/alerts.js";
-import { ALERTS_ROOM, LEASES_ROOM } from "../alerts/rooms.js";
-import { ACCOUNTS_ROOM, WATCHLISTS_ROOM } from "../accounts/rooms.js";
 import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
 import { type PostgresRoom, migratePostgres } from "../db/postgres.js";
 import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
-import { PostgresWatchlists, type Watchlist, type WatchlistPut } from "../accounts/watchlists.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
@@ -39,16 +33,8 @@ import { answer, barsSince, changesSince, latestBars, logChange } from "./postgr
 import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
 
-/** The rooms of the schema this store keeps, in the order a new database gets them. */
-export const POSTGRES_ROOMS: readonly PostgresRoom[] = [
-  { ...BARS_ROOM, upgrades: { postgres: { 4: upgradeTo4 } } },
-  SERIES_OWNERS_ROOM,
-  FEEDS_ROOM,
-  ACCOUNTS_ROOM,
-  WATCHLISTS_ROOM,
-  ALERTS_ROOM,
-  LEASES_ROOM,
-];
+/** The bar store's rooms of the schema, in the order a new database gets them. */
+export const POSTGRES_BAR_ROOMS: readonly PostgresRoom[] = [{ ...BARS_ROOM, upgrades: { postgres: { 4: upgradeTo4 } } }, SERIES_OWNERS_ROOM, FEEDS_ROOM];
 
 /** Options of the PostgreSQL store: pool size and the statement timeouts of docs/deployment.md, "Limits and guards". */
 export interface PostgresStoreOptions {
@@ -88,11 +74,11 @@ const types = {
 } as pg.CustomTypesConfig;
 
 /**
- * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on PostgreSQL. The schema is
- * migrated on first use (or by {@link PostgresStore.open}); a database that does not answer
- * makes calls reject after the connection timeout, and they work again once it is back.
+ * {@link BarStore} on PostgreSQL. The schema is migrated on first use (or by `open`); a
+ * database that does not answer makes calls reject after the connection timeout, and they
+ * work again once it is back.
  */
-export class PostgresStore implements BarStore, KeyStore, QuotaStore {
+export class PostgresBarStore implements BarStore {
   /** Where the store lives, without a password: for messages. */
   readonly file: string;
   /** The backend, for callers that hold a store opened by URL. */
@@ -107,36 +93,12 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly changes: ChangeFeed;
   private listener: pg.Client | undefined;
   private readonly url: string;
-  /** Accounts, keys and quota counters, on this pool. */
-  readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
-  private readonly watchlists = new PostgresWatchlists({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+  /** The rooms of the schema the database is migrated to: the bars' and those composed beside them. */
+  private readonly rooms: readonly PostgresRoom[];
 
-  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
-    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
-  }
-
-  listWatchlists(accountId: string): Promise<Watchlist[]> {
-    return this.watchlists.listWatchlists(accountId);
-  }
-
-  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
-    return this.watchlists.getWatchlist(accountId, name);
-  }
-
-  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
-    return this.watchlists.deleteWatchlist(accountId, name);
-  }
-
-  /** Alerts, their claims and their outbox, on this pool. */
-  readonly alerts: AlertStore = new PostgresAlerts({
-    query: (text, values) => this.query(text, values),
-    transaction: async (work) => {
-      await this.ready();
-      return this.transaction(work);
-    },
-  });
-
-  constructor(url: string, options: PostgresStoreOptions = {}) {
+  /** Connects lazily; `rooms` are migrated on first use. */
+  constructor(url: string, options: PostgresStoreOptions = {}, rooms: readonly PostgresRoom[] = POSTGRES_BAR_ROOMS) {
+    this.rooms = rooms;
     this.file = redactUrl(url);
     this.url = url;
     this.changes = new ChangeFeed(
@@ -164,15 +126,8 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /** Connects and migrates; rejects when the database cannot be reached. */
-  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const store = new PostgresStore(url, options);
-    try {
-      await store.ready();
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
-    return store;
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresBarStore> {
+    return opened(new PostgresBarStore(url, options));
   }
 
   /** Resolves once the schema is current; a failed attempt is tried again on the next call. */
@@ -187,7 +142,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   private async migrate(): Promise<void> {
-    await this.transaction((client) => migratePostgres(client, POSTGRES_ROOMS));
+    await this.transaction((client) => migratePostgres(client, this.rooms));
   }
 
   /** Ends the pool; later calls reject. */
@@ -203,18 +158,18 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return !this.closed;
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  protected async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>(text, values);
   }
 
   /** A statement on the request path (quota): bounded by `requestTimeoutMillis`. */
-  private async quick<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  protected async quick<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>({ text, values, query_timeout: this.requestTimeoutMillis } as pg.QueryConfig);
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  protected async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
@@ -510,44 +465,17 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     if (outcome.version !== undefined) this.changes.publish(outcome.version, "local", outcome.touched);
     return outcome.deleted;
   }
+}
 
-  // ---- KeyStore and QuotaStore: the accounts on the same pool ----
-
-  createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    return this.accounts.createAccount(id, tier, now);
+/** `store` once connected and migrated; closed, and the error rethrown, when the database cannot be reached. */
+export async function opened<S extends PostgresBarStore>(store: S): Promise<S> {
+  try {
+    await store.ready();
+  } catch (error) {
+    await store.close();
+    throw error;
   }
-
-  findAccount(id: string): Promise<Account | undefined> {
-    return this.accounts.findAccount(id);
-  }
-
-  createKey(key: NewKey, now: number): Promise<KeyRecord> {
-    return this.accounts.createKey(key, now);
-  }
-
-  findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    return this.accounts.findKeyByHash(hash);
-  }
-
-  revokeKey(hash: string, now: number): Promise<boolean> {
-    return this.accounts.revokeKey(hash, now);
-  }
-
-  listKeys(): Promise<KeyRecord[]> {
-    return this.accounts.listKeys();
-  }
-
-  reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    return this.accounts.reserve(accountId, day, limit);
-  }
-
-  release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.release(accountId, day, limit);
-  }
-
-  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.usage(accountId, day, limit);
-  }
+  return store;
 }
 
 interface SeriesRow {

@@ -1,27 +1,20 @@
 /**
- * The embedded store: bars, accounts, API keys and quota counters in one SQLite file
- * (better-sqlite3, WAL). It implements {@link BarStore}, {@link KeyStore} and
- * {@link QuotaStore}, so `xql serve` needs nothing but a file. Bars are kept as the storage
- * engine lays them out (`blocks.ts`, `engine/`), written through its one write path.
+ * The embedded bar store: bars in one SQLite file (better-sqlite3, WAL), kept as the storage
+ * engine lays them out (`blocks.ts`, `engine/`), written through its one write path. It knows
+ * bars only: the accounts, watchlists and alerts that share its file and connection are
+ * composed beside it by `openStore` (src/open/), which also names their rooms of the schema.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
 import { isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import { SqliteAccounts } from "../accounts/sqlite.js";
-import { SqliteAlerts } from "../alerts/sqlite.js";
-import type { AlertStore } from "../alerts/alerts.js";
-import { ALERTS_ROOM } from "../alerts/rooms.js";
-import { ACCOUNTS_ROOM, WATCHLISTS_ROOM } from "../accounts/rooms.js";
 import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
 import { type SqliteRoom, migrateSqlite } from "../db/sqlite.js";
 import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
 import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteOptions, WriteResult, ChangesSince } from "./store.js";
-import { SqliteWatchlists, type Watchlist, type WatchlistPut, type WatchlistStore } from "../accounts/watchlists.js";
 import { ChangeFeed } from "./watch.js";
-import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
+import { HEALTH_SQL, HealthError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
@@ -32,15 +25,8 @@ import { symbolWrites } from "./write-batches.js";
 import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { sessionOf } from "../sessions/periods.js";
 
-/** The rooms of the schema this store keeps, in the order a new file gets them. */
-export const SQLITE_ROOMS: readonly SqliteRoom[] = [
-  { ...BARS_ROOM, upgrades: { sqlite: { 4: upgradeTo4 } } },
-  SERIES_OWNERS_ROOM,
-  FEEDS_ROOM,
-  ACCOUNTS_ROOM,
-  WATCHLISTS_ROOM,
-  ALERTS_ROOM,
-];
+/** The bar store's rooms of the schema, in the order a new file gets them. */
+export const SQLITE_BAR_ROOMS: readonly SqliteRoom[] = [{ ...BARS_ROOM, upgrades: { sqlite: { 4: upgradeTo4 } } }, SERIES_OWNERS_ROOM, FEEDS_ROOM];
 
 /**
  * Migration 4: the bars move out of the row table. Blocks already hold every bar (migration 3);
@@ -124,7 +110,7 @@ function packLegacyRows(db: Database.Database): void {
   }
 }
 
-/** Options of the {@link SqliteStore} constructor. */
+/** Options of the {@link SqliteBarStore} constructor. */
 export interface SqliteStoreOptions {
   /** Open without writing: no migrations, no writes. */
   readonly?: boolean;
@@ -135,41 +121,38 @@ export interface SqliteStoreOptions {
    * quota file's lock, in ms, polling without blocking the event loop. Default 1000.
    */
   requestBusyMs?: number;
-  /** How often {@link SqliteStore.watch} looks for other connections' writes, in ms. Default 200. */
+  /** How often {@link SqliteBarStore.watch} looks for other connections' writes, in ms. Default 200. */
   watchIntervalMs?: number;
 }
 
 
 /**
- * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on one SQLite file.
- * Calls run synchronously inside better-sqlite3 and resolve at once; a closed or broken
- * database rejects.
+ * {@link BarStore} on one SQLite file. Calls run synchronously inside better-sqlite3 and
+ * resolve at once; a closed or broken database rejects.
  */
-export class SqliteStore implements BarStore, KeyStore, QuotaStore {
+export class SqliteBarStore implements BarStore {
   /** The database file as given (`:memory:` for an in-memory database). */
   readonly file: string;
   /** The backend, for callers that hold a store opened by URL. */
   readonly backend = "sqlite" as const;
-  private readonly db: Database.Database;
+  /** The connection, which the rooms composed beside the bars share (`openStore`). */
+  protected readonly db: Database.Database;
   private readonly stmt;
   private readonly bars: SqliteBars;
-  /** Accounts, keys and quota counters, on this connection. */
-  readonly accounts: SqliteAccounts;
-  private alertStore: SqliteAlerts | undefined;
-  private watchlistStore: SqliteWatchlists | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
   private readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
   /** The catalog rows this handle's writes read and wrote, kept while no other connection writes. */
   private readonly catalog = new CatalogCache();
-  private readonly timeouts: BusyTimeouts;
+  protected readonly timeouts: BusyTimeouts;
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
-  private readonly readonly: boolean;
+  protected readonly readonly: boolean;
   /** The connection of sliced writes, opened on the first. */
   private writer: SliceWriter | undefined;
 
-  constructor(file: string, options: SqliteStoreOptions = {}) {
+  /** Opens (and, unless read-only, creates and migrates to `rooms`: the bars' and those composed beside them) the file. */
+  constructor(file: string, options: SqliteStoreOptions = {}, rooms: readonly SqliteRoom[] = SQLITE_BAR_ROOMS) {
     this.file = file;
     this.readonly = options.readonly ?? false;
     if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
@@ -182,10 +165,9 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
-      migrateSqlite(this.db, SQLITE_ROOMS);
+      migrateSqlite(this.db, rooms);
     }
     this.identity = identityOf(file);
-    this.accounts = new SqliteAccounts(this.db, file, this.timeouts, this.readonly);
     this.changes = new ChangeFeed(() => this.versionIfChangedByOthers(), options.watchIntervalMs ?? 200);
     this.bars = new SqliteBars(this.db);
     const db = this.db;
@@ -215,37 +197,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     if (this.db.open) this.db.close();
   }
 
-  /** The accounts' watchlists, on this connection (prepared on first use). */
-  private get watchlists(): WatchlistStore {
-    return (this.watchlistStore ??= new SqliteWatchlists(this.db));
-  }
-
-  /** Saves an account's list (decisions §13): created, replaced, or refused past `max` lists. */
-  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
-    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
-  }
-
-  /** An account's lists, by name. */
-  listWatchlists(accountId: string): Promise<Watchlist[]> {
-    return this.watchlists.listWatchlists(accountId);
-  }
-
-  /** One of an account's lists; undefined when it has none of that name. */
-  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
-    return this.watchlists.getWatchlist(accountId, name);
-  }
-
-  /** Deletes one of an account's lists; false when it had none of that name. */
-  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
-    return this.watchlists.deleteWatchlist(accountId, name);
-  }
-
-  /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
-  get alerts(): AlertStore {
-    return (this.alertStore ??= new SqliteAlerts(this.db, this.timeouts));
-  }
-
-  /** True while the connection is open; false after {@link SqliteStore.close}. */
+  /** True while the connection is open; false after {@link SqliteBarStore.close}. */
   get open(): boolean {
     return this.db.open;
   }
@@ -278,8 +230,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
    */
   private async writeInSlices(writes: readonly SymbolWrite[], turn: () => Promise<void>, claim?: SeriesClaim): Promise<WriteResult> {
     const w = (this.writer ??= this.openWriter());
-    // Runs meter on this connection meanwhile: their quota file must be attached before the lock is held.
-    this.accounts.attachQuotaFile();
+    this.beforeWriteLock();
     w.db.exec("BEGIN IMMEDIATE");
     let result: WriteResult;
     let touched: TouchedSeries[];
@@ -302,6 +253,13 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     this.changes.publish(result.version, "local", touched);
     return result;
   }
+
+  /**
+   * Called before a sliced write takes the file's lock on its own connection: what else uses
+   * this connection meanwhile (the quota counters of runs, composed beside the bars) attaches
+   * what it needs now, for an attach would wait for that lock. Nothing for bars alone.
+   */
+  protected beforeWriteLock(): void {}
 
   /** The connection of sliced writes: the same file and settings as this one's. */
   private openWriter(): SliceWriter {
@@ -423,12 +381,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /**
-   * Reads every table a request needs, checks that the file is still the one opened (a deleted
-   * or replaced file goes on answering through the open handle while nothing it writes can be
-   * found again), writes the quota file (a one-row heartbeat, committed: the only write a run
-   * makes) and takes the bars file's write lock in a transaction it rolls back. A lock held by
-   * another writer (an import) counts as writable. Rejects with a {@link HealthError} naming
-   * what failed.
+   * Reads every table of the bars, checks that the file is still the one opened (a deleted or
+   * replaced file goes on answering through the open handle while nothing it writes can be
+   * found again) and takes the file's write lock in a transaction it rolls back. A lock held
+   * by another writer (an import) counts as writable. Rejects with a {@link HealthError}
+   * naming what failed.
    */
   async health(): Promise<void> {
     try {
@@ -437,15 +394,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
-    // The quota file on its own: a read-only directory or a deleted quota file is named as such.
-    this.accounts.readQuota();
     if (this.readonly) throw new HealthError("database", "opened read-only");
-    try {
-      await this.accounts.writeHeartbeat(Date.now());
-    } catch (error) {
-      if (error instanceof StoreBusyError) throw new HealthError("quota", "busy", { cause: error });
-      throw new HealthError("quota", "cannot be written", { cause: error });
-    }
     try {
       this.db.pragma("busy_timeout = 0");
       // Deferred: the write takes the bars file's lock only, never the quota file's.
@@ -484,47 +433,9 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     if (version !== undefined) this.changes.publish(version, "local", touched);
     return deleted;
   }
-
-  // ---- KeyStore and QuotaStore: the accounts on the same connection ----
-
-  createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    return this.accounts.createAccount(id, tier, now);
-  }
-
-  findAccount(id: string): Promise<Account | undefined> {
-    return this.accounts.findAccount(id);
-  }
-
-  createKey(key: NewKey, now: number): Promise<KeyRecord> {
-    return this.accounts.createKey(key, now);
-  }
-
-  findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    return this.accounts.findKeyByHash(hash);
-  }
-
-  revokeKey(hash: string, now: number): Promise<boolean> {
-    return this.accounts.revokeKey(hash, now);
-  }
-
-  listKeys(): Promise<KeyRecord[]> {
-    return this.accounts.listKeys();
-  }
-
-  reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    return this.accounts.reserve(accountId, day, limit);
-  }
-
-  release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.release(accountId, day, limit);
-  }
-
-  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.usage(accountId, day, limit);
-  }
 }
 
-/** How long a sliced write works before it lets other requests in (see `SqliteStore.writeInSlices`). */
+/** How long a sliced write works before it lets other requests in (see `SqliteBarStore.writeInSlices`). */
 const WRITE_SLICE_MS = 10;
 
 /** The second connection of a store, for writes done in slices. */

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { PgScreenLeases, screenKey, shareOf } from "../../src/alerts/leases.js";
-import { PostgresStore } from "../../src/store/postgres.js";
+import { PostgresStore } from "../../src/open/postgres.js";
 import { DATABASE_URL, HAVE_SERVICES, freshDatabase } from "../scale/helpers.js";
 
 describe("shareOf", () => {

@@ -13,7 +13,7 @@ import { compile, validate } from "../../src/api.js";
 import { printExpression } from "../../src/ast/print.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
 import { fetchUniverse } from "../../src/fetch/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { arbitraryExpression } from "../../src/testing/index.js";
 import type { Bars } from "../../src/types.js";
 import { HOUR, MONDAY, prng, symbolName, tickWalk, type ArrayBars } from "../kit/index.js";

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_QUEUED, StreamHub } from "../../src/alerts/stream.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { type DeliveryBody, FEED_START, HOUR, type FeedServer, Receiver, openStream, startFeedServer, until, type SseStream } from "./helpers.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';

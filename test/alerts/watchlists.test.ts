@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
 import { fetchUniverse } from "../../src/fetch/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import type { Bars } from "../../src/types.js";
 import { MONDAY, symbolName, tickWalk } from "../kit/index.js";
 import { expectedAlert, outbox } from "./helpers.js";

@@ -13,9 +13,9 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Migration, type RoomPlace, SCHEMA_VERSION, plan, roomMigrations } from "../../src/db/migrations.js";
-import { openStore, type Store } from "../../src/store/open.js";
-import { POSTGRES_ROOMS } from "../../src/store/postgres.js";
-import { SQLITE_ROOMS } from "../../src/store/sqlite.js";
+import { openStore, type Store } from "../../src/open/open.js";
+import { POSTGRES_ROOMS } from "../../src/open/postgres.js";
+import { SQLITE_ROOMS } from "../../src/open/sqlite.js";
 import { freshDatabase } from "../scale/helpers.js";
 import { tempDir } from "../kit/index.js";
 

@@ -13,7 +13,7 @@ import { compile, historyAnchoredAsync, runAnchoredAsync } from "../../src/api.j
 import { anchorTime } from "../../src/eval/anchor.js";
 import { truncateInstrument } from "../../src/eval/truncate.js";
 import { fetchAnchored, fetchUniverse } from "../../src/fetch/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
 import { xqlIn } from "../cli/in-process.js";
 import { HOUR, MONDAY, prng, tempDir, tickWalk, type ArrayBars } from "../kit/index.js";

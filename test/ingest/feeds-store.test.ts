@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open.js";
+import { openStore } from "../../src/open/open.js";
 import { tempDir } from "../kit/index.js";
 import { freshDatabase } from "../scale/helpers.js";
 

@@ -75,8 +75,21 @@ describe("the floors of src/", () => {
     expect(runtimeImports("src/store/x.ts", text)).toEqual(["src/eval/d.ts", "src/eval/f.ts", "src/alerts/h.ts"]);
   });
 
-  it("src/store/ loads nothing from the domains above it, nor from the service", () => {
-    expect(arrows(sources("src/store"), ["eval", "fetch", "server", "cli", "mcp", "lsp"])).toEqual([]);
+  it("src/store/ loads nothing from the domains above it (accounts, alerts, the evaluator), nor from the service", () => {
+    expect(arrows(sources("src/store"), ["accounts", "alerts", "eval", "fetch", "open", "server", "cli", "mcp", "lsp"])).toEqual([]);
+  });
+
+  it("src/db/ is the floor: it loads nothing of the house", () => {
+    expect(arrows(sources("src/db"), ["store", "accounts", "alerts", "eval", "fetch", "open", "ingest", "sessions", "server", "cli"])).toEqual([]);
+  });
+
+  it("only src/open/ composes the bars with the accounts and the alerts", () => {
+    const all = sources("src").filter((file) => !file.startsWith("src/open/"));
+    const composers = all.filter((file) => {
+      const targets = runtimeImports(file);
+      return targets.some((t) => t.startsWith("src/store/sqlite") || t.startsWith("src/store/postgres.ts")) && targets.some((t) => /^src\/(accounts|alerts)\/(sqlite|postgres)\.ts$/.test(t));
+    });
+    expect(composers).toEqual([]);
   });
 
   it("src/bars/ and src/sessions/ load nothing from the evaluator or the store", () => {

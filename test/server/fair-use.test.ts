@@ -8,7 +8,7 @@ import { connect, type Socket } from "node:net";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import type { LatestBarsRequest } from "../../src/store/store.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
 import { corruptBars, startServer, writeCryptoMarket, type Running } from "./helpers.js";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { SQLITE_ROOMS, SqliteStore } from "../../src/store/sqlite.js";
+import { SQLITE_ROOMS, SqliteStore } from "../../src/open/sqlite.js";
 import { roomMigrations } from "../../src/db/migrations.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
 import { barOpen, rampBars, tempDir } from "../kit/index.js";
