@@ -110,7 +110,6 @@ export async function importBars(store: BarStore, file: string, options: ImportO
   const hints = file === "-" ? {} : hintsFromFileName(file);
   const timeframe = options.timeframe ?? hints.timeframe;
   if (timeframe === undefined) throw new Error("data import needs --timeframe TF (the file name does not tell it)");
-  if (!store.writeSeries) throw new Error("This store cannot take a streamed import");
   const parser = new BarsCsvParser({ ...options, timeframe, symbol: options.symbol ?? hints.symbol });
   const staging = new Staging(parser.timeframe, options.stagingDir);
   parser.sink = staging;

@@ -32,7 +32,7 @@ async function expectWhole(store: Store): Promise<void> {
   expect((await store.series("CRYPTO")).map((s) => `${s.timeframe}:${s.bars}:${s.derived}`)).toEqual(["d:13:true", "h1:300:false", "h4:75:true", "w:2:true"]);
   expect(await store.findKeyByHash("a".repeat(64))).toMatchObject({ accountId: "acct_fixture", tier: "plus", scope: "write", label: "fixture" });
   expect(await store.listWatchlists("acct_fixture")).toMatchObject([{ name: "majors", symbols: ["EURUSD", "GBPUSD"] }]);
-  expect(await store.feeds?.()).toEqual([{ market: "CRYPTO", timeframe: "h1", symbol: "BTCUSDT", source: "binance", price: "trades", syncedAt: 4 }]);
+  expect(await store.feeds()).toEqual([{ market: "CRYPTO", timeframe: "h1", symbol: "BTCUSDT", source: "binance", price: "trades", syncedAt: 4 }]);
   expect((await store.alerts.listAlerts("acct_fixture")).map((a) => [a.id, a.name, a.market])).toEqual([["alrt_0000000000000001", "above", "FOREX"]]);
   // The store goes on taking writes: an append after the upgrade.
   await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: { time: [START + 600 * H], open: [1], high: [1.1], low: [0.9], close: [1.05], volume: [1] } }] }]);
