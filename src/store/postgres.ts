@@ -16,8 +16,7 @@
  */
 import pg from "pg";
 import type { Timeframe } from "../types.js";
-import { isTimeframe } from "../types.js";
-import type { BarBatch, BarStore, ChangesSince, FeedRecord, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteOptions, WriteResult } from "./store.js";
+import type { BarStore, ChangesSince, FeedRecord, DataListener, LatestBarsRequest, SeriesInfo, SymbolBars, SymbolWrite } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
 import { type PostgresRoom, migratePostgres } from "../db/postgres.js";
@@ -25,12 +24,11 @@ import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues }
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
-import { runAsync } from "./engine/io.js";
-import { CatalogCache } from "./engine/catalog-cache.js";
-import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
+import { type Sequence, runAsync } from "./engine/io.js";
+import { EngineStore } from "./engine-store.js";
+import { rederiveSymbols } from "./engine/writer.js";
 import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
-import { symbolWrites } from "./write-batches.js";
 import { sessionOf } from "../sessions/periods.js";
 
 /** The bar store's rooms of the schema, in the order a new database gets them. */
@@ -78,7 +76,7 @@ const types = {
  * database that does not answer makes calls reject after the connection timeout, and they
  * work again once it is back.
  */
-export class PostgresBarStore implements BarStore {
+export class PostgresBarStore extends EngineStore implements BarStore {
   /** Where the store lives, without a password: for messages. */
   readonly file: string;
   /** The backend, for callers that hold a store opened by URL. */
@@ -87,10 +85,8 @@ export class PostgresBarStore implements BarStore {
   private readonly requestTimeoutMillis: number;
   private migrated: Promise<void> | undefined;
   private closed = false;
-  /** The catalog rows this handle's writes read and wrote, kept while no other writer commits. */
-  private readonly catalog = new CatalogCache();
   /** Watchers of writes: this object's at once, other replicas' by LISTEN/NOTIFY (and the version, read on a timer). */
-  private readonly changes: ChangeFeed;
+  protected readonly changes: ChangeFeed;
   private listener: pg.Client | undefined;
   private readonly url: string;
   /** The rooms of the schema the database is migrated to: the bars' and those composed beside them. */
@@ -98,6 +94,7 @@ export class PostgresBarStore implements BarStore {
 
   /** Connects lazily; `rooms` are migrated on first use. */
   constructor(url: string, options: PostgresStoreOptions = {}, rooms: readonly PostgresRoom[] = POSTGRES_BAR_ROOMS) {
+    super();
     this.rooms = rooms;
     this.file = redactUrl(url);
     this.url = url;
@@ -217,14 +214,6 @@ export class PostgresBarStore implements BarStore {
     }
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
-    for (const batch of batches) {
-      if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
-    }
-    // Every step of the write is a round trip: the event loop is free between them (no `turn` needed).
-    return this.writeSeries(symbolWrites(batches), onProgress, options.claim);
-  }
-
   /**
    * Checks and records the series a write creates for `claim`'s account, inside the write's
    * transaction; the account's lock serialises its writes across markets and replicas.
@@ -258,39 +247,47 @@ export class PostgresBarStore implements BarStore {
   }
 
   /**
-   * Writes through the storage engine in one transaction: the bars, their derived timeframes,
-   * the data version, the change log and the NOTIFY, all or nothing. Writers of one market take
-   * its advisory lock in turn, so replicas writing the same series never interleave. The data
-   * version read once the locks are held says whether the catalog rows this handle holds are
-   * still the database's (a writer of these markets that committed before is visible by then).
+   * Runs a write's sequence in one transaction on one client of the pool. Every step is a round
+   * trip: the event loop is free between them (no `turn` needed). Writers of one market take its
+   * advisory lock in turn (`lock`), so replicas writing the same series never interleave. A
+   * version advanced by a transaction that then failed is abandoned.
    */
-  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener, claim?: SeriesClaim): Promise<WriteResult> {
+  protected async transact<T>(sequence: Sequence<T>): Promise<T> {
     await this.ready();
-    const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
-    const markets = [...new Set(writes.map((w) => w.market))].sort();
-    let done;
     let version: number | undefined;
     try {
-      done = await this.transaction(async (client) => {
-        if (claim) await this.claimSeries(client, writes, claim);
-        for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
-        const { rows: meta } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
-        const catalog = this.catalog.begin(Number(meta[0]!.value));
-        const outcome = await runAsync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => answer(client, request));
-        version = await this.bumpVersion(client);
-        await logChange(client, version, outcome.touched);
-        return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
-      });
+      return await this.transaction((client) =>
+        runAsync(sequence, async (request) => {
+          switch (request.kind) {
+            case "claim":
+              return this.claimSeries(client, request.writes, request.claim);
+            case "lock":
+              for (const market of request.markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
+              return undefined;
+            case "version": {
+              const { rows } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
+              return Number(rows[0]!.value);
+            }
+            case "bump":
+              version = await this.bumpVersion(client);
+              return version;
+            case "log":
+              return logChange(client, request.version, request.touched);
+            default:
+              return answer(client, request);
+          }
+        }),
+      );
     } catch (error) {
-      this.catalog.clear();
       if (version !== undefined) this.changes.abandon(version);
       throw error;
     }
-    const { result, touched, catalog } = done;
-    catalog.committed(result.version);
-    this.changes.publish(result.version, "local", touched);
-    onProgress?.(result.written, total);
-    return result;
+  }
+
+  protected async marketsOf(symbol: string): Promise<string[]> {
+    await this.ready();
+    const { rows } = await this.pool.query<{ market: string }>("SELECT DISTINCT market FROM series WHERE symbol = $1 ORDER BY market", [symbol]);
+    return rows.map((r) => r.market);
   }
 
   /**
@@ -433,37 +430,6 @@ export class PostgresBarStore implements BarStore {
     } catch (error) {
       if (error !== ROLLBACK) throw new HealthError("database", "cannot be written", { cause: error });
     }
-  }
-
-  /**
-   * Removes bars of one symbol's imported timeframes (all, or those opening at or after
-   * `from`); its derived timeframes are derived again wholly from the finest imported one left
-   * (or removed when none is left). One transaction with the data version.
-   */
-  async deleteBars(request: DeleteBarsRequest): Promise<number> {
-    await this.ready();
-    const { rows: held } = await this.pool.query<{ market: string }>("SELECT DISTINCT market FROM series WHERE symbol = $1 ORDER BY market", [request.symbol]);
-    const markets = held.map((r) => r.market).filter((m) => request.market === undefined || m === request.market);
-    let version: number | undefined;
-    const outcome = await this.transaction(async (client) => {
-      let deleted = 0;
-      const touched: TouchedSeries[] = [];
-      for (const market of markets) {
-        await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
-        const done = await runAsync(deleteEngine({ market, symbol: request.symbol, timeframe: request.timeframe, from: request.from }), (r) => answer(client, r));
-        deleted += done.deleted;
-        touched.push(...done.touched);
-      }
-      if (deleted === 0) return { deleted, touched };
-      version = await this.bumpVersion(client);
-      await logChange(client, version, touched);
-      return { deleted, version, touched };
-    }).catch((error: unknown) => {
-      if (version !== undefined) this.changes.abandon(version);
-      throw error;
-    });
-    if (outcome.version !== undefined) this.changes.publish(outcome.version, "local", outcome.touched);
-    return outcome.deleted;
   }
 }
 

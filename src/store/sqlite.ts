@@ -8,20 +8,18 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
-import { isTimeframe } from "../types.js";
 import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
 import { type SqliteRoom, migrateSqlite } from "../db/sqlite.js";
 import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
-import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteOptions, WriteResult, ChangesSince } from "./store.js";
+import type { BarStore, DataListener, FeedRecord, LatestBarsRequest, SeriesInfo, SymbolBars, SymbolWrite, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
 import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
-import { runSliced, runSync } from "./engine/io.js";
-import { CatalogCache, type CatalogWrite } from "./engine/catalog-cache.js";
-import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
-import { symbolWrites } from "./write-batches.js";
+import { type Sequence, type SequenceRequest, runSliced, runSync } from "./engine/io.js";
+import { rederiveSymbols } from "./engine/writer.js";
+import { EngineStore } from "./engine-store.js";
 import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { sessionOf } from "../sessions/periods.js";
 
@@ -130,7 +128,7 @@ export interface SqliteStoreOptions {
  * {@link BarStore} on one SQLite file. Calls run synchronously inside better-sqlite3 and
  * resolve at once; a closed or broken database rejects.
  */
-export class SqliteBarStore implements BarStore {
+export class SqliteBarStore extends EngineStore implements BarStore {
   /** The database file as given (`:memory:` for an in-memory database). */
   readonly file: string;
   /** The backend, for callers that hold a store opened by URL. */
@@ -140,19 +138,20 @@ export class SqliteBarStore implements BarStore {
   private readonly stmt;
   private readonly bars: SqliteBars;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
-  private readonly changes: ChangeFeed;
+  protected readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
-  /** The catalog rows this handle's writes read and wrote, kept while no other connection writes. */
-  private readonly catalog = new CatalogCache();
+  /** This connection's answers to a write's requests. */
+  private readonly main: SqliteWriter;
   protected readonly timeouts: BusyTimeouts;
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
   protected readonly readonly: boolean;
   /** The connection of sliced writes, opened on the first. */
-  private writer: SliceWriter | undefined;
+  private writer: SqliteWriter | undefined;
 
   /** Opens (and, unless read-only, creates and migrates to `rooms`: the bars' and those composed beside them) the file. */
   constructor(file: string, options: SqliteStoreOptions = {}, rooms: readonly SqliteRoom[] = SQLITE_BAR_ROOMS) {
+    super();
     this.file = file;
     this.readonly = options.readonly ?? false;
     if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
@@ -188,6 +187,7 @@ export class SqliteBarStore implements BarStore {
       probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
       marketsOf: db.prepare("SELECT DISTINCT market FROM series WHERE symbol = ? ORDER BY market").pluck(),
     };
+    this.main = { db, bars: this.bars, bumpVersion: this.stmt.bumpVersion, dataVersion: this.stmt.dataVersion };
   }
 
   /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
@@ -213,45 +213,28 @@ export class SqliteBarStore implements BarStore {
     return this.db.transaction(() => this.bars.latestBars(request, room))();
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
-    for (const batch of batches) {
-      if (!isTimeframe(batch.timeframe)) throw new Error(`Unknown timeframe '${String(batch.timeframe)}'`);
-    }
-    const writes = symbolWrites(batches);
-    if (options.turn && this.file !== ":memory:" && !this.readonly) return this.writeInSlices(writes, options.turn, options.claim);
-    return this.writeSeries(writes, onProgress, options.claim);
-  }
-
   /**
-   * A write on the service's request path, in slices: on a connection of its own (readers on this
-   * one see only committed bars, WAL), one transaction held open across the slices, with
-   * `turn` awaited whenever {@link WRITE_SLICE_MS} of work has passed. Other writers of the file
-   * wait for it as for any writer; the quota counters live in another file and never do.
+   * Runs a write's sequence in one transaction that takes the write lock at once. On the
+   * service's request path (`turn`), in slices on a connection of its own (readers on this one
+   * see only committed bars, WAL), one transaction held open across the slices, with `turn`
+   * awaited whenever {@link WRITE_SLICE_MS} of work has passed. Other writers of the file wait
+   * for it as for any writer; the quota counters live in another file and never do.
    */
-  private async writeInSlices(writes: readonly SymbolWrite[], turn: () => Promise<void>, claim?: SeriesClaim): Promise<WriteResult> {
+  protected async transact<T>(sequence: Sequence<T>, turn?: () => Promise<void>): Promise<T> {
+    if (!turn || this.file === ":memory:" || this.readonly) {
+      return this.db.transaction(() => runSync(sequence, (request) => answerOn(this.main, request))).immediate();
+    }
     const w = (this.writer ??= this.openWriter());
     this.beforeWriteLock();
     w.db.exec("BEGIN IMMEDIATE");
-    let result: WriteResult;
-    let touched: TouchedSeries[];
-    let catalog: CatalogWrite;
     try {
-      if (claim) claimSeries(w.db, writes, claim);
-      catalog = this.catalog.begin(w.dataVersion.get() as number);
-      const outcome = await runSliced(writeBars(writes, undefined, catalog), (request) => w.bars.answer(request), turn, WRITE_SLICE_MS);
-      const version = w.bumpVersion.get() as number;
-      w.bars.logChange(version, outcome.touched);
+      const done = await runSliced(sequence, (request) => answerOn(w, request), turn, WRITE_SLICE_MS);
       w.db.exec("COMMIT");
-      result = { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version };
-      touched = outcome.touched;
+      return done;
     } catch (error) {
       if (w.db.inTransaction) w.db.exec("ROLLBACK");
-      this.catalog.clear();
       throw error;
     }
-    catalog.committed(result.version);
-    this.changes.publish(result.version, "local", touched);
-    return result;
   }
 
   /**
@@ -262,7 +245,7 @@ export class SqliteBarStore implements BarStore {
   protected beforeWriteLock(): void {}
 
   /** The connection of sliced writes: the same file and settings as this one's. */
-  private openWriter(): SliceWriter {
+  private openWriter(): SqliteWriter {
     const db = new Database(this.file, { fileMustExist: true });
     db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     db.pragma("synchronous = NORMAL");
@@ -273,36 +256,6 @@ export class SqliteBarStore implements BarStore {
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value").pluck(),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
     };
-  }
-
-  /**
-   * Writes through the storage engine in one transaction: the bars, their derived timeframes,
-   * the data version and the change log, all or nothing. The transaction holds the write lock
-   * from its start, so the data version it starts at says whether the catalog rows this handle
-   * holds are still the file's.
-   */
-  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener, claim?: SeriesClaim): Promise<WriteResult> {
-    const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
-    const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[]; catalog: CatalogWrite } => {
-      if (claim) claimSeries(this.db, writes, claim);
-      const catalog = this.catalog.begin(this.stmt.dataVersion.get() as number);
-      const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => this.bars.answer(request));
-      const version = this.stmt.bumpVersion.get() as number;
-      this.bars.logChange(version, outcome.touched);
-      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
-    });
-    let done: ReturnType<typeof run.immediate>;
-    try {
-      done = run.immediate();
-    } catch (error) {
-      this.catalog.clear();
-      throw error;
-    }
-    const { result, touched, catalog } = done;
-    catalog.committed(result.version);
-    this.changes.publish(result.version, "local", touched);
-    onProgress?.(result.written, total);
-    return result;
   }
 
   /** Every symbol of the market holding bars at any timeframe, sorted. */
@@ -409,41 +362,43 @@ export class SqliteBarStore implements BarStore {
     }
   }
 
-  /**
-   * Removes bars of one symbol's imported timeframes (all, or those opening at or after
-   * `from`); the timeframes derived from them are then derived again from what remains (or
-   * removed when nothing imported remains). One transaction with the data version.
-   */
-  async deleteBars(request: DeleteBarsRequest): Promise<number> {
-    const markets = (this.stmt.marketsOf.all(request.symbol) as string[]).filter((m) => request.market === undefined || m === request.market);
-    const run = this.db.transaction((): { deleted: number; version?: number; touched: TouchedSeries[] } => {
-      let deleted = 0;
-      const touched: TouchedSeries[] = [];
-      for (const market of markets) {
-        const outcome = runSync(deleteEngine({ market, symbol: request.symbol, timeframe: request.timeframe, from: request.from }), (r) => this.bars.answer(r));
-        deleted += outcome.deleted;
-        touched.push(...outcome.touched);
-      }
-      if (deleted === 0) return { deleted, touched };
-      const version = this.stmt.bumpVersion.get() as number;
-      this.bars.logChange(version, touched);
-      return { deleted, version, touched };
-    });
-    const { deleted, version, touched } = run.immediate();
-    if (version !== undefined) this.changes.publish(version, "local", touched);
-    return deleted;
+  protected async marketsOf(symbol: string): Promise<string[]> {
+    return this.stmt.marketsOf.all(symbol) as string[];
   }
 }
 
-/** How long a sliced write works before it lets other requests in (see `SqliteBarStore.writeInSlices`). */
+/** How long a sliced write works before it lets other requests in (see `SqliteBarStore.transact`). */
 const WRITE_SLICE_MS = 10;
 
-/** The second connection of a store, for writes done in slices. */
-interface SliceWriter {
+/** A connection that writes: the store's own, or the second one of writes done in slices. */
+interface SqliteWriter {
   db: Database.Database;
   bars: SqliteBars;
   bumpVersion: Database.Statement;
   dataVersion: Database.Statement;
+}
+
+/**
+ * Answers a write's request on `w`, inside its transaction: the write lock is the
+ * transaction's own (taken at its start), so `lock` asks nothing more.
+ */
+function answerOn(w: SqliteWriter, request: SequenceRequest): unknown {
+  switch (request.kind) {
+    case "claim":
+      claimSeries(w.db, request.writes, request.claim);
+      return undefined;
+    case "lock":
+      return undefined;
+    case "version":
+      return w.dataVersion.get() as number;
+    case "bump":
+      return w.bumpVersion.get() as number;
+    case "log":
+      w.bars.logChange(request.version, request.touched);
+      return undefined;
+    default:
+      return w.bars.answer(request);
+  }
 }
 
 /** Checks and records the series a write creates for `claim`'s account (inside the write's transaction on `db`). */
