@@ -177,8 +177,13 @@ class BlockBuilder {
     this.count++;
   }
 
+  /** Pushes bar `i` of `c`. */
+  pushAt(c: Columns, i: number): void {
+    this.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  }
+
   pushAll(c: Columns, from = 0, to = c.time.length): void {
-    for (let i = from; i < to; i++) this.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+    for (let i = from; i < to; i++) this.pushAt(c, i);
   }
 
   private seal(): void {
@@ -241,7 +246,7 @@ class Cursor {
   emit(builder: BlockBuilder): void {
     const c = this.chunk;
     const i = this.i;
-    builder.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+    builder.pushAt(c, i);
     this.advance();
   }
 }
@@ -288,7 +293,7 @@ function collect(chunks: Iterable<Columns>, capacity: number): Columns {
   const list = [...chunks];
   if (list.length === 1) return list[0]!;
   const out = new BarColumns(Math.max(1, capacity));
-  for (const c of list) for (let i = 0; i < c.time.length; i++) out.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  for (const c of list) out.pushRange(c);
   return out.bars();
 }
 
@@ -442,7 +447,7 @@ function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incoming): St
       if (cursor.time === t) {
         cursor.emit(builder);
         ties++;
-      } else builder.push(t, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+      } else builder.pushAt(c, i);
     }
   };
   for (let from = lo; from <= upper; from += WINDOW_BLOCKS) {
@@ -482,7 +487,8 @@ class RangeReplacer {
   private builder: BlockBuilder;
   /** The range lies in the tail: new bars are gathered here and the tail settled, no block read. */
   private inTail: BarColumns | undefined;
-  private keptAfter: Columns = NO_COLUMNS;
+  /** Stored bars after the range, written once the range is: gathered in one growing buffer (an append stays linear). */
+  private keptAfter: BarColumns | undefined;
   /** Stored bars in the blocks and tail rewritten (whether kept around the range or dropped in it). */
   private rewritten = 0;
   private reachesTail = false;
@@ -522,14 +528,15 @@ class RangeReplacer {
     if (this.reachesTail) this.keep(row.tail);
   }
 
-  /** Rewrites stored bars around the range: those before it now, those after it at the end. */
+  /** Rewrites stored bars (sorted) around the range: those before it now, those after it at the end. */
   private keep(c: Columns): void {
-    this.rewritten += c.time.length;
-    for (let i = 0; i < c.time.length; i++) {
-      const t = c.time[i]!;
-      if (t < this.lo) this.builder.push(t, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
-      else if (t > this.hi) this.keptAfter = appendBar(this.keptAfter, c, i);
-    }
+    const n = c.time.length;
+    this.rewritten += n;
+    let i = 0;
+    while (i < n && c.time[i]! < this.lo) i++;
+    this.builder.pushAll(c, 0, i);
+    while (i < n && c.time[i]! <= this.hi) i++;
+    if (i < n) (this.keptAfter ??= new BarColumns(n - i)).pushRange(c, i);
   }
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
@@ -545,11 +552,11 @@ class RangeReplacer {
       const t = row.tail;
       const tail = new BarColumns(t.time.length + this.inTail.length);
       let i = 0;
-      for (; i < t.time.length && t.time[i]! < lo; i++) tail.push(t.time[i]!, t.open[i]!, t.high[i]!, t.low[i]!, t.close[i]!, t.volume[i]!);
-      const added = this.inTail.bars();
-      for (let k = 0; k < added.time.length; k++) tail.push(added.time[k]!, added.open[k]!, added.high[k]!, added.low[k]!, added.close[k]!, added.volume[k]!);
+      while (i < t.time.length && t.time[i]! < lo) i++;
+      tail.pushRange(t, 0, i);
+      tail.pushRange(this.inTail.bars());
       while (i < t.time.length && t.time[i]! <= hi) i++;
-      for (; i < t.time.length; i++) tail.push(t.time[i]!, t.open[i]!, t.high[i]!, t.low[i]!, t.close[i]!, t.volume[i]!);
+      tail.pushRange(t, i);
       ctx.touch(row, lo);
       const bars = row.bars - t.time.length + tail.length;
       if (tail.length === 0) {
@@ -562,7 +569,7 @@ class RangeReplacer {
       }
       return yield* settleTail(ctx, row, tail.bars(), bars);
     }
-    builder.pushAll(this.keptAfter);
+    if (this.keptAfter) builder.pushAll(this.keptAfter.bars());
     const bars = row.bars - this.rewritten + builder.count;
     const tail = builder.finish(this.reachesTail) ?? (this.reachesTail ? undefined : row.tail);
     ctx.touch(row, lo);
@@ -611,13 +618,6 @@ class RangeReplacer {
     ctx.putCatalog(next);
     return next;
   }
-}
-
-function appendBar(into: Columns, from: Columns, i: number): Columns {
-  const out = new BarColumns(into.time.length + 1);
-  for (let k = 0; k < into.time.length; k++) out.push(into.time[k]!, into.open[k]!, into.high[k]!, into.low[k]!, into.close[k]!, into.volume[k]!);
-  out.push(from.time[i]!, from.open[i]!, from.high[i]!, from.low[i]!, from.close[i]!, from.volume[i]!);
-  return out.bars();
 }
 
 /** Streams the bars of a series opening in [from, to) (blocks in windows, then its tail), after this write's earlier steps. */
@@ -729,7 +729,7 @@ function* deriveJob(
     const aggregator = new BarAggregator(job.coarse, market);
     const builder = new BlockBuilder(ctx, key);
     const visit = (c: Columns, i: number): void => {
-      const closed = aggregator.add(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+      const closed = aggregator.addAt(c, i);
       if (closed) builder.push(closed.time, closed.open, closed.high, closed.low, closed.close, closed.volume);
     };
     if (shape === "whole" && incoming) {
@@ -760,7 +760,7 @@ function* deriveJob(
     const out = new BarColumns(1);
     for (const c of incoming.chunks()) {
       for (let i = 0; i < c.time.length; i++) {
-        const closed = aggregator.add(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+        const closed = aggregator.addAt(c, i);
         if (closed) out.pushBar(closed);
       }
     }
@@ -777,7 +777,7 @@ function* deriveJob(
   yield* replacer.begin();
   const aggregator = new BarAggregator(job.coarse, market);
   yield* streamSeries(fineRow, first.from, last.to, (c, i) => {
-    const closed = aggregator.add(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+    const closed = aggregator.addAt(c, i);
     if (closed) replacer.push(closed.time, closed.open, closed.high, closed.low, closed.close, closed.volume);
   });
   const final = aggregator.finish();
