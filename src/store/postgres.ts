@@ -23,13 +23,12 @@ import { type PostgresRoom, migratePostgres } from "../db/postgres.js";
 import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
-import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
+import { encodeColumns } from "./blocks.js";
 import { type Sequence, runAsync } from "./engine/io.js";
 import { EngineStore } from "./engine-store.js";
-import { rederiveSymbols } from "./engine/writer.js";
+import { upgradeTo4 as upgradeSteps } from "./upgrade-v4.js";
 import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
-import { sessionOf } from "../sessions/periods.js";
 
 /** The bar store's rooms of the schema, in the order a new database gets them. */
 export const POSTGRES_BAR_ROOMS: readonly PostgresRoom[] = [{ ...BARS_ROOM, upgrades: { postgres: { 4: upgradeTo4 } } }, SERIES_OWNERS_ROOM, FEEDS_ROOM];
@@ -460,10 +459,8 @@ const WRITE_LOCK = 0x78716c02;
 const SERIES_LOCK = 0x78716c70;
 
 /**
- * Migration 4: the bars move out of the row table. Blocks hold every bar (migration 3, built
- * here when an older version never did); each series' newest bar leaves its block for the
- * catalog row's tail, the row table goes, and every FOREX timeframe derived so far on UTC days
- * is derived again on the session.
+ * Version 4 of the bars' room on PostgreSQL: blocks built first (in SQL) for rows a version-3
+ * database never packed, then the move of `upgrade-v4.ts`, answered here.
  */
 async function upgradeTo4(client: pg.PoolClient): Promise<void> {
   const built = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'blocks_built'");
@@ -490,56 +487,55 @@ async function upgradeTo4(client: pg.PoolClient): Promise<void> {
       ]);
     }
   }
-  const { rows: old } = await client.query<{ market: string; timeframe: Timeframe; symbol: string; bars: number; first_time: number; last_time: number; derived: number }>(
-    "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series",
-  );
-  for (const s of old) {
-    const { rows } = await client.query({
-      text: "SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block",
-      values: [s.market, s.timeframe, s.symbol],
-      rowMode: "array",
-    } as pg.QueryConfig);
-    const found = rows as [unknown, ...Buffer[]][];
-    let sealed: number | null = null;
-    let tail: Columns | undefined;
-    for (let i = 0; i < found.length; i++) {
-      const [block, ...columns] = found[i]!;
-      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
-      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
-      const n = c.time.length;
-      if (i === found.length - 1) {
-        // The series' newest bar leaves its block for the tail.
-        tail = sliceColumns(c, n - 1, n);
-        c = sliceColumns(c, 0, n - 1);
+  await runAsync(upgradeSteps(), async (request) => {
+    switch (request.kind) {
+      case "v3-series": {
+        const { rows } = await client.query("SELECT market, timeframe, symbol, bars, first_time AS \"firstTime\", last_time AS \"lastTime\", derived FROM series");
+        return rows;
       }
-      if (c.time.length === 0) continue;
-      await client.query("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES ($1, $2, $3, $4, $5, $6)", [
-        s.market, s.timeframe, s.symbol, Number(block), c.time.length, encodeColumns(c),
-      ]);
-      sealed = Number(block);
+      case "v3-blocks": {
+        const { market, timeframe, symbol } = request.series;
+        const { rows } = await client.query({
+          text: "SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block",
+          values: [market, timeframe, symbol],
+          rowMode: "array",
+        } as pg.QueryConfig);
+        return rows;
+      }
+      case "v4-block": {
+        const { market, timeframe, symbol } = request.series;
+        await client.query("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES ($1, $2, $3, $4, $5, $6)", [
+          market, timeframe, symbol, request.block, request.columns.time.length, encodeColumns(request.columns),
+        ]);
+        return undefined;
+      }
+      case "v4-series": {
+        const r = request.series;
+        await client.query(
+          "INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+          [r.market, r.timeframe, r.symbol, r.derived, r.bars, r.firstTime, r.lastTime, request.sealedBlock, encodeColumns(request.tail)],
+        );
+        return undefined;
+      }
+      case "v4-swap":
+        await client.query(`
+          DROP TABLE bars;
+          DROP TABLE series;
+          DROP TABLE bar_blocks;
+          ALTER TABLE series_v4 RENAME TO series;
+          ALTER INDEX series_v4_pkey RENAME TO series_pkey;
+          ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+          ALTER INDEX bar_blocks_v4_pkey RENAME TO bar_blocks_pkey;
+          CREATE INDEX series_symbol ON series (market, symbol);
+          DELETE FROM meta WHERE key = 'blocks_built';
+        `);
+        return undefined;
+      case "v4-derived": {
+        const { rows } = await client.query({ text: "SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol", rowMode: "array" } as pg.QueryConfig);
+        return rows;
+      }
+      default:
+        return answer(client, request);
     }
-    if (!tail) continue;
-    await client.query(
-      "INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-      [s.market, s.timeframe, s.symbol, s.derived, s.bars, s.first_time, s.last_time, sealed, encodeColumns(tail)],
-    );
-  }
-  await client.query(`
-    DROP TABLE bars;
-    DROP TABLE series;
-    DROP TABLE bar_blocks;
-    ALTER TABLE series_v4 RENAME TO series;
-    ALTER INDEX series_v4_pkey RENAME TO series_pkey;
-    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
-    ALTER INDEX bar_blocks_v4_pkey RENAME TO bar_blocks_pkey;
-    CREATE INDEX series_symbol ON series (market, symbol);
-    DELETE FROM meta WHERE key = 'blocks_built';
-  `);
-  const { rows: derived } = await client.query<{ market: string; symbol: string }>("SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol");
-  const byMarket = new Map<string, string[]>();
-  for (const { market, symbol } of derived) {
-    if (sessionOf(market) !== "forex") continue;
-    byMarket.set(market, [...(byMarket.get(market) ?? []), symbol]);
-  }
-  for (const [market, symbols] of byMarket) await runAsync(rederiveSymbols(market, symbols), (request) => answer(client, request));
+  });
 }

@@ -15,68 +15,63 @@ import type { BarStore, DataListener, FeedRecord, LatestBarsRequest, SeriesInfo,
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
-import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
+import { type Columns, blockOf, encodeColumns, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
 import { type Sequence, type SequenceRequest, runSliced, runSync } from "./engine/io.js";
-import { rederiveSymbols } from "./engine/writer.js";
+import { upgradeTo4 as upgradeSteps } from "./upgrade-v4.js";
 import { EngineStore } from "./engine-store.js";
 import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
-import { sessionOf } from "../sessions/periods.js";
 
 /** The bar store's rooms of the schema, in the order a new file gets them. */
 export const SQLITE_BAR_ROOMS: readonly SqliteRoom[] = [{ ...BARS_ROOM, upgrades: { sqlite: { 4: upgradeTo4 } } }, SERIES_OWNERS_ROOM, FEEDS_ROOM];
 
 /**
- * Migration 4: the bars move out of the row table. Blocks already hold every bar (migration 3);
- * each series' newest bar leaves its block for the catalog row's tail, the row table goes, and
- * every FOREX timeframe derived so far on UTC days is derived again on the session.
+ * Version 4 of the bars' room on SQLite: blocks built first for rows a version-3 store never
+ * packed, then the move of `upgrade-v4.ts`, answered here.
  */
 function upgradeTo4(db: Database.Database): void {
   const built = db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck().get() as number | undefined;
   if (built === 0) packLegacyRows(db);
-  const blocks = db.prepare("SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block").raw(true);
-  const putBlock = db.prepare("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)");
-  const insert = db.prepare(`INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const old = db.prepare("SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series").raw(true).all() as [string, Timeframe, string, number, number, number, number][];
-  for (const [market, timeframe, symbol, bars, firstTime, lastTime, derived] of old) {
-    const rows = blocks.all(market, timeframe, symbol) as [number, ...Uint8Array[]][];
-    let sealed: number | null = null;
-    let tail: Columns | undefined;
-    rows.forEach(([block, ...columns], i) => {
-      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
-      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
-      const n = c.time.length;
-      if (i === rows.length - 1) {
-        // The series' newest bar leaves its block for the tail.
-        tail = sliceColumns(c, n - 1, n);
-        c = sliceColumns(c, 0, n - 1);
+  // Prepared after the swap: its statements read the version-4 tables.
+  let bars: SqliteBars | undefined;
+  runSync(upgradeSteps(), (request) => {
+    switch (request.kind) {
+      case "v3-series":
+        return db.prepare("SELECT market, timeframe, symbol, bars, first_time AS firstTime, last_time AS lastTime, derived FROM series").all();
+      case "v3-blocks": {
+        const { market, timeframe, symbol } = request.series;
+        return db.prepare("SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block").raw(true).all(market, timeframe, symbol);
       }
-      if (c.time.length === 0) return;
-      putBlock.run(market, timeframe, symbol, block, c.time.length, encodeColumns(c));
-      sealed = block;
-    });
-    if (tail) insert.run(market, timeframe, symbol, derived, bars, firstTime, lastTime, sealed, encodeColumns(tail));
-  }
-  db.exec(`
-    DROP TABLE bars;
-    DROP TABLE series;
-    DROP TABLE bar_blocks;
-    ALTER TABLE series_v4 RENAME TO series;
-    CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
-    CREATE INDEX series_symbol ON series (market, symbol);
-    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
-    CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
-    DELETE FROM meta WHERE key = 'blocks_built';
-  `);
-  const bars = new SqliteBars(db);
-  const forex = db.prepare("SELECT DISTINCT market, symbol FROM series WHERE derived = 1").raw(true).all() as [string, string][];
-  const byMarket = new Map<string, string[]>();
-  for (const [market, symbol] of forex) {
-    if (sessionOf(market) !== "forex") continue;
-    byMarket.set(market, [...(byMarket.get(market) ?? []), symbol]);
-  }
-  for (const [market, symbols] of byMarket) runSync(rederiveSymbols(market, symbols), (request) => bars.answer(request));
+      case "v4-block": {
+        const { market, timeframe, symbol } = request.series;
+        db.prepare("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)").run(market, timeframe, symbol, request.block, request.columns.time.length, encodeColumns(request.columns));
+        return undefined;
+      }
+      case "v4-series": {
+        const r = request.series;
+        db.prepare("INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+          .run(r.market, r.timeframe, r.symbol, r.derived, r.bars, r.firstTime, r.lastTime, request.sealedBlock, encodeColumns(request.tail));
+        return undefined;
+      }
+      case "v4-swap":
+        db.exec(`
+          DROP TABLE bars;
+          DROP TABLE series;
+          DROP TABLE bar_blocks;
+          ALTER TABLE series_v4 RENAME TO series;
+          CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
+          CREATE INDEX series_symbol ON series (market, symbol);
+          ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+          CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
+          DELETE FROM meta WHERE key = 'blocks_built';
+        `);
+        return undefined;
+      case "v4-derived":
+        return db.prepare("SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol").raw(true).all();
+      default:
+        return (bars ??= new SqliteBars(db)).answer(request);
+    }
+  });
 }
 
 /** Blocks for rows written before migration 3 whose blocks were never built (a store migrated to 3 but never opened since). */

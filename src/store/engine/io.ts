@@ -65,14 +65,14 @@ export type Engine<T> = Generator<IoRequest, T, unknown>;
 export type Sequence<T> = Generator<SequenceRequest, T, unknown>;
 
 /** Runs an engine whose requests `answer` handles synchronously (SQLite, inside its transaction). */
-export function runSync<T, R extends SequenceRequest>(engine: Generator<R, T, unknown>, answer: (request: R) => unknown): T {
+export function runSync<T, R extends { kind: string }>(engine: Generator<R, T, unknown>, answer: (request: R) => unknown): T {
   let step = engine.next();
   while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : answer(step.value));
   return step.value;
 }
 
 /** Runs an engine whose requests `answer` handles asynchronously (PostgreSQL, on its transaction's client). */
-export async function runAsync<T, R extends SequenceRequest>(engine: Generator<R, T, unknown>, answer: (request: R) => Promise<unknown>): Promise<T> {
+export async function runAsync<T, R extends { kind: string }>(engine: Generator<R, T, unknown>, answer: (request: R) => Promise<unknown>): Promise<T> {
   let step = engine.next();
   while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : await answer(step.value));
   return step.value;
