@@ -15,6 +15,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type Migration, type RoomPlace, SCHEMA_VERSION, plan, roomMigrations } from "../../src/db/migrations.js";
 import { openStore, type Store } from "../../src/open/open.js";
 import { POSTGRES_ROOMS } from "../../src/open/postgres.js";
+import { PostgresBarStore } from "../../src/store/postgres.js";
+import { SqliteBarStore } from "../../src/store/sqlite.js";
 import { SQLITE_ROOMS } from "../../src/open/sqlite.js";
 import { freshDatabase } from "../scale/helpers.js";
 import { tempDir } from "../kit/index.js";
@@ -96,6 +98,36 @@ describe("a version-10 SQLite database", () => {
   });
 });
 
+describe("a bar store alone (below the domains)", () => {
+  const { dir, cleanup } = tempDir("xql-bars-alone-");
+  afterAll(cleanup);
+
+  it("creates the bars' rooms only; openStore on the same file adds the accounts', watchlists' and alerts'", async () => {
+    const file = join(dir, "bars.db");
+    const bars = new SqliteBarStore(file);
+    await bars.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: [{ symbol: "EURUSD", bars: { time: [START], open: [1], high: [1.1], low: [0.9], close: [1.05], volume: [1] } }] }]);
+    await bars.close();
+    const tables = (): string[] => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+      } finally {
+        db.close();
+      }
+    };
+    expect(tables()).toEqual(["bar_blocks", "changes", "meta", "schema_migrations", "series", "series_feeds", "series_owners", "xql_migrations"]);
+    const store = await openStore(file);
+    try {
+      expect(await store.barCount()).toBe(1);
+      await store.createAccount("acct_later", "free", 1);
+      expect(await store.findAccount("acct_later")).toMatchObject({ tier: "free" });
+    } finally {
+      await store.close();
+    }
+    expect(tables()).toEqual(expect.arrayContaining(["accounts", "alerts", "api_keys", "quota_usage", "watchlists"]));
+  });
+});
+
 describe("the plan of a migration", () => {
   const room: RoomPlace = { name: "bars", folder: "store", legacy: { 1: 1, 2: 2 } };
   const steps: Migration[] = [1, 2, 3].map((version) => ({ room: "bars", version, name: `v${version}`, sql: "" }));
@@ -114,6 +146,23 @@ describe("the plan of a migration", () => {
 });
 
 const url = process.env.XQL_TEST_DATABASE_URL;
+describe.skipIf(!url)("a PostgreSQL bar store alone", () => {
+  it("creates the bars' rooms only", async () => {
+    const fresh = await freshDatabase(url!);
+    try {
+      const bars = await PostgresBarStore.open(fresh.url);
+      try {
+        const { rows } = await bars.pool.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+        expect(rows.map((r) => r.name)).toEqual(["bar_blocks", "changes", "meta", "schema_migrations", "series", "series_feeds", "series_owners", "xql_migrations"]);
+      } finally {
+        await bars.close();
+      }
+    } finally {
+      await fresh.drop();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!url)("a version-10 PostgreSQL database", () => {
   it("upgrades to rooms with its bars, keys, claims, feeds, watchlists and alerts whole", async () => {
     const fresh = await freshDatabase(url!);
