@@ -67,7 +67,7 @@ export function roomMigrations(room: RoomPlace, backend: Backend): Migration[] {
       return { room: room.name, version: Number(FILE.exec(file)![1]), name, sql };
     });
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`Migrations of ${room.name} (${backend}) skip from ${i} to ${m.version}`);
+    if (m.version !== i + 1) throw new Error(`internal: the migrations of ${room.name} (${backend}) skip from ${i} to ${m.version}`);
   });
   return migrations;
 }
@@ -87,7 +87,7 @@ function sqlFolder(room: RoomPlace, backend: Backend): string | undefined {
   ];
   const rooms = candidates.map((dir) => dirname(dir));
   const found = rooms.findIndex((dir) => existsSync(dir));
-  if (found < 0) throw new Error(`The migrations of ${room.name} are missing (looked in ${rooms.join(", ")})`);
+  if (found < 0) throw new Error(`internal: the migrations of ${room.name} are missing (looked in ${rooms.join(", ")})`);
   return existsSync(candidates[found]!) ? candidates[found] : undefined;
 }
 
