@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { issueApiKey } from "../src/accounts/keys.js";
-import { PostgresStore } from "../src/store/postgres.js";
+import { PostgresStore } from "../src/open/postgres.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Instrument } from "../src/types.js";
 import { alertScreen, barBatch, loadAverage, median } from "./common.js";

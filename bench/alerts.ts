@@ -27,9 +27,9 @@ import { issueApiKey } from "../src/accounts/keys.js";
 import { AlertEngine } from "../src/alerts/engine.js";
 import { unionOf } from "../src/alerts/evaluate.js";
 import { createServer } from "../src/server/app.js";
-import { fetchUniverse } from "../src/store/fetch.js";
+import { fetchUniverse } from "../src/fetch/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import { alertScreen, barBatch } from "./common.js";
 

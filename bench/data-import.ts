@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { importBars, type ImportOptions } from "../src/ingest/importer.js";
-import { openStore } from "../src/store/open.js";
+import { openStore } from "../src/open/open.js";
 
 const [file, database, options] = process.argv.slice(2) as [string, string, string];
 const store = await openStore(database);

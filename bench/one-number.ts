@@ -29,9 +29,9 @@ import { join } from "node:path";
 import { compile, historyAnchoredAsync, runAnchoredAsync, type CompiledQuery } from "../src/api.js";
 import { type Screen, evaluateGroup } from "../src/alerts/evaluate.js";
 import { CarryStore } from "../src/eval/carry.js";
-import { fetchAnchored, fetchUniverse } from "../src/store/fetch.js";
+import { fetchAnchored, fetchUniverse } from "../src/fetch/fetch.js";
 import { HotTier } from "../src/store/hot-tier.js";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import { alertScreen, asStoreBars, barBatch, loadAverage, median } from "./common.js";
 

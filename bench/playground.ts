@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { createServer } from "../src/server/index.js";
 
 declare const location: { href: string };

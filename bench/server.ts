@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { compile } from "../src/api.js";
 import { issueApiKey } from "../src/accounts/keys.js";
 import { seedStore } from "../src/synthetic/seed.js";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import { createServer } from "../src/server/index.js";

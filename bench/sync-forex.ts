@@ -25,7 +25,7 @@ import { DukascopySource, dukascopyInstrument } from "../src/ingest/sync-dukasco
 import { MAJOR_PAIRS, forexPairs } from "../src/ingest/sync-forex.js";
 import { OandaSource, oandaInstrument } from "../src/ingest/sync-oanda.js";
 import { type SyncClock, syncBars, systemSyncClock } from "../src/ingest/sync.js";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { DukascopyStandIn } from "../test/ingest/dukascopy-stand-in.js";
 import { OandaStandIn } from "../test/ingest/oanda-stand-in.js";
 

@@ -26,7 +26,7 @@ import { openExchange } from "../src/ingest/sync-exchange.js";
 import { choosePairs } from "../src/ingest/sync-symbols.js";
 import { type FollowRound, syncBars } from "../src/ingest/sync.js";
 import { createServer } from "../src/server/index.js";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { DEFAULT_MARKETS } from "../src/types.js";
 import { ExchangeStandIn } from "../test/ingest/exchange-stand-in.js";
 

@@ -30,7 +30,7 @@ import { type AnchoredHistory, historyResult, type TrackedRow } from "./eval/his
 import { anchorTime } from "./eval/anchor.js";
 import { anchoredInstrument } from "./eval/truncate.js";
 import { type WhyResult, type WhySource, whyIndex, whyQueryText, whyShape, whyTree } from "./eval/why.js";
-import { XqlDataError } from "./eval/bars.js";
+import { XqlDataError } from "./errors.js";
 import type { Expression } from "./ast/nodes.js";
 import { FUNCTIONS } from "./functions/registry.js";
 

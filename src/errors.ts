@@ -510,18 +510,13 @@ const CATALOGUE = {
   },
   "store-schema-newer": {
     type: "data", group: "store",
-    message: (p: { version: number; understood: number }) => `The database schema is at version ${p.version}, newer than this xql understands (${p.understood}); upgrade xql`,
-    template: "`The database schema is at version <n>, newer than this xql understands (<m>); upgrade xql`", example: "an older xql on a database a newer one migrated",
+    message: (p: { room: string; version: number; understood: number }) => `The database schema of ${p.room} is at version ${p.version}, newer than this xql understands (${p.understood}); upgrade xql`,
+    template: "`The database schema of <room> is at version <n>, newer than this xql understands (<m>); upgrade xql`", example: "an older xql on a database a newer one migrated",
   },
   "store-timeframe": {
     type: "data", group: "store",
     message: (p: { timeframe: string }) => `Unknown timeframe '${p.timeframe}'`,
     template: "`Unknown timeframe '<tf>'`: a write to the store of a timeframe it does not keep", example: "`store.write({ timeframe: \"h2\", … })`",
-  },
-  "store-streamed-import": {
-    type: "data", group: "store",
-    message: (_: NoParams) => "This store cannot take a streamed import",
-    template: "`This store cannot take a streamed import`: a `BarStore` of an embedder without `writeSeries`", example: "a custom store without `writeSeries`",
   },
   "store-inconsistent": {
     type: "data", group: "store",

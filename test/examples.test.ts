@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../src/store/sqlite.js";
+import { SqliteStore } from "../src/open/sqlite.js";
 import { seedStore } from "../src/synthetic/seed.js";
 import { xqlIn } from "./cli/in-process.js";
 import { ROOT } from "./cli/run-cli.js";

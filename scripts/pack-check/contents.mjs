@@ -1,7 +1,8 @@
 // Checks the `npm pack --json` report: the tarball holds what a user needs (dist, README,
 // LICENSE, CHANGELOG, docs, package.json) and nothing else, including every file the exports
 // map and bin point at; prints its size and contents.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const [report] = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
@@ -22,6 +23,17 @@ const walk = (value) => {
 };
 walk(pkg.exports);
 walk(pkg.bin);
+// The rooms' migrations (src/<folder>/migrations/<room>/<backend>/*.sql) are read at run time
+// from dist/migrations/<room>/<backend>/ (src/db/migrations.ts): every one must be packed.
+for (const folder of readdirSync("src", { withFileTypes: true })) {
+  const dir = join("src", folder.name, "migrations");
+  if (!folder.isDirectory() || !existsSync(dir)) continue;
+  for (const room of readdirSync(dir)) {
+    for (const backend of readdirSync(join(dir, room))) {
+      for (const sql of readdirSync(join(dir, room, backend))) targets.add(`dist/migrations/${room}/${backend}/${sql}`);
+    }
+  }
+}
 for (const target of targets) if (!files.includes(target)) problems.push(`missing from the tarball: ${target}`);
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;

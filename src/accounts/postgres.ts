@@ -5,7 +5,8 @@
 import type pg from "pg";
 import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
 import { isTier } from "./accounts.js";
-import { KEY_COLUMNS, checkedScope, keyRecord, usageOf, type KeyRow } from "./records.js";
+import { ACCOUNTS_HEALTH_SQL, KEY_COLUMNS, checkedScope, keyRecord, usageOf, type KeyRow } from "./records.js";
+import { HealthError } from "../store/store.js";
 import { XqlDataError } from "../errors.js";
 
 /** How the accounts reach the database: any statement, and a request-path one bounded in time. */
@@ -103,5 +104,14 @@ export class PostgresAccounts implements KeyStore, QuotaStore {
   private async usedOn(accountId: string, day: string): Promise<number> {
     const { rows } = await this.db.quick<{ used: number }>("SELECT used FROM quota_usage WHERE account_id = $1 AND day = $2", [accountId, day]);
     return rows[0]?.used ?? 0;
+  }
+
+  /** Reads each of the accounts' tables within the request timeout; rejects with a {@link HealthError}. */
+  async health(): Promise<void> {
+    try {
+      await this.db.quick(ACCOUNTS_HEALTH_SQL);
+    } catch (error) {
+      throw new HealthError("database", "cannot be read", { cause: error });
+    }
   }
 }

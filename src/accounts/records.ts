@@ -42,3 +42,7 @@ export function checkedScope(scope: string | undefined): Scope {
   if (!isScope(scope)) throw new XqlDataError("key-scope", { scope });
   return scope;
 }
+
+/** The accounts' health probe: one cheap read of each of their tables (valid SQLite and PostgreSQL). */
+export const ACCOUNTS_HEALTH_SQL =
+  "SELECT EXISTS (SELECT 1 FROM accounts) AS accounts, EXISTS (SELECT 1 FROM api_keys) AS api_keys, EXISTS (SELECT 1 FROM quota_usage) AS quota_usage";

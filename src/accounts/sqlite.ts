@@ -1,15 +1,15 @@
 /**
  * Accounts, keys and quota counters of the embedded store, on the SQLite connection the
- * bars share ({@link SqliteStore} composes it). The quota counters live in a second file
+ * bars share (`SqliteStore` of src/open/ composes it). The quota counters live in a second file
  * attached beside the database (see {@link quotaFileOf}).
  */
 import type Database from "better-sqlite3";
 import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "./accounts.js";
 import { isTier } from "./accounts.js";
 import { checkedScope } from "./records.js";
-import { KEY_COLUMNS, keyRecord, usageOf, type KeyRow } from "./records.js";
+import { ACCOUNTS_HEALTH_SQL, KEY_COLUMNS, keyRecord, usageOf, type KeyRow } from "./records.js";
 import { type BusyTimeouts, identityOf, withoutWaiting } from "../store/sqlite-database.js";
-import { HealthError } from "../store/store.js";
+import { HealthError, StoreBusyError } from "../store/store.js";
 import { XqlDataError } from "../errors.js";
 
 /** Most keys kept in memory between commits by other connections. */
@@ -57,6 +57,7 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
       findKey: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
       revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"),
       listKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.rowid`),
+      health: db.prepare(ACCOUNTS_HEALTH_SQL),
     };
   }
 
@@ -119,6 +120,27 @@ export class SqliteAccounts implements KeyStore, QuotaStore {
       throw new HealthError("quota", attached ? "cannot be read" : "the quota file cannot be opened or created", { cause: error });
     }
     if (this.quotaIdentity !== identityOf(file)) throw new HealthError("quota", "the quota file was deleted or replaced");
+  }
+
+  /**
+   * Reads the accounts' tables and the quota file, and (unless read-only) writes the quota
+   * file's heartbeat, committed: the only write a run makes. Rejects with a {@link HealthError}
+   * naming what failed.
+   */
+  async health(): Promise<void> {
+    try {
+      this.stmt.health.get();
+    } catch (error) {
+      throw new HealthError("database", "cannot be read", { cause: error });
+    }
+    this.readQuota();
+    if (this.readonly) return;
+    try {
+      await this.writeHeartbeat(Date.now());
+    } catch (error) {
+      if (error instanceof StoreBusyError) throw new HealthError("quota", "busy", { cause: error });
+      throw new HealthError("quota", "cannot be written", { cause: error });
+    }
   }
 
   /** Writes the quota file's one-row heartbeat, committed: the only write a run makes. */

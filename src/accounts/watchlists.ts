@@ -43,30 +43,6 @@ export interface WatchlistStore {
   deleteWatchlist(accountId: string, name: string): Promise<boolean>;
 }
 
-/** The migration's version and name, the same on both backends. */
-export const WATCHLISTS_MIGRATION = { version: 9, name: "watchlists: an account's saved symbol lists" } as const;
-
-export const WATCHLISTS_SQLITE_SQL = `
-  CREATE TABLE watchlists (
-    account_id TEXT    NOT NULL,
-    name       TEXT    NOT NULL,
-    -- The symbols as a JSON array, in the order saved.
-    symbols    TEXT    NOT NULL,
-    updated_at INTEGER NOT NULL,
-    PRIMARY KEY (account_id, name)
-  ) WITHOUT ROWID;
-`;
-
-export const WATCHLISTS_POSTGRES_SQL = `
-  CREATE TABLE watchlists (
-    account_id text   NOT NULL,
-    name       text   NOT NULL,
-    symbols    jsonb  NOT NULL,
-    updated_at bigint NOT NULL,
-    PRIMARY KEY (account_id, name)
-  );
-`;
-
 interface Row {
   name: string;
   symbols: string | string[];

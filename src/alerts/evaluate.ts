@@ -13,7 +13,7 @@ import type { CarryStore } from "../eval/carry.js";
 import { parse } from "../ast/lower.js";
 import { printQuery } from "../ast/print.js";
 import type { BarStore } from "../store/store.js";
-import { fetchAnchored } from "../store/fetch.js";
+import { fetchAnchored } from "../fetch/fetch.js";
 import { truncateInstrument } from "../eval/truncate.js";
 import type { HotLease, HotTier } from "../store/hot-tier.js";
 import type { FetchSource, Instrument, Plan, PlanSource, RawSeries, Timeframe } from "../types.js";

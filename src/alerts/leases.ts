@@ -27,32 +27,6 @@ export const DEFAULT_LEASE_MS = 15_000;
 /** A live holder renews this many times per lease period, so one late timer does not cost it the lease. */
 const RENEWALS_PER_LEASE = 4;
 
-/** The migration that adds the lease tables (PostgreSQL; SQLite records it and has nothing to share). */
-export const LEASES_MIGRATION = {
-  version: 10,
-  name: "alert screen leases: replicas share a round's work (one replica per distinct screen)",
-} as const;
-
-export const LEASES_POSTGRES_SQL = `
-  -- One row per live replica, renewed with its leases: how many replicas share the screens.
-  CREATE TABLE alert_replicas (
-    id         text        PRIMARY KEY,
-    expires_at timestamptz NOT NULL
-  );
-
-  -- One row per distinct screen (the hash of market, timeframe and query text): who evaluates it.
-  -- A NULL holder or a past expires_at is free to claim.
-  CREATE TABLE alert_screen_leases (
-    screen     text        PRIMARY KEY,
-    holder     text,
-    expires_at timestamptz NOT NULL DEFAULT 'epoch'
-  );
-  CREATE INDEX alert_screen_leases_holder ON alert_screen_leases (holder);
-`;
-
-/** SQLite serves one process: nothing to share, but the version is recorded on both backends. */
-export const LEASES_SQLITE_SQL = "SELECT 1;";
-
 /** The key of an alert's screen: alerts with the same market, timeframe and query text share it. */
 export function screenKey(alert: Pick<AlertHead, "market" | "timeframe" | "query">): string {
   return createHash("sha256").update(`${alert.market}\u0000${alert.timeframe}\u0000${alert.query}`).digest("hex").slice(0, 32);

@@ -4,7 +4,7 @@
  * the service reads them (seeded on first use) or, with `--synthetic`, generated in memory.
  */
 import { historyAnchoredAsync, runAnchoredAsync, type CompiledQuery } from "../api.js";
-import { DEFAULT_WARMUP, fetchAnchored, fetchCount } from "../store/fetch.js";
+import { DEFAULT_WARMUP, fetchAnchored, fetchCount } from "../fetch/fetch.js";
 import { syntheticUniverse } from "../synthetic/synthetic.js";
 import { CRYPTO_SYMBOLS, FOREX_SYMBOLS } from "../synthetic/symbols.js";
 import { DEFAULT_MARKETS, type HistoryResult, type Instrument, type RunResult, type XqlOptions } from "../types.js";

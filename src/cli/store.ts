@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { isPostgresUrl, openStore as openByUrl, type Store } from "../store/open.js";
+import { isPostgresUrl, openStore as openByUrl, type Store } from "../open/open.js";
 import { DEFAULT_MARKETS } from "../types.js";
 import { CliError, type CliOutput } from "./command.js";
 import { progressBar } from "./progress.js";

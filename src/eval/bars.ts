@@ -11,37 +11,12 @@
 import { RAW_SERIES, TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
 import { XqlDataError } from "../errors.js";
+import { isTrusted, trustBars } from "../bars/trust.js";
 
-// XqlDataError lives in src/errors.ts with its codes, below every room that raises it.
+// XqlDataError lives in src/errors.ts with its codes, below every room that raises it; the
+// store's mark on its bars below both the store and the evaluator (src/bars/trust.ts).
 export { XqlDataError };
-
-/** Bars the store checked when they were written and read back in time order. */
-const trusted = new WeakSet<Bars>();
-
-/**
- * Marks bars as the store's: sorted, finite and on the timeframe's grid, with columns of one
- * length, as every write checks and every read returns them. The evaluator then skips its
- * checks of them (a pass over their times, the lengths of their columns). Set by `fetchUniverse` (src/store/fetch.ts) on what it reads from the store,
- * by the hot tier (src/store/hot-tier.ts) on the views it hands out, and
- * on prefixes of such bars (the alerts' cut at a closed bar, src/alerts/evaluate.ts), nowhere else: a caller's own bars are always checked. The marked arrays must not be
- * modified afterwards (the store's readers and caches never do).
- */
-export function trustBars(bars: Bars): Bars {
-  trusted.add(bars);
-  return bars;
-}
-
-/** {@link trustBars} on every symbol's bars of a store read. */
-export function trustRead<T extends { bars: Bars }>(read: T[]): T[] {
-  for (const { bars } of read) trusted.add(bars);
-  return read;
-}
-
-/** True when {@link trustBars} marked these bars. */
-export function isTrusted(bars: Bars): boolean {
-  return trusted.has(bars);
-}
-
+export { isTrusted, trustBars, trustRead } from "../bars/trust.js";
 let timePasses = 0;
 
 /**
@@ -177,7 +152,7 @@ export class Frame {
     const cut = (column: ArrayLike<number>): ArrayLike<number> =>
       column === undefined || column.length === 0 ? column : ArrayBuffer.isView(column) ? (column as Float64Array).subarray(from) : (Array.prototype.slice.call(column, from) as number[]);
     const suffix: Bars = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
-    trusted.add(suffix);
+    trustBars(suffix);
     suffixes.set(bars, { from, suffix });
     this.attach("", suffix);
   }
@@ -198,7 +173,7 @@ export class Frame {
   /** Points the frame at `bars` of `symbol`, checked unless trusted; the bar count. */
   attach(symbol: string, bars: Bars): number {
     let length: number;
-    if (trusted.has(bars)) length = bars.time.length;
+    if (isTrusted(bars)) length = bars.time.length;
     else {
       length = checkColumns(symbol, this.timeframe, bars, this.columns);
       checkTimes(symbol, this.timeframe, bars.time, length, this.grid);

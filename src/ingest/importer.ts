@@ -111,7 +111,6 @@ export async function importBars(store: BarStore, file: string, options: ImportO
   const hints = file === "-" ? {} : hintsFromFileName(file);
   const timeframe = options.timeframe ?? hints.timeframe;
   if (timeframe === undefined) throw new XqlDataError("import-needs-timeframe", {});
-  if (!store.writeSeries) throw new XqlDataError("store-streamed-import", {});
   const parser = new BarsCsvParser({ ...options, timeframe, symbol: options.symbol ?? hints.symbol });
   const staging = new Staging(parser.timeframe, options.stagingDir);
   parser.sink = staging;

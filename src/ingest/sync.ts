@@ -285,7 +285,7 @@ export async function syncBars(options: SyncOptions): Promise<SyncReport> {
         report.replaced += result.replaced;
       }
       const answered = pages.filter((_, i) => answers[i] !== undefined).map((p) => p.work.pair.stored);
-      if (answered.length > 0) await options.store.recordFeeds?.(answered.map((symbol) => ({ market: source.market, timeframe: options.timeframe, symbol, source: source.id, price: source.price, syncedAt: now })));
+      if (answered.length > 0) await options.store.recordFeeds(answered.map((symbol) => ({ market: source.market, timeframe: options.timeframe, symbol, source: source.id, price: source.price, syncedAt: now })));
       pages.forEach((page, i) => {
         const before = barsIn(page.work.tail) + barsIn(page.work.back);
         if (answers[i] !== undefined) advance(page, answers[i]!, kept[i]!, grid);

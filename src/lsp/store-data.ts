@@ -11,7 +11,7 @@
  * (at most 50 names).
  */
 import { existsSync } from "node:fs";
-import type { Store } from "../store/open.js";
+import type { Store } from "../open/open.js";
 import type { CompletionHost } from "./server.js";
 
 /** How long a completion waits for PostgreSQL at most: an editor's request, not a batch job. */
@@ -56,7 +56,7 @@ export class StoreData implements CompletionHost {
    * the next completion tries again (the database may be up by then).
    */
   private async store(): Promise<Store | undefined> {
-    const { isPostgresUrl, openStore } = await import("../store/open.js");
+    const { isPostgresUrl, openStore } = await import("../open/open.js");
     if (!isPostgresUrl(this.url)) {
       const { identityOf } = await import("../store/sqlite-database.js");
       const identity = existsSync(this.url) ? identityOf(this.url) : undefined;

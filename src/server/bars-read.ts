@@ -87,7 +87,7 @@ function registerBarsRead(app: FastifyInstance, options: BarsReadOptions): void 
     };
     // Where the bars came from, when a sync wrote them: the series' own record, or (a derived
     // timeframe) the record of the timeframe it is derived from.
-    const records = ((await fromStore(() => options.bars.feeds?.(market) ?? Promise.resolve([]))) ?? []).filter((f) => f.symbol === symbol);
+    const records = ((await fromStore(() => options.bars.feeds(market))) ?? []).filter((f) => f.symbol === symbol);
     const record = records.find((f) => f.timeframe === timeframe) ?? records[0];
     const feed = record && { source: record.source, price: record.price, lastSync: new Date(record.syncedAt).toISOString() };
     return reply.send({ market, symbol, timeframe, bars: columns, ...(feed ? { feed } : {}) });

@@ -10,7 +10,7 @@ import type { CompiledQuery } from "../api.js";
 import type { Clock } from "../clock.js";
 import { XqlDataError, XqlError } from "../errors.js";
 import type { Instrument } from "../types.js";
-import { fetchAnchored } from "../store/fetch.js";
+import { fetchAnchored } from "../fetch/fetch.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { BarStore } from "../store/store.js";
 import type { QuotaStore, QuotaUsage, Reservation } from "../accounts/accounts.js";

@@ -11,7 +11,7 @@ import { systemClock } from "../clock.js";
 import type { XqlOptions } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_MARKETS, DEFAULT_WARMUP_CEILING } from "../types.js";
 import { DEFAULT_COST_BUDGET } from "../plan/cost.js";
-import { DEFAULT_WARMUP } from "../store/fetch.js";
+import { DEFAULT_WARMUP } from "../fetch/fetch.js";
 import { HotTier } from "../store/hot-tier.js";
 import type { BarStore } from "../store/store.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";

@@ -43,6 +43,11 @@ export class BarAggregator {
     Object.assign(this.current, bar);
   }
 
+  /** {@link add} of bar `i` of `c`. */
+  addAt(c: Bars, i: number): CoarseBar | undefined {
+    return this.add(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  }
+
   /**
    * Adds one finer bar (later than every bar added so far). Returns the coarse bar this closed
    * (a shared object, valid until the next call), or undefined while the period goes on.
@@ -146,6 +151,23 @@ export class BarColumns {
     this.push(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume);
   }
 
+  /**
+   * Appends bars `from` to `to` (excluded) of `c`, all six columns: the one copy of a range of
+   * bars, a column at a time (growing at most once), for every writer that gathers bars.
+   */
+  pushRange(c: Bars, from = 0, to = c.time.length): void {
+    const n = to - from;
+    if (n <= 0) return;
+    while (this.length + n > this.time.length) this.grow();
+    for (const name of PACKED_ORDER) {
+      const source = c[name];
+      const target = this[name];
+      if (source instanceof Float64Array) target.set(source.subarray(from, to), this.length);
+      else for (let i = 0; i < n; i++) target[this.length + i] = source[from + i]!;
+    }
+    this.length += n;
+  }
+
   /** The columns cut to length (views over the same memory; the columns themselves when full). */
   bars(): Bars & { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array } {
     const n = this.length;
@@ -179,7 +201,7 @@ export function aggregateBars(fine: Bars, tf: Timeframe, market: string | Sessio
   const out = new BarColumns(Math.max(16, Math.ceil(fine.time.length / 4)));
   const n = fine.time.length;
   for (let i = 0; i < n; i++) {
-    const closed = aggregator.add(fine.time[i]!, fine.open[i]!, fine.high[i]!, fine.low[i]!, fine.close[i]!, fine.volume[i]!);
+    const closed = aggregator.addAt(fine, i);
     if (closed) out.pushBar(closed);
   }
   const last = aggregator.finish();

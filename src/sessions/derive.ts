@@ -5,7 +5,7 @@
  * FOREX on its New York session. So `d::` and `w::` work over h1 bars a user brings, and give
  * what the service gives for the same h1 bars.
  */
-import { XqlDataError } from "../eval/bars.js";
+import { XqlDataError } from "../errors.js";
 import type { Bars, Instrument, Timeframe } from "../types.js";
 import { TIMEFRAMES, isTimeframe } from "../types.js";
 import { aggregateBars } from "./aggregate.js";

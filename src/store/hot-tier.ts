@@ -20,7 +20,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { BAR_COLUMNS, TIMEFRAME_MS } from "../types.js";
-import { trustBars, trustRead } from "../eval/bars.js";
+import { trustBars, trustRead } from "../bars/trust.js";
 import { orderedSeries } from "./blocks.js";
 import { nanColumn } from "./engine/reader.js";
 import type { BarStore, DataChange, LatestBarsRequest, SymbolBars, TouchedSeries } from "./store.js";
@@ -215,12 +215,9 @@ export class HotTier {
     let changes: readonly TouchedSeries[] | null | undefined = touched;
     // A local write's own list is exact only when it is the next version; otherwise ask the log.
     if (changes === undefined || version !== this.version + 1) {
-      if (!this.store.changesSince || !this.store.barsSince) changes = null;
-      else {
-        const found = await this.store.changesSince(this.version);
-        changes = found.touched;
-        version = found.version;
-      }
+      const found = await this.store.changesSince(this.version);
+      changes = found.touched;
+      version = found.version;
     }
     this.symbolLists.clear();
     if (changes === null) {
@@ -261,18 +258,18 @@ export class HotTier {
       if (!series || from === Number.NEGATIVE_INFINITY || (series.n > 0 && from < series.columns.time[series.start]! && !series.complete)) reload.push(symbol);
       else since.push({ symbol, from });
     }
-    const fresh = since.length > 0 ? await this.store.barsSince!(group.market, group.timeframe, since) : [];
+    const fresh = since.length > 0 ? await this.store.barsSince(group.market, group.timeframe, since) : [];
     const bySymbol = new Map(fresh.map((s) => [s.symbol, s.bars]));
     for (const { symbol, from } of since) this.splice(group, group.series.get(symbol)!, from, bySymbol.get(symbol));
     if (reload.length > 0) {
-      const { read, owned } = await this.load(group.market, group.timeframe, group.depth, group.held, reload);
+      const read = await this.load(group.market, group.timeframe, group.depth, group.held, reload);
       const got = new Map(read.map((s) => [s.symbol, s.bars]));
       for (const symbol of reload) {
         const old = group.series.get(symbol);
         if (old) group.bytes -= old.bytes;
         const bars = got.get(symbol);
         if (!bars || bars.time.length === 0) group.series.delete(symbol);
-        else group.series.set(symbol, this.hold(bars, group.depth, owned, group.held));
+        else group.series.set(symbol, this.hold(bars, group.depth, group.held));
         if (bars) group.bytes += group.series.get(symbol)!.bytes;
       }
       group.symbols = [...group.series.keys()].sort(compareSymbols);
@@ -328,8 +325,8 @@ export class HotTier {
 
   /**
    * The latest `depth` bars of a (market, timeframe), their times and `held` series, of `symbols`
-   * only when given; `owned` when the store left {@link ROOM} spare values after each symbol's
-   * bars (see `BarStore.latestBarsWithRoom`), so the tier keeps its buffers rather than a copy.
+   * only when given, with {@link ROOM} spare values after each symbol's bars (see
+   * `BarStore.latestBarsWithRoom`), so the tier keeps the store's buffers rather than a copy.
    */
   private async load(
     market: string,
@@ -337,17 +334,15 @@ export class HotTier {
     depth: number,
     held: readonly RawSeries[],
     symbols?: readonly string[],
-  ): Promise<{ read: SymbolBars[]; owned: boolean }> {
+  ): Promise<SymbolBars[]> {
     const request: LatestBarsRequest = { market, timeframe, baseTimeframe: timeframe, series: held, count: depth, ...(symbols ? { symbols } : {}) };
-    if (this.store.latestBarsWithRoom) return { read: await this.store.latestBarsWithRoom(request, ROOM), owned: true };
-    return { read: await this.store.latestBars(request), owned: false };
+    return this.store.latestBarsWithRoom(request, ROOM);
   }
 
-  /** A series of `bars` read by {@link load}: its own arrays, or views with room over the store's buffers when `owned`. */
-  private hold(bars: Bars, depth: number, owned: boolean, held: readonly RawSeries[]): HotSeries {
+  /** A series of `bars` read by {@link load}: views with room over the store's buffers. */
+  private hold(bars: Bars, depth: number, held: readonly RawSeries[]): HotSeries {
     const n = bars.time.length;
-    const columns = owned ? roomyColumns(bars, n + ROOM, held) : newColumns(n + ROOM, held);
-    if (!owned) for (const name of COLUMNS) columns[name]?.set(bars[name] as Float64Array);
+    const columns = roomyColumns(bars, n + ROOM, held);
     const series = new HotSeries(columns);
     series.n = n;
     series.complete = n < depth;
@@ -454,11 +449,11 @@ export class HotTier {
       if (again && covers(again)) return again;
       const want = Math.max(depth + SLACK, again?.depth ?? 0);
       const held = orderedSeries([...series, ...(again?.held ?? [])]);
-      const { read, owned } = await this.load(market, timeframe, want, held);
+      const read = await this.load(market, timeframe, want, held);
       const group: Group = { market, timeframe, depth: want, held, generation: 0, symbols: [], series: new Map(), bytes: 0 };
       for (const { symbol, bars } of read) {
         if (bars.time.length === 0) continue;
-        const one = this.hold(bars, want, owned, held);
+        const one = this.hold(bars, want, held);
         group.series.set(symbol, one);
         group.bytes += one.bytes;
       }

@@ -1,11 +1,12 @@
 /**
- * The scale-out bar and key store: PostgreSQL through a `pg` connection pool. Several
- * `xql serve` replicas share one database; each implements the same contracts as the
- * embedded SQLite store ({@link BarStore}, {@link KeyStore}, and {@link QuotaStore} for
- * deployments without Redis), so routes never know which one they talk to.
+ * The scale-out bar store: PostgreSQL through a `pg` connection pool. Several `xql serve`
+ * replicas share one database; it implements the same contract as the embedded SQLite bar
+ * store ({@link BarStore}), so routes never know which one they talk to. It knows bars only:
+ * the accounts, watchlists and alerts on the same pool are composed beside it by `openStore`
+ * (src/open/), which also names their rooms of the schema.
  *
- * - Schema in numbered migrations, applied once under an advisory lock, so replicas
- *   starting together never race.
+ * - Schema in the rooms' numbered migrations (src/db), applied once under an advisory lock,
+ *   so replicas starting together never race.
  * - "The latest N bars of every symbol" is one query per plan source: a LATERAL
  *   `ORDER BY time DESC LIMIT n` per symbol of the series catalog, each symbol's columns
  *   aggregated into binary float8/int8 arrays (`array_send`), so 10,000 symbols are 10,000
@@ -15,183 +16,22 @@
  */
 import pg from "pg";
 import type { Timeframe } from "../types.js";
-import { isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import type { BarBatch, BarStore, ChangesSince, FeedRecord, DataListener, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, TouchedSeries, WriteOptions, WriteResult } from "./store.js";
+import type { BarStore, ChangesSince, FeedRecord, DataListener, LatestBarsRequest, SeriesInfo, SymbolBars, SymbolWrite } from "./store.js";
 import { ChangeFeed } from "./watch.js";
-import { PostgresAccounts } from "../accounts/postgres.js";
-import { PostgresAlerts } from "../alerts/postgres.js";
-import type { AlertStore } from "../alerts/alerts.js";
-import { ALERTS_MIGRATION, ALERTS_POSTGRES_SQL } from "../alerts/schema.js";
-import { FEEDS_MIGRATION, FEEDS_POSTGRES_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
-import { LEASES_MIGRATION, LEASES_POSTGRES_SQL } from "../alerts/leases.js";
-import { PostgresWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_POSTGRES_SQL, type Watchlist, type WatchlistPut } from "../accounts/watchlists.js";
+import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
+import { type PostgresRoom, migratePostgres } from "../db/postgres.js";
+import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
-import { type Columns, encodeColumns, float64s, sliceColumns } from "./blocks.js";
-import { runAsync } from "./engine/io.js";
-import { CatalogCache } from "./engine/catalog-cache.js";
-import { deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
-import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
+import { encodeColumns } from "./blocks.js";
+import { type Sequence, runAsync } from "./engine/io.js";
+import { EngineStore } from "./engine-store.js";
+import { upgradeTo4 as upgradeSteps } from "./upgrade-v4.js";
+import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 import { answer, barsSince, changesSince, latestBars, logChange } from "./postgres-bars.js";
-import { symbolWrites } from "./write-batches.js";
-import { sessionOf } from "../sessions/periods.js";
-import { XqlDataError } from "../errors.js";
 
-/** One step of the schema. Versions only grow; a released migration is never edited. */
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-  /** Work the SQL alone cannot do, run after it in the same transaction. */
-  upgrade?: (client: pg.PoolClient) => Promise<void>;
-}
-
-export const PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "bars, series catalog, meta, accounts, keys, quota",
-    sql: `
-      CREATE TABLE bars (
-        market    text             NOT NULL,
-        timeframe text             NOT NULL,
-        symbol    text             NOT NULL,
-        time      bigint           NOT NULL,
-        open      double precision NOT NULL,
-        high      double precision NOT NULL,
-        low       double precision NOT NULL,
-        close     double precision NOT NULL,
-        volume    double precision NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, time)
-      );
-
-      -- What each (market, timeframe, symbol) holds, kept in step with bars by every write.
-      CREATE TABLE series (
-        market     text   NOT NULL,
-        timeframe  text   NOT NULL,
-        symbol     text   NOT NULL,
-        bars       bigint NOT NULL,
-        first_time bigint NOT NULL,
-        last_time  bigint NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol)
-      );
-
-      -- data_version changes in the same transaction as every write of bars.
-      CREATE TABLE meta (
-        key   text   PRIMARY KEY,
-        value bigint NOT NULL
-      );
-      INSERT INTO meta (key, value) VALUES ('data_version', 0);
-
-      CREATE TABLE accounts (
-        id         text   PRIMARY KEY,
-        tier       text   NOT NULL CHECK (tier IN ('free', 'essential', 'plus')),
-        created_at bigint NOT NULL
-      );
-
-      -- Only the SHA-256 of a key is kept; prefix is for people to tell keys apart.
-      CREATE TABLE api_keys (
-        seq        bigserial UNIQUE,
-        hash       text   PRIMARY KEY,
-        prefix     text   NOT NULL,
-        account_id text   NOT NULL REFERENCES accounts (id),
-        label      text,
-        created_at bigint NOT NULL,
-        revoked_at bigint
-      );
-      CREATE INDEX api_keys_account ON api_keys (account_id);
-
-      -- Metered calls per account and UTC day, for deployments without Redis.
-      CREATE TABLE quota_usage (
-        account_id text    NOT NULL,
-        day        text    NOT NULL,
-        used       integer NOT NULL DEFAULT 0 CHECK (used >= 0),
-        PRIMARY KEY (account_id, day)
-      );
-    `,
-  },
-  {
-    version: 2,
-    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
-    sql: `ALTER TABLE series ADD COLUMN derived integer NOT NULL DEFAULT 0;`,
-  },
-  {
-    version: 3,
-    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
-    sql: `
-      CREATE TABLE bar_blocks (
-        market    text    NOT NULL,
-        timeframe text    NOT NULL,
-        symbol    text    NOT NULL,
-        block     bigint  NOT NULL,
-        n         integer NOT NULL,
-        time      bytea   NOT NULL,
-        open      bytea   NOT NULL,
-        high      bytea   NOT NULL,
-        low       bytea   NOT NULL,
-        close     bytea   NOT NULL,
-        volume    bytea   NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, block)
-      );
-      ALTER TABLE bar_blocks ALTER COLUMN time SET STORAGE EXTERNAL, ALTER COLUMN open SET STORAGE EXTERNAL,
-        ALTER COLUMN high SET STORAGE EXTERNAL, ALTER COLUMN low SET STORAGE EXTERNAL,
-        ALTER COLUMN close SET STORAGE EXTERNAL, ALTER COLUMN volume SET STORAGE EXTERNAL;
-      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
-    `,
-  },
-  {
-    version: 4,
-    name: "blocks and tails: bars live in packed blocks and the catalog's tail (the row table goes); FOREX derived on its session; the change log",
-    sql: `
-      CREATE TABLE series_v4 (
-        market       text    NOT NULL,
-        timeframe    text    NOT NULL,
-        symbol       text    NOT NULL,
-        derived      integer NOT NULL,
-        bars         bigint  NOT NULL,
-        first_time   bigint  NOT NULL,
-        last_time    bigint  NOT NULL,
-        -- The newest block row's number (an upper bound), NULL when every bar is in the tail.
-        sealed_block bigint,
-        -- The newest bars (at least the latest), later than every block bar: appends rewrite this row only.
-        tail         bytea   NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol)
-      ) WITH (fillfactor = 50);
-      -- What each write touched, for readers in other replicas (the newest writes only).
-      CREATE TABLE changes (
-        version bigint PRIMARY KEY,
-        touched text   NOT NULL
-      );
-      -- A block's bars as one value, column after column: one TOAST value to fetch per block, not six.
-      CREATE TABLE bar_blocks_v4 (
-        market    text    NOT NULL,
-        timeframe text    NOT NULL,
-        symbol    text    NOT NULL,
-        block     bigint  NOT NULL,
-        n         integer NOT NULL,
-        bars      bytea   NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, block)
-      );
-      ALTER TABLE bar_blocks_v4 ALTER COLUMN bars SET STORAGE EXTERNAL;
-    `,
-    upgrade: upgradeTo4,
-  },
-  {
-    version: 5,
-    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
-    sql: `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
-  },
-  { ...ALERTS_MIGRATION, sql: ALERTS_POSTGRES_SQL },
-  SERIES_OWNERS_MIGRATION,
-  { ...FEEDS_MIGRATION, sql: FEEDS_POSTGRES_SQL },
-  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_POSTGRES_SQL },
-  { ...LEASES_MIGRATION, sql: LEASES_POSTGRES_SQL },
-];
-
-export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
-
-/** Advisory lock key held while migrating ("xql" in ASCII, then 1). */
-const MIGRATION_LOCK = 0x78716c01;
+/** The bar store's rooms of the schema, in the order a new database gets them. */
+export const POSTGRES_BAR_ROOMS: readonly PostgresRoom[] = [{ ...BARS_ROOM, upgrades: { postgres: { 4: upgradeTo4 } } }, SERIES_OWNERS_ROOM, FEEDS_ROOM];
 
 /** Options of the PostgreSQL store: pool size and the statement timeouts of docs/deployment.md, "Limits and guards". */
 export interface PostgresStoreOptions {
@@ -231,11 +71,11 @@ const types = {
 } as pg.CustomTypesConfig;
 
 /**
- * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on PostgreSQL. The schema is
- * migrated on first use (or by {@link PostgresStore.open}); a database that does not answer
- * makes calls reject after the connection timeout, and they work again once it is back.
+ * {@link BarStore} on PostgreSQL. The schema is migrated on first use (or by `open`); a
+ * database that does not answer makes calls reject after the connection timeout, and they
+ * work again once it is back.
  */
-export class PostgresStore implements BarStore, KeyStore, QuotaStore {
+export class PostgresBarStore extends EngineStore implements BarStore {
   /** Where the store lives, without a password: for messages. */
   readonly file: string;
   /** The backend, for callers that hold a store opened by URL. */
@@ -244,42 +84,17 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   private readonly requestTimeoutMillis: number;
   private migrated: Promise<void> | undefined;
   private closed = false;
-  /** The catalog rows this handle's writes read and wrote, kept while no other writer commits. */
-  private readonly catalog = new CatalogCache();
   /** Watchers of writes: this object's at once, other replicas' by LISTEN/NOTIFY (and the version, read on a timer). */
-  private readonly changes: ChangeFeed;
+  protected readonly changes: ChangeFeed;
   private listener: pg.Client | undefined;
   private readonly url: string;
-  /** Accounts, keys and quota counters, on this pool. */
-  readonly accounts = new PostgresAccounts({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
-  private readonly watchlists = new PostgresWatchlists({ query: (text, values) => this.query(text, values), quick: (text, values) => this.quick(text, values) });
+  /** The rooms of the schema the database is migrated to: the bars' and those composed beside them. */
+  private readonly rooms: readonly PostgresRoom[];
 
-  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
-    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
-  }
-
-  listWatchlists(accountId: string): Promise<Watchlist[]> {
-    return this.watchlists.listWatchlists(accountId);
-  }
-
-  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
-    return this.watchlists.getWatchlist(accountId, name);
-  }
-
-  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
-    return this.watchlists.deleteWatchlist(accountId, name);
-  }
-
-  /** Alerts, their claims and their outbox, on this pool. */
-  readonly alerts: AlertStore = new PostgresAlerts({
-    query: (text, values) => this.query(text, values),
-    transaction: async (work) => {
-      await this.ready();
-      return this.transaction(work);
-    },
-  });
-
-  constructor(url: string, options: PostgresStoreOptions = {}) {
+  /** Connects lazily; `rooms` are migrated on first use. */
+  constructor(url: string, options: PostgresStoreOptions = {}, rooms: readonly PostgresRoom[] = POSTGRES_BAR_ROOMS) {
+    super();
+    this.rooms = rooms;
     this.file = redactUrl(url);
     this.url = url;
     this.changes = new ChangeFeed(
@@ -307,15 +122,8 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /** Connects and migrates; rejects when the database cannot be reached. */
-  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const store = new PostgresStore(url, options);
-    try {
-      await store.ready();
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
-    return store;
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresBarStore> {
+    return opened(new PostgresBarStore(url, options));
   }
 
   /** Resolves once the schema is current; a failed attempt is tried again on the next call. */
@@ -330,33 +138,7 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   private async migrate(): Promise<void> {
-    await this.transaction(async (client) => {
-      // Replicas starting together queue here; the first applies, the others find it done.
-      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version    integer PRIMARY KEY,
-        name       text    NOT NULL,
-        applied_at bigint  NOT NULL
-      )`);
-      const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
-      const current = rows[0]?.v ?? 0;
-      if (current > PG_SCHEMA_VERSION) {
-        throw new XqlDataError("store-schema-newer", { version: current, understood: PG_SCHEMA_VERSION });
-      }
-      // Every migration not yet recorded runs, not only those above the highest: numbers are
-      // reserved per feature, so a build may meet a database that has 5 but not yet 4.
-      const applied = new Set((await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
-      for (const migration of PG_MIGRATIONS) {
-        if (applied.has(migration.version)) continue;
-        await client.query(migration.sql);
-        await migration.upgrade?.(client);
-        await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
-          migration.version,
-          migration.name,
-          Date.now(),
-        ]);
-      }
-    });
+    await this.transaction((client) => migratePostgres(client, this.rooms));
   }
 
   /** Ends the pool; later calls reject. */
@@ -372,18 +154,18 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     return !this.closed;
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  protected async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>(text, values);
   }
 
   /** A statement on the request path (quota): bounded by `requestTimeoutMillis`. */
-  private async quick<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  protected async quick<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>({ text, values, query_timeout: this.requestTimeoutMillis } as pg.QueryConfig);
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  protected async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
@@ -431,14 +213,6 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
     }
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
-    for (const batch of batches) {
-      if (!isTimeframe(batch.timeframe)) throw new XqlDataError("store-timeframe", { timeframe: String(batch.timeframe) });
-    }
-    // Every step of the write is a round trip: the event loop is free between them (no `turn` needed).
-    return this.writeSeries(symbolWrites(batches), onProgress, options.claim);
-  }
-
   /**
    * Checks and records the series a write creates for `claim`'s account, inside the write's
    * transaction; the account's lock serialises its writes across markets and replicas.
@@ -472,39 +246,47 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /**
-   * Writes through the storage engine in one transaction: the bars, their derived timeframes,
-   * the data version, the change log and the NOTIFY, all or nothing. Writers of one market take
-   * its advisory lock in turn, so replicas writing the same series never interleave. The data
-   * version read once the locks are held says whether the catalog rows this handle holds are
-   * still the database's (a writer of these markets that committed before is visible by then).
+   * Runs a write's sequence in one transaction on one client of the pool. Every step is a round
+   * trip: the event loop is free between them (no `turn` needed). Writers of one market take its
+   * advisory lock in turn (`lock`), so replicas writing the same series never interleave. A
+   * version advanced by a transaction that then failed is abandoned.
    */
-  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener, claim?: SeriesClaim): Promise<WriteResult> {
+  protected async transact<T>(sequence: Sequence<T>): Promise<T> {
     await this.ready();
-    const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
-    const markets = [...new Set(writes.map((w) => w.market))].sort();
-    let done;
     let version: number | undefined;
     try {
-      done = await this.transaction(async (client) => {
-        if (claim) await this.claimSeries(client, writes, claim);
-        for (const market of markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
-        const { rows: meta } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
-        const catalog = this.catalog.begin(Number(meta[0]!.value));
-        const outcome = await runAsync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => answer(client, request));
-        version = await this.bumpVersion(client);
-        await logChange(client, version, outcome.touched);
-        return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
-      });
+      return await this.transaction((client) =>
+        runAsync(sequence, async (request) => {
+          switch (request.kind) {
+            case "claim":
+              return this.claimSeries(client, request.writes, request.claim);
+            case "lock":
+              for (const market of request.markets) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
+              return undefined;
+            case "version": {
+              const { rows } = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'data_version'");
+              return Number(rows[0]!.value);
+            }
+            case "bump":
+              version = await this.bumpVersion(client);
+              return version;
+            case "log":
+              return logChange(client, request.version, request.touched);
+            default:
+              return answer(client, request);
+          }
+        }),
+      );
     } catch (error) {
-      this.catalog.clear();
       if (version !== undefined) this.changes.abandon(version);
       throw error;
     }
-    const { result, touched, catalog } = done;
-    catalog.committed(result.version);
-    this.changes.publish(result.version, "local", touched);
-    onProgress?.(result.written, total);
-    return result;
+  }
+
+  protected async marketsOf(symbol: string): Promise<string[]> {
+    await this.ready();
+    const { rows } = await this.pool.query<{ market: string }>("SELECT DISTINCT market FROM series WHERE symbol = $1 ORDER BY market", [symbol]);
+    return rows.map((r) => r.market);
   }
 
   /**
@@ -648,75 +430,17 @@ export class PostgresStore implements BarStore, KeyStore, QuotaStore {
       if (error !== ROLLBACK) throw new HealthError("database", "cannot be written", { cause: error });
     }
   }
+}
 
-  /**
-   * Removes bars of one symbol's imported timeframes (all, or those opening at or after
-   * `from`); its derived timeframes are derived again wholly from the finest imported one left
-   * (or removed when none is left). One transaction with the data version.
-   */
-  async deleteBars(request: DeleteBarsRequest): Promise<number> {
-    await this.ready();
-    const { rows: held } = await this.pool.query<{ market: string }>("SELECT DISTINCT market FROM series WHERE symbol = $1 ORDER BY market", [request.symbol]);
-    const markets = held.map((r) => r.market).filter((m) => request.market === undefined || m === request.market);
-    let version: number | undefined;
-    const outcome = await this.transaction(async (client) => {
-      let deleted = 0;
-      const touched: TouchedSeries[] = [];
-      for (const market of markets) {
-        await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [WRITE_LOCK, market]);
-        const done = await runAsync(deleteEngine({ market, symbol: request.symbol, timeframe: request.timeframe, from: request.from }), (r) => answer(client, r));
-        deleted += done.deleted;
-        touched.push(...done.touched);
-      }
-      if (deleted === 0) return { deleted, touched };
-      version = await this.bumpVersion(client);
-      await logChange(client, version, touched);
-      return { deleted, version, touched };
-    }).catch((error: unknown) => {
-      if (version !== undefined) this.changes.abandon(version);
-      throw error;
-    });
-    if (outcome.version !== undefined) this.changes.publish(outcome.version, "local", outcome.touched);
-    return outcome.deleted;
+/** `store` once connected and migrated; closed, and the error rethrown, when the database cannot be reached. */
+export async function opened<S extends PostgresBarStore>(store: S): Promise<S> {
+  try {
+    await store.ready();
+  } catch (error) {
+    await store.close();
+    throw error;
   }
-
-  // ---- KeyStore and QuotaStore: the accounts on the same pool ----
-
-  createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    return this.accounts.createAccount(id, tier, now);
-  }
-
-  findAccount(id: string): Promise<Account | undefined> {
-    return this.accounts.findAccount(id);
-  }
-
-  createKey(key: NewKey, now: number): Promise<KeyRecord> {
-    return this.accounts.createKey(key, now);
-  }
-
-  findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    return this.accounts.findKeyByHash(hash);
-  }
-
-  revokeKey(hash: string, now: number): Promise<boolean> {
-    return this.accounts.revokeKey(hash, now);
-  }
-
-  listKeys(): Promise<KeyRecord[]> {
-    return this.accounts.listKeys();
-  }
-
-  reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    return this.accounts.reserve(accountId, day, limit);
-  }
-
-  release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.release(accountId, day, limit);
-  }
-
-  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.usage(accountId, day, limit);
-  }
+  return store;
 }
 
 interface SeriesRow {
@@ -735,10 +459,8 @@ const WRITE_LOCK = 0x78716c02;
 const SERIES_LOCK = 0x78716c70;
 
 /**
- * Migration 4: the bars move out of the row table. Blocks hold every bar (migration 3, built
- * here when an older version never did); each series' newest bar leaves its block for the
- * catalog row's tail, the row table goes, and every FOREX timeframe derived so far on UTC days
- * is derived again on the session.
+ * Version 4 of the bars' room on PostgreSQL: blocks built first (in SQL) for rows a version-3
+ * database never packed, then the move of `upgrade-v4.ts`, answered here.
  */
 async function upgradeTo4(client: pg.PoolClient): Promise<void> {
   const built = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'blocks_built'");
@@ -765,56 +487,55 @@ async function upgradeTo4(client: pg.PoolClient): Promise<void> {
       ]);
     }
   }
-  const { rows: old } = await client.query<{ market: string; timeframe: Timeframe; symbol: string; bars: number; first_time: number; last_time: number; derived: number }>(
-    "SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series",
-  );
-  for (const s of old) {
-    const { rows } = await client.query({
-      text: "SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block",
-      values: [s.market, s.timeframe, s.symbol],
-      rowMode: "array",
-    } as pg.QueryConfig);
-    const found = rows as [unknown, ...Buffer[]][];
-    let sealed: number | null = null;
-    let tail: Columns | undefined;
-    for (let i = 0; i < found.length; i++) {
-      const [block, ...columns] = found[i]!;
-      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
-      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
-      const n = c.time.length;
-      if (i === found.length - 1) {
-        // The series' newest bar leaves its block for the tail.
-        tail = sliceColumns(c, n - 1, n);
-        c = sliceColumns(c, 0, n - 1);
+  await runAsync(upgradeSteps(), async (request) => {
+    switch (request.kind) {
+      case "v3-series": {
+        const { rows } = await client.query("SELECT market, timeframe, symbol, bars, first_time AS \"firstTime\", last_time AS \"lastTime\", derived FROM series");
+        return rows;
       }
-      if (c.time.length === 0) continue;
-      await client.query("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES ($1, $2, $3, $4, $5, $6)", [
-        s.market, s.timeframe, s.symbol, Number(block), c.time.length, encodeColumns(c),
-      ]);
-      sealed = Number(block);
+      case "v3-blocks": {
+        const { market, timeframe, symbol } = request.series;
+        const { rows } = await client.query({
+          text: "SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = $1 AND timeframe = $2 AND symbol = $3 ORDER BY block",
+          values: [market, timeframe, symbol],
+          rowMode: "array",
+        } as pg.QueryConfig);
+        return rows;
+      }
+      case "v4-block": {
+        const { market, timeframe, symbol } = request.series;
+        await client.query("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES ($1, $2, $3, $4, $5, $6)", [
+          market, timeframe, symbol, request.block, request.columns.time.length, encodeColumns(request.columns),
+        ]);
+        return undefined;
+      }
+      case "v4-series": {
+        const r = request.series;
+        await client.query(
+          "INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+          [r.market, r.timeframe, r.symbol, r.derived, r.bars, r.firstTime, r.lastTime, request.sealedBlock, encodeColumns(request.tail)],
+        );
+        return undefined;
+      }
+      case "v4-swap":
+        await client.query(`
+          DROP TABLE bars;
+          DROP TABLE series;
+          DROP TABLE bar_blocks;
+          ALTER TABLE series_v4 RENAME TO series;
+          ALTER INDEX series_v4_pkey RENAME TO series_pkey;
+          ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+          ALTER INDEX bar_blocks_v4_pkey RENAME TO bar_blocks_pkey;
+          CREATE INDEX series_symbol ON series (market, symbol);
+          DELETE FROM meta WHERE key = 'blocks_built';
+        `);
+        return undefined;
+      case "v4-derived": {
+        const { rows } = await client.query({ text: "SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol", rowMode: "array" } as pg.QueryConfig);
+        return rows;
+      }
+      default:
+        return answer(client, request);
     }
-    if (!tail) continue;
-    await client.query(
-      "INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-      [s.market, s.timeframe, s.symbol, s.derived, s.bars, s.first_time, s.last_time, sealed, encodeColumns(tail)],
-    );
-  }
-  await client.query(`
-    DROP TABLE bars;
-    DROP TABLE series;
-    DROP TABLE bar_blocks;
-    ALTER TABLE series_v4 RENAME TO series;
-    ALTER INDEX series_v4_pkey RENAME TO series_pkey;
-    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
-    ALTER INDEX bar_blocks_v4_pkey RENAME TO bar_blocks_pkey;
-    CREATE INDEX series_symbol ON series (market, symbol);
-    DELETE FROM meta WHERE key = 'blocks_built';
-  `);
-  const { rows: derived } = await client.query<{ market: string; symbol: string }>("SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol");
-  const byMarket = new Map<string, string[]>();
-  for (const { market, symbol } of derived) {
-    if (sessionOf(market) !== "forex") continue;
-    byMarket.set(market, [...(byMarket.get(market) ?? []), symbol]);
-  }
-  for (const [market, symbols] of byMarket) await runAsync(rederiveSymbols(market, symbols), (request) => answer(client, request));
+  });
 }

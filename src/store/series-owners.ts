@@ -1,29 +1,11 @@
 /**
- * Migration 7 of both stores and the series caps of `POST /xql/bars` (decisions §14): which
+ * The `series-owners` room (src/store/migrations/series-owners) and the series caps of `POST /xql/bars` (decisions §14): which
  * account's write created which series. A series (market, timeframe, symbol) counts for the
  * account whose push created it; a push to a series the store already holds creates nothing.
  */
 import type { SymbolWrite } from "./store.js";
 import type { Timeframe } from "../types.js";
 import { XqlDataError } from "../errors.js";
-
-/** The migration, the same SQL on both backends. */
-export const SERIES_OWNERS_MIGRATION = {
-  version: 7,
-  name: "series owners: the account whose push created each series, for the series caps per tier",
-  sql: `
-    CREATE TABLE series_owners (
-      market     TEXT   NOT NULL,
-      timeframe  TEXT   NOT NULL,
-      symbol     TEXT   NOT NULL,
-      -- The account in the key store (which may be another database: no foreign key).
-      account_id TEXT   NOT NULL,
-      created_at BIGINT NOT NULL,
-      PRIMARY KEY (market, timeframe, symbol)
-    );
-    CREATE INDEX series_owners_account ON series_owners (account_id);
-  `,
-} as const;
 
 /** What a write may create, checked in its own transaction, and whose the series it creates are. */
 export interface SeriesClaim {

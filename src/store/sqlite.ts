@@ -1,268 +1,77 @@
 /**
- * The embedded store: bars, accounts, API keys and quota counters in one SQLite file
- * (better-sqlite3, WAL). It implements {@link BarStore}, {@link KeyStore} and
- * {@link QuotaStore}, so `xql serve` needs nothing but a file. Bars are kept as the storage
- * engine lays them out (`blocks.ts`, `engine/`), written through its one write path.
+ * The embedded bar store: bars in one SQLite file (better-sqlite3, WAL), kept as the storage
+ * engine lays them out (`blocks.ts`, `engine/`), written through its one write path. It knows
+ * bars only: the accounts, watchlists and alerts that share its file and connection are
+ * composed beside it by `openStore` (src/open/), which also names their rooms of the schema.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
-import { isTimeframe } from "../types.js";
-import type { Account, KeyRecord, KeyStore, NewKey, QuotaStore, QuotaUsage, Reservation, Tier } from "../accounts/accounts.js";
-import { SqliteAccounts } from "../accounts/sqlite.js";
-import { SqliteAlerts } from "../alerts/sqlite.js";
-import type { AlertStore } from "../alerts/alerts.js";
-import { ALERTS_MIGRATION, ALERTS_SQLITE_SQL } from "../alerts/schema.js";
-import { FEEDS_MIGRATION, FEEDS_SQLITE_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "../ingest/feeds-schema.js";
-import { LEASES_MIGRATION, LEASES_SQLITE_SQL } from "../alerts/leases.js";
-import type { BarBatch, BarStore, DataListener, FeedRecord, DeleteBarsRequest, LatestBarsRequest, ProgressListener, SeriesInfo, SymbolBars, SymbolWrite, WriteOptions, WriteResult, ChangesSince } from "./store.js";
-import { SqliteWatchlists, WATCHLISTS_MIGRATION, WATCHLISTS_SQLITE_SQL, type Watchlist, type WatchlistPut, type WatchlistStore } from "../accounts/watchlists.js";
+import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
+import { type SqliteRoom, migrateSqlite } from "../db/sqlite.js";
+import { type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
+import type { BarStore, DataListener, FeedRecord, LatestBarsRequest, SeriesInfo, SymbolBars, SymbolWrite, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
-import { HEALTH_SQL, HealthError, StoreBusyError } from "./store.js";
+import { HEALTH_SQL, HealthError } from "./store.js";
 import { type BusyTimeouts, identityOf, isBusy } from "./sqlite-database.js";
-import { type Columns, blockOf, encodeColumns, float64s, sliceColumns } from "./blocks.js";
+import { type Columns, blockOf, encodeColumns, sliceColumns } from "./blocks.js";
 import { SqliteBars } from "./sqlite-bars.js";
-import { runSliced, runSync } from "./engine/io.js";
-import { CatalogCache, type CatalogWrite } from "./engine/catalog-cache.js";
-import { type TouchedSeries, deleteBars as deleteEngine, rederiveSymbols, writeBars } from "./engine/writer.js";
-import { symbolWrites } from "./write-batches.js";
-import { SERIES_OWNERS_MIGRATION, type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
-import { sessionOf } from "../sessions/periods.js";
-import { XqlDataError } from "../errors.js";
+import { type Sequence, type SequenceRequest, runSliced, runSync } from "./engine/io.js";
+import { upgradeTo4 as upgradeSteps } from "./upgrade-v4.js";
+import { EngineStore } from "./engine-store.js";
+import { type SeriesClaim, checkClaim, seriesNamed } from "./series-owners.js";
 
-/** One step of the schema. Versions only grow; a released migration is never edited. */
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-  /** Work the SQL alone cannot do, run after it in the same transaction. */
-  upgrade?: (db: Database.Database) => void;
-}
-
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "bars, series catalog, accounts, keys, quota",
-    sql: `
-      -- One row per bar, clustered by (market, timeframe, symbol, time): "the latest N bars
-      -- of a symbol" is one backwards range scan of the primary key.
-      CREATE TABLE bars (
-        market    TEXT    NOT NULL,
-        timeframe TEXT    NOT NULL,
-        symbol    TEXT    NOT NULL,
-        time      INTEGER NOT NULL,
-        open      REAL    NOT NULL,
-        high      REAL    NOT NULL,
-        low       REAL    NOT NULL,
-        close     REAL    NOT NULL,
-        volume    REAL    NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, time)
-      ) WITHOUT ROWID;
-
-      -- What each (market, timeframe, symbol) holds, kept in step with bars by every write,
-      -- so listing a market's symbols and their latest bar never scans bars.
-      CREATE TABLE series (
-        market     TEXT    NOT NULL,
-        timeframe  TEXT    NOT NULL,
-        symbol     TEXT    NOT NULL,
-        bars       INTEGER NOT NULL,
-        first_time INTEGER NOT NULL,
-        last_time  INTEGER NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol)
-      ) WITHOUT ROWID;
-
-      -- Counters that change on writes; data_version keys the service's fetch cache.
-      CREATE TABLE meta (
-        key   TEXT PRIMARY KEY,
-        value INTEGER NOT NULL
-      ) WITHOUT ROWID;
-      INSERT INTO meta (key, value) VALUES ('data_version', 0);
-
-      CREATE TABLE accounts (
-        id         TEXT    PRIMARY KEY,
-        tier       TEXT    NOT NULL CHECK (tier IN ('free', 'essential', 'plus')),
-        created_at INTEGER NOT NULL
-      );
-
-      -- Only the SHA-256 of a key is kept; prefix is for people to tell keys apart.
-      CREATE TABLE api_keys (
-        hash       TEXT    PRIMARY KEY,
-        prefix     TEXT    NOT NULL,
-        account_id TEXT    NOT NULL REFERENCES accounts (id),
-        label      TEXT,
-        created_at INTEGER NOT NULL,
-        revoked_at INTEGER
-      );
-      CREATE INDEX api_keys_account ON api_keys (account_id);
-
-      -- Metered calls per account and UTC day (YYYY-MM-DD).
-      CREATE TABLE quota_usage (
-        account_id TEXT    NOT NULL,
-        day        TEXT    NOT NULL,
-        used       INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
-        PRIMARY KEY (account_id, day)
-      ) WITHOUT ROWID;
-    `,
-  },
-  {
-    version: 2,
-    name: "derived timeframes: series.derived marks bars built from the finest imported timeframe",
-    sql: `ALTER TABLE series ADD COLUMN derived INTEGER NOT NULL DEFAULT 0;`,
-  },
-  {
-    version: 3,
-    name: "packed bars: time-aligned blocks of float64 columns for cold reads",
-    sql: `
-      CREATE TABLE bar_blocks (
-        market    TEXT    NOT NULL,
-        timeframe TEXT    NOT NULL,
-        symbol    TEXT    NOT NULL,
-        block     INTEGER NOT NULL,
-        n         INTEGER NOT NULL,
-        time      BLOB    NOT NULL,
-        open      BLOB    NOT NULL,
-        high      BLOB    NOT NULL,
-        low       BLOB    NOT NULL,
-        close     BLOB    NOT NULL,
-        volume    BLOB    NOT NULL,
-        PRIMARY KEY (market, timeframe, symbol, block)
-      ) WITHOUT ROWID;
-      -- 0 until the blocks of bars written before this migration are built (on the next open).
-      INSERT INTO meta (key, value) VALUES ('blocks_built', 0);
-    `,
-  },
-  {
-    version: 4,
-    name: "blocks and tails: bars live in packed blocks and the catalog's tail (the row table goes); FOREX derived on its session; the change log",
-    sql: `
-      CREATE TABLE series_v4 (
-        id           INTEGER PRIMARY KEY,
-        market       TEXT    NOT NULL,
-        timeframe    TEXT    NOT NULL,
-        symbol       TEXT    NOT NULL,
-        derived      INTEGER NOT NULL,
-        bars         INTEGER NOT NULL,
-        first_time   INTEGER NOT NULL,
-        last_time    INTEGER NOT NULL,
-        -- The newest block row's number (an upper bound), NULL when every bar is in the tail.
-        sealed_block INTEGER,
-        -- The newest bars (at least the latest), later than every block bar: appends rewrite this row only.
-        tail         BLOB    NOT NULL
-      );
-      -- What each write touched, for readers in other processes (the newest writes only).
-      CREATE TABLE changes (
-        version INTEGER PRIMARY KEY,
-        touched TEXT    NOT NULL
-      );
-      -- Blocks in a rowid table: a block row (about 12 KB) then lies on one page of a new store's
-      -- 16 KiB pages, where the index-ordered table's much smaller local payload sent every block
-      -- through a chain of overflow pages (four times the work to read or write it).
-      -- Its bars one value, column after column (a reader copies from it what it needs).
-      CREATE TABLE bar_blocks_v4 (
-        id        INTEGER PRIMARY KEY,
-        market    TEXT    NOT NULL,
-        timeframe TEXT    NOT NULL,
-        symbol    TEXT    NOT NULL,
-        block     INTEGER NOT NULL,
-        n         INTEGER NOT NULL,
-        bars      BLOB    NOT NULL
-      );
-    `,
-    upgrade: upgradeTo4,
-  },
-  {
-    version: 5,
-    name: "key scopes: run keys screen, write keys may also push bars (POST /xql/bars)",
-    sql: `ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'run' CHECK (scope IN ('run', 'write'));`,
-  },
-  { ...ALERTS_MIGRATION, sql: ALERTS_SQLITE_SQL },
-  SERIES_OWNERS_MIGRATION,
-  { ...FEEDS_MIGRATION, sql: FEEDS_SQLITE_SQL },
-  { ...WATCHLISTS_MIGRATION, sql: WATCHLISTS_SQLITE_SQL },
-  { ...LEASES_MIGRATION, sql: LEASES_SQLITE_SQL },
-];
-
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
-
-function migrate(db: Database.Database): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INTEGER PRIMARY KEY,
-    name       TEXT    NOT NULL,
-    applied_at INTEGER NOT NULL
-  )`);
-  const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number | null };
-  const current = row.v ?? 0;
-  if (current > SCHEMA_VERSION) {
-    throw new XqlDataError("store-schema-newer", { version: current, understood: SCHEMA_VERSION });
-  }
-  // Every migration not yet recorded runs, not only those above the highest: numbers are
-  // reserved per feature, so a build may meet a database that has 5 but not yet 4.
-  const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
-  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
-  for (const migration of MIGRATIONS) {
-    if (applied.has(migration.version)) continue;
-    // Each step commits whole or not at all, so a crash never leaves half a schema.
-    db.transaction(() => {
-      db.exec(migration.sql);
-      migration.upgrade?.(db);
-      record.run(migration.version, migration.name, Date.now());
-    }).immediate();
-  }
-}
+/** The bar store's rooms of the schema, in the order a new file gets them. */
+export const SQLITE_BAR_ROOMS: readonly SqliteRoom[] = [{ ...BARS_ROOM, upgrades: { sqlite: { 4: upgradeTo4 } } }, SERIES_OWNERS_ROOM, FEEDS_ROOM];
 
 /**
- * Migration 4: the bars move out of the row table. Blocks already hold every bar (migration 3);
- * each series' newest bar leaves its block for the catalog row's tail, the row table goes, and
- * every FOREX timeframe derived so far on UTC days is derived again on the session.
+ * Version 4 of the bars' room on SQLite: blocks built first for rows a version-3 store never
+ * packed, then the move of `upgrade-v4.ts`, answered here.
  */
 function upgradeTo4(db: Database.Database): void {
   const built = db.prepare("SELECT value FROM meta WHERE key = 'blocks_built'").pluck().get() as number | undefined;
   if (built === 0) packLegacyRows(db);
-  const blocks = db.prepare("SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block").raw(true);
-  const putBlock = db.prepare("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)");
-  const insert = db.prepare(`INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const old = db.prepare("SELECT market, timeframe, symbol, bars, first_time, last_time, derived FROM series").raw(true).all() as [string, Timeframe, string, number, number, number, number][];
-  for (const [market, timeframe, symbol, bars, firstTime, lastTime, derived] of old) {
-    const rows = blocks.all(market, timeframe, symbol) as [number, ...Uint8Array[]][];
-    let sealed: number | null = null;
-    let tail: Columns | undefined;
-    rows.forEach(([block, ...columns], i) => {
-      const [time, open, high, low, close, volume] = columns.map((bytes) => float64s(bytes));
-      let c: Columns = { time: time!, open: open!, high: high!, low: low!, close: close!, volume: volume! };
-      const n = c.time.length;
-      if (i === rows.length - 1) {
-        // The series' newest bar leaves its block for the tail.
-        tail = sliceColumns(c, n - 1, n);
-        c = sliceColumns(c, 0, n - 1);
+  // Prepared after the swap: its statements read the version-4 tables.
+  let bars: SqliteBars | undefined;
+  runSync(upgradeSteps(), (request) => {
+    switch (request.kind) {
+      case "v3-series":
+        return db.prepare("SELECT market, timeframe, symbol, bars, first_time AS firstTime, last_time AS lastTime, derived FROM series").all();
+      case "v3-blocks": {
+        const { market, timeframe, symbol } = request.series;
+        return db.prepare("SELECT block, time, open, high, low, close, volume FROM bar_blocks WHERE market = ? AND timeframe = ? AND symbol = ? ORDER BY block").raw(true).all(market, timeframe, symbol);
       }
-      if (c.time.length === 0) return;
-      putBlock.run(market, timeframe, symbol, block, c.time.length, encodeColumns(c));
-      sealed = block;
-    });
-    if (tail) insert.run(market, timeframe, symbol, derived, bars, firstTime, lastTime, sealed, encodeColumns(tail));
-  }
-  db.exec(`
-    DROP TABLE bars;
-    DROP TABLE series;
-    DROP TABLE bar_blocks;
-    ALTER TABLE series_v4 RENAME TO series;
-    CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
-    CREATE INDEX series_symbol ON series (market, symbol);
-    ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
-    CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
-    DELETE FROM meta WHERE key = 'blocks_built';
-  `);
-  const bars = new SqliteBars(db);
-  const forex = db.prepare("SELECT DISTINCT market, symbol FROM series WHERE derived = 1").raw(true).all() as [string, string][];
-  const byMarket = new Map<string, string[]>();
-  for (const [market, symbol] of forex) {
-    if (sessionOf(market) !== "forex") continue;
-    byMarket.set(market, [...(byMarket.get(market) ?? []), symbol]);
-  }
-  for (const [market, symbols] of byMarket) runSync(rederiveSymbols(market, symbols), (request) => bars.answer(request));
+      case "v4-block": {
+        const { market, timeframe, symbol } = request.series;
+        db.prepare("INSERT INTO bar_blocks_v4 (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)").run(market, timeframe, symbol, request.block, request.columns.time.length, encodeColumns(request.columns));
+        return undefined;
+      }
+      case "v4-series": {
+        const r = request.series;
+        db.prepare("INSERT INTO series_v4 (market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+          .run(r.market, r.timeframe, r.symbol, r.derived, r.bars, r.firstTime, r.lastTime, request.sealedBlock, encodeColumns(request.tail));
+        return undefined;
+      }
+      case "v4-swap":
+        db.exec(`
+          DROP TABLE bars;
+          DROP TABLE series;
+          DROP TABLE bar_blocks;
+          ALTER TABLE series_v4 RENAME TO series;
+          CREATE UNIQUE INDEX series_key ON series (market, timeframe, symbol);
+          CREATE INDEX series_symbol ON series (market, symbol);
+          ALTER TABLE bar_blocks_v4 RENAME TO bar_blocks;
+          CREATE UNIQUE INDEX bar_blocks_key ON bar_blocks (market, timeframe, symbol, block);
+          DELETE FROM meta WHERE key = 'blocks_built';
+        `);
+        return undefined;
+      case "v4-derived":
+        return db.prepare("SELECT DISTINCT market, symbol FROM series WHERE derived = 1 ORDER BY market, symbol").raw(true).all();
+      default:
+        return (bars ??= new SqliteBars(db)).answer(request);
+    }
+  });
 }
 
 /** Blocks for rows written before migration 3 whose blocks were never built (a store migrated to 3 but never opened since). */
@@ -294,7 +103,7 @@ function packLegacyRows(db: Database.Database): void {
   }
 }
 
-/** Options of the {@link SqliteStore} constructor. */
+/** Options of the {@link SqliteBarStore} constructor. */
 export interface SqliteStoreOptions {
   /** Open without writing: no migrations, no writes. */
   readonly?: boolean;
@@ -305,41 +114,39 @@ export interface SqliteStoreOptions {
    * quota file's lock, in ms, polling without blocking the event loop. Default 1000.
    */
   requestBusyMs?: number;
-  /** How often {@link SqliteStore.watch} looks for other connections' writes, in ms. Default 200. */
+  /** How often {@link SqliteBarStore.watch} looks for other connections' writes, in ms. Default 200. */
   watchIntervalMs?: number;
 }
 
 
 /**
- * {@link BarStore}, {@link KeyStore} and {@link QuotaStore} on one SQLite file.
- * Calls run synchronously inside better-sqlite3 and resolve at once; a closed or broken
- * database rejects.
+ * {@link BarStore} on one SQLite file. Calls run synchronously inside better-sqlite3 and
+ * resolve at once; a closed or broken database rejects.
  */
-export class SqliteStore implements BarStore, KeyStore, QuotaStore {
+export class SqliteBarStore extends EngineStore implements BarStore {
   /** The database file as given (`:memory:` for an in-memory database). */
   readonly file: string;
   /** The backend, for callers that hold a store opened by URL. */
   readonly backend = "sqlite" as const;
-  private readonly db: Database.Database;
+  /** The connection, which the rooms composed beside the bars share (`openStore`). */
+  protected readonly db: Database.Database;
   private readonly stmt;
   private readonly bars: SqliteBars;
-  /** Accounts, keys and quota counters, on this connection. */
-  readonly accounts: SqliteAccounts;
-  private alertStore: SqliteAlerts | undefined;
-  private watchlistStore: SqliteWatchlists | undefined;
   /** Watchers of writes: this object's at once, other connections' by `PRAGMA data_version` on a timer. */
-  private readonly changes: ChangeFeed;
+  protected readonly changes: ChangeFeed;
   private lastCommitsByOthers = -1;
-  /** The catalog rows this handle's writes read and wrote, kept while no other connection writes. */
-  private readonly catalog = new CatalogCache();
-  private readonly timeouts: BusyTimeouts;
+  /** This connection's answers to a write's requests. */
+  private readonly main: SqliteWriter;
+  protected readonly timeouts: BusyTimeouts;
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
-  private readonly readonly: boolean;
+  protected readonly readonly: boolean;
   /** The connection of sliced writes, opened on the first. */
-  private writer: SliceWriter | undefined;
+  private writer: SqliteWriter | undefined;
 
-  constructor(file: string, options: SqliteStoreOptions = {}) {
+  /** Opens (and, unless read-only, creates and migrates to `rooms`: the bars' and those composed beside them) the file. */
+  constructor(file: string, options: SqliteStoreOptions = {}, rooms: readonly SqliteRoom[] = SQLITE_BAR_ROOMS) {
+    super();
     this.file = file;
     this.readonly = options.readonly ?? false;
     if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
@@ -352,10 +159,9 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
-      migrate(this.db);
+      migrateSqlite(this.db, rooms);
     }
     this.identity = identityOf(file);
-    this.accounts = new SqliteAccounts(this.db, file, this.timeouts, this.readonly);
     this.changes = new ChangeFeed(() => this.versionIfChangedByOthers(), options.watchIntervalMs ?? 200);
     this.bars = new SqliteBars(this.db);
     const db = this.db;
@@ -376,6 +182,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       probeWrite: db.prepare("UPDATE meta SET value = value WHERE key = 'data_version'"),
       marketsOf: db.prepare("SELECT DISTINCT market FROM series WHERE symbol = ? ORDER BY market").pluck(),
     };
+    this.main = { db, bars: this.bars, bumpVersion: this.stmt.bumpVersion, dataVersion: this.stmt.dataVersion };
   }
 
   /** Closes the connection; later calls reject. Async like every store's, so callers await it whatever the backend. */
@@ -385,37 +192,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     if (this.db.open) this.db.close();
   }
 
-  /** The accounts' watchlists, on this connection (prepared on first use). */
-  private get watchlists(): WatchlistStore {
-    return (this.watchlistStore ??= new SqliteWatchlists(this.db));
-  }
-
-  /** Saves an account's list (decisions §13): created, replaced, or refused past `max` lists. */
-  putWatchlist(accountId: string, name: string, symbols: readonly string[], now: number, max?: number): Promise<WatchlistPut> {
-    return this.watchlists.putWatchlist(accountId, name, symbols, now, max);
-  }
-
-  /** An account's lists, by name. */
-  listWatchlists(accountId: string): Promise<Watchlist[]> {
-    return this.watchlists.listWatchlists(accountId);
-  }
-
-  /** One of an account's lists; undefined when it has none of that name. */
-  getWatchlist(accountId: string, name: string): Promise<Watchlist | undefined> {
-    return this.watchlists.getWatchlist(accountId, name);
-  }
-
-  /** Deletes one of an account's lists; false when it had none of that name. */
-  deleteWatchlist(accountId: string, name: string): Promise<boolean> {
-    return this.watchlists.deleteWatchlist(accountId, name);
-  }
-
-  /** Alerts, their claims and their outbox, on this connection (prepared on first use). */
-  get alerts(): AlertStore {
-    return (this.alertStore ??= new SqliteAlerts(this.db, this.timeouts));
-  }
-
-  /** True while the connection is open; false after {@link SqliteStore.close}. */
+  /** True while the connection is open; false after {@link SqliteBarStore.close}. */
   get open(): boolean {
     return this.db.open;
   }
@@ -431,50 +208,39 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     return this.db.transaction(() => this.bars.latestBars(request, room))();
   }
 
-  async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
-    for (const batch of batches) {
-      if (!isTimeframe(batch.timeframe)) throw new XqlDataError("store-timeframe", { timeframe: String(batch.timeframe) });
+  /**
+   * Runs a write's sequence in one transaction that takes the write lock at once. On the
+   * service's request path (`turn`), in slices on a connection of its own (readers on this one
+   * see only committed bars, WAL), one transaction held open across the slices, with `turn`
+   * awaited whenever {@link WRITE_SLICE_MS} of work has passed. Other writers of the file wait
+   * for it as for any writer; the quota counters live in another file and never do.
+   */
+  protected async transact<T>(sequence: Sequence<T>, turn?: () => Promise<void>): Promise<T> {
+    if (!turn || this.file === ":memory:" || this.readonly) {
+      return this.db.transaction(() => runSync(sequence, (request) => answerOn(this.main, request))).immediate();
     }
-    const writes = symbolWrites(batches);
-    if (options.turn && this.file !== ":memory:" && !this.readonly) return this.writeInSlices(writes, options.turn, options.claim);
-    return this.writeSeries(writes, onProgress, options.claim);
+    const w = (this.writer ??= this.openWriter());
+    this.beforeWriteLock();
+    w.db.exec("BEGIN IMMEDIATE");
+    try {
+      const done = await runSliced(sequence, (request) => answerOn(w, request), turn, WRITE_SLICE_MS);
+      w.db.exec("COMMIT");
+      return done;
+    } catch (error) {
+      if (w.db.inTransaction) w.db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /**
-   * A write on the service's request path, in slices: on a connection of its own (readers on this
-   * one see only committed bars, WAL), one transaction held open across the slices, with
-   * `turn` awaited whenever {@link WRITE_SLICE_MS} of work has passed. Other writers of the file
-   * wait for it as for any writer; the quota counters live in another file and never do.
+   * Called before a sliced write takes the file's lock on its own connection: what else uses
+   * this connection meanwhile (the quota counters of runs, composed beside the bars) attaches
+   * what it needs now, for an attach would wait for that lock. Nothing for bars alone.
    */
-  private async writeInSlices(writes: readonly SymbolWrite[], turn: () => Promise<void>, claim?: SeriesClaim): Promise<WriteResult> {
-    const w = (this.writer ??= this.openWriter());
-    // Runs meter on this connection meanwhile: their quota file must be attached before the lock is held.
-    this.accounts.attachQuotaFile();
-    w.db.exec("BEGIN IMMEDIATE");
-    let result: WriteResult;
-    let touched: TouchedSeries[];
-    let catalog: CatalogWrite;
-    try {
-      if (claim) claimSeries(w.db, writes, claim);
-      catalog = this.catalog.begin(w.dataVersion.get() as number);
-      const outcome = await runSliced(writeBars(writes, undefined, catalog), (request) => w.bars.answer(request), turn, WRITE_SLICE_MS);
-      const version = w.bumpVersion.get() as number;
-      w.bars.logChange(version, outcome.touched);
-      w.db.exec("COMMIT");
-      result = { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version };
-      touched = outcome.touched;
-    } catch (error) {
-      if (w.db.inTransaction) w.db.exec("ROLLBACK");
-      this.catalog.clear();
-      throw error;
-    }
-    catalog.committed(result.version);
-    this.changes.publish(result.version, "local", touched);
-    return result;
-  }
+  protected beforeWriteLock(): void {}
 
   /** The connection of sliced writes: the same file and settings as this one's. */
-  private openWriter(): SliceWriter {
+  private openWriter(): SqliteWriter {
     const db = new Database(this.file, { fileMustExist: true });
     db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     db.pragma("synchronous = NORMAL");
@@ -485,36 +251,6 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       bumpVersion: db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'data_version' RETURNING value").pluck(),
       dataVersion: db.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck(),
     };
-  }
-
-  /**
-   * Writes through the storage engine in one transaction: the bars, their derived timeframes,
-   * the data version and the change log, all or nothing. The transaction holds the write lock
-   * from its start, so the data version it starts at says whether the catalog rows this handle
-   * holds are still the file's.
-   */
-  async writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener, claim?: SeriesClaim): Promise<WriteResult> {
-    const total = writes.reduce((sum, w) => sum + w.incoming.reduce((s, i) => s + i.count, 0), 0);
-    const run = this.db.transaction((): { result: WriteResult; touched: TouchedSeries[]; catalog: CatalogWrite } => {
-      if (claim) claimSeries(this.db, writes, claim);
-      const catalog = this.catalog.begin(this.stmt.dataVersion.get() as number);
-      const outcome = runSync(writeBars(writes, onProgress && ((done) => onProgress(done, total)), catalog), (request) => this.bars.answer(request));
-      const version = this.stmt.bumpVersion.get() as number;
-      this.bars.logChange(version, outcome.touched);
-      return { result: { written: outcome.written, replaced: outcome.replaced, symbols: outcome.symbols, version }, touched: outcome.touched, catalog };
-    });
-    let done: ReturnType<typeof run.immediate>;
-    try {
-      done = run.immediate();
-    } catch (error) {
-      this.catalog.clear();
-      throw error;
-    }
-    const { result, touched, catalog } = done;
-    catalog.committed(result.version);
-    this.changes.publish(result.version, "local", touched);
-    onProgress?.(result.written, total);
-    return result;
   }
 
   /** Every symbol of the market holding bars at any timeframe, sorted. */
@@ -593,12 +329,11 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
   }
 
   /**
-   * Reads every table a request needs, checks that the file is still the one opened (a deleted
-   * or replaced file goes on answering through the open handle while nothing it writes can be
-   * found again), writes the quota file (a one-row heartbeat, committed: the only write a run
-   * makes) and takes the bars file's write lock in a transaction it rolls back. A lock held by
-   * another writer (an import) counts as writable. Rejects with a {@link HealthError} naming
-   * what failed.
+   * Reads every table of the bars, checks that the file is still the one opened (a deleted or
+   * replaced file goes on answering through the open handle while nothing it writes can be
+   * found again) and takes the file's write lock in a transaction it rolls back. A lock held
+   * by another writer (an import) counts as writable. Rejects with a {@link HealthError}
+   * naming what failed.
    */
   async health(): Promise<void> {
     try {
@@ -607,15 +342,7 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
       throw new HealthError("database", "cannot be read", { cause: error });
     }
     if (this.identity !== identityOf(this.file)) throw new HealthError("database", "the database file was deleted or replaced");
-    // The quota file on its own: a read-only directory or a deleted quota file is named as such.
-    this.accounts.readQuota();
     if (this.readonly) throw new HealthError("database", "opened read-only");
-    try {
-      await this.accounts.writeHeartbeat(Date.now());
-    } catch (error) {
-      if (error instanceof StoreBusyError) throw new HealthError("quota", "busy", { cause: error });
-      throw new HealthError("quota", "cannot be written", { cause: error });
-    }
     try {
       this.db.pragma("busy_timeout = 0");
       // Deferred: the write takes the bars file's lock only, never the quota file's.
@@ -630,79 +357,43 @@ export class SqliteStore implements BarStore, KeyStore, QuotaStore {
     }
   }
 
-  /**
-   * Removes bars of one symbol's imported timeframes (all, or those opening at or after
-   * `from`); the timeframes derived from them are then derived again from what remains (or
-   * removed when nothing imported remains). One transaction with the data version.
-   */
-  async deleteBars(request: DeleteBarsRequest): Promise<number> {
-    const markets = (this.stmt.marketsOf.all(request.symbol) as string[]).filter((m) => request.market === undefined || m === request.market);
-    const run = this.db.transaction((): { deleted: number; version?: number; touched: TouchedSeries[] } => {
-      let deleted = 0;
-      const touched: TouchedSeries[] = [];
-      for (const market of markets) {
-        const outcome = runSync(deleteEngine({ market, symbol: request.symbol, timeframe: request.timeframe, from: request.from }), (r) => this.bars.answer(r));
-        deleted += outcome.deleted;
-        touched.push(...outcome.touched);
-      }
-      if (deleted === 0) return { deleted, touched };
-      const version = this.stmt.bumpVersion.get() as number;
-      this.bars.logChange(version, touched);
-      return { deleted, version, touched };
-    });
-    const { deleted, version, touched } = run.immediate();
-    if (version !== undefined) this.changes.publish(version, "local", touched);
-    return deleted;
-  }
-
-  // ---- KeyStore and QuotaStore: the accounts on the same connection ----
-
-  createAccount(id: string, tier: Tier, now: number): Promise<Account> {
-    return this.accounts.createAccount(id, tier, now);
-  }
-
-  findAccount(id: string): Promise<Account | undefined> {
-    return this.accounts.findAccount(id);
-  }
-
-  createKey(key: NewKey, now: number): Promise<KeyRecord> {
-    return this.accounts.createKey(key, now);
-  }
-
-  findKeyByHash(hash: string): Promise<KeyRecord | undefined> {
-    return this.accounts.findKeyByHash(hash);
-  }
-
-  revokeKey(hash: string, now: number): Promise<boolean> {
-    return this.accounts.revokeKey(hash, now);
-  }
-
-  listKeys(): Promise<KeyRecord[]> {
-    return this.accounts.listKeys();
-  }
-
-  reserve(accountId: string, day: string, limit: number): Promise<Reservation> {
-    return this.accounts.reserve(accountId, day, limit);
-  }
-
-  release(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.release(accountId, day, limit);
-  }
-
-  usage(accountId: string, day: string, limit: number): Promise<QuotaUsage> {
-    return this.accounts.usage(accountId, day, limit);
+  protected async marketsOf(symbol: string): Promise<string[]> {
+    return this.stmt.marketsOf.all(symbol) as string[];
   }
 }
 
-/** How long a sliced write works before it lets other requests in (see `SqliteStore.writeInSlices`). */
+/** How long a sliced write works before it lets other requests in (see `SqliteBarStore.transact`). */
 const WRITE_SLICE_MS = 10;
 
-/** The second connection of a store, for writes done in slices. */
-interface SliceWriter {
+/** A connection that writes: the store's own, or the second one of writes done in slices. */
+interface SqliteWriter {
   db: Database.Database;
   bars: SqliteBars;
   bumpVersion: Database.Statement;
   dataVersion: Database.Statement;
+}
+
+/**
+ * Answers a write's request on `w`, inside its transaction: the write lock is the
+ * transaction's own (taken at its start), so `lock` asks nothing more.
+ */
+function answerOn(w: SqliteWriter, request: SequenceRequest): unknown {
+  switch (request.kind) {
+    case "claim":
+      claimSeries(w.db, request.writes, request.claim);
+      return undefined;
+    case "lock":
+      return undefined;
+    case "version":
+      return w.dataVersion.get() as number;
+    case "bump":
+      return w.bumpVersion.get() as number;
+    case "log":
+      w.bars.logChange(request.version, request.touched);
+      return undefined;
+    default:
+      return w.bars.answer(request);
+  }
 }
 
 /** Checks and records the series a write creates for `claim`'s account (inside the write's transaction on `db`). */

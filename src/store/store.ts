@@ -238,9 +238,9 @@ export interface BarStore {
    * {@link latestBars} for a caller that keeps the bars and appends to them (the hot tier): each
    * symbol's columns are followed in their buffers by `room` spare values that belong to the
    * caller, so `new Float64Array(column.buffer, column.byteOffset, n + room)` is that symbol's
-   * own to write. A store may leave it out; the caller then copies what it keeps.
+   * own to write.
    */
-  latestBarsWithRoom?(request: LatestBarsRequest, room: number): Promise<SymbolBars[]>;
+  latestBarsWithRoom(request: LatestBarsRequest, room: number): Promise<SymbolBars[]>;
   /**
    * Inserts or replaces bars (keyed by market, timeframe, symbol, time) in one transaction: all or
    * nothing. See {@link WriteOptions} for a write on the service's request path (a push).
@@ -250,7 +250,7 @@ export interface BarStore {
    * The write path under {@link upsertBars} with the bars streamed rather than in memory (an
    * import of any size): sorted, distinct bars per series, in one transaction, all or nothing.
    */
-  writeSeries?(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult>;
+  writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult>;
   /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
   deleteBars(request: DeleteBarsRequest): Promise<number>;
   /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */
@@ -259,26 +259,25 @@ export interface BarStore {
   markets(): Promise<string[]>;
   /** Every (market, timeframe, symbol) series, optionally of one market. */
   series(market?: string): Promise<SeriesInfo[]>;
-  /** Records which feed last synced these series (one row per series, replaced). A store may leave it out. */
-  recordFeeds?(records: readonly FeedRecord[]): Promise<void>;
+  /** Records which feed last synced these series (one row per series, replaced). */
+  recordFeeds(records: readonly FeedRecord[]): Promise<void>;
   /** The feed records, optionally of one market. */
-  feeds?(market?: string): Promise<FeedRecord[]>;
+  feeds(market?: string): Promise<FeedRecord[]>;
   /** Total bars imported (derived bars not counted); 0 for an empty store (the signal to seed). */
   barCount(): Promise<number>;
   /** A token that changes on every write of bars; equal tokens mean unchanged bars. */
   dataVersion(): Promise<number>;
   /**
    * The series changed by the writes after data version `version`, from the store's change log
-   * (which keeps the latest writes only): a reader refreshes those instead of everything. A store
-   * without a log may leave it out; readers then read everything again on a new version.
+   * (which keeps the latest writes only): a reader refreshes those instead of everything.
    */
-  changesSince?(version: number): Promise<ChangesSince>;
+  changesSince(version: number): Promise<ChangesSince>;
   /**
    * Every column of the bars of some series of one market and timeframe opening at or after a
    * time per symbol (a reader refreshing what a write touched); symbols without such bars are
-   * left out. A store may leave it out; readers then read the latest bars again.
+   * left out.
    */
-  barsSince?(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]>;
+  barsSince(market: string, timeframe: Timeframe, since: readonly { symbol: string; from: number }[]): Promise<SymbolBars[]>;
   /**
    * Calls `listener` after each committed write of bars: at once for writes through this
    * object, within the store's watch interval (SQLite) or on notification (PostgreSQL) for
@@ -296,10 +295,10 @@ export interface BarStore {
 }
 
 /**
- * The health probe of the SQL stores: one cheap read of every table a request touches, so a
- * missing or unreadable table fails `/health` as it would fail a run (valid SQLite and PostgreSQL).
+ * The health probe of the SQL bar stores: one cheap read of every table of bars a request
+ * touches, so a missing or unreadable table fails `/health` as it would fail a run (valid
+ * SQLite and PostgreSQL). The accounts composed beside the bars read theirs.
  */
 export const HEALTH_SQL =
   "SELECT EXISTS (SELECT 1 FROM bar_blocks) AS bars, EXISTS (SELECT 1 FROM series) AS series, " +
-  "(SELECT value FROM meta WHERE key = 'data_version') AS data_version, EXISTS (SELECT 1 FROM accounts) AS accounts, " +
-  "EXISTS (SELECT 1 FROM api_keys) AS api_keys, EXISTS (SELECT 1 FROM quota_usage) AS quota_usage";
+  "(SELECT value FROM meta WHERE key = 'data_version') AS data_version";

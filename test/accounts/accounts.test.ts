@@ -15,7 +15,7 @@ import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
 import { generateApiKey, hashApiKey, issueApiKey, keyDisplayPrefix, looksLikeApiKey } from "../../src/accounts/keys.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
 import { quotaFileOf } from "../../src/accounts/sqlite.js";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/open/open.js";
 import { DATABASE_URL, REDIS_URL, describeUnless, needsPostgres, tempDir, WITHOUT_SERVICES } from "../kit/index.js";
 import { freshDatabase, freshPrefix } from "../scale/helpers.js";
 

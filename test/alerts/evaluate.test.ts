@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { compile, historyAnchoredAsync } from "../../src/api.js";
 import { evaluateGroup } from "../../src/alerts/evaluate.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { HOUR, MONDAY, tickWalk } from "../kit/index.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close, rsi(close, 9)]\nrsi(close, 9) > 50';

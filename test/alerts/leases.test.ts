@@ -10,7 +10,7 @@ import { PgScreenLeases, screenKey, shareOf } from "../../src/alerts/leases.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { compile } from "../../src/api.js";
-import { PostgresStore } from "../../src/store/postgres.js";
+import { PostgresStore } from "../../src/open/postgres.js";
 import { DATABASE_URL, freshDatabase } from "../scale/helpers.js";
 import { needsServices } from "../kit/index.js";
 

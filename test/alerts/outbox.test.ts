@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AlertStore, DeliveryShares } from "../../src/alerts/alerts.js";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/open/open.js";
 import { tempDir, needsPostgres } from "../kit/index.js";
 import { freshDatabase } from "../scale/helpers.js";
 

@@ -12,7 +12,7 @@ import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { issueApiKey } from "../../src/accounts/keys.js";
-import { PostgresStore } from "../../src/store/postgres.js";
+import { PostgresStore } from "../../src/open/postgres.js";
 import { prng, needsServices } from "../kit/index.js";
 import { spawnXql } from "../cli/run-cli.js";
 import { DATABASE_URL, REDIS_URL, freshDatabase } from "../scale/helpers.js";

@@ -9,7 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/accounts/keys.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { spawnXql } from "../cli/run-cli.js";
 import { tempDir } from "../kit/index.js";
 import { type DeliveryBody, HOUR, Receiver, until } from "./helpers.js";

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import type { BarStore } from "../../src/store/store.js";
 import { HOUR, MONDAY } from "../kit/index.js";
 import { TestClock } from "../server/helpers.js";

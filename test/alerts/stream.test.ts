@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_QUEUED, StreamHub } from "../../src/alerts/stream.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { TestClock } from "../kit/index.js";
 import { type DeliveryBody, FEED_START, HOUR, type FeedServer, Receiver, openStream, startFeedServer, until, type SseStream } from "./helpers.js";
 

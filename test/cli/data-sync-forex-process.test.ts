@@ -8,7 +8,7 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir, until } from "../kit/index.js";
 import { OandaStandIn, servedPrices } from "../ingest/oanda-stand-in.js";
 import { storedBars } from "../ingest/sync-helpers.js";

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { DukascopyStandIn } from "../ingest/dukascopy-stand-in.js";
 import { OandaStandIn } from "../ingest/oanda-stand-in.js";

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { barOpen, rampBars, tempDir } from "../kit/index.js";
 import type { ExchangeStandIn } from "../ingest/exchange-stand-in.js";
 import { MINUTE, servedBars, standIn, storedBars } from "../ingest/sync-helpers.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { TIMEFRAMES } from "../../src/types.js";
 import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";

@@ -16,7 +16,7 @@ import { createMcpServer, MCP_TOOLS } from "../../src/mcp/index.js";
 import { DEFAULT_COST_BUDGET } from "../../src/plan/cost.js";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, createServer } from "../../src/server/app.js";
 import { DEFAULT_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_RUNS_QUEUED } from "../../src/server/admission.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { DEFAULT_LOOKBACK_CEILING, DEFAULT_WARMUP_CEILING } from "../../src/types.js";
 import { xqlIn } from "./in-process.js";
 

@@ -1,7 +1,7 @@
 /** `xql history` through the real command line (a child process), over a real SQLite file. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { compile, syntheticUniverse } from "../../src/index.js";
 import { seedSmallUniverse, NOW } from "../server/helpers.js";
 import { barOpen, tempDir } from "../kit/index.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { hashApiKey } from "../../src/accounts/keys.js";
 import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decimalsOf, formatNumber, priceDecimals, renderTable } from "../../src/cli/table.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { xqlIn } from "./in-process.js";
 import { databasePath } from "../../src/cli/store.js";
 

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { positiveInteger, UsageError } from "../../src/cli/command.js";
 import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";

@@ -2,7 +2,7 @@
 import { createServer as createNetServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { seedSmallUniverse } from "../server/helpers.js";
 import { tempDir } from "../kit/index.js";

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile, validate } from "../../src/api.js";
-import { fetchCount } from "../../src/store/fetch.js";
+import { fetchCount } from "../../src/fetch/fetch.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { CRYPTO_SYMBOLS } from "../../src/synthetic/symbols.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { ROOT, spawnXql, xql } from "./run-cli.js";
 

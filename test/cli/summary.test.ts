@@ -1,7 +1,7 @@
 /** The table's summary line says what `meta` knows when nothing could be evaluated, never "as of no bars" while bars exist. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { xqlIn } from "./in-process.js";
 

@@ -5,8 +5,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { barOpen, tempDir } from "../kit/index.js";
 import { NOW, seedSmallUniverse } from "../server/helpers.js";
 import { xqlIn } from "./in-process.js";

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { compile, validate } from "../../src/api.js";
 import { FUNCTIONS } from "../../src/functions/registry.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { createServer } from "../../src/server/index.js";
 import type { Timeframe } from "../../src/types.js";

@@ -11,7 +11,7 @@ import { parse } from "yaml";
 import { parseCommandLine } from "../../src/cli/command.js";
 import { DATA_ACTION_OPTIONS } from "../../src/cli/commands/data.js";
 import { SERVE_OPTIONS } from "../../src/cli/commands/serve.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { xqlIn } from "../cli/in-process.js";
 import { ROOT } from "../cli/run-cli.js";
 import type { ExchangeStandIn } from "../ingest/exchange-stand-in.js";

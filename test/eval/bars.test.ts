@@ -7,8 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compile, type Bars, type Instrument } from "../../src/index.js";
 import { barTimePasses, isTrusted } from "../../src/eval/bars.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { barOpen, DAY, HOUR, MINUTE, MONDAY, rampBars, tickWalk, type ArrayBars } from "../kit/index.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);

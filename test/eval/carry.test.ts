@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
 import { type EvaluatedBar, type Screen, evaluateGroup } from "../../src/alerts/evaluate.js";
 import { CarryStore } from "../../src/eval/carry.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { HOUR, MONDAY, prng, tempDir } from "../kit/index.js";
 import { cutBars, gappedSeries } from "./stored-series.js";
 

@@ -16,7 +16,7 @@ import { decimal } from "../../src/ingest/fields.js";
 import { hintsFromFileName } from "../../src/ingest/formats.js";
 import { importBars } from "../../src/ingest/importer.js";
 import { MAX_LINE_CHARS, readLines } from "../../src/ingest/lines.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 
 const { dir, cleanup } = tempDir("xql-bounds-");

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CsvImportError, isAlignedOpen, parseBarsCsv, parseTime } from "../../src/ingest/csv.js";
 import { importBarsCsv } from "../../src/ingest/importer.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 
 const H = "symbol,time,open,high,low,close,volume";

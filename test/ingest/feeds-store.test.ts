@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, } from "vitest";
-import { openStore } from "../../src/store/open.js";
+import { openStore } from "../../src/open/open.js";
 import { tempDir, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
 import { freshDatabase } from "../scale/helpers.js";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { importBars } from "../../src/ingest/importer.js";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/open/open.js";
 import { zoneConverter } from "../../src/ingest/formats.js";
 import { tempDir } from "../kit/index.js";
 import { RAW_SERIES } from "../../src/types.js";

@@ -9,7 +9,7 @@ import { createWriteStream, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open.js";
+import { openStore } from "../../src/open/open.js";
 import { freshDatabase } from "../scale/helpers.js";
 import { tempDir } from "../kit/index.js";
 

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DukascopySource, dukascopyInstrument } from "../../src/ingest/sync-dukascopy.js";
 import { forexPairs, type PriceSide } from "../../src/ingest/sync-forex.js";
 import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { DukascopyStandIn, priced } from "./dukascopy-stand-in.js";
 import { candleOpens } from "./oanda-stand-in.js";

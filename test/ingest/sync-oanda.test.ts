@@ -13,7 +13,7 @@ import { FeedRequestError } from "../../src/ingest/sync-http.js";
 import { forexPairs } from "../../src/ingest/sync-forex.js";
 import { OandaSource, oandaInstrument } from "../../src/ingest/sync-oanda.js";
 import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { FastClock, MINUTE, ManualClock, storedBars } from "./sync-helpers.js";
 import { GRANULARITY_MS, OandaStandIn, type Side, candleOpens, marketOpen, servedPrices, servedVolume } from "./oanda-stand-in.js";

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openExchange, retryAfterMs } from "../../src/ingest/sync-exchange.js";
 import { choosePairs, isLeveragedToken } from "../../src/ingest/sync-symbols.js";
 import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir, until } from "../kit/index.js";
 import type { ExchangeStandIn, StandInPair } from "./exchange-stand-in.js";
 import { FastClock, MINUTE, ManualClock, servedBars, servedTimes, standIn, storedBars } from "./sync-helpers.js";

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../../src/functions/registry.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { seedSmallUniverse } from "../server/helpers.js";
 import { itUnless } from "../kit/index.js";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
 import { LOCAL_ACCOUNT } from "../../src/accounts/watchlists.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { spawnXql } from "../cli/run-cli.js";
 import { barOpen, rampBars, tempDir } from "../kit/index.js";
 import { NOW, seedSmallUniverse } from "../server/helpers.js";

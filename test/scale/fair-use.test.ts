@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { LatestBarsRequest } from "../../src/store/store.js";
-import { PostgresStore } from "../../src/store/postgres.js";
+import { PostgresStore } from "../../src/open/postgres.js";
 import type { ServerOptions } from "../../src/server/index.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { NOW, TestClock, corruptBars } from "../server/helpers.js";

@@ -11,7 +11,7 @@ import pg from "pg";
 import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
-import { PostgresStore } from "../../src/store/postgres.js";
+import { PostgresStore } from "../../src/open/postgres.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
-import { PostgresStore } from "../../src/store/postgres.js";
+import { PostgresStore } from "../../src/open/postgres.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Admission, FairTurns } from "../../src/server/admission.js";
 import { createAuthenticator } from "../../src/server/auth.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 
 describe("FairTurns", () => {

@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { RAW_SERIES, type Bars, type Instrument } from "../../src/types.js";
 import { xqlIn } from "../cli/in-process.js";
 import { tempDir } from "../kit/index.js";

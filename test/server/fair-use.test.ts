@@ -7,7 +7,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
 import { MAX_RESPONSE_BYTES } from "../../src/json-size.js";
 import { corruptBars, startServer, writeCryptoMarket, type Running } from "./helpers.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { MAX_COLUMNS } from "../../src/plan/cost.js";
 import { atMost, startServer, type Running } from "./helpers.js";
 

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import type { Tier } from "../../src/accounts/accounts.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import Database from "better-sqlite3";
 import { request as httpRequest } from "node:http";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { createServer } from "../../src/server/index.js";
 import { NOW, TestClock, startServer, type Running } from "./helpers.js";
 import { type Served, forEachBackend } from "./backends.js";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/accounts/keys.js";
 import { createServer } from "../../src/server/index.js";
 import { SERIES_PER_PUSH, SERIES_PER_TIER } from "../../src/server/push.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import type { WriteOptions } from "../../src/store/store.js";
 import { tempDir } from "../kit/index.js";
 import { NOW, TestClock, startServer, type Running } from "./helpers.js";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
 import type { ServerOptions } from "../../src/server/index.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { type Running, seedSmallUniverse, startServer } from "./helpers.js";
 import { checkedFetch } from "./openapi-check.js";

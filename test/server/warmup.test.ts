@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import { seedStore } from "../../src/synthetic/seed.js";
 import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { compile } from "../../src/index.js";

@@ -8,7 +8,7 @@
  */
 import { expect, it } from "vitest";
 import { aggregateBars } from "../../src/sessions/aggregate.js";
-import type { Store } from "../../src/store/open.js";
+import type { Store } from "../../src/open/open.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";
 import { prng } from "../kit/index.js";

@@ -8,9 +8,9 @@
  */
 import { expect, it } from "vitest";
 import { compile } from "../../src/api.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { HotTier } from "../../src/store/hot-tier.js";
-import type { Store } from "../../src/store/open.js";
+import type { Store } from "../../src/open/open.js";
 import type { Bars, Instrument, Plan } from "../../src/types.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
 import { prng } from "../kit/index.js";

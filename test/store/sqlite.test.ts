@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from "../../src/store/sqlite.js";
+import { SQLITE_ROOMS, SqliteStore } from "../../src/open/sqlite.js";
+import { roomMigrations } from "../../src/db/migrations.js";
 import { TIMEFRAME_MS } from "../../src/types.js";
 import { barOpen, rampBars, tempDir } from "../kit/index.js";
 
@@ -26,8 +27,9 @@ describe("SqliteStore", () => {
     store.close();
     const db = new Database(join(dir, "sub", "xql.db"));
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all();
-    expect(versions).toEqual(MIGRATIONS.map((m) => m.version));
+    const applied = db.prepare("SELECT room, version FROM xql_migrations ORDER BY room, version").all();
+    const known = SQLITE_ROOMS.flatMap((room) => roomMigrations(room, "sqlite").map((m) => ({ room: m.room, version: m.version })));
+    expect(applied).toEqual(known.sort((a, b) => (a.room < b.room ? -1 : a.room > b.room ? 1 : a.version - b.version)));
     db.close();
     store = new SqliteStore(join(dir, "sub", "xql.db"));
   });
@@ -45,7 +47,7 @@ describe("SqliteStore", () => {
     await store.close();
     const file = join(dir, "sub", "xql.db");
     const db = new Database(file);
-    db.exec("ALTER TABLE api_keys DROP COLUMN scope; DELETE FROM schema_migrations WHERE version = 5");
+    db.exec("ALTER TABLE api_keys DROP COLUMN scope; DELETE FROM xql_migrations WHERE room = 'accounts' AND version = 2");
     db.close();
     store = new SqliteStore(file);
     expect((await store.findKeyByHash("h_old"))?.scope).toBe("run");
@@ -54,7 +56,7 @@ describe("SqliteStore", () => {
   it("refuses a database written by a newer schema", () => {
     store.close();
     const db = new Database(join(dir, "sub", "xql.db"));
-    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 0)").run(SCHEMA_VERSION + 1);
+    db.prepare("INSERT INTO xql_migrations (room, version, name, applied_at) VALUES ('bars', ?, 'future', 0)").run(roomMigrations(SQLITE_ROOMS[0]!, "sqlite").length + 1);
     db.close();
     expect(() => new SqliteStore(join(dir, "sub", "xql.db"))).toThrow(/newer than this xql/);
     store = new SqliteStore(":memory:");

@@ -1,7 +1,7 @@
 /** The store contract on SQLite always, and on PostgreSQL when XQL_TEST_DATABASE_URL is set (CI starts it). */
 import { afterAll } from "vitest";
 import { join } from "node:path";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/open/open.js";
 import { freshDatabase } from "../scale/helpers.js";
 import { DATABASE_URL, needsPostgres, tempDir } from "../kit/index.js";
 import { storeContract } from "./store-contract.js";

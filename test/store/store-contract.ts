@@ -6,9 +6,9 @@
  * plan with meta, data version, keys and quota.
  */
 import { describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/open.js";
+import type { Store } from "../../src/open/open.js";
 import type { DataChange } from "../../src/store/store.js";
-import { fetchUniverse } from "../../src/store/fetch.js";
+import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { compile, deriveTimeframes } from "../../src/index.js";
 import type { Bars, Timeframe } from "../../src/types.js";
 import { RAW_SERIES, TIMEFRAMES, TIMEFRAME_MS } from "../../src/types.js";

@@ -189,7 +189,7 @@ export async function syncAction(positionals: string[], values: Values, io: CliI
     // One price side per series: a sync resumes from the stored bars, so another side would
     // append ask bars to bid ones. Another source of the same side is fine (Dukascopy's free
     // history, then OANDA's live bars).
-    const sides = ((await store.feeds?.(source.market)) ?? []).filter((f) => f.timeframe === timeframe && names.has(f.symbol) && f.price !== source.price);
+    const sides = (await store.feeds(source.market)).filter((f) => f.timeframe === timeframe && names.has(f.symbol) && f.price !== source.price);
     if (sides.length > 0) {
       const f = sides[0]!;
       throw new UsageError(

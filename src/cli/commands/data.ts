@@ -226,7 +226,7 @@ async function status(values: Values, io: CliIo): Promise<number> {
     }
     // Where the bars came from: per market and timeframe, each feed with its symbols and last sync.
     const feeds = new Map<string, Map<string, { source: string; price: string; symbols: number; last: number }>>();
-    for (const f of (await store.feeds?.()) ?? []) {
+    for (const f of await store.feeds()) {
       const key = `${f.market}\u0000${f.timeframe}`;
       const byFeed = feeds.get(key) ?? new Map();
       const feed = byFeed.get(`${f.source} ${f.price}`) ?? { source: f.source, price: f.price, symbols: 0, last: 0 };

@@ -4,7 +4,7 @@
  */
 import type { Command } from "../command.js";
 import { CliError, QUERY_LIMIT_OPTIONS, UsageError, optionsHelp, parseCommandLine, pick, positiveInteger } from "../command.js";
-import { DEFAULT_WARMUP } from "../../store/fetch.js";
+import { DEFAULT_WARMUP } from "../../fetch/fetch.js";
 import { FallbackKeyStore } from "../../accounts/key-fallback.js";
 import type { RedisQuotaStore } from "../../accounts/redis.js";
 import { databasePath, marketsOf, openStore, redisUrl, seedOnFirstUse } from "../store.js";

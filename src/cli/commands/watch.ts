@@ -11,7 +11,7 @@ import { compileOrReport } from "../report.js";
 import { localWatchlists } from "../screen-bars.js";
 import { formatColumnValue } from "../../precision.js";
 import type { ColumnKind } from "../../functions/module.js";
-import { DEFAULT_WARMUP } from "../../store/fetch.js";
+import { DEFAULT_WARMUP } from "../../fetch/fetch.js";
 import type { MatchRow } from "../../alerts/alerts.js";
 import { type EvaluatedBar, baselineOf, evaluateGroup } from "../../alerts/evaluate.js";
 import { CarryStore } from "../../eval/carry.js";

@@ -74,7 +74,7 @@ export const whyCommand: Command = {
     const file = positionals[0];
     const query = await readQueryArg(file, io);
     const { databasePath, marketsOf, openStore, seedOnFirstUse } = await import("../store.js");
-    const { fetchAnchored } = await import("../../store/fetch.js");
+    const { fetchAnchored } = await import("../../fetch/fetch.js");
     const { whyAnchored } = await import("../../api.js");
     const store = await openStore(databasePath(values.db, io.env, io.cwd), io.stderr);
     try {

@@ -5,6 +5,8 @@
  * one transaction. So both backends run the same merging, sealing and derivation, bit for bit.
  */
 import type { BlockRow, CatalogRow, SeriesKey } from "../blocks.js";
+import type { SeriesClaim } from "../series-owners.js";
+import type { SymbolWrite, TouchedSeries } from "../store.js";
 
 /**
  * Block rows of one series with numbers in [from, to], ascending; `newest` / `oldest`: only the
@@ -37,18 +39,40 @@ export type IoRequest =
   /** One series' step is done: a runner that shares the thread may let other work in here; answered with nothing. */
   | { kind: "pause" };
 
+/**
+ * What a write's sequence (`sequence.ts`) asks of the transaction around the engine's work:
+ * the same steps on every backend, each answered with the backend's SQL.
+ */
+export type TxRequest =
+  /** Check and record the series the write creates for the claim's account (throws `SeriesLimitError`): answered with nothing. */
+  | { kind: "claim"; writes: readonly SymbolWrite[]; claim: SeriesClaim }
+  /** Hold the write lock of these markets until the transaction ends: answered with nothing. */
+  | { kind: "lock"; markets: readonly string[] }
+  /** The data version the transaction sees: answered with a number. */
+  | { kind: "version" }
+  /** Advance the data version (and tell other processes at commit): answered with the new version. */
+  | { kind: "bump" }
+  /** Record what the write of `version` touched in the change log: answered with nothing. */
+  | { kind: "log"; version: number; touched: readonly TouchedSeries[] };
+
+/** A request of a whole write: the engine's or the transaction's. */
+export type SequenceRequest = IoRequest | TxRequest;
+
 /** The engine as a generator over {@link IoRequest}s. */
 export type Engine<T> = Generator<IoRequest, T, unknown>;
 
+/** A whole write (`sequence.ts`) as a generator over {@link SequenceRequest}s. */
+export type Sequence<T> = Generator<SequenceRequest, T, unknown>;
+
 /** Runs an engine whose requests `answer` handles synchronously (SQLite, inside its transaction). */
-export function runSync<T>(engine: Engine<T>, answer: (request: IoRequest) => unknown): T {
+export function runSync<T, R extends { kind: string }>(engine: Generator<R, T, unknown>, answer: (request: R) => unknown): T {
   let step = engine.next();
   while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : answer(step.value));
   return step.value;
 }
 
 /** Runs an engine whose requests `answer` handles asynchronously (PostgreSQL, on its transaction's client). */
-export async function runAsync<T>(engine: Engine<T>, answer: (request: IoRequest) => Promise<unknown>): Promise<T> {
+export async function runAsync<T, R extends { kind: string }>(engine: Generator<R, T, unknown>, answer: (request: R) => Promise<unknown>): Promise<T> {
   let step = engine.next();
   while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : await answer(step.value));
   return step.value;
@@ -80,7 +104,7 @@ export function changesInPieces(changes: StoreChanges, rows: number): StoreChang
  * turn (`turn` resolves when this write may go on). The caller holds the transaction open
  * across the turns, on a connection no one else reads from.
  */
-export async function runSliced<T>(engine: Engine<T>, answer: (request: IoRequest) => unknown, turn: () => Promise<void>, sliceMs: number): Promise<T> {
+export async function runSliced<T>(engine: Sequence<T>, answer: (request: SequenceRequest) => unknown, turn: () => Promise<void>, sliceMs: number): Promise<T> {
   let since = performance.now();
   const maybeTurn = async (): Promise<void> => {
     if (performance.now() - since < sliceMs) return;

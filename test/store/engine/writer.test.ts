@@ -10,7 +10,7 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../../src/store/open.js";
+import { openStore, type Store } from "../../../src/open/open.js";
 import type { DataChange } from "../../../src/store/store.js";
 import { RAW_SERIES, type Timeframe } from "../../../src/types.js";
 import { type ArrayBars, DATABASE_URL, HOUR, MONDAY, aggregate, needsPostgres, prng, tempDir } from "../../kit/index.js";

@@ -5,12 +5,12 @@
  * timeframes itself; the store cuts non-base sources at each symbol's latest base close.
  */
 import { anchorReach, anchoredBars } from "../eval/anchor.js";
-import { trustRead } from "../eval/bars.js";
+import { trustRead } from "../bars/trust.js";
 import { windowTimes } from "../eval/history.js";
 import type { Bars, FetchSource, Instrument, Plan, Timeframe } from "../types.js";
 import { DEFAULT_LOOKBACK_CEILING, TIMEFRAME_MS } from "../types.js";
-import type { BarStore, LatestBarsRequest, SymbolBars } from "./store.js";
-import type { HotLease, HotTier } from "./hot-tier.js";
+import type { BarStore, LatestBarsRequest, SymbolBars } from "../store/store.js";
+import type { HotLease, HotTier } from "../store/hot-tier.js";
 
 /** Warmup bars fetched per source by default: the lookback ceiling. */
 export const DEFAULT_WARMUP = DEFAULT_LOOKBACK_CEILING;

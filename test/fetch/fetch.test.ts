@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
-import { fetchAnchored, fetchCount, fetchUniverse } from "../../src/store/fetch.js";
-import { SqliteStore } from "../../src/store/sqlite.js";
+import { fetchAnchored, fetchCount, fetchUniverse } from "../../src/fetch/fetch.js";
+import { SqliteStore } from "../../src/open/sqlite.js";
 import type { LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import type { Plan } from "../../src/types.js";
 import { barOpen, rampBars } from "../kit/index.js";

@@ -1,6 +1,8 @@
 /**
  * `openStore(url)`: one entry point to the stores, picking the backend by URL, so the CLI,
- * the server and embedders never name a concrete class. A path or a `file:` URL opens (and
+ * the server and embedders never name a concrete class. The composition root: the only place
+ * (with its `sqlite.ts` and `postgres.ts`) that puts the bars, the accounts, the watchlists and
+ * the alerts together, each room on the one connection or pool, with the schema of all. A path or a `file:` URL opens (and
  * creates and migrates) an SQLite file; `postgres://` or `postgresql://` connects to
  * PostgreSQL and migrates before resolving. `close()` is async on both; every caller awaits it.
  */
@@ -9,10 +11,10 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { redactUrl } from "../redact.js";
-import type { PostgresStoreOptions } from "./postgres.js";
-import type { SqliteStoreOptions } from "./sqlite.js";
+import type { PostgresStoreOptions } from "../store/postgres.js";
+import type { SqliteStoreOptions } from "../store/sqlite.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
-import type { BarStore } from "./store.js";
+import type { BarStore } from "../store/store.js";
 import type { AlertStore } from "../alerts/alerts.js";
 import { XqlDataError, messageOf } from "../errors.js";
 

@@ -1,0 +1,185 @@
+/**
+ * Everything one write does to one symbol (\`symbolTask\`): its timeframes written by the
+ * cheapest path, then its derived timeframes folded (an append) or aggregated again over the
+ * periods the write touched (\`deriveJob\`).
+ */
+import { type Timeframe, TIMEFRAMES } from "../../types.js";
+import { BarAggregator, BarColumns } from "../../sessions/aggregate.js";
+import { periodRange } from "../../sessions/periods.js";
+import type { CatalogRow, Columns, SeriesKey } from "../blocks.js";
+import { type DeriveJob, planDerivation } from "../derive.js";
+import type { Incoming, SymbolWrite } from "../store.js";
+import { TAIL_WRITE_MAX, type Task, WriteContext } from "./context.js";
+import { BlockBuilder, collect } from "./packing.js";
+import { RangeReplacer, streamSeries } from "./range.js";
+import { newRow, writeNew, dropSeries, writeTail, writeMerge } from "./series.js";
+
+/** Everything one write does to one symbol: its timeframes written, then the derived ones. */
+export function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Timeframe, CatalogRow>): Task {
+  const { market, symbol } = write;
+  const before = new Map<Timeframe, { derived: boolean }>();
+  for (const [tf, row] of rows) before.set(tf, { derived: row.derived });
+  const wholly = new Map<Timeframe, { wholly: boolean }>();
+  /** Per timeframe written: the bars are all of it (new or replaced), or they follow everything it held. */
+  const shape = new Map<Timeframe, "whole" | "append" | "merge">();
+  const incomingOf = new Map<Timeframe, Incoming>();
+  let emptied = false;
+  // Derivation planned up front: when the finest timeframe is written whole and every derived one
+  // is rebuilt wholly from it, they are all built in the one pass that writes it.
+  const planned = new Map<Timeframe, { wholly: boolean }>();
+  for (const incoming of write.incoming) {
+    if (incoming.count > 0) planned.set(incoming.timeframe, { wholly: incoming.replace || rows.get(incoming.timeframe)?.derived === true });
+  }
+  const jobs = planDerivation(before, planned);
+  const fine = jobs[0]?.fine;
+  const fineRow = fine === undefined ? undefined : rows.get(fine);
+  const onePass = fine !== undefined && jobs.every((job) => job.full) && (!fineRow || planned.get(fine)?.wholly === true);
+  const done = new Set<Timeframe>();
+  for (const incoming of [...write.incoming].sort((a, b) => TIMEFRAMES.indexOf(a.timeframe) - TIMEFRAMES.indexOf(b.timeframe))) {
+    const tf = incoming.timeframe;
+    const key: SeriesKey = { market, timeframe: tf, symbol };
+    let row = rows.get(tf);
+    if (incoming.count === 0) {
+      // Nothing to write; a replace by nothing drops the series, and what it fed is derived again.
+      if (incoming.replace && row) {
+        dropSeries(ctx, row);
+        rows.delete(tf);
+        emptied = true;
+      }
+      continue;
+    }
+    const clear = incoming.replace || row?.derived === true;
+    if (row && clear) {
+      dropSeries(ctx, row);
+      row = undefined;
+    }
+    wholly.set(tf, { wholly: clear });
+    incomingOf.set(tf, incoming);
+    ctx.written += incoming.count;
+    if (!row) {
+      shape.set(tf, "whole");
+      const derive = onePass && tf === fine ? jobs.map((job) => job.coarse) : [];
+      for (const coarse of derive) done.add(coarse);
+      const created = yield* writeNew(ctx, key, false, incoming.chunks(), derive, rows);
+      if (created) rows.set(tf, created);
+      continue;
+    }
+    shape.set(tf, incoming.lo > row.lastTime ? "append" : "merge");
+    const result =
+      incoming.count <= TAIL_WRITE_MAX && incoming.lo >= row.tail.time[0]!
+        ? yield* writeTail(ctx, row, collect(incoming.chunks(), incoming.count))
+        : yield* writeMerge(ctx, row, incoming);
+    ctx.replaced += result.ties;
+    if (result.row) rows.set(tf, result.row);
+  }
+  if (emptied) {
+    yield* rederive(ctx, market, symbol, rows);
+    return;
+  }
+  for (const job of planDerivation(before, wholly)) {
+    if (done.has(job.coarse)) continue;
+    yield* deriveJob(ctx, market, symbol, job, rows, incomingOf.get(job.fine), shape.get(job.fine));
+  }
+}
+
+/** Rebuilds one derived timeframe of a symbol after its finest timeframe was written. */
+export function* deriveJob(
+  ctx: WriteContext,
+  market: string,
+  symbol: string,
+  job: DeriveJob,
+  rows: Map<Timeframe, CatalogRow>,
+  incoming: Incoming | undefined,
+  shape: "whole" | "append" | "merge" | undefined,
+): Task {
+  const key: SeriesKey = { market, timeframe: job.coarse, symbol };
+  const fineRow = rows.get(job.fine);
+  let coarseRow = rows.get(job.coarse);
+  if (coarseRow?.derived === false) return;
+  if (!fineRow) {
+    if (coarseRow) dropSeries(ctx, coarseRow);
+    rows.delete(job.coarse);
+    return;
+  }
+  if (job.full || !coarseRow || !incoming) {
+    // Wholly: from the incoming bars when they are all the fine bars, else from the store.
+    if (coarseRow) dropSeries(ctx, coarseRow);
+    const aggregator = new BarAggregator(job.coarse, market);
+    const builder = new BlockBuilder(ctx, key);
+    const visit = (c: Columns, i: number): void => {
+      const closed = aggregator.addAt(c, i);
+      if (closed) builder.push(closed.time, closed.open, closed.high, closed.low, closed.close, closed.volume);
+    };
+    if (shape === "whole" && incoming) {
+      for (const c of incoming.chunks()) {
+        for (let i = 0; i < c.time.length; i++) visit(c, i);
+        if (ctx.full) yield [];
+      }
+    } else {
+      yield* streamSeries(fineRow, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, visit);
+    }
+    const last = aggregator.finish();
+    if (last) builder.push(last.time, last.open, last.high, last.low, last.close, last.volume);
+    const row = newRow(key, true, builder, builder.finish(true));
+    if (row) {
+      ctx.putCatalog(row);
+      rows.set(job.coarse, row);
+      ctx.touch(key, row.firstTime);
+    } else rows.delete(job.coarse);
+    return;
+  }
+  if (shape === "append" && incoming.count <= TAIL_WRITE_MAX) {
+    // The new fine bars follow every bar the coarse bars were built from: fold them into the last one.
+    const aggregator = new BarAggregator(job.coarse, market);
+    const t = coarseRow.tail;
+    const n = t.time.length - 1;
+    aggregator.resume({ time: t.time[n]!, open: t.open[n]!, high: t.high[n]!, low: t.low[n]!, close: t.close[n]!, volume: t.volume[n]! });
+    // Usually one bar comes out (the last one, still open): columns of exactly that, no views.
+    const out = new BarColumns(1);
+    for (const c of incoming.chunks()) {
+      for (let i = 0; i < c.time.length; i++) {
+        const closed = aggregator.addAt(c, i);
+        if (closed) out.pushBar(closed);
+      }
+    }
+    out.pushBar(aggregator.finish()!);
+    const bars = out.bars();
+    const result = yield* writeTail(ctx, coarseRow, bars);
+    if (result.row) rows.set(job.coarse, result.row);
+    return;
+  }
+  // The periods the fine span touched, aggregated again from every fine bar they gather.
+  const first = periodRange(incoming.lo, job.coarse, market);
+  const last = periodRange(incoming.hi, job.coarse, market);
+  const replacer = new RangeReplacer(ctx, coarseRow, first.start, last.start);
+  yield* replacer.begin();
+  const aggregator = new BarAggregator(job.coarse, market);
+  yield* streamSeries(fineRow, first.from, last.to, (c, i) => {
+    const closed = aggregator.addAt(c, i);
+    if (closed) replacer.push(closed.time, closed.open, closed.high, closed.low, closed.close, closed.volume);
+  });
+  const final = aggregator.finish();
+  if (final) replacer.push(final.time, final.open, final.high, final.low, final.close, final.volume);
+  coarseRow = yield* replacer.end();
+  if (coarseRow) rows.set(job.coarse, coarseRow);
+  else rows.delete(job.coarse);
+}
+
+/** Derives every derived timeframe of one symbol again, wholly, from its finest imported timeframe (or drops them). */
+export function* rederive(ctx: WriteContext, market: string, symbol: string, rows: Map<Timeframe, CatalogRow>): Task {
+  const imported = TIMEFRAMES.filter((tf) => rows.get(tf)?.derived === false);
+  const fine = imported[0];
+  for (const tf of TIMEFRAMES) {
+    const row = rows.get(tf);
+    if (!row?.derived) continue;
+    if (fine === undefined || TIMEFRAMES.indexOf(tf) < TIMEFRAMES.indexOf(fine)) {
+      dropSeries(ctx, row);
+      rows.delete(tf);
+    }
+  }
+  if (fine === undefined) return;
+  for (const coarse of TIMEFRAMES.slice(TIMEFRAMES.indexOf(fine) + 1)) {
+    if (rows.get(coarse)?.derived === false) continue;
+    yield* deriveJob(ctx, market, symbol, { fine, coarse, full: true }, rows, undefined, undefined);
+  }
+}

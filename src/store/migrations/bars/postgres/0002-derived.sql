@@ -1,0 +1,2 @@
+-- derived timeframes: series.derived marks bars built from the finest imported timeframe
+ALTER TABLE series ADD COLUMN derived integer NOT NULL DEFAULT 0;
