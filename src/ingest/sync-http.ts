@@ -15,6 +15,7 @@
  *   whatever it was waiting on; the pages already answered are still written.
  * - Requests of one source start at most `perSecond` a second (OANDA: 120 per address).
  */
+import { setMaxListeners } from "node:events";
 import { redactUrl } from "../redact.js";
 import { type Clock, systemClock } from "../clock.js";
 import { XqlDataError, messageOf } from "../errors.js";
@@ -143,6 +144,9 @@ export class FeedClient {
     this.stop = options.stop ?? new AbortController().signal;
     const hard = new AbortController();
     this.hardStop = hard.signal;
+    // Every request in flight listens on it until it ends (boundedFetch removes its listener):
+    // a batch of requests is many at once, which is not the leak Node's warning is about.
+    setMaxListeners(0, hard.signal);
     const grace = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     const onStop = (): void => {
       // Wall time, not the clock's: the grace bounds how long the process lingers after Ctrl-C.

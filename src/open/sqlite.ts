@@ -23,7 +23,7 @@ export const SQLITE_ROOMS: readonly SqliteRoom[] = [...SQLITE_BAR_ROOMS, ACCOUNT
 export interface SqliteStore extends KeyStore, QuotaStore, WatchlistStore {}
 
 /**
- * Bars ({@link SqliteBarStore}), keys and quota counters, watchlists and alerts on one SQLite
+ * Bars (`SqliteBarStore`), keys and quota counters, watchlists and alerts on one SQLite
  * file. Calls run synchronously inside better-sqlite3 and resolve at once; a closed or
  * broken database rejects.
  */

@@ -32,6 +32,7 @@ export abstract class EngineStore {
   /** The markets holding bars of `symbol`, sorted. */
   protected abstract marketsOf(symbol: string): Promise<string[]>;
 
+  /** Inserts or replaces bars in one transaction, all or nothing (`BarStore.upsertBars`). */
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
     for (const batch of batches) {
       if (!isTimeframe(batch.timeframe)) throw new XqlDataError("store-timeframe", { timeframe: String(batch.timeframe) });

@@ -103,7 +103,7 @@ function packLegacyRows(db: Database.Database): void {
   }
 }
 
-/** Options of the {@link SqliteBarStore} constructor. */
+/** Options of the `SqliteBarStore` constructor. */
 export interface SqliteStoreOptions {
   /** Open without writing: no migrations, no writes. */
   readonly?: boolean;
@@ -114,7 +114,7 @@ export interface SqliteStoreOptions {
    * quota file's lock, in ms, polling without blocking the event loop. Default 1000.
    */
   requestBusyMs?: number;
-  /** How often {@link SqliteBarStore.watch} looks for other connections' writes, in ms. Default 200. */
+  /** How often `SqliteBarStore.watch` looks for other connections' writes, in ms. Default 200. */
   watchIntervalMs?: number;
 }
 
@@ -192,7 +192,7 @@ export class SqliteBarStore extends EngineStore implements BarStore {
     if (this.db.open) this.db.close();
   }
 
-  /** True while the connection is open; false after {@link SqliteBarStore.close}. */
+  /** True while the connection is open; false after `close`. */
   get open(): boolean {
     return this.db.open;
   }

@@ -297,7 +297,7 @@ export interface QueryOptions {
    * The symbols a `symbols = [...]` setting lists, 1 to 8 distinct ones of these (your
    * universe's, and some it lacks, to screen both). Default: generated symbols, mostly like
    * `EURUSD`, some with spaces, quotes and backslashes inside (escaped in the text), and
-   * sometimes {@link MAX_SYMBOLS} of them. `[]`: never a `symbols` setting.
+   * sometimes the most a query may list (1,000) of them. `[]`: never a `symbols` setting.
    */
   readonly symbols?: readonly string[];
   /**
