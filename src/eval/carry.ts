@@ -84,7 +84,7 @@ export function carryLayout(program: Program): CarryLayout {
 /** What the evaluation of one symbol's last bar left, to take its next bar in a step. */
 export interface SymbolCarry {
   /** The anchors of the pass, per frame (plan order). */
-  readonly anchors: readonly number[];
+  anchors: readonly number[];
   /** Per carried slot: the first and one past the last bar (frame index) of the values kept. */
   readonly lo: Int32Array;
   readonly hi: Int32Array;
@@ -92,7 +92,7 @@ export interface SymbolCarry {
   readonly frameHi: Int32Array;
   readonly frameTime: Float64Array;
   /** The kept values of every carried slot, then the kernel states, in layout order. */
-  readonly data: Float64Array;
+  data: Float64Array;
 }
 
 /**
@@ -135,7 +135,15 @@ export function saveCarry(program: Program, anchors: readonly number[], previous
   }
   const frameTime = previous?.frameTime.length === frames.length ? previous.frameTime : new Float64Array(frames.length);
   for (let f = 0; f < frames.length; f++) frameTime[f] = frameHi[f]! > 0 ? Number(frames[f]!.bars.time[frameHi[f]! - 1]) : Number.NaN;
-  return { anchors: previous !== undefined && sameAnchors(previous.anchors, anchors) ? previous.anchors : anchors.slice(), lo, hi, frameHi, frameTime, data };
+  const kept = previous !== undefined && sameAnchors(previous.anchors, anchors) ? previous.anchors : anchors.slice();
+  // The symbol's previous pass is overwritten in place when it has the shape (every bar of an
+  // alert round saves one per screen and symbol: no object made for it).
+  if (previous !== undefined && previous.lo === lo && previous.hi === hi && previous.frameHi === frameHi && previous.frameTime === frameTime) {
+    previous.anchors = kept;
+    previous.data = data;
+    return previous;
+  }
+  return { anchors: kept, lo, hi, frameHi, frameTime, data };
 }
 
 /**

@@ -175,6 +175,7 @@ export function* historySteps(
   };
 
   const anchors: number[] = [];
+  const passAnchors: number[] = [];
   const whole: Bars[] = [];
   const screenCarry: ScreenCarry | undefined = anchored?.carry?.store.screen(anchored.carry.key, program);
   program.carrying = screenCarry !== undefined;
@@ -254,7 +255,11 @@ export function* historySteps(
     let t = first;
     while (t < length) {
       anchorsAt(frames, program.market, program.baseTimeframe, Number(wholeTime[t]), anchors);
-      const group = anchors.slice();
+      // This pass's anchors, copied into a buffer kept across passes (one pass per instrument
+      // and screen in an alert round: no array made per pass).
+      const group = passAnchors;
+      group.length = anchors.length;
+      for (let k = 0; k < anchors.length; k++) group[k] = anchors[k]!;
       let end = t + 1;
       while (end < length && !anchorsAt(frames, program.market, program.baseTimeframe, Number(wholeTime[end]), anchors)) end++;
       // `anchors` now holds the next pass's (or is past the end): this pass's are `group`.
