@@ -272,3 +272,15 @@ export const MIN_WARMUP = 300;
 
 /** The largest warm-up a source may ask for when {@link XqlOptions.warmupCeiling} is not given. */
 export const DEFAULT_WARMUP_CEILING = 5000;
+
+/** A series a store write changed (`BarStore.changesSince`, `DataChange.touched`): its bars opening at or after `from` may differ (−Infinity: any of them, or the series is gone). */
+export interface TouchedSeries {
+  /** The market, in its stored spelling. */
+  market: string;
+  /** The timeframe; derived timeframes a write rebuilt are listed too. */
+  timeframe: Timeframe;
+  /** The symbol. */
+  symbol: string;
+  /** Open time (UTC ms) of the earliest bar that may have changed; −Infinity: any bar, or the series is gone. */
+  from: number;
+}

@@ -18,16 +18,7 @@
  * change records: `CarryStore.invalidate`), or a bar shifting its index (checked: the time of
  * every frame's last bar read is kept and compared).
  */
-import type { Timeframe } from "../types.js";
-
-/** A series a write changed (the store's `TouchedSeries`): its bars opening at or after `from` may differ. */
-export interface TouchedSeries {
-  readonly market: string;
-  readonly timeframe: Timeframe;
-  readonly symbol: string;
-  /** −Infinity: any bar, or the series is gone. */
-  readonly from: number;
-}
+import type { Timeframe, TouchedSeries } from "../types.js";
 
 /**
  * What carried passes read of a bar store: its data version and the series changed since one
@@ -36,7 +27,7 @@ export interface TouchedSeries {
  */
 export interface ChangeLog {
   dataVersion(): Promise<number>;
-  changesSince?(version: number): Promise<{ readonly touched: readonly TouchedSeries[] | null }>;
+  changesSince(version: number): Promise<{ readonly touched: readonly TouchedSeries[] | null }>;
 }
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
@@ -248,14 +239,15 @@ export class CarryStore {
 
   /**
    * Before a round reads its bars: drops the passes the writes since the last round changed.
-   * A store that cannot tell what changed drops them all.
+   * When the store's change log no longer reaches back that far (it keeps the latest writes
+   * only), it cannot tell: every pass is dropped.
    */
   async invalidate(store: ChangeLog): Promise<void> {
     const version = await store.dataVersion();
     const since = this.version;
     this.version = version;
     if (since === undefined || since === version || this.screens.size === 0) return;
-    const changes = store.changesSince ? await store.changesSince(since) : { touched: null };
+    const changes = await store.changesSince(since);
     if (changes.touched === null) {
       for (const screen of this.screens.values()) screen.symbols.clear();
       return;

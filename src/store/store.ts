@@ -4,10 +4,14 @@
  * embedded SQLite one (`./sqlite.ts`) without touching a route. Every method returns a
  * Promise so networked backends fit; the embedded store simply resolves at once.
  */
-import type { Bars, RawSeries, Timeframe } from "../types.js";
+import type { Bars, RawSeries, Timeframe, TouchedSeries } from "../types.js";
 import type { Columns } from "./blocks.js";
 import type { SeriesClaim } from "./series-owners.js";
 import { XqlDataError } from "../errors.js";
+
+// What a write changed is read by the store and, through its change log, by the evaluator's
+// carried passes (src/eval/carry.ts): defined once in src/types.ts, below both.
+export type { TouchedSeries };
 
 /** One symbol's bars at one timeframe, oldest first. */
 export interface SymbolBars {
@@ -147,18 +151,6 @@ export interface WriteResult {
   symbols: number;
   /** The store's data version after the write. */
   version: number;
-}
-
-/** A series a write changed: its bars opening at or after `from` may differ (−Infinity: any of them, or the series is gone). */
-export interface TouchedSeries {
-  /** The market, in its stored spelling. */
-  market: string;
-  /** The timeframe; derived timeframes a write rebuilt are listed too. */
-  timeframe: Timeframe;
-  /** The symbol. */
-  symbol: string;
-  /** Open time (UTC ms) of the earliest bar that may have changed; −Infinity: any bar, or the series is gone. */
-  from: number;
 }
 
 /** A committed write of bars, as told to {@link BarStore.watch} listeners. */
