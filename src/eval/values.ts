@@ -32,8 +32,6 @@ export function values(program: Program, slot: Slot, from: number, to: number): 
     const lo = slot.lo;
     const hi = slot.hi;
     if (from >= lo && to <= hi) return slot.view ?? slot.buffer;
-    // A restored pass holds only the slots' tails: what lies before them was not given back.
-    if (program.restored && from < slot.floor) throw CARRY_MISS;
     if (from <= hi && to >= lo) {
       // Overlapping what is already computed: compute only the bars missing on either side.
       // Each value is a function of the bars alone (see below), so the parts join exactly.
@@ -57,6 +55,8 @@ export function values(program: Program, slot: Slot, from: number, to: number): 
  */
 function computeRange(program: Program, slot: Slot, from: number, to: number): number {
   const frame = slot.frame;
+  // A restored pass holds only the slots' tails: what lies before them was not given back
+  // (every computation, of a range apart or of the bars missing on either side, starts here).
   if (program.restored && from < slot.floor) throw CARRY_MISS;
   // A carried kernel state positioned at `from` takes the range in steps from there.
   const resuming = resumesAt(program, slot, from, to);
