@@ -91,16 +91,18 @@ export interface SymbolCarry {
  * pass with `carrying` set), or returns undefined when it cannot be carried: a slot was not
  * computed, or a kernel state is not positioned at its slot's last bar (a recursion still
  * before its seed starts over from the first bar, which a carried pass does not hold).
- * `previous` is reused when it has the same size.
  */
 export function saveCarry(program: Program, anchors: readonly number[], previous: SymbolCarry | undefined): SymbolCarry | undefined {
   const layout = carryLayout(program);
   const { slots, widths } = layout;
   const frames = program.frames;
   let size = 0;
-  const lo = previous?.lo.length === slots.length ? previous.lo : new Int32Array(slots.length);
-  const hi = previous?.hi.length === slots.length ? previous.hi : new Int32Array(slots.length);
-  const frameHi = previous?.frameHi.length === frames.length ? previous.frameHi : new Int32Array(frames.length);
+  // The symbol's previous pass is overwritten in place when it has this program's layout (every
+  // bar of an alert round saves one per screen and symbol: no object made for it).
+  const reuse = previous !== undefined && previous.lo.length === slots.length && previous.frameHi.length === frames.length ? previous : undefined;
+  const lo = reuse?.lo ?? new Int32Array(slots.length);
+  const hi = reuse?.hi ?? new Int32Array(slots.length);
+  const frameHi = reuse?.frameHi ?? new Int32Array(frames.length);
   frameHi.fill(0);
   for (let k = 0; k < slots.length; k++) {
     const slot = slots[k]!;
@@ -113,7 +115,7 @@ export function saveCarry(program: Program, anchors: readonly number[], previous
     const f = layout.frames[k]!;
     if (slot.hi > frameHi[f]!) frameHi[f] = slot.hi;
   }
-  const data = previous?.data.length === size ? previous.data : new Float64Array(size);
+  const data = reuse?.data.length === size ? reuse.data : new Float64Array(size);
   let at = 0;
   for (let k = 0; k < slots.length; k++) {
     const buffer = slots[k]!.buffer;
@@ -124,17 +126,12 @@ export function saveCarry(program: Program, anchors: readonly number[], previous
     if (state === undefined) continue;
     for (let i = 0; i < state.length; i++) data[at++] = state[i]!;
   }
-  const frameTime = previous?.frameTime.length === frames.length ? previous.frameTime : new Float64Array(frames.length);
+  const frameTime = reuse?.frameTime ?? new Float64Array(frames.length);
   for (let f = 0; f < frames.length; f++) frameTime[f] = frameHi[f]! > 0 ? Number(frames[f]!.bars.time[frameHi[f]! - 1]) : Number.NaN;
-  const kept = previous !== undefined && sameAnchors(previous.anchors, anchors) ? previous.anchors : anchors.slice();
-  // The symbol's previous pass is overwritten in place when it has the shape (every bar of an
-  // alert round saves one per screen and symbol: no object made for it).
-  if (previous !== undefined && previous.lo === lo && previous.hi === hi && previous.frameHi === frameHi && previous.frameTime === frameTime) {
-    previous.anchors = kept;
-    previous.data = data;
-    return previous;
-  }
-  return { anchors: kept, lo, hi, frameHi, frameTime, data };
+  if (reuse === undefined) return { anchors: anchors.slice(), lo, hi, frameHi, frameTime, data };
+  if (!sameAnchors(reuse.anchors, anchors)) reuse.anchors = anchors.slice();
+  reuse.data = data;
+  return reuse;
 }
 
 /**
