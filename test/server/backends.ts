@@ -8,7 +8,6 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
 import type { KeyStore, QuotaStore, Tier } from "../../src/accounts/accounts.js";
-import { issueApiKey } from "../../src/accounts/keys.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
 import { RedisQuotaStore } from "../../src/accounts/redis.js";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
@@ -17,8 +16,7 @@ import { SqliteStore } from "../../src/open/sqlite.js";
 import { join } from "node:path";
 import { DATABASE_URL, REDIS_URL, TestClock, WITHOUT_POSTGRES, WITHOUT_SERVICES, describeUnless, tempDir } from "../kit/index.js";
 import { freshDatabase, freshPrefix } from "../scale/helpers.js";
-import { NOW, seedSmallUniverse } from "./helpers.js";
-import { checkedFetch } from "./openapi-check.js";
+import { NOW, listenOnLoopback, seedSmallUniverse } from "./helpers.js";
 
 /** A server on loopback over one backend, seeded with the small universe. */
 export interface Served {
@@ -74,23 +72,13 @@ async function served(
   dispose: () => void = () => undefined,
 ): Promise<Served> {
   const { keys, quota } = stores;
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
-  const url = `http://127.0.0.1:${address.port}`;
-  const auth = (key?: string): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
+  const client = await listenOnLoopback(app, keys, clock);
   return {
-    url,
+    ...client,
     app,
     clock,
     keys,
     quota,
-    async key(tier: Tier = "free", accountId?: string) {
-      const issued = await issueApiKey(keys, { tier: accountId ? undefined : tier, accountId, now: clock.now() });
-      return { key: issued.key, accountId: issued.record.accountId };
-    },
-    post: (path, body, key, headers = {}) => checkedFetch(url + path, { method: "POST", body, headers: { ...auth(key), ...headers } }),
-    get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
     async stop() {
       await close();
       dispose();

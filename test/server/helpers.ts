@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { issueApiKey } from "../../src/accounts/keys.js";
-import type { Tier } from "../../src/accounts/accounts.js";
+import type { KeyStore, Tier } from "../../src/accounts/accounts.js";
 import type { BarStore, LatestBarsRequest, SymbolBars } from "../../src/store/store.js";
 import { TestClock, barOpen, rampBars, tempDir } from "../kit/index.js";
 import { checkedFetch } from "./openapi-check.js";
@@ -54,6 +54,31 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** What a test asks of a listening service: its address, keys issued in its key store, and requests. */
+export type LoopbackClient = Pick<Running, "url" | "key" | "post" | "get">;
+
+/**
+ * Listens with `app` on 127.0.0.1 and a free port, and the client a test talks to it with: keys
+ * issued in `keys` at the clock's time, POSTs and GETs with the key as a Bearer token (every
+ * answer checked against the OpenAPI document).
+ */
+export async function listenOnLoopback(app: FastifyInstance, keys: KeyStore, clock: { now(): number }): Promise<LoopbackClient> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const url = `http://127.0.0.1:${address.port}`;
+  const auth = (key?: string): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
+  return {
+    url,
+    async key(tier: Tier = "free", accountId?: string) {
+      const issued = await issueApiKey(keys, { tier: accountId ? undefined : tier, accountId, now: clock.now() });
+      return { key: issued.key, accountId: issued.record.accountId };
+    },
+    post: (path, body, key, headers = {}) => checkedFetch(url + path, { method: "POST", body, headers: { ...auth(key), ...headers } }),
+    get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
+  };
+}
+
 /** Starts a server on 127.0.0.1 and a free port, over a fresh (or the given) database file. */
 export async function startServer(
   options: Partial<ServerOptions> & { file?: string; dir?: string; seed?: boolean } = {},
@@ -65,25 +90,14 @@ export async function startServer(
   if (options.seed !== false && (await store.barCount()) === 0) await seedSmallUniverse(store);
   const clock = options.clock instanceof TestClock ? options.clock : new TestClock(NOW);
   const app = createServer({ store, clock, ...options });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
-  const url = `http://127.0.0.1:${address.port}`;
-  const auth = (key?: string): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
+  const client = await listenOnLoopback(app, store, clock);
   return {
-    url,
+    ...client,
     app,
     store,
     file,
     dir,
     clock,
-    async key(tier: Tier = "free", accountId?: string) {
-      const issued = await issueApiKey(store, { tier: accountId ? undefined : tier, accountId, now: clock.now() });
-      return { key: issued.key, accountId: issued.record.accountId };
-    },
-    post: (path, body, key, headers = {}) =>
-      checkedFetch(url + path, { method: "POST", body, headers: { ...auth(key), ...headers } }),
-    get: (path, key) => checkedFetch(url + path, { headers: auth(key) }),
     async stop() {
       await app.close();
       await store.close();
