@@ -17,7 +17,7 @@ import { RedisQuotaStore } from "../../src/accounts/redis.js";
 import { quotaFileOf } from "../../src/accounts/sqlite.js";
 import { openStore, type Store } from "../../src/open/open.js";
 import { DATABASE_URL, REDIS_URL, describeUnless, needsPostgres, tempDir, WITHOUT_SERVICES } from "../kit/index.js";
-import { freshDatabase, freshPrefix } from "../scale/helpers.js";
+import { freshPostgresStores, freshPrefix } from "../scale/helpers.js";
 
 const NOW = Date.UTC(2026, 10, 20, 13, 25);
 const DAY = "2026-11-20";
@@ -174,22 +174,8 @@ describe("the quota file of a SQLite store", () => {
 });
 
 needsPostgres("keys and quota on PostgreSQL", () => {
-  const drops: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const drop of drops) await drop();
-  });
-  const urls = new Map<Store, string>();
-  keysAndQuota(
-    "PostgreSQL",
-    async () => {
-      const fresh = await freshDatabase(DATABASE_URL!);
-      drops.push(fresh.drop);
-      const store = await openStore(fresh.url);
-      urls.set(store, fresh.url);
-      return store;
-    },
-    (store) => openStore(urls.get(store)!),
-  );
+  const stores = freshPostgresStores(DATABASE_URL!);
+  keysAndQuota("PostgreSQL", stores.open, stores.reopen);
 });
 
 describeUnless(WITHOUT_SERVICES, "quota in Redis", () => {

@@ -8,6 +8,8 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { afterAll } from "vitest";
+import { openStore, type Store } from "../../src/open/open.js";
 import type { FastifyInstance } from "fastify";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
 import { FallbackKeyStore } from "../../src/accounts/key-fallback.js";
@@ -61,6 +63,29 @@ export async function freshDatabase(url: string): Promise<{ url: string; drop: (
         await client.end();
       }
     },
+  };
+}
+
+/**
+ * Stores each on a fresh PostgreSQL database of `url`, for a suite (call it in the suite's body:
+ * the databases are dropped after it), and a second connection to any of them (opened with the
+ * URL and password the first was).
+ */
+export function freshPostgresStores(url: string): { open: () => Promise<Store>; reopen: (store: Store) => Promise<Store> } {
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const drop of drops) await drop();
+  });
+  const urls = new Map<Store, string>();
+  return {
+    async open() {
+      const fresh = await freshDatabase(url);
+      drops.push(fresh.drop);
+      const store = await openStore(fresh.url);
+      urls.set(store, fresh.url);
+      return store;
+    },
+    reopen: (store) => openStore(urls.get(store)!),
   };
 }
 
