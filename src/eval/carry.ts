@@ -41,6 +41,15 @@ export interface CarryLayout {
   readonly frames: Int32Array;
   /** The program's shape (its slots' kinds and constants): a saved pass is restored only into the same shape. */
   readonly shape: string;
+  /**
+   * A symbol's row in its screen's passes (`ScreenCarry.rows`): per frame its anchor, then per
+   * frame the open time of the last bar read, then each carried slot's tail (its `widths[k]`
+   * values up to its last bar, the latest last), then the kernel states.
+   */
+  readonly rowSize: number;
+  /** Per carried slot: where its tail starts in a row, and where its state starts (−1: none). */
+  readonly tailAt: Int32Array;
+  readonly stateAt: Int32Array;
 }
 
 const layouts = new WeakMap<Program, CarryLayout>();
@@ -67,149 +76,232 @@ export function carryLayout(program: Program): CarryLayout {
   const frames = new Int32Array(slots.map((s) => program.frames.indexOf(s.frame)));
   // The slots' IR ids (one per distinct subexpression) with their kinds: the same for every compile of the same text.
   const shape = slots.map((s) => `${s.node.id}:${s.node.op}:${s.node.op === "call" ? `${s.node.fn.name}(${s.node.consts.join(",")})` : ""}@${s.timeframe}`).join(";");
-  layout = { slots, widths, frames, shape };
-  layouts.set(program, layout);
-  return layout;
-}
-
-/** What the evaluation of one symbol's last bar left, to take its next bar in a step. */
-export interface SymbolCarry {
-  /** The anchors of the pass, per frame (plan order). */
-  anchors: readonly number[];
-  /** Per carried slot: the first and one past the last bar (frame index) of the values kept. */
-  readonly lo: Int32Array;
-  readonly hi: Int32Array;
-  /** Per frame: one past the last bar read (0 when none), and that bar's open time. */
-  readonly frameHi: Int32Array;
-  readonly frameTime: Float64Array;
-  /** The kept values of every carried slot, then the kernel states, in layout order. */
-  data: Float64Array;
-}
-
-/**
- * Saves what the program holds for the instrument just evaluated (its slots computed over the
- * pass with `carrying` set), or returns undefined when it cannot be carried: a slot was not
- * computed, or a kernel state is not positioned at its slot's last bar (a recursion still
- * before its seed starts over from the first bar, which a carried pass does not hold).
- */
-export function saveCarry(program: Program, anchors: readonly number[], previous: SymbolCarry | undefined): SymbolCarry | undefined {
-  const layout = carryLayout(program);
-  const { slots, widths } = layout;
-  const frames = program.frames;
-  let size = 0;
-  // The symbol's previous pass is overwritten in place when it has this program's layout (every
-  // bar of an alert round saves one per screen and symbol: no object made for it).
-  const reuse = previous !== undefined && previous.lo.length === slots.length && previous.frameHi.length === frames.length ? previous : undefined;
-  const lo = reuse?.lo ?? new Int32Array(slots.length);
-  const hi = reuse?.hi ?? new Int32Array(slots.length);
-  const frameHi = reuse?.frameHi ?? new Int32Array(frames.length);
-  frameHi.fill(0);
+  const tailAt = new Int32Array(slots.length);
+  const stateAt = new Int32Array(slots.length).fill(-1);
+  let at = 2 * program.frames.length;
   for (let k = 0; k < slots.length; k++) {
-    const slot = slots[k]!;
-    if (slot.epoch !== program.epoch || slot.view !== undefined) return undefined;
-    if (slot.state !== undefined && slot.state[0] !== slot.hi) return undefined;
-    const from = Math.max(slot.lo, slot.hi - widths[k]!);
-    lo[k] = from;
-    hi[k] = slot.hi;
-    size += slot.hi - from + (slot.state?.length ?? 0);
-    const f = layout.frames[k]!;
-    if (slot.hi > frameHi[f]!) frameHi[f] = slot.hi;
-  }
-  const data = reuse?.data.length === size ? reuse.data : new Float64Array(size);
-  let at = 0;
-  for (let k = 0; k < slots.length; k++) {
-    const buffer = slots[k]!.buffer;
-    for (let i = lo[k]!, end = hi[k]!; i < end; i++) data[at++] = buffer[i]!;
+    tailAt[k] = at;
+    at += widths[k]!;
   }
   for (let k = 0; k < slots.length; k++) {
     const state = slots[k]!.state;
     if (state === undefined) continue;
-    for (let i = 0; i < state.length; i++) data[at++] = state[i]!;
+    stateAt[k] = at;
+    at += state.length;
   }
-  const frameTime = reuse?.frameTime ?? new Float64Array(frames.length);
-  for (let f = 0; f < frames.length; f++) frameTime[f] = frameHi[f]! > 0 ? Number(frames[f]!.bars.time[frameHi[f]! - 1]) : Number.NaN;
-  if (reuse === undefined) return { anchors: anchors.slice(), lo, hi, frameHi, frameTime, data };
-  if (!sameAnchors(reuse.anchors, anchors)) reuse.anchors = anchors.slice();
-  reuse.data = data;
-  return reuse;
+  layout = { slots, widths, frames, shape, rowSize: at, tailAt, stateAt };
+  layouts.set(program, layout);
+  return layout;
 }
 
 /**
- * Gives the program back a saved pass for the instrument attached (frames narrowed to
- * `anchors`), to take its base bars from `next` on: true when it was restored (the program is
- * then `restored`), false when the saved pass does not continue here — other anchors, another
- * position, or bars that moved under it.
+ * Saves what the program holds for the instrument just evaluated (its slots computed over the
+ * pass with `carrying` set) as `symbol`'s pass in `screen`; false, and the symbol's pass
+ * forgotten, when it cannot be carried: a slot was not computed, or a kernel state is not
+ * positioned at its slot's last bar (a recursion still before its seed starts over from the
+ * first bar, which a carried pass does not hold).
  */
-export function restoreCarry(program: Program, saved: SymbolCarry, anchors: readonly number[], next: number): boolean {
+export function saveCarry(program: Program, anchors: readonly number[], screen: ScreenCarry, symbol: string): boolean {
   const layout = carryLayout(program);
-  const { slots } = layout;
-  const frames = program.frames;
-  if (!sameAnchors(saved.anchors, anchors) || saved.lo.length !== slots.length) return false;
-  if (saved.frameHi[0] !== next) return false;
-  for (let f = 0; f < frames.length; f++) {
-    const h = saved.frameHi[f]!;
-    if (h === 0) continue;
-    const frame = frames[f]!;
-    if (h > frame.length || Number(frame.bars.time[h - 1]) !== saved.frameTime[f]) return false;
-  }
-  // Only the carried slots are given a floor: the others (raw series, constants) are read again from the bars.
-  const data = saved.data;
-  let at = 0;
+  const { slots, widths, tailAt, stateAt } = layout;
   for (let k = 0; k < slots.length; k++) {
     const slot = slots[k]!;
-    const lo = saved.lo[k]!;
-    const hi = saved.hi[k]!;
+    if (slot.epoch !== program.epoch || slot.view !== undefined || (slot.state !== undefined && slot.state[0] !== slot.hi)) {
+      screen.forget(symbol);
+      return false;
+    }
+  }
+  const frames = program.frames;
+  const F = frames.length;
+  const S = slots.length;
+  const lane = screen.laneFor(symbol);
+  const rows = screen.rows;
+  const r = lane * layout.rowSize;
+  const frameHi = screen.frameHi;
+  for (let f = 0; f < F; f++) frameHi[lane * F + f] = 0;
+  let full = 1;
+  for (let k = 0; k < S; k++) {
+    const slot = slots[k]!;
+    const w = widths[k]!;
+    const hi = slot.hi;
+    const from = Math.max(slot.lo, hi - w);
+    if (hi - from !== w) full = 0;
+    screen.lo[lane * S + k] = from;
+    screen.hi[lane * S + k] = hi;
+    // Right-aligned: the value at bar i sits at tailAt + i − (hi − w).
+    const base = r + tailAt[k]! - (hi - w);
+    const buffer = slot.buffer;
+    for (let i = from; i < hi; i++) rows[base + i] = buffer[i]!;
+    const f = layout.frames[k]!;
+    if (hi > frameHi[lane * F + f]!) frameHi[lane * F + f] = hi;
+    const state = slot.state;
+    if (state !== undefined) for (let i = 0, at = r + stateAt[k]!; i < state.length; i++) rows[at + i] = state[i]!;
+  }
+  for (let f = 0; f < F; f++) {
+    const h = frameHi[lane * F + f]!;
+    rows[r + f] = anchors[f]!;
+    rows[r + F + f] = h > 0 ? Number(frames[f]!.bars.time[h - 1]) : Number.NaN;
+    if (h > 0 && rows[r + F + f]! > screen.newest[f]!) screen.newest[f] = rows[r + F + f]!;
+  }
+  screen.full[lane] = full;
+  screen.live[lane] = 1;
+  return true;
+}
+
+/**
+ * Gives the program back `symbol`'s saved pass for the instrument attached (frames narrowed to
+ * `anchors`), to take its base bars from `next` on: true when it was restored (the program is
+ * then `restored`), false when there is none or it does not continue here — other anchors,
+ * another position, or bars that moved under it.
+ */
+export function restoreCarry(program: Program, screen: ScreenCarry, symbol: string, anchors: readonly number[], next: number): boolean {
+  const lane = screen.lane(symbol);
+  if (lane < 0) return false;
+  const layout = carryLayout(program);
+  const { slots, widths, tailAt, stateAt } = layout;
+  const frames = program.frames;
+  const F = frames.length;
+  const S = slots.length;
+  const rows = screen.rows;
+  const r = lane * layout.rowSize;
+  if (anchors.length !== F) return false;
+  for (let f = 0; f < F; f++) if (rows[r + f] !== anchors[f]) return false;
+  if (screen.frameHi[lane * F] !== next) return false;
+  for (let f = 0; f < F; f++) {
+    const h = screen.frameHi[lane * F + f]!;
+    if (h === 0) continue;
+    const frame = frames[f]!;
+    if (h > frame.length || Number(frame.bars.time[h - 1]) !== rows[r + F + f]) return false;
+  }
+  // Only the carried slots are given a floor: the others (raw series, constants) are read again from the bars.
+  for (let k = 0; k < S; k++) {
+    const slot = slots[k]!;
+    const lo = screen.lo[lane * S + k]!;
+    const hi = screen.hi[lane * S + k]!;
     const length = slot.frame.length;
     if (slot.buffer.length < length) slot.buffer = new Float64Array(Math.max(length, slot.buffer.length * 2));
     const buffer = slot.buffer;
-    for (let i = lo; i < hi; i++) buffer[i] = data[at++]!;
+    const base = r + tailAt[k]! - (hi - widths[k]!);
+    for (let i = lo; i < hi; i++) buffer[i] = rows[base + i]!;
     slot.view = undefined;
     slot.epoch = program.epoch;
     slot.lo = lo;
     slot.hi = hi;
     slot.floor = lo;
-  }
-  for (let k = 0; k < slots.length; k++) {
-    const state = slots[k]!.state;
-    if (state === undefined) continue;
-    for (let i = 0; i < state.length; i++) state[i] = data[at++]!;
+    const state = slot.state;
+    if (state !== undefined) for (let i = 0, at = r + stateAt[k]!; i < state.length; i++) state[i] = rows[at + i]!;
   }
   program.restored = true;
   return true;
 }
 
-function sameAnchors(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
-/** One screen's carried passes, by symbol. */
+/**
+ * One screen's carried passes, a row per symbol (a lane) in arrays shared by all of them, so
+ * that a round stepping the screen across symbols (round.ts) reads them in order: the rows
+ * (anchors, times, tails, states: `CarryLayout.rowSize` values each), the frames' and slots'
+ * positions. A symbol keeps its lane while the screen is followed; its pass is live or not.
+ */
 export class ScreenCarry {
-  readonly symbols = new Map<string, SymbolCarry>();
+  private readonly lanes = new Map<string, number>();
+  /** Lanes assigned so far (live or not). */
+  count = 0;
+  rows: Float64Array;
+  /** Per lane and frame: one past the last bar read (0 when none). */
+  frameHi: Int32Array;
+  /** Per lane and carried slot: the bars (frame indices) of the values its tail holds, [lo, hi). */
+  lo: Int32Array;
+  hi: Int32Array;
+  /** Per lane: 1 when it holds a pass. */
+  live: Uint8Array;
+  /** Per lane: 1 when every tail holds its full width (a pass at least that long). */
+  full: Uint8Array;
   /** The market, upper case, as writes are compared with it. */
   private readonly upper: string;
   /** Per frame: the latest bar time any saved pass read (a write after it changes none of them). */
   readonly newest: Float64Array;
-  /** Passes taken on in steps from a saved one, and passes evaluated from their anchor, so far. */
+  /** Passes taken on in steps from a saved one, passes evaluated from their anchor, and bars stepped across symbols (round.ts), so far. */
   restored = 0;
   fresh = 0;
+  across = 0;
+  /** For round.ts: the lane of each instrument of the last universe stepped, by its index there. */
+  universeSymbols: readonly string[] = [];
+  universeLanes = new Int32Array(0);
   constructor(
     /** The market of the screen's plan (compared without case, as the store stores it). */
     readonly market: string,
     /** Its frames' timeframes, plan order. */
     readonly timeframes: readonly Timeframe[],
-    /** The shape of the program the passes were saved from (`CarryLayout.shape`). */
-    readonly shape: string,
+    /** The layout of the program the passes were saved from (its `shape` says which programs may restore them). */
+    readonly layout: CarryLayout,
   ) {
     this.upper = market.toUpperCase();
     this.newest = new Float64Array(timeframes.length).fill(-Infinity);
+    this.rows = new Float64Array(0);
+    this.frameHi = new Int32Array(0);
+    this.lo = new Int32Array(0);
+    this.hi = new Int32Array(0);
+    this.live = new Uint8Array(0);
+    this.full = new Uint8Array(0);
   }
 
-  /** Keeps `saved` as the symbol's pass. */
-  set(symbol: string, saved: SymbolCarry): void {
-    this.symbols.set(symbol, saved);
-    for (let f = 0; f < this.newest.length; f++) if (saved.frameTime[f]! > this.newest[f]!) this.newest[f] = saved.frameTime[f]!;
+  get shape(): string {
+    return this.layout.shape;
+  }
+
+  /** The symbol's lane, −1 when it has none. */
+  lane(symbol: string): number {
+    const lane = this.lanes.get(symbol);
+    return lane === undefined || this.live[lane] === 0 ? -1 : lane;
+  }
+
+  /** The symbol's lane, assigned (and the arrays grown) when it has none. */
+  laneFor(symbol: string): number {
+    let lane = this.lanes.get(symbol);
+    if (lane !== undefined) return lane;
+    lane = this.count++;
+    this.lanes.set(symbol, lane);
+    if (lane >= this.live.length) this.grow(Math.max(64, 2 * this.live.length));
+    return lane;
+  }
+
+  /** Any lane's symbol's lane (live or not), −1 when it has none. */
+  assigned(symbol: string): number {
+    return this.lanes.get(symbol) ?? -1;
+  }
+
+  private grow(lanes: number): void {
+    const { rowSize } = this.layout;
+    const F = this.timeframes.length;
+    const S = this.layout.slots.length;
+    const widen = <T extends Float64Array | Int32Array | Uint8Array>(a: T, per: number, make: (n: number) => T): T => {
+      const b = make(lanes * per);
+      b.set(a);
+      return b;
+    };
+    this.rows = widen(this.rows, rowSize, (n) => new Float64Array(n));
+    this.frameHi = widen(this.frameHi, F, (n) => new Int32Array(n));
+    this.lo = widen(this.lo, S, (n) => new Int32Array(n));
+    this.hi = widen(this.hi, S, (n) => new Int32Array(n));
+    this.live = widen(this.live, 1, (n) => new Uint8Array(n));
+    this.full = widen(this.full, 1, (n) => new Uint8Array(n));
+  }
+
+  /** Forgets the symbol's pass (its lane stays its own). */
+  forget(symbol: string): void {
+    const lane = this.lanes.get(symbol);
+    if (lane !== undefined) this.live[lane] = 0;
+  }
+
+  /** Forgets every pass. */
+  clear(): void {
+    this.live.fill(0);
+  }
+
+  /** Symbols with a pass. */
+  get size(): number {
+    let n = 0;
+    for (let lane = 0; lane < this.count; lane++) n += this.live[lane]!;
+    return n;
   }
 
   /** Drops the passes a write changed: of its symbol, when it touched bars at or before the last one a frame read. */
@@ -218,10 +310,11 @@ export class ScreenCarry {
     const f = this.timeframes.indexOf(touched.timeframe);
     // The common write, a new bar after every bar read, changes nothing here.
     if (f < 0 || touched.from > this.newest[f]!) return;
-    const saved = this.symbols.get(touched.symbol);
-    if (saved === undefined) return;
+    const lane = this.lane(touched.symbol);
+    if (lane < 0) return;
+    const F = this.timeframes.length;
     // −Infinity: any bar, or the series is gone. A frame that read nothing yet reads the bars as they come.
-    if (saved.frameHi[f] !== 0 && touched.from <= saved.frameTime[f]!) this.symbols.delete(touched.symbol);
+    if (this.frameHi[lane * F + f] !== 0 && touched.from <= this.rows[lane * this.layout.rowSize + F + f]!) this.live[lane] = 0;
   }
 }
 
@@ -246,7 +339,7 @@ export class CarryStore {
     if (since === undefined || since === version || this.screens.size === 0) return;
     const changes = await store.changesSince(since);
     if (changes.touched === null) {
-      for (const screen of this.screens.values()) screen.symbols.clear();
+      for (const screen of this.screens.values()) screen.clear();
       return;
     }
     for (const touched of changes.touched) {
@@ -257,10 +350,10 @@ export class CarryStore {
 
   /** The passes of the screen keyed `key` evaluated by `program` (a fresh set when its shape changed). */
   screen(key: string, program: Program): ScreenCarry {
-    const shape = carryLayout(program).shape;
+    const layout = carryLayout(program);
     let screen = this.screens.get(key);
-    if (screen === undefined || screen.shape !== shape) {
-      screen = new ScreenCarry(program.market, program.frames.map((f) => f.timeframe), shape);
+    if (screen === undefined || screen.shape !== layout.shape) {
+      screen = new ScreenCarry(program.market, program.frames.map((f) => f.timeframe), layout);
       this.screens.set(key, screen);
     }
     return screen;
@@ -272,12 +365,13 @@ export class CarryStore {
   }
 
   /** Symbols with a carried pass, and the passes taken on in steps and from their anchors so far, over every screen. */
-  counts(): { symbols: number; restored: number; fresh: number } {
-    const out = { symbols: 0, restored: 0, fresh: 0 };
+  counts(): { symbols: number; restored: number; fresh: number; across: number } {
+    const out = { symbols: 0, restored: 0, fresh: 0, across: 0 };
     for (const screen of this.screens.values()) {
-      out.symbols += screen.symbols.size;
+      out.symbols += screen.size;
       out.restored += screen.restored;
       out.fresh += screen.fresh;
+      out.across += screen.across;
     }
     return out;
   }

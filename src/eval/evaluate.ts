@@ -7,6 +7,7 @@
 import type { CheckedQuery } from "../check/check.js";
 import type { Planned } from "../plan/plan.js";
 import type { Instrument, RunResult } from "../types.js";
+import { anchoredSteps } from "./round.js";
 import { historySteps, type AnchoredHistory, type HistoryScan } from "./history.js";
 import { Program } from "./program.js";
 import { runSteps } from "./run.js";
@@ -70,7 +71,7 @@ export function createRunner(checked: CheckedQuery, planned: Planned): Runner {
       usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs), maxBytes), turn)),
     runAnchoredAsync: (universe, sliceMs, turn) => usingAsync((p) => drainAsync(runSteps(p, universe, new Slice(sliceMs), true), turn)),
     historyAnchoredAsync: (universe, bars, sliceMs, anchored, maxBytes, turn) =>
-      usingAsync((p) => drainAsync(historySteps(p, universe, bars, new Slice(sliceMs), maxBytes, anchored), turn)),
+      usingAsync((p) => drainAsync(anchoredSteps(p, universe, bars, new Slice(sliceMs), maxBytes ?? Infinity, anchored), turn)),
     retainedBytes: () => idle?.retainedBytes() ?? 0,
   };
 }

@@ -188,8 +188,7 @@ export function* historySteps(
    * hold). Computed here, the scan after it only reads.
    */
   const carried = (carry: ScreenCarry, symbol: string, anchors: readonly number[], resume: boolean, lo: number, from: number, hi: number): void => {
-    const saved = resume ? carry.symbols.get(symbol) : undefined;
-    if (saved !== undefined && from === lo && restoreCarry(program, saved, anchors, lo)) {
+    if (resume && from === lo && restoreCarry(program, carry, symbol, anchors, lo)) {
       try {
         computeRoots(from, hi);
         program.restored = false;
@@ -291,9 +290,8 @@ export function* historySteps(
       }
       if (screenCarry !== undefined && end === length) {
         // The instrument's last pass: kept for its next bar, or forgotten when it cannot be carried.
-        const saved = from < hi ? saveCarry(program, group, screenCarry.symbols.get(symbol)) : undefined;
-        if (saved === undefined) screenCarry.symbols.delete(symbol);
-        else screenCarry.set(symbol, saved);
+        if (from < hi) saveCarry(program, group, screenCarry, symbol);
+        else screenCarry.forget(symbol);
       }
       t = end;
     }

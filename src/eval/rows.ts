@@ -4,7 +4,7 @@
  * ±Infinity last), and `limit` keeps the first.
  */
 import type { ResultRow } from "../types.js";
-import type { Program } from "./program.js";
+import type { Program, Slot } from "./program.js";
 import { values } from "./values.js";
 
 /** A row and its sort keys, in the query's sort order. */
@@ -15,13 +15,22 @@ export interface RankedRow {
 
 /** The row at base bar `t` of the instrument loaded: columns and sort keys (computed there if not yet). */
 export function rowAt(program: Program, symbol: string, t: number): RankedRow {
+  return rowOf(program, symbol, (slot) => values(program, slot, t, t + 1)[t]!);
+}
+
+/**
+ * The row of `symbol` whose slots' values `read` gives: its columns (non-finite values as
+ * null) and its sort keys. `rowAt` reads them at a bar; an alert round's step across symbols
+ * (round.ts) from its vectors.
+ */
+export function rowOf(program: Program, symbol: string, read: (slot: Slot) => number): RankedRow {
   // No prototype: a column written `__proto__` is a key like any other, not the object's prototype.
   const columns: Record<string, number | null> = Object.create(null);
   for (const c of program.columns) {
-    const v = values(program, c.slot, t, t + 1)[t]!;
+    const v = read(c.slot);
     columns[c.text] = Number.isFinite(v) ? v : null;
   }
-  return { row: { symbol, columns }, keys: program.sort.map((s) => values(program, s.slot, t, t + 1)[t]!) };
+  return { row: { symbol, columns }, keys: program.sort.map((s) => read(s.slot)) };
 }
 
 /** The query's order: its sort keys, then the symbol. Negative when a comes first. */

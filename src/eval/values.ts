@@ -9,7 +9,7 @@
  * range asked: recursive kernels stream from the first bar, windowed kernels run over primed
  * blocks (`PRIMED_BLOCK_BARS`), everything else is per bar. History relies on it.
  */
-import type { CompareOperator, IrNode } from "../check/ir.js";
+import type { ArithmeticOperator, CompareOperator, IrNode } from "../check/ir.js";
 import type { Kernel } from "../functions/kernel.js";
 import type { SeriesSpec } from "../functions/registry.js";
 import { assertNever } from "../errors.js";
@@ -103,7 +103,8 @@ export function valueAtEnd(program: Program, slot: Slot): number {
   return values(program, slot, end, end + 1)[end]!;
 }
 
-function fillType(node: IrNode): number {
+/** What an offset or another timeframe gives where there is no value: false for a condition, else NaN. */
+export function fillType(node: IrNode): number {
   return node.type === "boolean" ? 0 : NaN;
 }
 
@@ -152,13 +153,11 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
       return;
     }
     case "negate": {
-      const a = values(program, slot.children[0]!, from, to);
-      for (let i = from; i < to; i++) out[i] = -a[i]!;
+      negateInto(values(program, slot.children[0]!, from, to), out, from, to);
       return;
     }
     case "not": {
-      const a = values(program, slot.children[0]!, from, to);
-      for (let i = from; i < to; i++) out[i] = a[i] === 1 ? 0 : 1;
+      notInto(values(program, slot.children[0]!, from, to), out, from, to);
       return;
     }
     case "compare": {
@@ -208,7 +207,7 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
 // Decisions §1: division by zero and other non-finite values make comparisons false, so an
 // operand that is NaN or ±Infinity (x − x is 0 only for finite x) fails every operator, != included.
 // One loop per operator, so the comparison is inlined rather than called per bar.
-function compareInto(op: CompareOperator, a: Float64Array, b: Float64Array, out: Float64Array, from: number, to: number): void {
+export function compareInto(op: CompareOperator, a: Float64Array, b: Float64Array, out: Float64Array, from: number, to: number): void {
   switch (op) {
     case "<":
       for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x < y && x - x === 0 && y - y === 0 ? 1 : 0; }
@@ -292,24 +291,39 @@ function arithmetic(program: Program, slot: Slot, from: number, to: number): voi
     const op = (node.node as Extract<IrNode, { op: "arithmetic" }>).operator;
     const right = values(program, node.children[1]!, from, to);
     const out = node === slot ? slot.buffer : prepare(program, node, from, to);
-    switch (op) {
-      case "+":
-        for (let i = from; i < to; i++) out[i] = left[i]! + right[i]!;
-        break;
-      case "-":
-        for (let i = from; i < to; i++) out[i] = left[i]! - right[i]!;
-        break;
-      case "*":
-        for (let i = from; i < to; i++) out[i] = left[i]! * right[i]!;
-        break;
-      case "/":
-        for (let i = from; i < to; i++) out[i] = left[i]! / right[i]!;
-        break;
-      default:
-        assertNever(op, "arithmetic operator");
-    }
+    arithmeticInto(op, left, right, out, from, to);
     left = out;
   }
+}
+
+/** `a op b` on [from, to): one loop per operator, so the operation is inlined rather than called per bar. */
+export function arithmeticInto(op: ArithmeticOperator, left: Float64Array, right: Float64Array, out: Float64Array, from: number, to: number): void {
+  switch (op) {
+    case "+":
+      for (let i = from; i < to; i++) out[i] = left[i]! + right[i]!;
+      return;
+    case "-":
+      for (let i = from; i < to; i++) out[i] = left[i]! - right[i]!;
+      return;
+    case "*":
+      for (let i = from; i < to; i++) out[i] = left[i]! * right[i]!;
+      return;
+    case "/":
+      for (let i = from; i < to; i++) out[i] = left[i]! / right[i]!;
+      return;
+    default:
+      assertNever(op, "arithmetic operator");
+  }
+}
+
+/** `-a` on [from, to). */
+export function negateInto(a: Float64Array, out: Float64Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) out[i] = -a[i]!;
+}
+
+/** `not a` on [from, to): a condition is 1 or 0, and `not` of anything but 1 is 1. */
+export function notInto(a: Float64Array, out: Float64Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) out[i] = a[i] === 1 ? 0 : 1;
 }
 
 /** Marks an inner spine slot as computed on [from, to) and returns its buffer to write. */

@@ -54,12 +54,16 @@ const CONDITIONS = [
 let compared = 0;
 let bars = 0;
 let restored = 0;
+/** Bars taken across symbols (round.ts): a screen on one timeframe at a round of one new bar. */
+let across = 0;
 
 describe("carried passes give every bar the numbers of a pass from its anchor, bit for bit", () => {
   afterAll(() => {
     // Not vacuous: many bars compared, most of them taken in a step from a carried pass.
     expect(compared).toBeGreaterThan(2000);
     expect(restored).toBeGreaterThan(bars);
+    // And many of those across symbols, as an alert round of one new bar takes them.
+    expect(across).toBeGreaterThan(restored / 6);
   });
 
   it("for random screens and series written a bar at a time, in batches, and with older bars replaced", async () => {
@@ -73,9 +77,12 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
           fc.constantFrom(20, 40),
           fc.integer({ min: 1, max: 10_000 }),
           fc.constantFrom("CRYPTO", "FOREX"),
-          async (columns, condition, warmupCeiling, seed, market) => {
+          fc.constantFrom(false, true),
+          async (columns, condition, warmupCeiling, seed, market, ranked) => {
             n++;
-            const query = `market = "${market}"\ntimeframe = h1\ncolumns = [${columns.join(", ")}]\n${condition}`;
+            // Ranked: the rows a limit keeps are decided over the symbols stepped across and those evaluated by symbol together.
+            const order = ranked ? `sort = ${columns[0]} desc\nlimit = 2\n` : "";
+            const query = `market = "${market}"\ntimeframe = h1\ncolumns = [${columns.join(", ")}]\n${order}${condition}`;
             const compiled = compile(query, { warmupCeiling });
             const rand = prng(seed);
             const symbols = ["AAA", "BBB", "CCC", "DDD"].map((symbol, i) => ({ symbol, bars: gappedSeries(seed * 4 + i, MONDAY + Math.floor(rand() * 30) * HOUR, 420, { drop: 0.04, longGap: false }) }));
@@ -97,7 +104,8 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
               };
               const options = { warmup: 20, graceMs: 0, maxCatchUp: 10 };
               for (let step = 0; written <= all[all.length - 1]!; step++) {
-                const next = written + (1 + Math.floor(rand() * 4)) * HOUR;
+                // Mostly one bar at a time, as rounds on bar close see them; else a batch of 2 to 4.
+                const next = written + (rand() < 0.6 ? 1 : 2 + Math.floor(rand() * 3)) * HOUR;
                 await store.upsertBars([{ market, timeframe: "h1", symbols: symbols.map((s) => ({ symbol: s.symbol, bars: cutBars(s.bars, written, next) })).filter((s) => s.bars.time.length > 0) }]);
                 written = next;
                 if (step % 9 === 4) {
@@ -121,17 +129,18 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
                 bars += want.length;
               }
               restored += carry.counts().restored;
+              across += carry.counts().across;
             } finally {
               await store.close();
             }
           },
         ),
         {
-          numRuns: 12,
+          numRuns: 16,
           seed: 20261206,
           examples: [
-            [["h4::ema(close, 5)", "sma(ema(close, 5), 12)"], "rsi(14) > 50 or close > sma(close, 20)", 20, 7, "CRYPTO"],
-            [["h4::rsi(6)", "obv", "d::close - d::close[1]"], "bullish_engulfing or doji", 40, 11, "FOREX"],
+            [["h4::ema(close, 5)", "sma(ema(close, 5), 12)"], "rsi(14) > 50 or close > sma(close, 20)", 20, 7, "CRYPTO", false],
+            [["h4::rsi(6)", "obv", "d::close - d::close[1]"], "bullish_engulfing or doji", 40, 11, "FOREX", true],
           ],
         },
       );

@@ -1,0 +1,553 @@
+/**
+ * An alert round's newly closed bar, stepped across symbols (decisions §9, "Carried state"):
+ * a screen's carried passes (carry.ts) take the new bar slot by slot, each slot for every
+ * symbol before the next slot, instead of symbol by symbol through the evaluator.
+ *
+ * Why: one new bar costs one step of each indicator per symbol, a few nanoseconds of kernel
+ * work; evaluated symbol by symbol, a round spent microseconds per (screen, symbol) around it —
+ * pointing the frames at the symbol, narrowing them to its anchors, restoring its pass into
+ * the slots and saving it back, scanning its window. Across symbols, the per-bar operators
+ * (arithmetic, comparisons, `and`/`or`, `not`) run as one loop over every symbol's value, with
+ * the very loops `values.ts` runs over bars (one definition: values.ts's exported loops); a
+ * call runs its module's own kernel per symbol over the bar, from the state and the inputs'
+ * tails the symbol's pass kept, exactly as the carried pass in history.ts does after
+ * `restoreCarry`. So every value is the one a pass from the anchor gives, bit for bit
+ * (test/eval/carry.test.ts and test/eval/round.test.ts compare them with `Object.is`).
+ *
+ * What goes this way: a screen on one timeframe (a screen that reads another timeframe steps
+ * symbol by symbol), at a round of one new bar, for each symbol whose carried pass continues
+ * at that bar — same anchor, its last bar read still the bar before, every tail full. Every
+ * other symbol (a new symbol, an anchor switch, a pass dropped by a write) is evaluated by
+ * `historySteps` as before, and the rows of both are ranked together.
+ */
+import { anchorTime } from "./anchor.js";
+import { converged, isTrusted } from "./bars.js";
+import { carryLayout, type ScreenCarry } from "./carry.js";
+import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
+import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
+import { bySymbol, order, rowOf } from "./rows.js";
+import type { Slice } from "./scan.js";
+import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./values.js";
+import type { Bars, Instrument, Timeframe } from "../types.js";
+import { COLUMN_INDEX, type Column } from "./bars.js";
+import type { Kernel } from "../functions/kernel.js";
+
+/** What a program's step across symbols needs, decided once per program. */
+interface RoundLayout {
+  /** Whether the program can step across symbols (one timeframe; every call resumable or windowed). */
+  readonly eligible: boolean;
+  /** Every slot, each after the slots it reads. */
+  readonly order: readonly Slot[];
+  /** Each slot's place in `order`. */
+  readonly position: ReadonlyMap<Slot, number>;
+  /** Per slot of `order`: its index in the carry layout, or −1 (raw series and constants, read from the bars). */
+  readonly carried: Int32Array;
+  /** The most bars before the new one any computation reads (a window, an offset, a primed block). */
+  readonly reach: number;
+  /** Where in a row each kernel state starts (its slot 0, the bar it is positioned at), and whether its kernel runs in primed blocks. */
+  readonly states: Int32Array;
+  readonly statesBlocked: Uint8Array;
+}
+
+const layouts = new WeakMap<Program, RoundLayout>();
+
+function roundLayout(program: Program): RoundLayout {
+  let layout = layouts.get(program);
+  if (layout) return layout;
+  const carry = carryLayout(program);
+  const index = new Map(carry.slots.map((s, i) => [s, i]));
+  // Children before parents: a depth-first post-order from the roots.
+  const order: Slot[] = [];
+  const seen = new Set<Slot>();
+  const visit = (root: Slot): void => {
+    if (seen.has(root)) return;
+    seen.add(root);
+    const stack: { slot: Slot; next: number }[] = [{ slot: root, next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const child = top.slot.children[top.next++];
+      if (child === undefined) {
+        order.push(top.slot);
+        stack.pop();
+      } else if (!seen.has(child)) {
+        seen.add(child);
+        stack.push({ slot: child, next: 0 });
+      }
+    }
+  };
+  visit(program.condition);
+  for (const c of program.columns) visit(c.slot);
+  for (const s of program.sort) visit(s.slot);
+  let eligible = program.frames.length === 1;
+  let reach = 0;
+  for (const slot of order) {
+    const node = slot.node;
+    if (node.op === "timeframe") eligible = false;
+    if (node.op === "call") {
+      // A recursion without a state streams from the first bar of the pass, which a carried pass does not hold.
+      if (node.fn.recursive && slot.state === undefined) eligible = false;
+      reach = Math.max(reach, slot.extra + (slot.blocked && slot.state === undefined ? PRIMED_BLOCK_BARS - 1 : 0));
+    }
+    if (node.op === "history") reach = Math.max(reach, node.offset);
+  }
+  const stateful = carry.slots.map((_, k) => k).filter((k) => carry.stateAt[k]! >= 0);
+  layout = {
+    eligible,
+    order,
+    position: new Map(order.map((s, i) => [s, i])),
+    carried: new Int32Array(order.map((s) => index.get(s) ?? -1)),
+    reach,
+    states: new Int32Array(stateful.map((k) => carry.stateAt[k]!)),
+    statesBlocked: new Uint8Array(stateful.map((k) => (carry.slots[k]!.blocked ? 1 : 0))),
+  };
+  layouts.set(program, layout);
+  return layout;
+}
+
+/**
+ * What every screen of a round reads of its universe, found once for all of them: the latest
+ * base bar time, and per instrument its base bars and the index of its bar there (−1: none, or
+ * bars not the store's).
+ */
+interface RoundUniverse {
+  readonly tf: Timeframe;
+  readonly instruments: readonly Instrument[];
+  readonly symbols: readonly string[];
+  readonly time: number;
+  readonly bars: readonly (Bars | undefined)[];
+  readonly ends: Int32Array;
+}
+
+const universes = new WeakMap<object, RoundUniverse>();
+
+function roundUniverse(universe: Iterable<Instrument>, tf: Timeframe): RoundUniverse {
+  const known = universes.get(universe);
+  if (known !== undefined && known.tf === tf) return known;
+  const instruments = [...universe];
+  let time = -Infinity;
+  const bars = instruments.map((instrument) => {
+    const b = instrument.bars[tf];
+    const t = b?.time;
+    if (t !== undefined && t.length > 0 && t[t.length - 1]! > time) time = t[t.length - 1]!;
+    return b;
+  });
+  const ends = new Int32Array(instruments.length);
+  for (let i = 0; i < instruments.length; i++) {
+    const t = bars[i]?.time;
+    ends[i] = t !== undefined && t.length > 0 && t[t.length - 1] === time && isTrusted(bars[i]!) ? t.length - 1 : -1;
+  }
+  const made = { tf, instruments, symbols: instruments.map((i) => i.symbol), time, bars, ends };
+  // The same universe object is every screen's of the round (alerts.evaluate reads it once).
+  if (typeof universe === "object" && universe !== null) universes.set(universe, made);
+  return made;
+}
+
+/** Buffers a program's steps across symbols reuse: per slot, every symbol's value at the new bar; per call, its kernel's inputs and output. */
+class RoundWork {
+  vectors: Float64Array[];
+  inputs = new Map<Slot, Float64Array[]>();
+  outs = new Map<Slot, Float64Array>();
+  raws: Float64Array[] = [];
+  private chosen: Picked = { index: new Int32Array(0), lane: new Int32Array(0), at: new Int32Array(0) };
+  constructor(slots: number) {
+    this.vectors = Array.from({ length: slots }, () => new Float64Array(0));
+  }
+  /** Room for `n` picked symbols. */
+  picked(n: number): Picked {
+    if (this.chosen.index.length < n) this.chosen = { index: new Int32Array(n), lane: new Int32Array(n), at: new Int32Array(n) };
+    return this.chosen;
+  }
+  vector(k: number, n: number): Float64Array {
+    let v = this.vectors[k]!;
+    if (v.length < n) this.vectors[k] = v = new Float64Array(Math.max(n, v.length * 2));
+    return v;
+  }
+}
+
+const works = new WeakMap<Program, RoundWork>();
+
+/** The symbols a screen steps across: per pick, the instrument's index in the universe, its lane, and the pass index of the new bar. */
+interface Picked {
+  readonly index: Int32Array;
+  readonly lane: Int32Array;
+  readonly at: Int32Array;
+}
+
+/** A buffer of at least `length` values, grown in place in `list` at `k`. */
+function grown(list: Float64Array[], k: number, length: number): Float64Array {
+  let b = list[k];
+  if (b === undefined || b.length < length) list[k] = b = new Float64Array(Math.max(length, (b?.length ?? 0) * 2, 64));
+  return b;
+}
+
+const COLUMNS = Object.keys(COLUMN_INDEX) as Column[];
+
+/**
+ * The anchored history of a screen (`historySteps`), stepping across symbols when it is an alert
+ * round of one new bar with carried passes: the same scan, the same numbers.
+ */
+export function* anchoredSteps(
+  program: Program,
+  universe: Iterable<Instrument>,
+  bars: number,
+  slice: Slice,
+  maxBytes: number,
+  anchored: AnchoredHistory,
+): Generator<undefined, HistoryScan, undefined> {
+  const carry = anchored.carry;
+  // Only rounds (carried passes, one new bar) step across symbols; an answer's size is counted only by symbol.
+  if (carry === undefined || bars !== 1 || Number.isFinite(maxBytes) || !roundLayout(program).eligible) return yield* historySteps(program, universe, bars, slice, maxBytes, anchored);
+  const round = roundUniverse(universe, program.baseTimeframe);
+  const instruments = round.instruments;
+  if (round.time === -Infinity) return yield* historySteps(program, instruments, bars, slice, maxBytes, anchored);
+  const screen = carry.store.screen(carry.key, program);
+  const step = stepAcross(program, round, screen, anchored.track);
+  // The symbols whose pass does not continue here: by symbol, as before (their window is the same bar, the latest of them all).
+  const rest = step.rest.length > 0 ? yield* historySteps(program, step.rest, 1, slice, maxBytes, anchored) : undefined;
+  let hits = step.hits;
+  if (rest !== undefined) {
+    if (rest.window.length === 1 && rest.window[0] !== step.time) throw new Error("internal: a round's symbols evaluated at different bars");
+    hits = hits.concat(rest.perBar[0] ?? []);
+  }
+  const limit = program.limit;
+  if (limit !== undefined && hits.length > limit) {
+    // The query's order is total (ties broken by symbol): the first `limit` of both sets ranked together.
+    hits.sort((a, b) => order(program, a.ranked.keys, a.ranked.row.symbol, b.ranked.keys, b.ranked.row.symbol));
+    hits.length = limit;
+  }
+  hits.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  return {
+    window: [step.time],
+    perBar: [hits],
+    instruments: instruments.length,
+    noData: step.noData + (rest?.noData ?? 0),
+    shortHistory: rest?.shortHistory ?? 0,
+    matched: step.matched + (rest?.matched ?? 0),
+    unconverged: step.unconverged + (rest?.unconverged ?? 0),
+    tracked: rest === undefined ? step.tracked : step.tracked.concat(rest.tracked),
+  };
+}
+
+interface Step {
+  /** The new bar's open time. */
+  readonly time: number;
+  readonly hits: HistoryHit[];
+  readonly tracked: TrackedRow[];
+  /** Instruments whose pass does not continue at the new bar: evaluated by symbol. */
+  readonly rest: Instrument[];
+  readonly noData: number;
+  readonly matched: number;
+  readonly unconverged: number;
+}
+
+/** Steps every symbol whose carried pass continues at the universe's latest base bar. */
+function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry, track: ReadonlySet<string> | undefined): Step {
+  const layout = roundLayout(program);
+  const carry = carryLayout(program);
+  const { order: slots, carried, position } = layout;
+  const { widths, tailAt, rowSize } = carry;
+  const S = carry.slots.length;
+  const base = program.base;
+  const tf = base.timeframe;
+  const time = round.time;
+  const anchor = anchorTime(program.market, tf, tf, base.fetchBars, time);
+
+  // Which symbols continue: checked before anything is written, so a symbol either steps whole or goes the other way.
+  const { instruments, symbols, ends } = round;
+  if (screen.universeLanes.length !== instruments.length) {
+    screen.universeLanes = new Int32Array(instruments.length).fill(-1);
+    screen.universeSymbols = [];
+  }
+  const known = screen.universeSymbols;
+  const lanesOf = screen.universeLanes;
+  const rest: Instrument[] = [];
+  const work = works.get(program) ?? new RoundWork(slots.length);
+  works.set(program, work);
+  const picked = work.picked(instruments.length);
+  let n = 0;
+  let noData = 0;
+  for (let i = 0; i < instruments.length; i++) {
+    const end = ends[i]!;
+    if (end < 0) {
+      const t = round.bars[i]?.time;
+      // No bar at the new one: nothing to evaluate (history counts it so); bars not the store's: checked by symbol.
+      if (t === undefined || t.length === 0 || t[t.length - 1] !== time) noData++;
+      else rest.push(instruments[i]!);
+      continue;
+    }
+    let lane = lanesOf[i]!;
+    // A symbol without a lane yet is looked up again: its pass from the anchor may have been saved since.
+    if (known[i] !== symbols[i] || lane < 0) lanesOf[i] = lane = screen.assigned(symbols[i]!);
+    if (lane < 0 || !continues(layout, screen, rowSize, lane, round.bars[i]!, end, anchor)) {
+      rest.push(instruments[i]!);
+      continue;
+    }
+    picked.index[n] = i;
+    picked.lane[n] = lane;
+    picked.at[n] = screen.frameHi[lane]!;
+    n++;
+  }
+  screen.universeSymbols = symbols;
+  const { index, lane: laneOf, at } = picked;
+  const rows = screen.rows;
+
+  for (let s = 0; s < slots.length; s++) {
+    const slot = slots[s]!;
+    const node = slot.node;
+    const out = work.vector(s, n);
+    const vectorOf = (child: Slot): Float64Array => work.vectors[position.get(child)!]!;
+    switch (node.op) {
+      case "number":
+        out.fill(node.value, 0, n);
+        break;
+      case "boolean":
+        out.fill(node.value ? 1 : 0, 0, n);
+        break;
+      case "series": {
+        const combine = node.series.combine;
+        const indices = slot.columnIndices;
+        if (combine === undefined) {
+          const name = COLUMNS[indices[0]!]!;
+          for (let j = 0; j < n; j++) {
+            const i = index[j]!;
+            out[j] = Number(round.bars[i]![name][ends[i]!]);
+          }
+        } else {
+          const columns = indices.map((column, k) => {
+            const v = grown(work.raws, k, n);
+            const name = COLUMNS[column]!;
+            for (let j = 0; j < n; j++) {
+              const i = index[j]!;
+              v[j] = Number(round.bars[i]![name][ends[i]!]);
+            }
+            return v;
+          });
+          combine(columns, out, 0, n);
+        }
+        break;
+      }
+      case "negate":
+        negateInto(vectorOf(slot.children[0]!), out, 0, n);
+        break;
+      case "not":
+        notInto(vectorOf(slot.children[0]!), out, 0, n);
+        break;
+      case "compare":
+        compareInto(node.operator, vectorOf(slot.children[0]!), vectorOf(slot.children[1]!), out, 0, n);
+        break;
+      case "arithmetic":
+        arithmeticInto(node.operator, vectorOf(slot.children[0]!), vectorOf(slot.children[1]!), out, 0, n);
+        break;
+      case "and":
+      case "or": {
+        // As `logical` in values.ts decides a bar: the first operand that is `decided` decides it.
+        const decided = node.op === "and" ? 0 : 1;
+        out.fill(1 - decided, 0, n);
+        for (const operand of slot.children) {
+          const v = vectorOf(operand);
+          for (let j = 0; j < n; j++) if (v[j] === decided) out[j] = decided;
+        }
+        break;
+      }
+      case "history": {
+        const k = node.offset;
+        const child = slot.children[0]!;
+        const c = carried[position.get(child)!]!;
+        if (k === 0) out.set(vectorOf(child).subarray(0, n));
+        else if (c >= 0) {
+          // The child's value k bars back: in its tail, which ends at the bar before the new one.
+          const from = tailAt[c]! + widths[c]! - k;
+          for (let j = 0; j < n; j++) out[j] = rows[laneOf[j]! * rowSize + from]!;
+        } else {
+          // A series read from the bars k bars back (the pass holds them: p ≥ k, see `reach`).
+          for (let j = 0; j < n; j++) {
+            const p = at[j]!;
+            const i = index[j]!;
+            const v = grown(work.raws, 16, p + 1);
+            seriesWindow(child, round.bars[i]!, p - k, p - k + 1, v, ends[i]! - p, work);
+            out[j] = p - k >= 0 ? v[p - k]! : fillType(node);
+          }
+        }
+        break;
+      }
+      case "call":
+        stepCall(program, slot, s, layout, work, round, screen, picked, n, out);
+        break;
+      case "timeframe":
+        throw new Error("internal: a screen across timeframes does not step across symbols");
+    }
+  }
+
+  // The rows: matching symbols, and the tracked ones, matching or not.
+  const condition = work.vectors[position.get(program.condition)!]!;
+  const hits: HistoryHit[] = [];
+  const tracked: TrackedRow[] = [];
+  let matched = 0;
+  let unconverged = 0;
+  for (let j = 0; j < n; j++) {
+    const i = index[j]!;
+    const matches = condition[j] === 1;
+    base.end = at[j]!;
+    if (!converged(program.frames)) unconverged++;
+    const tracking = track !== undefined && (matches || track.has(symbols[i]!));
+    if (!matches && !tracking) continue;
+    const ranked = rowOf(program, symbols[i]!, (slot) => work.vectors[position.get(slot)!]![j]!);
+    if (matches) {
+      matched++;
+      hits.push({ ranked, close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
+    }
+    if (tracking) tracked.push({ time, symbol: symbols[i]!, columns: ranked.row.columns });
+  }
+
+  // Each pass saved one bar on: every tail moves by one, the states were written in place.
+  const { states } = layout;
+  const carriedVectors = carry.slots.map((slot) => work.vectors[position.get(slot)!]!);
+  for (let j = 0; j < n; j++) {
+    const lane = laneOf[j]!;
+    const r = lane * rowSize;
+    const p = at[j]!;
+    let keep = true;
+    for (let q = 0; q < states.length; q++) if (rows[r + states[q]!] !== p + 1) keep = false;
+    if (!keep) {
+      // A state not positioned at the bar (a recursion back before its seed): the next bar starts a pass from its anchor.
+      screen.live[lane] = 0;
+      continue;
+    }
+    for (let k = 0; k < S; k++) {
+      const w = widths[k]!;
+      const from = r + tailAt[k]!;
+      for (let x = 0; x < w - 1; x++) rows[from + x] = rows[from + x + 1]!;
+      if (w > 0) rows[from + w - 1] = carriedVectors[k]![j]!;
+      screen.lo[lane * S + k] = p + 1 - w;
+      screen.hi[lane * S + k] = p + 1;
+    }
+    screen.frameHi[lane] = p + 1;
+    rows[r + 1] = time;
+  }
+  // Every pass kept read up to the new bar.
+  if (n > 0 && time > screen.newest[0]!) screen.newest[0] = time;
+  screen.restored += n;
+  screen.across += n;
+  return { time, hits, tracked, rest, noData, matched, unconverged };
+}
+
+/**
+ * Whether the pass in `lane` takes the instrument's bar `end` (at its pass index
+ * `screen.frameHi`): the same anchor, its last bar read the one before, every tail full, every
+ * state positioned at the bar (or at a primed block's start, primed afresh), and bars enough
+ * before it in the pass for every window.
+ */
+function continues(layout: RoundLayout, screen: ScreenCarry, rowSize: number, lane: number, bars: Bars, end: number, anchor: number): boolean {
+  if (screen.live[lane] === 0 || screen.full[lane] === 0) return false;
+  const rows = screen.rows;
+  const r = lane * rowSize;
+  // One frame: the row holds its anchor, then the time of its last bar read.
+  if (rows[r] !== anchor) return false;
+  const p = screen.frameHi[lane]!;
+  if (p < layout.reach || end < 1 || end < p || bars.time[end - 1] !== rows[r + 1]) return false;
+  const { states, statesBlocked } = layout;
+  for (let q = 0; q < states.length; q++) {
+    if (rows[r + states[q]!] !== p && !(statesBlocked[q] === 1 && p % PRIMED_BLOCK_BARS === 0)) return false;
+  }
+  return true;
+}
+
+/**
+ * A call at the new bar of every symbol picked: its module's kernel over the bar, given the
+ * inputs' tails and the state the symbol's pass kept (as `compute` in values.ts gives them to
+ * it in a restored pass), its value into `out`, its state back into the pass.
+ */
+function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, out: Float64Array): void {
+  const node = slot.node;
+  if (node.op !== "call") return;
+  const { carried, position } = layout;
+  const carry = carryLayout(program);
+  const { widths, tailAt, stateAt, rowSize } = carry;
+  const kernel = node.fn.kernel as Kernel;
+  const consts = node.consts;
+  const ctx = slot.context(slot.frame.timeframe, program.market);
+  const children = slot.children;
+  const implicit = slot.columnIndices;
+  let inputs = work.inputs.get(slot);
+  if (inputs === undefined) work.inputs.set(slot, (inputs = []));
+  const own = carried[s]!;
+  const state = slot.state;
+  const stateFrom = own >= 0 ? stateAt[own]! : -1;
+  const childCarried = children.map((c) => carried[position.get(c)!]!);
+  const childVectors = children.map((c) => work.vectors[position.get(c)!]!);
+  const implicitNames = implicit.map((c) => COLUMNS[c]!);
+  const rows = screen.rows;
+  const { index, lane: laneOf, at } = picked;
+  const blocked = slot.blocked;
+  const extra = slot.extra;
+  for (let j = 0; j < n; j++) {
+    const p = at[j]!;
+    const i = index[j]!;
+    const r = laneOf[j]! * rowSize;
+    const bars = round.bars[i]!;
+    // Where the kernel starts (values.ts `computeRange`): a carried state resumes at the bar, except
+    // at a primed block's start; a windowed kernel without one runs over its whole block.
+    const from = blocked && state === undefined ? p - (p % PRIMED_BLOCK_BARS) : p;
+    const inputFrom = from - extra;
+    const offset = round.ends[i]! - p;
+    for (let k = 0; k < children.length; k++) {
+      const dst = grown(inputs, k, p + 1);
+      const c = childCarried[k]!;
+      if (c >= 0) {
+        // The child's tail holds its values at [p − width, p); the new bar's is in its vector.
+        const at0 = r + tailAt[c]! - (p - widths[c]!);
+        for (let x = inputFrom; x < p; x++) dst[x] = rows[at0 + x]!;
+        dst[p] = childVectors[k]![j]!;
+      } else seriesWindow(children[k]!, bars, inputFrom, p + 1, dst, offset, work);
+    }
+    for (let k = 0; k < implicit.length; k++) {
+      const dst = grown(inputs, children.length + k, p + 1);
+      const column = bars[implicitNames[k]!];
+      for (let x = inputFrom; x <= p; x++) dst[x] = Number(column[offset + x]);
+    }
+    let buffer = work.outs.get(slot);
+    if (buffer === undefined || buffer.length < p + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(p + 1, (buffer?.length ?? 0) * 2))));
+    if (state !== undefined) {
+      const at1 = r + stateFrom;
+      for (let x = 0; x < state.length; x++) state[x] = rows[at1 + x]!;
+      if (blocked && p % PRIMED_BLOCK_BARS === 0) state.fill(Number.NaN);
+    }
+    kernel(inputs, consts, buffer, from, p + 1, ctx, state);
+    out[j] = buffer[p]!;
+    if (state !== undefined) {
+      const at1 = r + stateFrom;
+      for (let x = 0; x < state.length; x++) rows[at1 + x] = state[x]!;
+    }
+  }
+}
+
+/**
+ * A series slot (a raw column, a derived series, a constant) on pass bars [from, to) into `dst`,
+ * read from the instrument's bars at `offset` + the pass index.
+ */
+function seriesWindow(slot: Slot, bars: Bars, from: number, to: number, dst: Float64Array, offset: number, work: RoundWork): void {
+  const node = slot.node;
+  if (node.op === "number") {
+    dst.fill(node.value, from, to);
+    return;
+  }
+  if (node.op === "boolean") {
+    dst.fill(node.value ? 1 : 0, from, to);
+    return;
+  }
+  if (node.op !== "series") throw new Error(`internal: ${node.op} is carried, not read from the bars`);
+  const indices = slot.columnIndices;
+  const combine = node.series.combine;
+  if (combine === undefined) {
+    const column = bars[COLUMNS[indices[0]!]!];
+    for (let i = from; i < to; i++) dst[i] = Number(column[offset + i]);
+    return;
+  }
+  const columns = indices.map((index, k) => {
+    const v = grown(work.raws, k + 8, to);
+    const column = bars[COLUMNS[index]!];
+    for (let i = from; i < to; i++) v[i] = Number(column[offset + i]);
+    return v;
+  });
+  combine(columns, dst, from, to);
+}
