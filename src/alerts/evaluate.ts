@@ -126,6 +126,11 @@ async function evaluateLeased(store: BarStore, screens: readonly Screen[], now: 
     // Members that stood on the same rows get the same transitions (usually all of them).
     const byState = new Map<string, EvaluatedBar[]>();
     for (const { screen, matching } of group.members) {
+      // A screen alone in its group (the common case) has nothing to share: its rows are not printed to be compared.
+      if (group.members.length === 1) {
+        bars.set(screen.id, transitions(matching, group.pending, rows));
+        continue;
+      }
       const state = JSON.stringify(matching);
       let evaluated = byState.get(state);
       if (!evaluated) byState.set(state, (evaluated = transitions(matching, group.pending, rows)));

@@ -137,6 +137,8 @@ export function saveCarry(program: Program, anchors: readonly number[], screen: 
     const state = slot.state;
     if (state !== undefined) for (let i = 0, at = r + stateAt[k]!; i < state.length; i++) rows[at + i] = state[i]!;
   }
+  // Full also when every slot ends at its frame's last bar (an offset's operand may end before it).
+  for (let k = 0; k < S && full === 1; k++) if (screen.hi[lane * S + k] !== frameHi[lane * F + layout.frames[k]!]) full = 0;
   for (let f = 0; f < F; f++) {
     const h = frameHi[lane * F + f]!;
     rows[r + f] = anchors[f]!;
@@ -176,8 +178,10 @@ export function restoreCarry(program: Program, screen: ScreenCarry, symbol: stri
   // Only the carried slots are given a floor: the others (raw series, constants) are read again from the bars.
   for (let k = 0; k < S; k++) {
     const slot = slots[k]!;
-    const lo = screen.lo[lane * S + k]!;
-    const hi = screen.hi[lane * S + k]!;
+    // A full lane's slots end at their frame's last bar read, each tail its whole width (round.ts moves only that).
+    const full = screen.full[lane] === 1;
+    const hi = full ? screen.frameHi[lane * F + layout.frames[k]!]! : screen.hi[lane * S + k]!;
+    const lo = full ? hi - widths[k]! : screen.lo[lane * S + k]!;
     const length = slot.frame.length;
     if (slot.buffer.length < length) slot.buffer = new Float64Array(Math.max(length, slot.buffer.length * 2));
     const buffer = slot.buffer;
@@ -196,24 +200,46 @@ export function restoreCarry(program: Program, screen: ScreenCarry, symbol: stri
 }
 
 /**
+ * A number per symbol, the same for every screen of a carry store: a round finds each
+ * instrument's once (round.ts), and each screen its lane from it by index.
+ */
+export class SymbolIds {
+  private readonly ids = new Map<string, number>();
+  /** The symbol's id, assigned when it has none. */
+  idOf(symbol: string): number {
+    let id = this.ids.get(symbol);
+    if (id === undefined) this.ids.set(symbol, (id = this.ids.size));
+    return id;
+  }
+  /** The symbol's id, −1 when it has none. */
+  find(symbol: string): number {
+    return this.ids.get(symbol) ?? -1;
+  }
+}
+
+/**
  * One screen's carried passes, a row per symbol (a lane) in arrays shared by all of them, so
  * that a round stepping the screen across symbols (round.ts) reads them in order: the rows
  * (anchors, times, tails, states: `CarryLayout.rowSize` values each), the frames' and slots'
  * positions. A symbol keeps its lane while the screen is followed; its pass is live or not.
  */
 export class ScreenCarry {
-  private readonly lanes = new Map<string, number>();
+  /** Per symbol id (`SymbolIds`): its lane, −1 when it has none. */
+  private laneOfId = new Int32Array(0);
   /** Lanes assigned so far (live or not). */
   count = 0;
   rows: Float64Array;
   /** Per lane and frame: one past the last bar read (0 when none). */
   frameHi: Int32Array;
-  /** Per lane and carried slot: the bars (frame indices) of the values its tail holds, [lo, hi). */
+  /**
+   * Per lane and carried slot: the bars (frame indices) its tail holds, [lo, hi), as saved; a
+   * full lane's are one width before its frame's `frameHi` (round.ts steps full lanes without writing these).
+   */
   lo: Int32Array;
   hi: Int32Array;
   /** Per lane: 1 when it holds a pass. */
   live: Uint8Array;
-  /** Per lane: 1 when every tail holds its full width (a pass at least that long). */
+  /** Per lane: 1 when every tail holds its full width and ends at its frame's last bar read. */
   full: Uint8Array;
   /** The market, upper case, as writes are compared with it. */
   private readonly upper: string;
@@ -223,9 +249,6 @@ export class ScreenCarry {
   restored = 0;
   fresh = 0;
   across = 0;
-  /** For round.ts: the lane of each instrument of the last universe stepped, by its index there. */
-  universeSymbols: readonly string[] = [];
-  universeLanes = new Int32Array(0);
   constructor(
     /** The market of the screen's plan (compared without case, as the store stores it). */
     readonly market: string,
@@ -233,6 +256,8 @@ export class ScreenCarry {
     readonly timeframes: readonly Timeframe[],
     /** The layout of the program the passes were saved from (its `shape` says which programs may restore them). */
     readonly layout: CarryLayout,
+    /** The ids of symbols, shared by every screen of the store. */
+    readonly ids: SymbolIds = new SymbolIds(),
   ) {
     this.upper = market.toUpperCase();
     this.newest = new Float64Array(timeframes.length).fill(-Infinity);
@@ -248,25 +273,36 @@ export class ScreenCarry {
     return this.layout.shape;
   }
 
-  /** The symbol's lane, −1 when it has none. */
+  /** The lane of the symbol with id `id` (live or not), −1 when it has none. */
+  laneOf(id: number): number {
+    return id >= 0 && id < this.laneOfId.length ? this.laneOfId[id]! : -1;
+  }
+
+  /** The symbol's lane when it holds a pass, else −1. */
   lane(symbol: string): number {
-    const lane = this.lanes.get(symbol);
-    return lane === undefined || this.live[lane] === 0 ? -1 : lane;
+    const lane = this.assigned(symbol);
+    return lane < 0 || this.live[lane] === 0 ? -1 : lane;
+  }
+
+  /** The symbol's lane (live or not), −1 when it has none. */
+  assigned(symbol: string): number {
+    return this.laneOf(this.ids.find(symbol));
   }
 
   /** The symbol's lane, assigned (and the arrays grown) when it has none. */
   laneFor(symbol: string): number {
-    let lane = this.lanes.get(symbol);
-    if (lane !== undefined) return lane;
+    const id = this.ids.idOf(symbol);
+    if (id >= this.laneOfId.length) {
+      const wider = new Int32Array(Math.max(64, 2 * this.laneOfId.length, id + 1)).fill(-1);
+      wider.set(this.laneOfId);
+      this.laneOfId = wider;
+    }
+    let lane = this.laneOfId[id]!;
+    if (lane >= 0) return lane;
     lane = this.count++;
-    this.lanes.set(symbol, lane);
+    this.laneOfId[id] = lane;
     if (lane >= this.live.length) this.grow(Math.max(64, 2 * this.live.length));
     return lane;
-  }
-
-  /** Any lane's symbol's lane (live or not), −1 when it has none. */
-  assigned(symbol: string): number {
-    return this.lanes.get(symbol) ?? -1;
   }
 
   private grow(lanes: number): void {
@@ -288,8 +324,8 @@ export class ScreenCarry {
 
   /** Forgets the symbol's pass (its lane stays its own). */
   forget(symbol: string): void {
-    const lane = this.lanes.get(symbol);
-    if (lane !== undefined) this.live[lane] = 0;
+    const lane = this.assigned(symbol);
+    if (lane >= 0) this.live[lane] = 0;
   }
 
   /** Forgets every pass. */
@@ -324,6 +360,8 @@ export class ScreenCarry {
  */
 export class CarryStore {
   private readonly screens = new Map<string, ScreenCarry>();
+  /** The ids of the symbols any screen carries. */
+  readonly ids = new SymbolIds();
   /** The store's data version the passes are known to agree with; undefined before the first round. */
   private version: number | undefined;
 
@@ -353,7 +391,7 @@ export class CarryStore {
     const layout = carryLayout(program);
     let screen = this.screens.get(key);
     if (screen === undefined || screen.shape !== layout.shape) {
-      screen = new ScreenCarry(program.market, program.frames.map((f) => f.timeframe), layout);
+      screen = new ScreenCarry(program.market, program.frames.map((f) => f.timeframe), layout, this.ids);
       this.screens.set(key, screen);
     }
     return screen;

@@ -22,7 +22,7 @@
  */
 import { anchorTime } from "./anchor.js";
 import { converged, isTrusted } from "./bars.js";
-import { carryLayout, type ScreenCarry } from "./carry.js";
+import { carryLayout, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { bySymbol, order, rowOf } from "./rows.js";
@@ -106,16 +106,95 @@ function roundLayout(program: Program): RoundLayout {
 
 /**
  * What every screen of a round reads of its universe, found once for all of them: the latest
- * base bar time, and per instrument its base bars and the index of its bar there (−1: none, or
- * bars not the store's).
+ * base bar time, and per instrument its base bars, the index of its bar there (−1: none, or
+ * bars not the store's) and the open time of the bar before; the raw columns' values at that
+ * bar, one array per column; and views of the columns from a pass's first bar, which every
+ * screen with the same anchor shares.
  */
-interface RoundUniverse {
-  readonly tf: Timeframe;
+class RoundUniverse {
   readonly instruments: readonly Instrument[];
   readonly symbols: readonly string[];
   readonly time: number;
   readonly bars: readonly (Bars | undefined)[];
   readonly ends: Int32Array;
+  readonly previous: Float64Array;
+  private readonly latest: (Float64Array | undefined)[] = [];
+  private readonly viewFrom: Int32Array;
+  private readonly views: (Float64Array | undefined)[];
+
+  constructor(
+    universe: Iterable<Instrument>,
+    readonly tf: Timeframe,
+  ) {
+    const instruments = [...universe];
+    let time = -Infinity;
+    const bars = instruments.map((instrument) => {
+      const b = instrument.bars[tf];
+      const t = b?.time;
+      if (t !== undefined && t.length > 0 && t[t.length - 1]! > time) time = t[t.length - 1]!;
+      return b;
+    });
+    const ends = new Int32Array(instruments.length);
+    const previous = new Float64Array(instruments.length).fill(Number.NaN);
+    for (let i = 0; i < instruments.length; i++) {
+      const t = bars[i]?.time;
+      ends[i] = t !== undefined && t.length > 0 && t[t.length - 1] === time && isTrusted(bars[i]!) ? t.length - 1 : -1;
+      if (ends[i]! > 0) previous[i] = Number(t![ends[i]! - 1]);
+    }
+    this.instruments = instruments;
+    this.symbols = instruments.map((i) => i.symbol);
+    this.time = time;
+    this.bars = bars;
+    this.ends = ends;
+    this.previous = previous;
+    this.viewFrom = new Int32Array(instruments.length).fill(-1);
+    this.views = new Array<Float64Array | undefined>(instruments.length * COLUMNS.length).fill(undefined);
+  }
+
+  private idSource: SymbolIds | undefined;
+  private idArray = new Int32Array(0);
+
+  /** Every instrument's symbol id in `ids` (assigned to those without one), found once per round. */
+  idsIn(ids: SymbolIds): Int32Array {
+    if (this.idSource !== ids) {
+      this.idSource = ids;
+      this.idArray = new Int32Array(this.symbols.map((symbol) => ids.idOf(symbol)));
+    }
+    return this.idArray;
+  }
+
+  /** Column `column` (`COLUMN_INDEX`) of every instrument at its bar `ends[i]` (NaN where it has none). */
+  latestOf(column: number): Float64Array {
+    let values = this.latest[column];
+    if (values !== undefined) return values;
+    values = new Float64Array(this.instruments.length).fill(Number.NaN);
+    const name = COLUMNS[column]!;
+    for (let i = 0; i < values.length; i++) {
+      const end = this.ends[i]!;
+      if (end >= 0) values[i] = Number(this.bars[i]![name][end]);
+    }
+    this.latest[column] = values;
+    return values;
+  }
+
+  /**
+   * Instrument `i`'s column `column` from bar `from` on, as a Float64Array indexed from there (a
+   * pass's bar indices); undefined when the column is not one (it is then copied).
+   */
+  viewOf(i: number, column: number, from: number): Float64Array | undefined {
+    if (this.viewFrom[i] !== from) {
+      this.viewFrom[i] = from;
+      for (let c = 0; c < COLUMNS.length; c++) this.views[i * COLUMNS.length + c] = undefined;
+    }
+    const at = i * COLUMNS.length + column;
+    let view = this.views[at];
+    if (view === undefined) {
+      const values = this.bars[i]![COLUMNS[column]!];
+      if (!(values instanceof Float64Array)) return undefined;
+      this.views[at] = view = values.subarray(from);
+    }
+    return view;
+  }
 }
 
 const universes = new WeakMap<object, RoundUniverse>();
@@ -123,22 +202,9 @@ const universes = new WeakMap<object, RoundUniverse>();
 function roundUniverse(universe: Iterable<Instrument>, tf: Timeframe): RoundUniverse {
   const known = universes.get(universe);
   if (known !== undefined && known.tf === tf) return known;
-  const instruments = [...universe];
-  let time = -Infinity;
-  const bars = instruments.map((instrument) => {
-    const b = instrument.bars[tf];
-    const t = b?.time;
-    if (t !== undefined && t.length > 0 && t[t.length - 1]! > time) time = t[t.length - 1]!;
-    return b;
-  });
-  const ends = new Int32Array(instruments.length);
-  for (let i = 0; i < instruments.length; i++) {
-    const t = bars[i]?.time;
-    ends[i] = t !== undefined && t.length > 0 && t[t.length - 1] === time && isTrusted(bars[i]!) ? t.length - 1 : -1;
-  }
-  const made = { tf, instruments, symbols: instruments.map((i) => i.symbol), time, bars, ends };
-  // The same universe object is every screen's of the round (alerts.evaluate reads it once).
-  if (typeof universe === "object" && universe !== null) universes.set(universe, made);
+  const made = new RoundUniverse(universe, tf);
+  // The same universe object is every screen's of the round (alerts' evaluateGroup reads it once).
+  universes.set(universe, made);
   return made;
 }
 
@@ -152,9 +218,20 @@ class RoundWork {
   constructor(slots: number) {
     this.vectors = Array.from({ length: slots }, () => new Float64Array(0));
   }
-  /** Room for `n` picked symbols. */
+  private marks = new Uint8Array(0);
+  /** A mark per lane, all clear. */
+  followed(lanes: number): Uint8Array {
+    if (this.marks.length < lanes) this.marks = new Uint8Array(Math.max(lanes, 2 * this.marks.length));
+    else this.marks.fill(0);
+    return this.marks;
+  }
+  /** Per picked symbol: 1 when a kernel left its state off the bar (the pass is not carried on). */
+  broken = new Uint8Array(0);
+  /** Room for `n` picked symbols (their marks clear). */
   picked(n: number): Picked {
     if (this.chosen.index.length < n) this.chosen = { index: new Int32Array(n), lane: new Int32Array(n), at: new Int32Array(n) };
+    if (this.broken.length < n) this.broken = new Uint8Array(this.chosen.index.length);
+    else this.broken.fill(0);
     return this.chosen;
   }
   vector(k: number, n: number): Float64Array {
@@ -254,12 +331,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
 
   // Which symbols continue: checked before anything is written, so a symbol either steps whole or goes the other way.
   const { instruments, symbols, ends } = round;
-  if (screen.universeLanes.length !== instruments.length) {
-    screen.universeLanes = new Int32Array(instruments.length).fill(-1);
-    screen.universeSymbols = [];
-  }
-  const known = screen.universeSymbols;
-  const lanesOf = screen.universeLanes;
+  const ids = round.idsIn(screen.ids);
   const rest: Instrument[] = [];
   const work = works.get(program) ?? new RoundWork(slots.length);
   works.set(program, work);
@@ -275,10 +347,8 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
       else rest.push(instruments[i]!);
       continue;
     }
-    let lane = lanesOf[i]!;
-    // A symbol without a lane yet is looked up again: its pass from the anchor may have been saved since.
-    if (known[i] !== symbols[i] || lane < 0) lanesOf[i] = lane = screen.assigned(symbols[i]!);
-    if (lane < 0 || !continues(layout, screen, rowSize, lane, round.bars[i]!, end, anchor)) {
+    const lane = screen.laneOf(ids[i]!);
+    if (lane < 0 || !continues(layout, screen, rowSize, lane, round.previous[i]!, end, anchor)) {
       rest.push(instruments[i]!);
       continue;
     }
@@ -287,7 +357,6 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
     picked.at[n] = screen.frameHi[lane]!;
     n++;
   }
-  screen.universeSymbols = symbols;
   const { index, lane: laneOf, at } = picked;
   const rows = screen.rows;
 
@@ -307,19 +376,13 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         const combine = node.series.combine;
         const indices = slot.columnIndices;
         if (combine === undefined) {
-          const name = COLUMNS[indices[0]!]!;
-          for (let j = 0; j < n; j++) {
-            const i = index[j]!;
-            out[j] = Number(round.bars[i]![name][ends[i]!]);
-          }
+          const latest = round.latestOf(indices[0]!);
+          for (let j = 0; j < n; j++) out[j] = latest[index[j]!]!;
         } else {
           const columns = indices.map((column, k) => {
             const v = grown(work.raws, k, n);
-            const name = COLUMNS[column]!;
-            for (let j = 0; j < n; j++) {
-              const i = index[j]!;
-              v[j] = Number(round.bars[i]![name][ends[i]!]);
-            }
+            const latest = round.latestOf(column);
+            for (let j = 0; j < n; j++) v[j] = latest[index[j]!]!;
             return v;
           });
           combine(columns, out, 0, n);
@@ -378,7 +441,14 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
     }
   }
 
-  // The rows: matching symbols, and the tracked ones, matching or not.
+  // The rows: matching symbols, and the tracked ones, matching or not (marked by lane: a few symbols looked up, not every one).
+  const followed = work.followed(screen.count);
+  if (track !== undefined) {
+    for (const symbol of track) {
+      const lane = screen.assigned(symbol);
+      if (lane >= 0) followed[lane] = 1;
+    }
+  }
   const condition = work.vectors[position.get(program.condition)!]!;
   const hits: HistoryHit[] = [];
   const tracked: TrackedRow[] = [];
@@ -389,7 +459,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
     const matches = condition[j] === 1;
     base.end = at[j]!;
     if (!converged(program.frames)) unconverged++;
-    const tracking = track !== undefined && (matches || track.has(symbols[i]!));
+    const tracking = track !== undefined && (matches || followed[laneOf[j]!] === 1);
     if (!matches && !tracking) continue;
     const ranked = rowOf(program, symbols[i]!, (slot) => work.vectors[position.get(slot)!]![j]!);
     if (matches) {
@@ -400,15 +470,13 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
   }
 
   // Each pass saved one bar on: every tail moves by one, the states were written in place.
-  const { states } = layout;
+  const broken = work.broken;
   const carriedVectors = carry.slots.map((slot) => work.vectors[position.get(slot)!]!);
   for (let j = 0; j < n; j++) {
     const lane = laneOf[j]!;
     const r = lane * rowSize;
     const p = at[j]!;
-    let keep = true;
-    for (let q = 0; q < states.length; q++) if (rows[r + states[q]!] !== p + 1) keep = false;
-    if (!keep) {
+    if (broken[j] === 1) {
       // A state not positioned at the bar (a recursion back before its seed): the next bar starts a pass from its anchor.
       screen.live[lane] = 0;
       continue;
@@ -418,8 +486,6 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
       const from = r + tailAt[k]!;
       for (let x = 0; x < w - 1; x++) rows[from + x] = rows[from + x + 1]!;
       if (w > 0) rows[from + w - 1] = carriedVectors[k]![j]!;
-      screen.lo[lane * S + k] = p + 1 - w;
-      screen.hi[lane * S + k] = p + 1;
     }
     screen.frameHi[lane] = p + 1;
     rows[r + 1] = time;
@@ -437,14 +503,14 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
  * state positioned at the bar (or at a primed block's start, primed afresh), and bars enough
  * before it in the pass for every window.
  */
-function continues(layout: RoundLayout, screen: ScreenCarry, rowSize: number, lane: number, bars: Bars, end: number, anchor: number): boolean {
+function continues(layout: RoundLayout, screen: ScreenCarry, rowSize: number, lane: number, previous: number, end: number, anchor: number): boolean {
   if (screen.live[lane] === 0 || screen.full[lane] === 0) return false;
   const rows = screen.rows;
   const r = lane * rowSize;
   // One frame: the row holds its anchor, then the time of its last bar read.
   if (rows[r] !== anchor) return false;
   const p = screen.frameHi[lane]!;
-  if (p < layout.reach || end < 1 || end < p || bars.time[end - 1] !== rows[r + 1]) return false;
+  if (p < layout.reach || end < 1 || end < p || previous !== rows[r + 1]) return false;
   const { states, statesBlocked } = layout;
   for (let q = 0; q < states.length; q++) {
     if (rows[r + states[q]!] !== p && !(statesBlocked[q] === 1 && p % PRIMED_BLOCK_BARS === 0)) return false;
@@ -468,18 +534,22 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
   const ctx = slot.context(slot.frame.timeframe, program.market);
   const children = slot.children;
   const implicit = slot.columnIndices;
-  let inputs = work.inputs.get(slot);
-  if (inputs === undefined) work.inputs.set(slot, (inputs = []));
+  let scratch = work.inputs.get(slot);
+  if (scratch === undefined) work.inputs.set(slot, (scratch = []));
+  // The kernel's inputs: a child's window copied into `scratch`, or a raw column read in place.
+  const inputs = new Array<Float64Array>(children.length + implicit.length);
+  const rawColumn = children.map((c) => (c.node.op === "series" && c.node.series.combine === undefined ? c.columnIndices[0]! : -1));
   const own = carried[s]!;
   const state = slot.state;
   const stateFrom = own >= 0 ? stateAt[own]! : -1;
   const childCarried = children.map((c) => carried[position.get(c)!]!);
   const childVectors = children.map((c) => work.vectors[position.get(c)!]!);
-  const implicitNames = implicit.map((c) => COLUMNS[c]!);
   const rows = screen.rows;
   const { index, lane: laneOf, at } = picked;
   const blocked = slot.blocked;
   const extra = slot.extra;
+  const broken = work.broken;
+  let buffer = work.outs.get(slot) ?? new Float64Array(0);
   for (let j = 0; j < n; j++) {
     const p = at[j]!;
     const i = index[j]!;
@@ -491,22 +561,36 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
     const inputFrom = from - extra;
     const offset = round.ends[i]! - p;
     for (let k = 0; k < children.length; k++) {
-      const dst = grown(inputs, k, p + 1);
       const c = childCarried[k]!;
       if (c >= 0) {
+        const dst = grown(scratch, k, p + 1);
+        inputs[k] = dst;
         // The child's tail holds its values at [p − width, p); the new bar's is in its vector.
         const at0 = r + tailAt[c]! - (p - widths[c]!);
         for (let x = inputFrom; x < p; x++) dst[x] = rows[at0 + x]!;
         dst[p] = childVectors[k]![j]!;
-      } else seriesWindow(children[k]!, bars, inputFrom, p + 1, dst, offset, work);
+      } else {
+        // A raw column is read in place, from the pass's first bar on (shared by every screen with that anchor); anything else is computed over the window.
+        const raw = rawColumn[k]!;
+        const view = raw >= 0 ? round.viewOf(i, raw, offset) : undefined;
+        if (view !== undefined) inputs[k] = view;
+        else {
+          inputs[k] = grown(scratch, k, p + 1);
+          seriesWindow(children[k]!, bars, inputFrom, p + 1, inputs[k]!, offset, work);
+        }
+      }
     }
     for (let k = 0; k < implicit.length; k++) {
-      const dst = grown(inputs, children.length + k, p + 1);
-      const column = bars[implicitNames[k]!];
-      for (let x = inputFrom; x <= p; x++) dst[x] = Number(column[offset + x]);
+      const view = round.viewOf(i, implicit[k]!, offset);
+      if (view !== undefined) inputs[children.length + k] = view;
+      else {
+        const dst = grown(scratch, children.length + k, p + 1);
+        const column = bars[COLUMNS[implicit[k]!]!];
+        for (let x = inputFrom; x <= p; x++) dst[x] = Number(column[offset + x]);
+        inputs[children.length + k] = dst;
+      }
     }
-    let buffer = work.outs.get(slot);
-    if (buffer === undefined || buffer.length < p + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(p + 1, (buffer?.length ?? 0) * 2))));
+    if (buffer.length < p + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(p + 1, buffer.length * 2))));
     if (state !== undefined) {
       const at1 = r + stateFrom;
       for (let x = 0; x < state.length; x++) state[x] = rows[at1 + x]!;
@@ -517,6 +601,7 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
     if (state !== undefined) {
       const at1 = r + stateFrom;
       for (let x = 0; x < state.length; x++) rows[at1 + x] = state[x]!;
+      if (state[0] !== p + 1) broken[j] = 1;
     }
   }
 }
