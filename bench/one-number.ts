@@ -13,7 +13,8 @@
  *    with carried passes (eval/carry.ts). A bar of every instrument is written, a round
  *    evaluates it (the passes from the anchor are made and saved), and then for each of
  *    BENCH_ROUNDS more bars the round is timed: read through the tier, one step per indicator per
- *    symbol. Against a run of the rsi screen read through the same tier (`fetchAnchored` +
+ *    symbol, each screen's slots stepped across its symbols (eval/round.ts). Against a run of
+ *    the rsi screen read through the same tier (`fetchAnchored` +
  *    `runAnchoredAsync`, what `POST /xql/run` does under HTTP). Beside it, the same round without
  *    carried passes (a pass from the anchor per screen and symbol). Target ≤ 5×.
  * 3. **Run**: the store's run (`fetchAnchored` + `runAnchoredAsync`: bars from each bar's
@@ -165,7 +166,7 @@ async function rounds(): Promise<void> {
     console.log(`   one run of the rsi screen (read + evaluate) ${ms(run)} (${runMs.map(ms).join(", ")})`);
     console.log(`   round with carried passes ${ms(median(carriedMs))} (${carriedMs.map(ms).join(", ")}): ${ratio(median(carriedMs), run)} one run (target ≤ 5×)`);
     console.log(`   round with a pass from the anchor per screen ${ms(median(freshMs))} (${freshMs.map(ms).join(", ")}): ${ratio(median(freshMs), run)} one run`);
-    console.log(`   carried passes: ${counts.symbols} (screen, symbol) held, ${counts.restored} bars taken in a step, ${counts.fresh} passes from the anchor`);
+    console.log(`   carried passes: ${counts.symbols} (screen, symbol) held, ${counts.restored} bars taken in a step (${counts.across} of them across symbols), ${counts.fresh} passes from the anchor`);
     console.log(`\n3. the store's run from anchors ${ms(run)} against the run before anchors (fetch F, run over it) ${ms(median(oldMs))} (${oldMs.map(ms).join(", ")}): ${ratio(run, median(oldMs))} (target ≤ 1.3×)`);
   } finally {
     await store.close();
