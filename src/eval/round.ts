@@ -24,17 +24,18 @@ import { anchorTime } from "./anchor.js";
 import { converged, isTrusted } from "./bars.js";
 import { carryLayout, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
-import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
+import { EMPTY, PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
+import { alignmentCut, lastClosedIndex } from "../alignment.js";
 import { bySymbol, order, rowOf } from "./rows.js";
 import type { Slice } from "./scan.js";
 import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./values.js";
-import type { Bars, Instrument, Timeframe } from "../types.js";
+import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../types.js";
 import { COLUMN_INDEX, type Column } from "./bars.js";
 import type { Kernel } from "../functions/kernel.js";
 
 /** What a program's step across symbols needs, decided once per program. */
 interface RoundLayout {
-  /** Whether the program can step across symbols (one timeframe; every call resumable or windowed). */
+  /** Whether the program can step across symbols (every call on the base timeframe resumable or windowed). */
   readonly eligible: boolean;
   /** Every slot, each after the slots it reads. */
   readonly order: readonly Slot[];
@@ -47,6 +48,9 @@ interface RoundLayout {
   /** Where in a row each kernel state starts (its slot 0, the bar it is positioned at), and whether its kernel runs in primed blocks. */
   readonly states: Int32Array;
   readonly statesBlocked: Uint8Array;
+  /** Per slot of `order`, and per carried slot: whether it is on the base timeframe (the others are not stepped). */
+  readonly onBase: readonly boolean[];
+  readonly baseCarried: readonly boolean[];
 }
 
 const layouts = new WeakMap<Program, RoundLayout>();
@@ -78,11 +82,14 @@ function roundLayout(program: Program): RoundLayout {
   visit(program.condition);
   for (const c of program.columns) visit(c.slot);
   for (const s of program.sort) visit(s.slot);
-  let eligible = program.frames.length === 1;
+  // Only the base frame steps: another timeframe's slots are read at its last bar closed, from their tails (a round
+  // in which that frame closes a bar goes symbol by symbol).
+  const onBase = (slot: Slot): boolean => slot.frame === program.base;
+  let eligible = true;
   let reach = 0;
   for (const slot of order) {
     const node = slot.node;
-    if (node.op === "timeframe") eligible = false;
+    if (!onBase(slot)) continue;
     if (node.op === "call") {
       // A recursion without a state streams from the first bar of the pass, which a carried pass does not hold.
       if (node.fn.recursive && slot.state === undefined) eligible = false;
@@ -90,7 +97,7 @@ function roundLayout(program: Program): RoundLayout {
     }
     if (node.op === "history") reach = Math.max(reach, node.offset);
   }
-  const stateful = carry.slots.map((_, k) => k).filter((k) => carry.stateAt[k]! >= 0);
+  const stateful = carry.slots.map((_, k) => k).filter((k) => carry.stateAt[k]! >= 0 && onBase(carry.slots[k]!));
   layout = {
     eligible,
     order,
@@ -99,6 +106,8 @@ function roundLayout(program: Program): RoundLayout {
     reach,
     states: new Int32Array(stateful.map((k) => carry.stateAt[k]!)),
     statesBlocked: new Uint8Array(stateful.map((k) => (carry.slots[k]!.blocked ? 1 : 0))),
+    onBase: order.map(onBase),
+    baseCarried: carry.slots.map(onBase),
   };
   layouts.set(program, layout);
   return layout;
@@ -149,6 +158,35 @@ class RoundUniverse {
     this.previous = previous;
     this.viewFrom = new Int32Array(instruments.length).fill(-1);
     this.views = new Array<Float64Array | undefined>(instruments.length * COLUMNS.length).fill(undefined);
+  }
+
+  private readonly closedIn = new Map<Timeframe, Int32Array>();
+
+  /**
+   * Per instrument: the index of its last bar of timeframe `tf` closed by the new base bar's
+   * close (decisions §1 alignment), −1 when none is, −2 when it has no such bars.
+   */
+  closedOf(tf: Timeframe): Int32Array {
+    let closed = this.closedIn.get(tf);
+    if (closed !== undefined) return closed;
+    closed = new Int32Array(this.instruments.length).fill(-2);
+    const cut = alignmentCut(this.time, TIMEFRAME_MS[this.tf]);
+    for (let i = 0; i < closed.length; i++) {
+      const bars = this.instruments[i]!.bars[tf];
+      if (this.ends[i]! < 0 || bars === undefined || bars.time.length === 0) continue;
+      closed[i] = lastClosedIndex(bars.time, bars.time.length, TIMEFRAME_MS[tf], cut);
+    }
+    this.closedIn.set(tf, closed);
+    return closed;
+  }
+
+  private readonly timesIn = new Map<Timeframe, readonly (ArrayLike<number> | undefined)[]>();
+
+  /** Per instrument: its time column of timeframe `tf`. */
+  timesOf(tf: Timeframe): readonly (ArrayLike<number> | undefined)[] {
+    let times = this.timesIn.get(tf);
+    if (times === undefined) this.timesIn.set(tf, (times = this.instruments.map((instrument) => instrument.bars[tf]?.time)));
+    return times;
   }
 
   private idSource: SymbolIds | undefined;
@@ -327,7 +365,11 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
   const base = program.base;
   const tf = base.timeframe;
   const time = round.time;
-  const anchor = anchorTime(program.market, tf, tf, base.fetchBars, time);
+  const frames = program.frames;
+  const F = frames.length;
+  const anchors = frames.map((frame) => anchorTime(program.market, tf, frame.timeframe, frame.fetchBars, time));
+  const closed = frames.map((frame, f) => (f === 0 ? round.ends : round.closedOf(frame.timeframe)));
+  const innerTimes = frames.map((frame, f) => (f === 0 ? [] : round.timesOf(frame.timeframe)));
 
   // Which symbols continue: checked before anything is written, so a symbol either steps whole or goes the other way.
   const { instruments, symbols, ends } = round;
@@ -348,19 +390,20 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
       continue;
     }
     const lane = screen.laneOf(ids[i]!);
-    if (lane < 0 || !continues(layout, screen, rowSize, lane, round.previous[i]!, end, anchor)) {
+    if (lane < 0 || !continues(layout, screen, rowSize, lane, i, round.previous[i]!, end, anchors, closed, innerTimes)) {
       rest.push(instruments[i]!);
       continue;
     }
     picked.index[n] = i;
     picked.lane[n] = lane;
-    picked.at[n] = screen.frameHi[lane]!;
+    picked.at[n] = screen.frameHi[lane * F]!;
     n++;
   }
   const { index, lane: laneOf, at } = picked;
   const rows = screen.rows;
 
   for (let s = 0; s < slots.length; s++) {
+    if (!layout.onBase[s]) continue;
     const slot = slots[s]!;
     const node = slot.node;
     const out = work.vector(s, n);
@@ -436,8 +479,25 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
       case "call":
         stepCall(program, slot, s, layout, work, round, screen, picked, n, out);
         break;
-      case "timeframe":
-        throw new Error("internal: a screen across timeframes does not step across symbols");
+      case "timeframe": {
+        // The other timeframe's value at its last bar closed by the new bar's close: the one its pass read last.
+        const child = slot.children[0]!;
+        const c = carried[position.get(child)!]!;
+        const f = frames.indexOf(slot.inner!);
+        const fill = fillType(node);
+        for (let j = 0; j < n; j++) {
+          const i = index[j]!;
+          const e = closed[f]![i]!;
+          if (e < 0) out[j] = fill;
+          else if (c >= 0) out[j] = rows[laneOf[j]! * rowSize + tailAt[c]! + widths[c]! - 1]!;
+          else {
+            const v = grown(work.raws, 17, e + 1);
+            seriesWindow(child, round.instruments[i]!.bars[slot.inner!.timeframe]!, e, e + 1, v, 0, work);
+            out[j] = v[e]!;
+          }
+        }
+        break;
+      }
     }
   }
 
@@ -458,7 +518,8 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
     const i = index[j]!;
     const matches = condition[j] === 1;
     base.end = at[j]!;
-    if (!converged(program.frames)) unconverged++;
+    for (let f = 1; f < F; f++) frames[f]!.end = screen.frameHi[laneOf[j]! * F + f]! - 1;
+    if (!converged(frames)) unconverged++;
     const tracking = track !== undefined && (matches || followed[laneOf[j]!] === 1);
     if (!matches && !tracking) continue;
     const ranked = rowOf(program, symbols[i]!, (slot) => work.vectors[position.get(slot)!]![j]!);
@@ -471,7 +532,8 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
 
   // Each pass saved one bar on: every tail moves by one, the states were written in place.
   const broken = work.broken;
-  const carriedVectors = carry.slots.map((slot) => work.vectors[position.get(slot)!]!);
+  const baseCarried = layout.baseCarried;
+  const carriedVectors = carry.slots.map((slot, k) => (baseCarried[k] ? work.vectors[position.get(slot)!]! : EMPTY));
   for (let j = 0; j < n; j++) {
     const lane = laneOf[j]!;
     const r = lane * rowSize;
@@ -482,13 +544,14 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
       continue;
     }
     for (let k = 0; k < S; k++) {
+      if (!baseCarried[k]) continue;
       const w = widths[k]!;
       const from = r + tailAt[k]!;
       for (let x = 0; x < w - 1; x++) rows[from + x] = rows[from + x + 1]!;
       if (w > 0) rows[from + w - 1] = carriedVectors[k]![j]!;
     }
-    screen.frameHi[lane] = p + 1;
-    rows[r + 1] = time;
+    screen.frameHi[lane * F] = p + 1;
+    rows[r + F] = time;
   }
   // Every pass kept read up to the new bar.
   if (n > 0 && time > screen.newest[0]!) screen.newest[0] = time;
@@ -503,14 +566,32 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
  * state positioned at the bar (or at a primed block's start, primed afresh), and bars enough
  * before it in the pass for every window.
  */
-function continues(layout: RoundLayout, screen: ScreenCarry, rowSize: number, lane: number, previous: number, end: number, anchor: number): boolean {
+function continues(
+  layout: RoundLayout,
+  screen: ScreenCarry,
+  rowSize: number,
+  lane: number,
+  i: number,
+  previous: number,
+  end: number,
+  anchors: readonly number[],
+  closed: readonly Int32Array[],
+  times: readonly (readonly (ArrayLike<number> | undefined)[])[],
+): boolean {
   if (screen.live[lane] === 0 || screen.full[lane] === 0) return false;
   const rows = screen.rows;
   const r = lane * rowSize;
-  // One frame: the row holds its anchor, then the time of its last bar read.
-  if (rows[r] !== anchor) return false;
-  const p = screen.frameHi[lane]!;
-  if (p < layout.reach || end < 1 || end < p || previous !== rows[r + 1]) return false;
+  const F = anchors.length;
+  // The row holds each frame's anchor, then the time of each frame's last bar read.
+  for (let f = 0; f < F; f++) if (rows[r + f] !== anchors[f]) return false;
+  const p = screen.frameHi[lane * F]!;
+  if (p < layout.reach || end < 1 || end < p || previous !== rows[r + F]) return false;
+  // Another timeframe takes no step: its last bar closed is still the one the pass read last.
+  for (let f = 1; f < F; f++) {
+    const e = closed[f]![i]!;
+    if (e === -2 || screen.frameHi[lane * F + f] !== e + 1) return false;
+    if (e >= 0 && Number(times[f]![i]![e]) !== rows[r + F + f]) return false;
+  }
   const { states, statesBlocked } = layout;
   for (let q = 0; q < states.length; q++) {
     if (rows[r + states[q]!] !== p && !(statesBlocked[q] === 1 && p % PRIMED_BLOCK_BARS === 0)) return false;
