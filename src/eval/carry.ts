@@ -380,7 +380,14 @@ export class CarryStore {
       for (const screen of this.screens.values()) screen.clear();
       return;
     }
+    // The common write, a new bar after every bar any pass read, changes none of them: told once
+    // per written series from the latest bar read per timeframe, not asked of every screen.
+    const newest = new Map<Timeframe, number>();
+    for (const screen of this.screens.values()) {
+      screen.timeframes.forEach((tf, f) => newest.set(tf, Math.max(newest.get(tf) ?? -Infinity, screen.newest[f]!)));
+    }
     for (const touched of changes.touched) {
+      if (!(touched.from <= (newest.get(touched.timeframe) ?? -Infinity))) continue;
       const upper = touched.market.toUpperCase();
       for (const screen of this.screens.values()) screen.drop(touched, upper);
     }

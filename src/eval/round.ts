@@ -127,6 +127,8 @@ class RoundUniverse {
   readonly bars: readonly (Bars | undefined)[];
   readonly ends: Int32Array;
   readonly previous: Float64Array;
+  /** Whether the instruments are in symbol order (the store reads them so). */
+  readonly sorted: boolean;
   private readonly latest: (Float64Array | undefined)[] = [];
   private readonly viewFrom: Int32Array;
   private readonly views: (Float64Array | undefined)[];
@@ -152,6 +154,7 @@ class RoundUniverse {
     }
     this.instruments = instruments;
     this.symbols = instruments.map((i) => i.symbol);
+    this.sorted = this.symbols.every((symbol, i) => i === 0 || this.symbols[i - 1]! < symbol);
     this.time = time;
     this.bars = bars;
     this.ends = ends;
@@ -330,7 +333,8 @@ export function* anchoredSteps(
     hits.sort((a, b) => order(program, a.ranked.keys, a.ranked.row.symbol, b.ranked.keys, b.ranked.row.symbol));
     hits.length = limit;
   }
-  hits.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  // Rows by symbol: as stepped when the universe is in symbol order and nothing else joined them.
+  if (rest !== undefined || !round.sorted) hits.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
   return {
     window: [step.time],
     perBar: [hits],
