@@ -328,13 +328,15 @@ export function* anchoredSteps(
     hits = hits.concat(rest.perBar[0] ?? []);
   }
   const limit = program.limit;
+  let inOrder = rest === undefined && round.sorted;
   if (limit !== undefined && hits.length > limit) {
     // The query's order is total (ties broken by symbol): the first `limit` of both sets ranked together.
     hits.sort((a, b) => order(program, a.ranked.keys, a.ranked.row.symbol, b.ranked.keys, b.ranked.row.symbol));
     hits.length = limit;
+    inOrder = false;
   }
-  // Rows by symbol: as stepped when the universe is in symbol order and nothing else joined them.
-  if (rest !== undefined || !round.sorted) hits.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  // Rows by symbol: as stepped when the universe is in symbol order and nothing else joined or reordered them.
+  if (!inOrder) hits.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
   return {
     window: [step.time],
     perBar: [hits],
@@ -488,6 +490,11 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         const child = slot.children[0]!;
         const c = carried[position.get(child)!]!;
         const f = frames.indexOf(slot.inner!);
+        if (f === 0) {
+          // Its own timeframe (`h1::x` on h1): the bar closed by the new bar's close is the new bar.
+          out.set(vectorOf(child).subarray(0, n));
+          break;
+        }
         const fill = fillType(node);
         for (let j = 0; j < n; j++) {
           const i = index[j]!;
