@@ -13,9 +13,9 @@
  * skips it (the one short-history rule, `alignFrames`).
  */
 import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
-import { TIMEFRAME_MS, type Bars, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
+import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
 import { anchorsAt, narrowToAnchors } from "./anchor.js";
-import { alignFrames, attachFrames, converged, isTrusted } from "./bars.js";
+import { alignFrames, attachFrames, converged, firstAtOrAfterTime, isTrusted } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
@@ -175,7 +175,6 @@ export function* historySteps(
   };
 
   const passes: WindowPasses = anchored ? windowPasses(program, window) : { starts: [], anchors: [] };
-  const whole: Bars[] = [];
   const screenCarry: ScreenCarry | undefined = anchored?.carry?.store.screen(anchored.carry.key, program);
   program.carrying = screenCarry !== undefined;
   program.restored = false;
@@ -225,7 +224,7 @@ export function* historySteps(
     const length = base.length;
     // The instrument's bars inside the window are a suffix of its bars (times increase, and
     // every time of the universe at or after the window's first is in the window).
-    const first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+    const first = firstAtOrAfterTime(time, 0, length, window.length > 0 ? window[0]! : Infinity, base.duration);
     // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
     if (first === length) {
       noData++;
@@ -245,7 +244,6 @@ export function* historySteps(
     }
     // One pass per run of window bars that share their anchors.
     const symbol = instrument.symbol;
-    for (let k = 0; k < frames.length; k++) whole[k] = frames[k]!.bars;
     const wholeTime = time;
     let evaluated = false;
     let short = false;
@@ -258,9 +256,9 @@ export function* historySteps(
       const bt = Number(wholeTime[t]);
       while (pass + 1 < passes.starts.length && passes.starts[pass + 1]! <= bt) pass++;
       const group = passes.anchors[pass]!;
-      const end = pass + 1 < passes.starts.length ? lowerBound(wholeTime, length, passes.starts[pass + 1]!, t + 1) : length;
+      const end = pass + 1 < passes.starts.length ? firstAtOrAfterTime(wholeTime, t + 1, length, passes.starts[pass + 1]!, base.duration) : length;
       if (t > first) program.epoch++;
-      for (let k = 0; k < frames.length; k++) frames[k]!.attach(symbol, whole[k]!);
+      for (let k = 0; k < frames.length; k++) frames[k]!.reattach();
       const off = narrowToAnchors(frames, group);
       const lo = t - off;
       const hi = end - off;
@@ -342,8 +340,9 @@ function windowPasses(program: Program, window: readonly number[]): WindowPasses
   return { starts, anchors };
 }
 
-/** The first index i in [lo, length) with a[i] >= x (length when none), a ascending. */
-function lowerBound(a: ArrayLike<number>, length: number, x: number, lo = 0): number {
+/** The first index i < length with a[i] >= x (length when none), a ascending. */
+function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
+  let lo = 0;
   let hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
