@@ -205,28 +205,57 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
   }
 }
 
-// Decisions §1: division by zero and other non-finite values make comparisons false, so an
-// operand that is NaN or ±Infinity (x − x is 0 only for finite x) fails every operator, != included.
-// One loop per operator, so the comparison is inlined rather than called per bar.
+/** Comparison operators as small numbers, for {@link holds}. */
+const LT = 0;
+const LE = 1;
+const GT = 2;
+const GE = 3;
+const EQ = 4;
+const NE = 5;
+const OPERATOR_CODE: Readonly<Record<CompareOperator, number>> = { "<": LT, "<=": LE, ">": GT, ">=": GE, "==": EQ, "!=": NE };
+
+/**
+ * Whether `x op y` holds, the one definition of a comparison. Decisions §1: division by zero and
+ * other non-finite values make comparisons false, so an operand that is NaN or ±Infinity (x − x
+ * is 0 only for finite x) fails every operator, != included.
+ */
+function holds(op: number, x: number, y: number): boolean {
+  switch (op) {
+    case LT:
+      return x < y && x - x === 0 && y - y === 0;
+    case LE:
+      return x <= y && x - x === 0 && y - y === 0;
+    case GT:
+      return x > y && x - x === 0 && y - y === 0;
+    case GE:
+      return x >= y && x - x === 0 && y - y === 0;
+    case EQ:
+      return x === y && x - x === 0;
+    default:
+      return x !== y && x - x === 0 && y - y === 0;
+  }
+}
+
+// One loop per operator, so that the comparison is inlined with its operator known.
 function compareInto(op: CompareOperator, a: Float64Array, b: Float64Array, out: Float64Array, from: number, to: number): void {
   switch (op) {
     case "<":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x < y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(LT, a[i]!, b[i]!) ? 1 : 0;
       return;
     case "<=":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x <= y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(LE, a[i]!, b[i]!) ? 1 : 0;
       return;
     case ">":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x > y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(GT, a[i]!, b[i]!) ? 1 : 0;
       return;
     case ">=":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x >= y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(GE, a[i]!, b[i]!) ? 1 : 0;
       return;
     case "==":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x === y && x - x === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(EQ, a[i]!, b[i]!) ? 1 : 0;
       return;
     case "!=":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x !== y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(NE, a[i]!, b[i]!) ? 1 : 0;
       return;
     default:
       assertNever(op, "comparison operator");
@@ -333,15 +362,33 @@ function logical(program: Program, slot: Slot, isAnd: boolean, from: number, to:
   let lo = from;
   let hi = to;
   for (const operand of slot.ordered) {
-    const v = values(program, operand, lo, hi);
     let newLo = hi;
     let newHi = lo;
-    for (let i = lo; i < hi; i++) {
-      if (out[i] === decided) continue;
-      if (v[i] === decided) out[i] = decided;
-      else {
-        if (i < newLo) newLo = i;
-        newHi = i + 1;
+    const node = operand.node;
+    if (node.op === "compare" && !(operand.epoch === program.epoch && lo >= operand.lo && hi <= operand.hi)) {
+      // A comparison not computed here is decided in place, at the bars still undecided only:
+      // over a history's window, most bars are decided by the first operand, and writing the
+      // comparison at every bar to read it back cost more than the comparisons themselves.
+      const a = values(program, operand.children[0]!, lo, hi);
+      const b = values(program, operand.children[1]!, lo, hi);
+      const op = OPERATOR_CODE[node.operator];
+      for (let i = lo; i < hi; i++) {
+        if (out[i] === decided) continue;
+        if (holds(op, a[i]!, b[i]!) !== isAnd) out[i] = decided;
+        else {
+          if (i < newLo) newLo = i;
+          newHi = i + 1;
+        }
+      }
+    } else {
+      const v = values(program, operand, lo, hi);
+      for (let i = lo; i < hi; i++) {
+        if (out[i] === decided) continue;
+        if (v[i] === decided) out[i] = decided;
+        else {
+          if (i < newLo) newLo = i;
+          newHi = i + 1;
+        }
       }
     }
     lo = newLo;
