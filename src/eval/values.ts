@@ -359,40 +359,51 @@ function logical(program: Program, slot: Slot, isAnd: boolean, from: number, to:
   const out = slot.buffer;
   const decided = isAnd ? 0 : 1;
   out.fill(isAnd ? 1 : 0, from, to);
+  // The bars still undecided, in order, once an operand has decided some: each operand after the
+  // first reads only those (over a history's window, a few of every range's bars).
+  const undecided = slot.context(slot.frame.timeframe, program.market).scratch(0, to - from);
+  let n = -1;
   let lo = from;
   let hi = to;
   for (const operand of slot.ordered) {
-    let newLo = hi;
-    let newHi = lo;
+    let m = 0;
     const node = operand.node;
     if (node.op === "compare" && !(operand.epoch === program.epoch && lo >= operand.lo && hi <= operand.hi)) {
-      // A comparison not computed here is decided in place, at the bars still undecided only:
-      // over a history's window, most bars are decided by the first operand, and writing the
-      // comparison at every bar to read it back cost more than the comparisons themselves.
+      // A comparison not computed here is decided in place: writing it at every bar of the
+      // range to read it back at the undecided ones cost more than the comparisons themselves.
       const a = values(program, operand.children[0]!, lo, hi);
       const b = values(program, operand.children[1]!, lo, hi);
       const op = OPERATOR_CODE[node.operator];
-      for (let i = lo; i < hi; i++) {
-        if (out[i] === decided) continue;
-        if (holds(op, a[i]!, b[i]!) !== isAnd) out[i] = decided;
-        else {
-          if (i < newLo) newLo = i;
-          newHi = i + 1;
+      if (n < 0) {
+        for (let i = lo; i < hi; i++) {
+          if (holds(op, a[i]!, b[i]!) !== isAnd) out[i] = decided;
+          else undecided[m++] = i;
+        }
+      } else {
+        for (let k = 0; k < n; k++) {
+          const i = undecided[k]!;
+          if (holds(op, a[i]!, b[i]!) !== isAnd) out[i] = decided;
+          else undecided[m++] = i;
         }
       }
     } else {
       const v = values(program, operand, lo, hi);
-      for (let i = lo; i < hi; i++) {
-        if (out[i] === decided) continue;
-        if (v[i] === decided) out[i] = decided;
-        else {
-          if (i < newLo) newLo = i;
-          newHi = i + 1;
+      if (n < 0) {
+        for (let i = lo; i < hi; i++) {
+          if (v[i] === decided) out[i] = decided;
+          else undecided[m++] = i;
+        }
+      } else {
+        for (let k = 0; k < n; k++) {
+          const i = undecided[k]!;
+          if (v[i] === decided) out[i] = decided;
+          else undecided[m++] = i;
         }
       }
     }
-    lo = newLo;
-    hi = newHi;
-    if (lo >= hi) return;
+    n = m;
+    if (n === 0) return;
+    lo = undecided[0]!;
+    hi = undecided[n - 1]! + 1;
   }
 }
