@@ -134,9 +134,10 @@ export function* historySteps(
     let keyValues: Float64Array[] | undefined;
     // Where bar t sits in the window: walked forward with t, no lookup per bar.
     let w = lowerBound(window, window.length, Number(time[from]));
-    // The matching bars, found by the typed array's own search (the condition is 1 or 0 at every
-    // bar from `from`; its buffer may hold another instrument's values past `to`).
-    for (let t = condition.indexOf(1, from); t !== -1 && t < to; t = condition.indexOf(1, t + 1)) {
+    // The matching bars (the condition is 1 or 0 at every bar from `from`). Searched up to `to`
+    // only: the buffer past it holds another pass's or instrument's values, which the typed
+    // array's own search went on reading when the range had no match.
+    for (let t = nextMatch(condition, from, to); t < to; t = nextMatch(condition, t + 1, to)) {
       const bt = Number(time[t]);
       while (window[w]! < bt) w++;
       if (keyValues === undefined) {
@@ -298,6 +299,13 @@ export function* historySteps(
   // Sort and limit decided which rows match at each bar; they are listed by symbol.
   for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
   return { window, perBar, instruments: instruments.length, noData, shortHistory, matched, tracked, ...(anchored ? { unconverged } : {}) };
+}
+
+/** The first bar in [from, to) where the condition holds, or `to`. */
+function nextMatch(condition: Float64Array, from: number, to: number): number {
+  let t = from;
+  while (t < to && condition[t] !== 1) t++;
+  return t;
 }
 
 /**
