@@ -336,13 +336,12 @@ interface WindowPasses {
 function windowPasses(program: Program, window: readonly number[]): WindowPasses {
   const starts: number[] = [];
   const anchors: number[][] = [];
-  let current: number[] = [];
+  // The anchors at the window time being looked at, updated in place.
+  const current: number[] = [];
   for (const time of window) {
-    const next: number[] = current.slice();
-    if (anchorsAt(program.frames, program.market, program.baseTimeframe, time, next)) {
+    if (anchorsAt(program.frames, program.market, program.baseTimeframe, time, current)) {
       starts.push(time);
-      anchors.push(next);
-      current = next;
+      anchors.push(current.slice());
     }
   }
   return { starts, anchors };
