@@ -208,8 +208,8 @@ export class Frame {
  * The first index i in [lo, length) with `times[i] >= time` (length when there is none), the
  * times strictly increasing. Bars without gaps on a grid of `step` are found where the grid puts
  * them, checked by reading the two times around it; any other bars by bisection. (A bisection
- * over a column no pass has read yet is a dozen misses to memory: over 10,000 instruments, a
- * history's ends of passes and anchors cost more than the kernels' first reads of the same bars.)
+ * over a time column no kernel reads is a dozen misses to memory, and a history over 10,000
+ * instruments asks several per instrument: the anchors and ends of its passes.)
  */
 export function firstAtOrAfterTime(times: ArrayLike<number>, lo: number, length: number, time: number, step: number): number {
   if (lo < length) {
