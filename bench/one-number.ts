@@ -22,7 +22,8 @@
  *    it), through the same tier. Target ≤ 1.3×.
  *
  * Options (environment): BENCH_SYMBOLS (10000), BENCH_BARS (300), BENCH_ROUNDS (3),
- * BENCH_WINDOW (1000), BENCH_REPEAT (5).
+ * BENCH_WINDOW (1000), BENCH_REPEAT (5), BENCH_PARTS (the parts to run, comma-separated: "1",
+ * "2,3"; default all; 2 and 3 are measured together).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +42,7 @@ const BARS = Number(process.env.BENCH_BARS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 1000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+const PARTS = new Set((process.env.BENCH_PARTS ?? "1,2,3").split(",").map((p) => p.trim()));
 const HOUR = 3_600_000;
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -176,8 +178,8 @@ async function rounds(): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(`Node ${process.version}; ${loadAverage()}\n`);
-  await history();
-  await rounds();
+  if (PARTS.has("1")) await history();
+  if (PARTS.has("2") || PARTS.has("3")) await rounds();
 }
 
 main().catch((error: unknown) => {

@@ -11,7 +11,7 @@
 import { RAW_SERIES, TIMEFRAME_MS, type Bars, type Instrument, type RawSeries, type Timeframe } from "../types.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
 import { XqlDataError } from "../errors.js";
-import { isTrusted, trustBars } from "../bars/trust.js";
+import { isTrusted } from "../bars/trust.js";
 
 // XqlDataError lives in src/errors.ts with its codes, below every room that raises it; the
 // store's mark on its bars below both the store and the evaluator (src/bars/trust.ts).
@@ -75,6 +75,9 @@ export const COLUMN_INDEX: Readonly<Record<Column, number>> = { time: 0, open: 1
 export class Frame {
   bars: Bars = NO_BARS;
   length = 0;
+  /** The bars {@link attach} was last given, and their count, before any {@link narrow}. */
+  private attached: Bars = NO_BARS;
+  private attachedLength = 0;
   /** Index of the latest bar that counts at the base bar being evaluated (aligned end). */
   end = -1;
   readonly duration: number;
@@ -145,29 +148,31 @@ export class Frame {
     // passes): the suffix is made once per bars and anchor.
     const made = suffixes.get(bars);
     if (made !== undefined && made.from === from) {
-      this.attach("", made.suffix);
+      this.point(made.suffix, this.length - from);
       return;
     }
     // A column the source does not read may be absent or empty: it stays as it is.
     const cut = (column: ArrayLike<number>): ArrayLike<number> =>
       column === undefined || column.length === 0 ? column : ArrayBuffer.isView(column) ? (column as Float64Array).subarray(from) : (Array.prototype.slice.call(column, from) as number[]);
     const suffix: Bars = { time: cut(bars.time), open: cut(bars.open), high: cut(bars.high), low: cut(bars.low), close: cut(bars.close), volume: cut(bars.volume) };
-    trustBars(suffix);
     suffixes.set(bars, { from, suffix });
-    this.attach("", suffix);
+    // Not marked as the store's: the suffix never leaves the frame, and marking every pass's
+    // (three per instrument in a history) grew the mark's weak set by as many entries.
+    this.point(suffix, this.length - from);
+  }
+
+  /**
+   * Points the frame back at the bars {@link attach} was last given, undoing {@link narrow}:
+   * they were checked (or trusted) then, so they are not checked again (history's passes narrow
+   * the same bars to each pass's anchors in turn).
+   */
+  reattach(): void {
+    this.point(this.attached, this.attachedLength);
   }
 
   /** The index of the first bar opening at or after `time`. */
   firstAtOrAfter(time: number): number {
-    const times = this.bars.time;
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (times[mid]! < time) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return firstAtOrAfterTime(this.bars.time, 0, this.length, time, this.duration);
   }
 
   /** Points the frame at `bars` of `symbol`, checked unless trusted; the bar count. */
@@ -178,6 +183,14 @@ export class Frame {
       length = checkColumns(symbol, this.timeframe, bars, this.columns);
       checkTimes(symbol, this.timeframe, bars.time, length, this.grid);
     }
+    this.attached = bars;
+    this.attachedLength = length;
+    this.point(bars, length);
+    return length;
+  }
+
+  /** Points the frame at bars already checked (or trusted), `length` of them. */
+  private point(bars: Bars, length: number): void {
     this.bars = bars;
     this.length = length;
     this.end = length - 1;
@@ -188,8 +201,28 @@ export class Frame {
     float[3] = asFloat(bars.low);
     float[4] = asFloat(bars.close);
     float[5] = asFloat(bars.volume);
-    return length;
   }
+}
+
+/**
+ * The first index i in [lo, length) with `times[i] >= time` (length when there is none), the
+ * times strictly increasing. Bars without gaps on a grid of `step` are found where the grid puts
+ * them, checked by reading the two times around it; any other bars by bisection. (A bisection
+ * over a time column no kernel reads is a dozen misses to memory, and a history over 10,000
+ * instruments asks several per instrument: the anchors and ends of its passes.)
+ */
+export function firstAtOrAfterTime(times: ArrayLike<number>, lo: number, length: number, time: number, step: number): number {
+  if (lo < length) {
+    const guess = Math.min(length, Math.max(lo, lo + Math.ceil((time - Number(times[lo])) / step)));
+    if ((guess === length || Number(times[guess]) >= time) && (guess === lo || Number(times[guess - 1]) < time)) return guess;
+  }
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Number(times[mid]) < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The latest suffix {@link Frame.narrow} made of each bars, by the index it starts at (views: no bars copied). */

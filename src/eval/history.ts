@@ -13,9 +13,9 @@
  * skips it (the one short-history rule, `alignFrames`).
  */
 import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
-import { TIMEFRAME_MS, type Bars, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
+import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
 import { anchorsAt, narrowToAnchors } from "./anchor.js";
-import { alignFrames, attachFrames, converged, isTrusted } from "./bars.js";
+import { alignFrames, attachFrames, converged, firstAtOrAfterTime, isTrusted } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
@@ -134,9 +134,10 @@ export function* historySteps(
     let keyValues: Float64Array[] | undefined;
     // Where bar t sits in the window: walked forward with t, no lookup per bar.
     let w = lowerBound(window, window.length, Number(time[from]));
-    // The matching bars, found by the typed array's own search (the condition is 1 or 0 at every
-    // bar from `from`; its buffer may hold another instrument's values past `to`).
-    for (let t = condition.indexOf(1, from); t !== -1 && t < to; t = condition.indexOf(1, t + 1)) {
+    // The matching bars (the condition is 1 or 0 at every bar from `from`). Searched up to `to`
+    // only: the buffer past it holds another pass's or instrument's values, which the typed
+    // array's own search went on reading when the range had no match.
+    for (let t = nextMatch(condition, from, to); t < to; t = nextMatch(condition, t + 1, to)) {
       const bt = Number(time[t]);
       while (window[w]! < bt) w++;
       if (keyValues === undefined) {
@@ -174,9 +175,7 @@ export function* historySteps(
     }
   };
 
-  const anchors: number[] = [];
-  const passAnchors: number[] = [];
-  const whole: Bars[] = [];
+  const passes: WindowPasses = anchored ? windowPasses(program, window) : { starts: [], anchors: [] };
   const screenCarry: ScreenCarry | undefined = anchored?.carry?.store.screen(anchored.carry.key, program);
   program.carrying = screenCarry !== undefined;
   program.restored = false;
@@ -225,7 +224,7 @@ export function* historySteps(
     const length = base.length;
     // The instrument's bars inside the window are a suffix of its bars (times increase, and
     // every time of the universe at or after the window's first is in the window).
-    const first = lowerBound(time, length, window.length > 0 ? window[0]! : Infinity);
+    const first = firstAtOrAfterTime(time, 0, length, window.length > 0 ? window[0]! : Infinity, base.duration);
     // Bars, but none inside the window: nothing to evaluate, so no data for this screen.
     if (first === length) {
       noData++;
@@ -245,25 +244,21 @@ export function* historySteps(
     }
     // One pass per run of window bars that share their anchors.
     const symbol = instrument.symbol;
-    for (let k = 0; k < frames.length; k++) whole[k] = frames[k]!.bars;
     const wholeTime = time;
     let evaluated = false;
     let short = false;
     let tracking = track?.has(symbol) === true;
-    anchors.length = 0;
     let t = first;
+    let pass = 0;
     while (t < length) {
-      anchorsAt(frames, program.market, program.baseTimeframe, Number(wholeTime[t]), anchors);
-      // This pass's anchors, copied into a buffer kept across passes (one pass per instrument
-      // and screen in an alert round: no array made per pass).
-      const group = passAnchors;
-      group.length = anchors.length;
-      for (let k = 0; k < anchors.length; k++) group[k] = anchors[k]!;
-      let end = t + 1;
-      while (end < length && !anchorsAt(frames, program.market, program.baseTimeframe, Number(wholeTime[end]), anchors)) end++;
-      // `anchors` now holds the next pass's (or is past the end): this pass's are `group`.
+      // The window pass bar t belongs to, and the instrument's first bar of the next one: its
+      // bars in the window are window times, so a pass is its bars between two pass starts.
+      const bt = Number(wholeTime[t]);
+      while (pass + 1 < passes.starts.length && passes.starts[pass + 1]! <= bt) pass++;
+      const group = passes.anchors[pass]!;
+      const end = pass + 1 < passes.starts.length ? firstAtOrAfterTime(wholeTime, t + 1, length, passes.starts[pass + 1]!, base.duration) : length;
       if (t > first) program.epoch++;
-      for (let k = 0; k < frames.length; k++) frames[k]!.attach(symbol, whole[k]!);
+      for (let k = 0; k < frames.length; k++) frames[k]!.reattach();
       const off = narrowToAnchors(frames, group);
       const lo = t - off;
       const hi = end - off;
@@ -304,6 +299,13 @@ export function* historySteps(
   return { window, perBar, instruments: instruments.length, noData, shortHistory, matched, tracked, ...(anchored ? { unconverged } : {}) };
 }
 
+/** The first bar in [from, to) where the condition holds, or `to`. */
+function nextMatch(condition: Float64Array, from: number, to: number): number {
+  let t = from;
+  while (t < to && condition[t] !== 1) t++;
+  return t;
+}
+
 /**
  * A first sort key as a number that orders like `order` does on that key alone: ascending keys
  * as they are, descending ones negated, NaN and ±Infinity after every finite key. Two rows whose
@@ -315,6 +317,33 @@ function rankOf(key: number, descending: boolean): number {
 }
 
 const HOUR = TIMEFRAME_MS.h1;
+
+/** The anchored passes of a window: the window time each starts at, and its anchors (one per frame). */
+interface WindowPasses {
+  readonly starts: readonly number[];
+  readonly anchors: readonly (readonly number[])[];
+}
+
+/**
+ * The window's runs of bars that share their anchors, found once per history. An anchor is a
+ * function of the bar's time, the timeframes and the fetch alone (anchor.ts), so every
+ * instrument's passes start at the same window times; and anchors only move forward with
+ * time, so two bars of an instrument share their anchors exactly when no pass starts between
+ * them. (Asking per bar of every instrument was a third of a 10,000-instrument history.)
+ */
+function windowPasses(program: Program, window: readonly number[]): WindowPasses {
+  const starts: number[] = [];
+  const anchors: number[][] = [];
+  // The anchors at the window time being looked at, updated in place.
+  const current: number[] = [];
+  for (const time of window) {
+    if (anchorsAt(program.frames, program.market, program.baseTimeframe, time, current)) {
+      starts.push(time);
+      anchors.push(current.slice());
+    }
+  }
+  return { starts, anchors };
+}
 
 /** The first index i < length with a[i] >= x (length when none), a ascending. */
 function lowerBound(a: ArrayLike<number>, length: number, x: number): number {

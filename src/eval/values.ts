@@ -204,28 +204,57 @@ function compute(program: Program, slot: Slot, frame: Frame, from: number, to: n
   }
 }
 
-// Decisions §1: division by zero and other non-finite values make comparisons false, so an
-// operand that is NaN or ±Infinity (x − x is 0 only for finite x) fails every operator, != included.
-// One loop per operator, so the comparison is inlined rather than called per bar.
+/** Comparison operators as small numbers, for {@link holds}. */
+const LT = 0;
+const LE = 1;
+const GT = 2;
+const GE = 3;
+const EQ = 4;
+const NE = 5;
+const OPERATOR_CODE: Readonly<Record<CompareOperator, number>> = { "<": LT, "<=": LE, ">": GT, ">=": GE, "==": EQ, "!=": NE };
+
+/**
+ * Whether `x op y` holds, the one definition of a comparison. Decisions §1: division by zero and
+ * other non-finite values make comparisons false, so an operand that is NaN or ±Infinity (x − x
+ * is 0 only for finite x) fails every operator, != included.
+ */
+function holds(op: number, x: number, y: number): boolean {
+  switch (op) {
+    case LT:
+      return x < y && x - x === 0 && y - y === 0;
+    case LE:
+      return x <= y && x - x === 0 && y - y === 0;
+    case GT:
+      return x > y && x - x === 0 && y - y === 0;
+    case GE:
+      return x >= y && x - x === 0 && y - y === 0;
+    case EQ:
+      return x === y && x - x === 0;
+    default:
+      return x !== y && x - x === 0 && y - y === 0;
+  }
+}
+
+// One loop per operator, so that the comparison is inlined with its operator known.
 export function compareInto(op: CompareOperator, a: Float64Array, b: Float64Array, out: Float64Array, from: number, to: number): void {
   switch (op) {
     case "<":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x < y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(LT, a[i]!, b[i]!) ? 1 : 0;
       return;
     case "<=":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x <= y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(LE, a[i]!, b[i]!) ? 1 : 0;
       return;
     case ">":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x > y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(GT, a[i]!, b[i]!) ? 1 : 0;
       return;
     case ">=":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x >= y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(GE, a[i]!, b[i]!) ? 1 : 0;
       return;
     case "==":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x === y && x - x === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(EQ, a[i]!, b[i]!) ? 1 : 0;
       return;
     case "!=":
-      for (let i = from; i < to; i++) { const x = a[i]!, y = b[i]!; out[i] = x !== y && x - x === 0 && y - y === 0 ? 1 : 0; }
+      for (let i = from; i < to; i++) out[i] = holds(NE, a[i]!, b[i]!) ? 1 : 0;
       return;
     default:
       assertNever(op, "comparison operator");
@@ -344,22 +373,51 @@ function logical(program: Program, slot: Slot, isAnd: boolean, from: number, to:
   const out = slot.buffer;
   const decided = isAnd ? 0 : 1;
   out.fill(isAnd ? 1 : 0, from, to);
+  // The bars still undecided, in order, once an operand has decided some: each operand after the
+  // first reads only those (over a history's window, a few of every range's bars).
+  const undecided = slot.context(slot.frame.timeframe, program.market).scratch(0, to - from);
+  let n = -1;
   let lo = from;
   let hi = to;
   for (const operand of slot.ordered) {
-    const v = values(program, operand, lo, hi);
-    let newLo = hi;
-    let newHi = lo;
-    for (let i = lo; i < hi; i++) {
-      if (out[i] === decided) continue;
-      if (v[i] === decided) out[i] = decided;
-      else {
-        if (i < newLo) newLo = i;
-        newHi = i + 1;
+    let m = 0;
+    const node = operand.node;
+    if (node.op === "compare" && !(operand.epoch === program.epoch && lo >= operand.lo && hi <= operand.hi)) {
+      // A comparison not computed here is decided in place: writing it at every bar of the
+      // range to read it back at the undecided ones cost more than the comparisons themselves.
+      const a = values(program, operand.children[0]!, lo, hi);
+      const b = values(program, operand.children[1]!, lo, hi);
+      const op = OPERATOR_CODE[node.operator];
+      if (n < 0) {
+        for (let i = lo; i < hi; i++) {
+          if (holds(op, a[i]!, b[i]!) !== isAnd) out[i] = decided;
+          else undecided[m++] = i;
+        }
+      } else {
+        for (let k = 0; k < n; k++) {
+          const i = undecided[k]!;
+          if (holds(op, a[i]!, b[i]!) !== isAnd) out[i] = decided;
+          else undecided[m++] = i;
+        }
+      }
+    } else {
+      const v = values(program, operand, lo, hi);
+      if (n < 0) {
+        for (let i = lo; i < hi; i++) {
+          if (v[i] === decided) out[i] = decided;
+          else undecided[m++] = i;
+        }
+      } else {
+        for (let k = 0; k < n; k++) {
+          const i = undecided[k]!;
+          if (v[i] === decided) out[i] = decided;
+          else undecided[m++] = i;
+        }
       }
     }
-    lo = newLo;
-    hi = newHi;
-    if (lo >= hi) return;
+    n = m;
+    if (n === 0) return;
+    lo = undecided[0]!;
+    hi = undecided[n - 1]! + 1;
   }
 }

@@ -5,8 +5,9 @@
  * asserted by the count of passes, not by timing.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { compile, type Bars, type Instrument } from "../../src/index.js";
-import { barTimePasses, isTrusted } from "../../src/eval/bars.js";
+import { barTimePasses, firstAtOrAfterTime, isTrusted } from "../../src/eval/bars.js";
 import { fetchUniverse } from "../../src/fetch/fetch.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { barOpen, DAY, HOUR, MINUTE, MONDAY, rampBars, tickWalk, type ArrayBars } from "../kit/index.js";
@@ -131,5 +132,37 @@ describe("a caller's bars are checked, with the messages as before", () => {
     d.time[2] = d.time[2]! + MINUTE;
     expect(attempt({ h1: good(), d }, `${H1}d::close > 0`)).toThrow(/timeframe d: .* is not on the d grid/);
     expect(attempt({ h1: good(), d })).not.toThrow();
+  });
+});
+
+describe("finding the first bar at or after a time", () => {
+  it("is the bisection's answer for any increasing times, on the grid or not, with gaps, from any start", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 60 }),
+        fc.integer({ min: 0, max: 70 }),
+        fc.integer({ min: -5, max: 300 }),
+        fc.constantFrom(1, 2, 3),
+        (steps, start, at, step) => {
+          // Times on a grid of `step` where every step is 1 (no gap), off it elsewhere.
+          const times: number[] = [];
+          let t = 10;
+          for (const s of steps) times.push((t += s));
+          const lo = Math.min(start, times.length);
+          const time = 10 + at / 2;
+          let expected = lo;
+          while (expected < times.length && times[expected]! < time) expected++;
+          expect(firstAtOrAfterTime(times, lo, times.length, time, step)).toBe(expected);
+          expect(firstAtOrAfterTime(Float64Array.from(times), lo, times.length, time, step)).toBe(expected);
+        },
+      ),
+    );
+  });
+
+  it("finds a bar past every time, and before every time", () => {
+    const times = [HOUR, 2 * HOUR, 3 * HOUR];
+    expect(firstAtOrAfterTime(times, 0, 3, Infinity, HOUR)).toBe(3);
+    expect(firstAtOrAfterTime(times, 0, 3, -Infinity, HOUR)).toBe(0);
+    expect(firstAtOrAfterTime(times, 3, 3, 0, HOUR)).toBe(3);
   });
 });
