@@ -12,13 +12,15 @@
  * call runs its module's own kernel per symbol over the bar, from the state and the inputs'
  * tails the symbol's pass kept, exactly as the carried pass in history.ts does after
  * `restoreCarry`. So every value is the one a pass from the anchor gives, bit for bit
- * (test/eval/carry.test.ts and test/eval/round.test.ts compare them with `Object.is`).
+ * (test/eval/carry.test.ts compares them with `Object.is`, and counts the bars taken this way).
  *
- * What goes this way: a screen on one timeframe (a screen that reads another timeframe steps
- * symbol by symbol), at a round of one new bar, for each symbol whose carried pass continues
- * at that bar — same anchor, its last bar read still the bar before, every tail full. Every
- * other symbol (a new symbol, an anchor switch, a pass dropped by a write) is evaluated by
- * `historySteps` as before, and the rows of both are ranked together.
+ * What goes this way: a round of one new bar, for each symbol whose carried pass continues at
+ * that bar — same anchors, its last bar read still the bar before, every tail full and ending
+ * at its frame's last bar, every state positioned there. Only the base timeframe steps: another
+ * timeframe's value is the one its pass read last, as long as that timeframe closes no bar at
+ * this round. Every other symbol (a new symbol, an anchor switch, a pass dropped by a write,
+ * another timeframe closing a bar) is evaluated by `historySteps` as before, and the rows of
+ * both are ranked together.
  */
 import { anchorTime } from "./anchor.js";
 import { converged, isTrusted } from "./bars.js";
