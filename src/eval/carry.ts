@@ -225,7 +225,7 @@ export class SymbolIds {
  */
 export class ScreenCarry {
   /** Per symbol id (`SymbolIds`): its lane, −1 when it has none. */
-  private laneOfId = new Int32Array(0);
+  laneOfId = new Int32Array(0);
   /** Lanes assigned so far (live or not). */
   count = 0;
   rows: Float64Array;

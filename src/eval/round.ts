@@ -26,14 +26,14 @@ import { anchorTime } from "./anchor.js";
 import { converged, isTrusted } from "./bars.js";
 import { carryLayout, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
-import { EMPTY, PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
+import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
 import { bySymbol, order, rowOf } from "./rows.js";
 import type { Slice } from "./scan.js";
 import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./values.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../types.js";
 import { COLUMN_INDEX, type Column } from "./bars.js";
-import type { Kernel } from "../functions/kernel.js";
+import type { Kernel, KernelContext } from "../functions/kernel.js";
 
 /** What a program's step across symbols needs, decided once per program. */
 interface RoundLayout {
@@ -220,6 +220,12 @@ class RoundUniverse {
     return values;
   }
 
+  /** Instrument `i`'s column `column` at bars offset + [from, to) into `dst` at [from, to) (a column not given as a Float64Array). */
+  copyColumn(i: number, column: number, offset: number, from: number, to: number, dst: Float64Array): void {
+    const values = this.bars[i]![COLUMNS[column]!];
+    for (let x = from; x < to; x++) dst[x] = Number(values[offset + x]);
+  }
+
   /**
    * Instrument `i`'s column `column` from bar `from` on, as a Float64Array indexed from there (a
    * pass's bar indices); undefined when the column is not one (it is then copied).
@@ -257,7 +263,7 @@ class RoundWork {
   inputs = new Map<Slot, Float64Array[]>();
   outs = new Map<Slot, Float64Array>();
   raws: Float64Array[] = [];
-  private chosen: Picked = { index: new Int32Array(0), lane: new Int32Array(0), at: new Int32Array(0) };
+  private pick: Picked = { index: new Int32Array(0), lane: new Int32Array(0), at: new Int32Array(0) };
   constructor(slots: number) {
     this.vectors = Array.from({ length: slots }, () => new Float64Array(0));
   }
@@ -268,14 +274,22 @@ class RoundWork {
     else this.marks.fill(0);
     return this.marks;
   }
+  private marked = new Uint8Array(0);
+  /** Per universe index: 1 for the first `n` symbols picked. */
+  chosen(instruments: number, picked: Picked, n: number): Uint8Array {
+    if (this.marked.length < instruments) this.marked = new Uint8Array(instruments);
+    else this.marked.fill(0);
+    for (let j = 0; j < n; j++) this.marked[picked.index[j]!] = 1;
+    return this.marked;
+  }
   /** Per picked symbol: 1 when a kernel left its state off the bar (the pass is not carried on). */
   broken = new Uint8Array(0);
   /** Room for `n` picked symbols (their marks clear). */
   picked(n: number): Picked {
-    if (this.chosen.index.length < n) this.chosen = { index: new Int32Array(n), lane: new Int32Array(n), at: new Int32Array(n) };
-    if (this.broken.length < n) this.broken = new Uint8Array(this.chosen.index.length);
+    if (this.pick.index.length < n) this.pick = { index: new Int32Array(n), lane: new Int32Array(n), at: new Int32Array(n) };
+    if (this.broken.length < n) this.broken = new Uint8Array(this.pick.index.length);
     else this.broken.fill(0);
-    return this.chosen;
+    return this.pick;
   }
   vector(k: number, n: number): Float64Array {
     let v = this.vectors[k]!;
@@ -369,7 +383,6 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
   const carry = carryLayout(program);
   const { order: slots, carried, position } = layout;
   const { widths, tailAt, rowSize } = carry;
-  const S = carry.slots.length;
   const base = program.base;
   const tf = base.timeframe;
   const time = round.time;
@@ -380,35 +393,33 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
   const innerTimes = frames.map((frame, f) => (f === 0 ? [] : round.timesOf(frame.timeframe)));
 
   // Which symbols continue: checked before anything is written, so a symbol either steps whole or goes the other way.
-  const { instruments, symbols, ends } = round;
+  const { instruments, ends } = round;
   const ids = round.idsIn(screen.ids);
   const rest: Instrument[] = [];
   const work = works.get(program) ?? new RoundWork(slots.length);
   works.set(program, work);
   const picked = work.picked(instruments.length);
-  let n = 0;
+  const anchor = new Float64Array(anchors);
+  const candidates = pickLanes(screen, layout, rowSize, ends, round.previous, ids, anchor, picked);
+  // Another timeframe takes no step: its last bar closed is still the one each pass read last (else by symbol).
+  const kept = F > 1 ? holdInner(screen, rowSize, F, picked, candidates, anchor, closed, innerTimes) : candidates;
+  const chosen = work.chosen(instruments.length, picked, kept);
   let noData = 0;
   for (let i = 0; i < instruments.length; i++) {
-    const end = ends[i]!;
-    if (end < 0) {
-      const t = round.bars[i]?.time;
-      // No bar at the new one: nothing to evaluate (history counts it so); bars not the store's: checked by symbol.
-      if (t === undefined || t.length === 0 || t[t.length - 1] !== time) noData++;
-      else rest.push(instruments[i]!);
-      continue;
-    }
-    const lane = screen.laneOf(ids[i]!);
-    if (lane < 0 || !continues(layout, screen, rowSize, lane, i, round.previous[i]!, end, anchors, closed, innerTimes)) {
+    if (chosen[i] === 1) continue;
+    if (ends[i]! >= 0) {
       rest.push(instruments[i]!);
       continue;
     }
-    picked.index[n] = i;
-    picked.lane[n] = lane;
-    picked.at[n] = screen.frameHi[lane * F]!;
-    n++;
+    const t = round.bars[i]?.time;
+    // No bar at the new one: nothing to evaluate (history counts it so); bars not the store's: checked by symbol.
+    if (t === undefined || t.length === 0 || t[t.length - 1] !== time) noData++;
+    else rest.push(instruments[i]!);
   }
   const { index, lane: laneOf, at } = picked;
   const rows = screen.rows;
+  // From here on, the symbols stepped: the first `n` picked.
+  const n = kept;
 
   for (let s = 0; s < slots.length; s++) {
     if (!layout.onBase[s]) continue;
@@ -427,13 +438,11 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         const combine = node.series.combine;
         const indices = slot.columnIndices;
         if (combine === undefined) {
-          const latest = round.latestOf(indices[0]!);
-          for (let j = 0; j < n; j++) out[j] = latest[index[j]!]!;
+          gather(round.latestOf(indices[0]!), index, out, n);
         } else {
           const columns = indices.map((column, k) => {
             const v = grown(work.raws, k, n);
-            const latest = round.latestOf(column);
-            for (let j = 0; j < n; j++) v[j] = latest[index[j]!]!;
+            gather(round.latestOf(column), index, v, n);
             return v;
           });
           combine(columns, out, 0, n);
@@ -457,10 +466,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         // As `logical` in values.ts decides a bar: the first operand that is `decided` decides it.
         const decided = node.op === "and" ? 0 : 1;
         out.fill(1 - decided, 0, n);
-        for (const operand of slot.children) {
-          const v = vectorOf(operand);
-          for (let j = 0; j < n; j++) if (v[j] === decided) out[j] = decided;
-        }
+        for (const operand of slot.children) decide(vectorOf(operand), decided, out, n);
         break;
       }
       case "history": {
@@ -470,8 +476,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         if (k === 0) out.set(vectorOf(child).subarray(0, n));
         else if (c >= 0) {
           // The child's value k bars back: in its tail, which ends at the bar before the new one.
-          const from = tailAt[c]! + widths[c]! - k;
-          for (let j = 0; j < n; j++) out[j] = rows[laneOf[j]! * rowSize + from]!;
+          fromRows(rows, laneOf, rowSize, tailAt[c]! + widths[c]! - k, out, n);
         } else {
           // A series read from the bars k bars back (the pass holds them: p ≥ k, see `reach`).
           for (let j = 0; j < n; j++) {
@@ -522,50 +527,24 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
       if (lane >= 0) followed[lane] = 1;
     }
   }
-  const condition = work.vectors[position.get(program.condition)!]!;
-  const hits: HistoryHit[] = [];
-  const tracked: TrackedRow[] = [];
-  let matched = 0;
-  let unconverged = 0;
-  for (let j = 0; j < n; j++) {
-    const i = index[j]!;
-    const matches = condition[j] === 1;
-    base.end = at[j]!;
-    for (let f = 1; f < F; f++) frames[f]!.end = screen.frameHi[laneOf[j]! * F + f]! - 1;
-    if (!converged(frames)) unconverged++;
-    const tracking = track !== undefined && (matches || followed[laneOf[j]!] === 1);
-    if (!matches && !tracking) continue;
-    const ranked = rowOf(program, symbols[i]!, (slot) => work.vectors[position.get(slot)!]![j]!);
-    if (matches) {
-      matched++;
-      hits.push({ ranked, close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
-    }
-    if (tracking) tracked.push({ time, symbol: symbols[i]!, columns: ranked.row.columns });
-  }
+  const vectorOf = new Map(slots.map((slot, s) => [slot, work.vectors[s]!]));
+  const { hits, tracked, matched, unconverged } = collectRows(program, round, screen, picked, n, vectorOf, track === undefined ? undefined : followed, time);
 
   // Each pass saved one bar on: every tail moves by one, the states were written in place.
-  const broken = work.broken;
   const baseCarried = layout.baseCarried;
-  const carriedVectors = carry.slots.map((slot, k) => (baseCarried[k] ? work.vectors[position.get(slot)!]! : EMPTY));
-  for (let j = 0; j < n; j++) {
-    const lane = laneOf[j]!;
-    const r = lane * rowSize;
-    const p = at[j]!;
-    if (broken[j] === 1) {
-      // A state not positioned at the bar (a recursion back before its seed): the next bar starts a pass from its anchor.
-      screen.live[lane] = 0;
-      continue;
-    }
-    for (let k = 0; k < S; k++) {
-      if (!baseCarried[k]) continue;
-      const w = widths[k]!;
-      const from = r + tailAt[k]!;
-      for (let x = 0; x < w - 1; x++) rows[from + x] = rows[from + x + 1]!;
-      if (w > 0) rows[from + w - 1] = carriedVectors[k]![j]!;
-    }
-    screen.frameHi[lane * F] = p + 1;
-    rows[r + F] = time;
-  }
+  const moved = carry.slots.map((_, k) => k).filter((k) => baseCarried[k] && widths[k]! > 0);
+  advance(
+    screen,
+    rowSize,
+    F,
+    picked,
+    n,
+    work.broken,
+    new Int32Array(moved.map((k) => tailAt[k]!)),
+    new Int32Array(moved.map((k) => widths[k]!)),
+    moved.map((k) => work.vectors[position.get(carry.slots[k]!)!]!),
+    time,
+  );
   // Every pass kept read up to the new bar.
   if (n > 0 && time > screen.newest[0]!) screen.newest[0] = time;
   screen.restored += n;
@@ -574,42 +553,153 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
 }
 
 /**
- * Whether the pass in `lane` takes the instrument's bar `end` (at its pass index
- * `screen.frameHi`): the same anchor, its last bar read the one before, every tail full, every
- * state positioned at the bar (or at a primed block's start, primed afresh), and bars enough
- * before it in the pass for every window.
+ * The rows of the symbols stepped: those matching (the condition is 1), and with `followed` the
+ * tracked ones, matching or not; and how many were evaluated on fewer bars than a recursive
+ * source's fetch (`converged`, with each frame's end where the pass is).
  */
-function continues(
-  layout: RoundLayout,
+function collectRows(
+  program: Program,
+  round: RoundUniverse,
   screen: ScreenCarry,
-  rowSize: number,
-  lane: number,
-  i: number,
-  previous: number,
-  end: number,
-  anchors: readonly number[],
-  closed: readonly Int32Array[],
-  times: readonly (readonly (ArrayLike<number> | undefined)[])[],
-): boolean {
-  if (screen.live[lane] === 0 || screen.full[lane] === 0) return false;
-  const rows = screen.rows;
-  const r = lane * rowSize;
+  picked: Picked,
+  n: number,
+  vectorOf: ReadonlyMap<Slot, Float64Array>,
+  followed: Uint8Array | undefined,
+  time: number,
+): { hits: HistoryHit[]; tracked: TrackedRow[]; matched: number; unconverged: number } {
+  const condition = vectorOf.get(program.condition)!;
+  const frames = program.frames;
+  const F = frames.length;
+  const { index, lane: laneAt, at } = picked;
+  const { symbols, ends } = round;
+  const frameHi = screen.frameHi;
+  const hits: HistoryHit[] = [];
+  const tracked: TrackedRow[] = [];
+  let matched = 0;
+  let unconverged = 0;
+  for (let j = 0; j < n; j++) {
+    frames[0]!.end = at[j]!;
+    for (let f = 1; f < F; f++) frames[f]!.end = frameHi[laneAt[j]! * F + f]! - 1;
+    if (!converged(frames)) unconverged++;
+    const matches = condition[j] === 1;
+    const tracking = followed !== undefined && (matches || followed[laneAt[j]!] === 1);
+    if (!matches && !tracking) continue;
+    const i = index[j]!;
+    const ranked = rowOf(program, symbols[i]!, (slot) => vectorOf.get(slot)![j]!);
+    if (matches) {
+      matched++;
+      hits.push({ ranked, close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
+    }
+    if (tracking) tracked.push({ time, symbol: symbols[i]!, columns: ranked.row.columns });
+  }
+  return { hits, tracked, matched, unconverged };
+}
+
+/**
+ * Picks the symbols whose pass takes their bar `ends[i]` (the new one) on the base timeframe:
+ * a live, full pass with the same base anchor, its last bar read the one before, every state
+ * positioned at the bar (or at a primed block's start, primed afresh), and bars enough before it
+ * in the pass for every window. Returns how many, in `picked` (universe index, lane, pass index).
+ * Nothing but typed arrays in the loop (it runs once per symbol and screen).
+ */
+function pickLanes(screen: ScreenCarry, layout: RoundLayout, rowSize: number, ends: Int32Array, previous: Float64Array, ids: Int32Array, anchors: Float64Array, picked: Picked): number {
+  const { live, full, rows, frameHi, laneOfId } = screen;
+  const { states, statesBlocked, reach } = layout;
   const F = anchors.length;
-  // The row holds each frame's anchor, then the time of each frame's last bar read.
-  for (let f = 0; f < F; f++) if (rows[r + f] !== anchors[f]) return false;
-  const p = screen.frameHi[lane * F]!;
-  if (p < layout.reach || end < 1 || end < p || previous !== rows[r + F]) return false;
-  // Another timeframe takes no step: its last bar closed is still the one the pass read last.
-  for (let f = 1; f < F; f++) {
-    const e = closed[f]![i]!;
-    if (e === -2 || screen.frameHi[lane * F + f] !== e + 1) return false;
-    if (e >= 0 && Number(times[f]![i]![e]) !== rows[r + F + f]) return false;
+  const anchor = anchors[0]!;
+  const { index, lane: laneAt, at } = picked;
+  let n = 0;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i]!;
+    if (end < 1) continue;
+    const id = ids[i]!;
+    const lane = id < laneOfId.length ? laneOfId[id]! : -1;
+    if (lane < 0 || live[lane] === 0 || full[lane] === 0) continue;
+    const r = lane * rowSize;
+    const p = frameHi[lane * F]!;
+    // The row holds each frame's anchor, then the time of each frame's last bar read.
+    if (rows[r] !== anchor || p < reach || end < p || previous[i] !== rows[r + F]) continue;
+    let positioned = true;
+    for (let q = 0; q < states.length; q++) {
+      if (rows[r + states[q]!] !== p && !(statesBlocked[q] === 1 && p % PRIMED_BLOCK_BARS === 0)) positioned = false;
+    }
+    if (!positioned) continue;
+    index[n] = i;
+    laneAt[n] = lane;
+    at[n] = p;
+    n++;
   }
-  const { states, statesBlocked } = layout;
-  for (let q = 0; q < states.length; q++) {
-    if (rows[r + states[q]!] !== p && !(statesBlocked[q] === 1 && p % PRIMED_BLOCK_BARS === 0)) return false;
+  return n;
+}
+
+/**
+ * Of the `n` symbols picked, keeps (in order) those whose every other timeframe has the same
+ * anchor and closes no bar at this round: its last bar closed (`closed[f][i]`, −2 without bars)
+ * is still the last one its pass read. Returns how many are kept.
+ */
+function holdInner(screen: ScreenCarry, rowSize: number, F: number, picked: Picked, n: number, anchors: Float64Array, closed: readonly Int32Array[], times: readonly (readonly (ArrayLike<number> | undefined)[])[]): number {
+  const { rows, frameHi } = screen;
+  const { index, lane: laneAt, at } = picked;
+  let kept = 0;
+  for (let j = 0; j < n; j++) {
+    const i = index[j]!;
+    const lane = laneAt[j]!;
+    const r = lane * rowSize;
+    let holds = true;
+    for (let f = 1; f < F && holds; f++) {
+      const e = closed[f]![i]!;
+      if (rows[r + f] !== anchors[f] || e === -2 || frameHi[lane * F + f] !== e + 1) holds = false;
+      else if (e >= 0 && Number(times[f]![i]![e]) !== rows[r + F + f]) holds = false;
+    }
+    if (!holds) continue;
+    index[kept] = i;
+    laneAt[kept] = lane;
+    at[kept] = at[j]!;
+    kept++;
   }
-  return true;
+  return kept;
+}
+
+/** `out[j] = values[index[j]]` for the first `n` picked. */
+function gather(values: Float64Array, index: Int32Array, out: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) out[j] = values[index[j]!]!;
+}
+
+/** `out[j]` = value `at` of lane `lanes[j]`'s row, for the first `n` picked. */
+function fromRows(rows: Float64Array, lanes: Int32Array, rowSize: number, at: number, out: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) out[j] = rows[lanes[j]! * rowSize + at]!;
+}
+
+/** As `logical` in values.ts decides a bar: an operand that is `decided` decides it. */
+function decide(v: Float64Array, decided: number, out: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) if (v[j] === decided) out[j] = decided;
+}
+
+/**
+ * Moves each stepped pass on by the new bar: every tail of the base timeframe (at `tails`, of
+ * `widths`) drops its oldest value and takes the new one from its vector; the base frame has
+ * read one bar more, the new one at `time`. A pass whose kernel left its state off the bar
+ * (`broken`) is dropped instead: its next bar starts a pass from its anchor.
+ */
+function advance(screen: ScreenCarry, rowSize: number, F: number, picked: Picked, n: number, broken: Uint8Array, tails: Int32Array, widths: Int32Array, vectors: readonly Float64Array[], time: number): void {
+  const { rows, frameHi, live } = screen;
+  const { lane: laneAt, at } = picked;
+  for (let j = 0; j < n; j++) {
+    const lane = laneAt[j]!;
+    if (broken[j] === 1) {
+      live[lane] = 0;
+      continue;
+    }
+    const r = lane * rowSize;
+    for (let k = 0; k < tails.length; k++) {
+      const from = r + tails[k]!;
+      const w = widths[k]!;
+      for (let x = 0; x < w - 1; x++) rows[from + x] = rows[from + x + 1]!;
+      rows[from + w - 1] = vectors[k]![j]!;
+    }
+    frameHi[lane * F] = at[j]! + 1;
+    rows[r + F] = time;
+  }
 }
 
 /**
@@ -621,70 +711,114 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
   const node = slot.node;
   if (node.op !== "call") return;
   const { carried, position } = layout;
-  const carry = carryLayout(program);
-  const { widths, tailAt, stateAt, rowSize } = carry;
-  const kernel = node.fn.kernel as Kernel;
-  const consts = node.consts;
-  const ctx = slot.context(slot.frame.timeframe, program.market);
+  const { widths, tailAt, stateAt, rowSize } = carryLayout(program);
   const children = slot.children;
-  const implicit = slot.columnIndices;
+  const own = carried[s]!;
+  const childCarried = new Int32Array(children.map((c) => carried[position.get(c)!]!));
+  // Everything the loop over symbols reads, as arrays decided here: the loop sees no slot or node.
+  let most = 0;
+  for (let j = 0; j < n; j++) if (picked.at[j]! > most) most = picked.at[j]!;
   let scratch = work.inputs.get(slot);
   if (scratch === undefined) work.inputs.set(slot, (scratch = []));
-  // The kernel's inputs: a child's window copied into `scratch`, or a raw column read in place.
-  const inputs = new Array<Float64Array>(children.length + implicit.length);
-  const rawColumn = children.map((c) => (c.node.op === "series" && c.node.series.combine === undefined ? c.columnIndices[0]! : -1));
-  const own = carried[s]!;
-  const state = slot.state;
-  const stateFrom = own >= 0 ? stateAt[own]! : -1;
-  const childCarried = children.map((c) => carried[position.get(c)!]!);
-  const childVectors = children.map((c) => work.vectors[position.get(c)!]!);
-  const rows = screen.rows;
-  const { index, lane: laneOf, at } = picked;
-  const blocked = slot.blocked;
-  const extra = slot.extra;
-  const broken = work.broken;
-  let buffer = work.outs.get(slot) ?? new Float64Array(0);
+  for (let k = 0; k < children.length + slot.columnIndices.length; k++) grown(scratch, k, most + 1);
+  let buffer = work.outs.get(slot);
+  if (buffer === undefined || buffer.length < most + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(most + 1, 2 * (buffer?.length ?? 0)))));
+  callLanes(
+    node.fn.kernel as Kernel,
+    node.consts,
+    slot.context(slot.frame.timeframe, program.market),
+    slot.state,
+    own >= 0 ? stateAt[own]! : -1,
+    slot.blocked,
+    slot.extra,
+    childCarried,
+    new Int32Array(children.map((_, k) => (childCarried[k]! >= 0 ? tailAt[childCarried[k]!]! + widths[childCarried[k]!]! : 0))),
+    children.map((c) => work.vectors[position.get(c)!]!),
+    new Int32Array(children.map((c) => (c.node.op === "series" && c.node.series.combine === undefined ? c.columnIndices[0]! : -1))),
+    new Int32Array(slot.columnIndices),
+    scratch,
+    buffer,
+    screen.rows,
+    rowSize,
+    picked,
+    n,
+    round,
+    out,
+    work.broken,
+    (k, j, from, to, dst, offset) => seriesWindow(children[k]!, round.bars[picked.index[j]!]!, from, to, dst, offset, work),
+  );
+}
+
+/**
+ * The loop of `stepCall` over the symbols picked (typed arrays and numbers only: it runs once per
+ * symbol and call). Per symbol: the kernel's inputs (a carried child's tail and new value copied
+ * at their pass indices; a raw column read in place from the pass's first bar; a derived series
+ * computed over the window by `window`), its state from the row, one kernel call over the bar (or
+ * the primed block up to it), the value into `out`, the state back.
+ */
+function callLanes(
+  kernel: Kernel,
+  consts: readonly number[],
+  ctx: KernelContext,
+  state: Float64Array | undefined,
+  stateFrom: number,
+  blocked: boolean,
+  extra: number,
+  childCarried: Int32Array,
+  childTail: Int32Array,
+  childVectors: readonly Float64Array[],
+  rawColumn: Int32Array,
+  implicit: Int32Array,
+  scratch: Float64Array[],
+  buffer: Float64Array,
+  rows: Float64Array,
+  rowSize: number,
+  picked: Picked,
+  n: number,
+  round: RoundUniverse,
+  out: Float64Array,
+  broken: Uint8Array,
+  window: (k: number, j: number, from: number, to: number, dst: Float64Array, offset: number) => void,
+): void {
+  const { index, lane: laneAt, at } = picked;
+  const ends = round.ends;
+  const width = childCarried.length;
+  const inputs = new Array<Float64Array>(width + implicit.length).fill(buffer);
   for (let j = 0; j < n; j++) {
     const p = at[j]!;
     const i = index[j]!;
-    const r = laneOf[j]! * rowSize;
-    const bars = round.bars[i]!;
+    const r = laneAt[j]! * rowSize;
     // Where the kernel starts (values.ts `computeRange`): a carried state resumes at the bar, except
     // at a primed block's start; a windowed kernel without one runs over its whole block.
     const from = blocked && state === undefined ? p - (p % PRIMED_BLOCK_BARS) : p;
     const inputFrom = from - extra;
-    const offset = round.ends[i]! - p;
-    for (let k = 0; k < children.length; k++) {
-      const c = childCarried[k]!;
-      if (c >= 0) {
-        const dst = grown(scratch, k, p + 1);
-        inputs[k] = dst;
-        // The child's tail holds its values at [p − width, p); the new bar's is in its vector.
-        const at0 = r + tailAt[c]! - (p - widths[c]!);
-        for (let x = inputFrom; x < p; x++) dst[x] = rows[at0 + x]!;
+    const offset = ends[i]! - p;
+    for (let k = 0; k < width; k++) {
+      if (childCarried[k]! >= 0) {
+        // The child's tail holds its values at [p − width, p): bar x at row index r + tail + width + x − p.
+        const dst = scratch[k]!;
+        const base = r + childTail[k]! - p;
+        for (let x = inputFrom; x < p; x++) dst[x] = rows[base + x]!;
         dst[p] = childVectors[k]![j]!;
+        inputs[k] = dst;
       } else {
-        // A raw column is read in place, from the pass's first bar on (shared by every screen with that anchor); anything else is computed over the window.
-        const raw = rawColumn[k]!;
-        const view = raw >= 0 ? round.viewOf(i, raw, offset) : undefined;
+        const view = rawColumn[k]! >= 0 ? round.viewOf(i, rawColumn[k]!, offset) : undefined;
         if (view !== undefined) inputs[k] = view;
         else {
-          inputs[k] = grown(scratch, k, p + 1);
-          seriesWindow(children[k]!, bars, inputFrom, p + 1, inputs[k]!, offset, work);
+          window(k, j, inputFrom, p + 1, scratch[k]!, offset);
+          inputs[k] = scratch[k]!;
         }
       }
     }
     for (let k = 0; k < implicit.length; k++) {
       const view = round.viewOf(i, implicit[k]!, offset);
-      if (view !== undefined) inputs[children.length + k] = view;
+      if (view !== undefined) inputs[width + k] = view;
       else {
-        const dst = grown(scratch, children.length + k, p + 1);
-        const column = bars[COLUMNS[implicit[k]!]!];
-        for (let x = inputFrom; x <= p; x++) dst[x] = Number(column[offset + x]);
-        inputs[children.length + k] = dst;
+        const dst = scratch[width + k]!;
+        round.copyColumn(i, implicit[k]!, offset, inputFrom, p + 1, dst);
+        inputs[width + k] = dst;
       }
     }
-    if (buffer.length < p + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(p + 1, buffer.length * 2))));
     if (state !== undefined) {
       const at1 = r + stateFrom;
       for (let x = 0; x < state.length; x++) state[x] = rows[at1 + x]!;
