@@ -114,8 +114,17 @@ export function directional(
       movedMinus = sMinus;
       movedTr = sTr;
     }
+    // DX, Wilder's directional index of the sums as of the last bar with a range (NaN when the range
+    // or the directional movement is 0, or a bar is NaN), computed here rather
+    // than called: a double returned by a call not inlined is boxed, one heap number per bar.
+    let dx = NaN;
+    if ((part === ADX || part === DX) && movedTr !== 0) {
+      const minusDi = 100 * (movedMinus / movedTr);
+      const plusDi = 100 * (movedPlus / movedTr);
+      const sum = minusDi + plusDi;
+      dx = sum === 0 ? NaN : 100 * (Math.abs(minusDi - plusDi) / sum);
+    }
     if (part === ADX) {
-      const dx = directionalIndex(movedPlus, movedMinus, movedTr);
       if (sTr !== sTr) {
         // A NaN bar: the sums are poisoned, and so is the average.
         adx = seedSum = NaN;
@@ -128,7 +137,7 @@ export function directional(
       }
       if (i >= from) out[i] = adx;
     } else if (i >= from) {
-      if (part === DX) out[i] = directionalIndex(movedPlus, movedMinus, movedTr);
+      if (part === DX) out[i] = dx;
       else out[i] = movedTr === 0 ? NaN : 100 * ((part === PLUS_DI ? movedPlus : movedMinus) / movedTr);
     }
   }
@@ -148,15 +157,6 @@ export function directional(
 
 /** Slots of `directional`'s state: the bar, Wilder's three sums, the ADX seed and average, the sums as of the last bar with a range. */
 export const DIRECTIONAL_STATE = 10;
-
-/** DX from Wilder's sums; NaN when the range or the directional movement is 0 (or a bar is NaN). */
-function directionalIndex(sPlus: number, sMinus: number, sTr: number): number {
-  if (sTr === 0) return NaN;
-  const minusDi = 100 * (sMinus / sTr);
-  const plusDi = 100 * (sPlus / sTr);
-  const sum = minusDi + plusDi;
-  return sum === 0 ? NaN : 100 * (Math.abs(minusDi - plusDi) / sum);
-}
 
 /** Wilder's true range: the bar's range extended to the previous close (gaps count). */
 function trueRange(h: number, l: number, previousClose: number): number {
