@@ -20,7 +20,6 @@
  * Invariant: every tail bar is later than every block bar of the series, and a series that
  * holds any bar holds at least one in its tail.
  */
-import { packedColumns } from "../sessions/aggregate.js";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { BAR_COLUMNS, RAW_SERIES, TIMEFRAME_MS } from "../types.js";
 
@@ -86,7 +85,71 @@ export interface CatalogRow extends SeriesKey {
   /** The newest block row's number, or null when the series has no block row (all in the tail). */
   sealedBlock: number | null;
   /** The newest bars, later than every block bar; at least one. */
-  tail: Columns;
+  tail: Tail;
+}
+
+/**
+ * A series' tail: its bars packed column after column in one array (n times, then n opens,
+ * highs, lows, closes and volumes), the layout it is stored in. One array, not six columns: a
+ * write appending to 10,000 symbols makes 40,000 new tails that live on in the catalog cache,
+ * and every object each one brought was the collector's work.
+ */
+export type Tail = Float64Array;
+
+/** Bars in a tail. */
+export function tailCount(tail: Tail): number {
+  return tail.length / 6;
+}
+
+/** Open time of the tail's first bar. */
+export function tailFirst(tail: Tail): number {
+  return tail[0]!;
+}
+
+/** Open time of the tail's last bar. */
+export function tailLast(tail: Tail): number {
+  return tail[tail.length / 6 - 1]!;
+}
+
+/** A tail's bars as columns (views). */
+export function tailColumns(tail: Tail): Columns {
+  const n = tail.length / 6;
+  return {
+    time: tail.subarray(0, n),
+    open: tail.subarray(n, 2 * n),
+    high: tail.subarray(2 * n, 3 * n),
+    low: tail.subarray(3 * n, 4 * n),
+    close: tail.subarray(4 * n, 5 * n),
+    volume: tail.subarray(5 * n, 6 * n),
+  };
+}
+
+/**
+ * Room for a tail of `n` bars. From Node's pool of small buffers (8-byte aligned slices of shared
+ * slabs): one backing store for many tails instead of one each.
+ */
+export function newTail(n: number): Tail {
+  const bytes = Buffer.allocUnsafe(n * 48);
+  if (bytes.byteOffset % 8 !== 0) return new Float64Array(n * 6);
+  return new Float64Array(bytes.buffer, bytes.byteOffset, n * 6);
+}
+
+/** Bars `[from, to)` of `c` as a new tail. */
+export function packTail(c: Columns, from = 0, to = c.time.length): Tail {
+  const n = to - from;
+  const out = newTail(n);
+  COLUMNS.forEach((name, k) => out.set(c[name].subarray(from, to), k * n));
+  return out;
+}
+
+/** A tail's bytes as stored ({@link encodeColumns}' layout): a view, no copy. */
+export function tailBytes(tail: Tail): Buffer {
+  return Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
+}
+
+/** A stored tail's bytes as a tail (a view when aligned). */
+export function readTail(bytes: Uint8Array): Tail {
+  return float64s(bytes);
 }
 
 /** One block row as written: its bars packed column after column ({@link encodeColumns}). */
@@ -139,17 +202,6 @@ export function encodeColumns(bars: Columns): Buffer {
   const out = Buffer.allocUnsafe(n * 48);
   const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
   COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
-  return out;
-}
-
-/** Bars of `a`, then those of `b` (all later), packed in one new array. */
-export function appendColumns(a: Columns, b: Columns): Columns {
-  const n = a.time.length;
-  const out = packedColumns(n + b.time.length);
-  for (const name of COLUMNS) {
-    out[name].set(a[name]);
-    out[name].set(b[name], n);
-  }
   return out;
 }
 

@@ -7,7 +7,7 @@ import { alignmentCut } from "../alignment.js";
 import type Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
-import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, orderedSeries, readTail, tailBytes } from "./blocks.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
 import { type BlockSpan, LatestAssembler, type LatestRow, RowBlocks, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { TouchedSeries } from "./engine/writer.js";
@@ -28,7 +28,7 @@ function catalogRow(r: CatalogSqlRow): CatalogRow {
     firstTime: r[5],
     lastTime: r[6],
     sealedBlock: r[7],
-    tail: decodeColumns(r[8]),
+    tail: readTail(r[8]),
   };
 }
 
@@ -48,9 +48,12 @@ export class SqliteBars {
       deleteBlocks: db.prepare(`DELETE FROM bar_blocks WHERE ${where}`),
       insertBlock: db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)"),
       deleteCatalog: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
-      putCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
-          first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
+      // A catalog row is updated in place where it exists (most writes: appends), else inserted:
+      // the update finds the row by its key once, where an upsert looked it up twice.
+      updateCatalog: db.prepare(
+        "UPDATE series SET derived = ?, bars = ?, first_time = ?, last_time = ?, sealed_block = ?, tail = ? WHERE market = ? AND timeframe = ? AND symbol = ?",
+      ),
+      insertCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       sinceRow: db.prepare("SELECT sealed_block, tail FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").raw(true),
       // One statement for every symbol's span (a JSON array of [symbol, from, to]), the spans
       // driving the index lookups (CROSS JOIN keeps that order): per-symbol statements cost twice
@@ -108,7 +111,10 @@ export class SqliteBars {
     for (const b of changes.putBlocks) insertBlock(this.stmt.insertBlock, b);
     for (const k of changes.deleteCatalog) this.stmt.deleteCatalog.run(k.market, k.timeframe, k.symbol);
     for (const r of changes.putCatalog) {
-      this.stmt.putCatalog.run(r.market, r.timeframe, r.symbol, r.derived ? 1 : 0, r.bars, r.firstTime, r.lastTime, r.sealedBlock, encodeColumns(r.tail));
+      const derived = r.derived ? 1 : 0;
+      const tail = tailBytes(r.tail);
+      const updated = this.stmt.updateCatalog.run(derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail, r.market, r.timeframe, r.symbol);
+      if (updated.changes === 0) this.stmt.insertCatalog.run(r.market, r.timeframe, r.symbol, derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail);
     }
   }
 

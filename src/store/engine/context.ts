@@ -7,6 +7,7 @@ import type { BlockRow, CatalogRow, ReadBlock, SeriesKey } from "../blocks.js";
 import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from "./io.js";
 import type { CatalogWrite } from "./catalog-cache.js";
 import type { TouchedSeries } from "../store.js";
+import type { Timeframe } from "../../types.js";
 
 /** Blocks read per round of a long rewrite: bounds the memory of a write whatever the series' size. */
 export const WINDOW_BLOCKS = 16;
@@ -23,16 +24,59 @@ export const FLUSH_BYTES = 8 << 20;
 export type Step<T> = Generator<readonly BlockRange[], T, ReadBlock[][]>;
 export type Task = Step<void>;
 
-export const keyOf = (k: SeriesKey): string => `${k.market}\u0000${k.timeframe}\u0000${k.symbol}`;
+/**
+ * Values per series, found by the key's three parts in turn: a write touching 40,000 series
+ * (one bar to 10,000 symbols and their derived timeframes) hashes the strings it already holds
+ * instead of building a joined key per series and step.
+ */
+export class SeriesMap<V> {
+  private readonly byPair = new Map<string, Map<Timeframe, Map<string, V>>>();
+  size = 0;
+
+  get(k: SeriesKey): V | undefined {
+    return this.byPair.get(k.market)?.get(k.timeframe)?.get(k.symbol);
+  }
+
+  set(k: SeriesKey, value: V): void {
+    let byTimeframe = this.byPair.get(k.market);
+    if (!byTimeframe) this.byPair.set(k.market, (byTimeframe = new Map()));
+    let bySymbol = byTimeframe.get(k.timeframe);
+    if (!bySymbol) byTimeframe.set(k.timeframe, (bySymbol = new Map()));
+    const before = bySymbol.size;
+    bySymbol.set(k.symbol, value);
+    this.size += bySymbol.size - before;
+  }
+
+  delete(k: SeriesKey): void {
+    const bySymbol = this.byPair.get(k.market)?.get(k.timeframe);
+    if (bySymbol?.delete(k.symbol)) this.size--;
+  }
+
+  clear(): void {
+    this.byPair.clear();
+    this.size = 0;
+  }
+
+  *values(): IterableIterator<V> {
+    for (const byTimeframe of this.byPair.values()) for (const bySymbol of byTimeframe.values()) yield* bySymbol.values();
+  }
+
+  /** The values, in an array. */
+  list(): V[] {
+    const out: V[] = [];
+    for (const byTimeframe of this.byPair.values()) for (const bySymbol of byTimeframe.values()) for (const v of bySymbol.values()) out.push(v);
+    return out;
+  }
+}
 
 /** State shared by the tasks of one write. */
 export class WriteContext {
   private changes: StoreChanges = emptyChanges();
   /** Block rows to insert, per series: a later delete of the same series drops them here. */
-  private readonly puts = new Map<string, BlockRow[]>();
-  private readonly catalog = new Map<string, CatalogRow>();
+  private readonly puts = new SeriesMap<BlockRow[]>();
+  private readonly catalog = new SeriesMap<CatalogRow>();
   private pendingBytes = 0;
-  readonly touched = new Map<string, TouchedSeries>();
+  readonly touched = new SeriesMap<TouchedSeries>();
   written = 0;
   replaced = 0;
 
@@ -40,43 +84,40 @@ export class WriteContext {
   constructor(private readonly held?: CatalogWrite) {}
 
   putBlock(row: BlockRow): void {
-    const k = keyOf(row);
-    const list = this.puts.get(k);
+    const list = this.puts.get(row);
     if (list) list.push(row);
-    else this.puts.set(k, [row]);
+    else this.puts.set(row, [row]);
     this.pendingBytes += row.n * 48 + 64;
   }
 
   /** Block rows of the series in [from, to] go, those this write put there before included. */
   deleteBlocks(key: SeriesKey, from: number, to: number): void {
-    const k = keyOf(key);
-    const list = this.puts.get(k);
+    const list = this.puts.get(key);
     if (list) {
       const kept = list.filter((row) => row.block < from || row.block > to);
-      if (kept.length > 0) this.puts.set(k, kept);
-      else this.puts.delete(k);
+      if (kept.length > 0) this.puts.set(key, kept);
+      else this.puts.delete(key);
     }
     this.changes.deleteBlocks.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from, to });
   }
 
   /** The catalog row goes out with the next flush (the latest version of it). */
   putCatalog(row: CatalogRow): void {
-    const k = keyOf(row);
     // A write of many new series holds little block data but a catalog row (with its tail) per
     // series: they count toward the flush too, so their memory stays bounded.
-    if (!this.catalog.has(k)) this.pendingBytes += CATALOG_ROW_BYTES + row.tail.time.length * 48;
-    this.catalog.set(k, row);
+    const before = this.catalog.size;
+    this.catalog.set(row, row);
+    if (this.catalog.size !== before) this.pendingBytes += CATALOG_ROW_BYTES + row.tail.length * 8;
   }
 
   deleteCatalog(key: SeriesKey): void {
-    this.catalog.delete(keyOf(key));
+    this.catalog.delete(key);
     this.changes.deleteCatalog.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol });
   }
 
   touch(key: SeriesKey, from: number): void {
-    const k = keyOf(key);
-    const held = this.touched.get(k);
-    if (!held) this.touched.set(k, { market: key.market, timeframe: key.timeframe, symbol: key.symbol, from });
+    const held = this.touched.get(key);
+    if (!held) this.touched.set(key, { market: key.market, timeframe: key.timeframe, symbol: key.symbol, from });
     else if (from < held.from) held.from = from;
   }
 
@@ -90,7 +131,7 @@ export class WriteContext {
     const changes = this.changes;
     for (const list of this.puts.values()) for (const row of list) changes.putBlocks.push(row);
     this.puts.clear();
-    changes.putCatalog = [...this.catalog.values()];
+    changes.putCatalog = this.catalog.list();
     this.catalog.clear();
     this.changes = emptyChanges();
     this.pendingBytes = 0;
