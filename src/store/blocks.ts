@@ -86,6 +86,11 @@ export interface CatalogRow extends SeriesKey {
   sealedBlock: number | null;
   /** The newest bars, later than every block bar; at least one. */
   tail: Tail;
+  /**
+   * Where the backend keeps the stored row, when it says (SQLite's rowid): the next write of the
+   * row goes straight there instead of looking its key up. Not data: never compared or stored.
+   */
+  place?: number;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { TouchedSeries } from "./engine/writer.js";
 import type { LatestBarsRequest, SymbolBars } from "./store.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 
-type CatalogSqlRow = [string, Timeframe, string, number, number, number, number, number | null, Uint8Array];
+type CatalogSqlRow = [string, Timeframe, string, number, number, number, number, number | null, Uint8Array, number];
 
 const CATALOG_COLUMNS = "market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail";
 
@@ -29,6 +29,7 @@ function catalogRow(r: CatalogSqlRow): CatalogRow {
     lastTime: r[6],
     sealedBlock: r[7],
     tail: readTail(r[8]),
+    place: r[9],
   };
 }
 
@@ -40,7 +41,7 @@ export class SqliteBars {
   constructor(db: Database.Database) {
     const where = "market = ? AND timeframe = ? AND symbol = ? AND block BETWEEN ? AND ?";
     this.stmt = {
-      catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS} FROM series WHERE market = ? AND symbol = ?`).raw(true),
+      catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS}, id FROM series WHERE market = ? AND symbol = ?`).raw(true),
       blocks: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
       newest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block DESC LIMIT 1`).raw(true),
       oldest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block LIMIT 1`).raw(true),
@@ -49,7 +50,11 @@ export class SqliteBars {
       insertBlock: db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)"),
       deleteCatalog: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
       // A catalog row is updated in place where it exists (most writes: appends), else inserted:
-      // the update finds the row by its key once, where an upsert looked it up twice.
+      // by its rowid when the row read or written before says it (the key checked too, for a
+      // rowid is reused after a delete), else by its key; an upsert looked the key up twice.
+      updatePlace: db.prepare(
+        "UPDATE series SET derived = ?, bars = ?, first_time = ?, last_time = ?, sealed_block = ?, tail = ? WHERE id = ? AND market = ? AND timeframe = ? AND symbol = ?",
+      ),
       updateCatalog: db.prepare(
         "UPDATE series SET derived = ?, bars = ?, first_time = ?, last_time = ?, sealed_block = ?, tail = ? WHERE market = ? AND timeframe = ? AND symbol = ?",
       ),
@@ -113,8 +118,10 @@ export class SqliteBars {
     for (const r of changes.putCatalog) {
       const derived = r.derived ? 1 : 0;
       const tail = tailBytes(r.tail);
-      const updated = this.stmt.updateCatalog.run(derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail, r.market, r.timeframe, r.symbol);
-      if (updated.changes === 0) this.stmt.insertCatalog.run(r.market, r.timeframe, r.symbol, derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail);
+      if (r.place !== undefined && this.stmt.updatePlace.run(derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail, r.place, r.market, r.timeframe, r.symbol).changes > 0) continue;
+      if (this.stmt.updateCatalog.run(derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail, r.market, r.timeframe, r.symbol).changes > 0) continue;
+      // The row object goes on into the handle's catalog cache: the next write finds it by this.
+      r.place = Number(this.stmt.insertCatalog.run(r.market, r.timeframe, r.symbol, derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail).lastInsertRowid);
     }
   }
 

@@ -8,6 +8,7 @@ import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from ".
 import type { CatalogWrite } from "./catalog-cache.js";
 import type { TouchedSeries } from "../store.js";
 import type { Timeframe } from "../../types.js";
+import { BarAggregator, BarColumns } from "../../sessions/aggregate.js";
 
 /** Blocks read per round of a long rewrite: bounds the memory of a write whatever the series' size. */
 export const WINDOW_BLOCKS = 16;
@@ -79,9 +80,21 @@ export class WriteContext {
   readonly touched = new SeriesMap<TouchedSeries>();
   written = 0;
   replaced = 0;
+  /** The coarse bars an append folds out of one series' new bars (used and emptied by one series at a time). */
+  readonly folded = new BarColumns(4);
+  private readonly aggregators = new Map<string, Map<Timeframe, BarAggregator>>();
 
   /** `held`: the store handle's catalog rows, told of every change sent. */
   constructor(private readonly held?: CatalogWrite) {}
+
+  /** An aggregator of `timeframe` bars in `market`, one per write (each use starts it with `resume` and ends it with `finish`). */
+  aggregator(timeframe: Timeframe, market: string): BarAggregator {
+    let byTimeframe = this.aggregators.get(market);
+    if (!byTimeframe) this.aggregators.set(market, (byTimeframe = new Map()));
+    let aggregator = byTimeframe.get(timeframe);
+    if (!aggregator) byTimeframe.set(timeframe, (aggregator = new BarAggregator(timeframe, market)));
+    return aggregator;
+  }
 
   putBlock(row: BlockRow): void {
     const list = this.puts.get(row);

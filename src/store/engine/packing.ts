@@ -154,6 +154,16 @@ export function putBar(tail: Tail, k: number, p: number, from: Columns, i: numbe
   tail[5 * k + p] = from.volume[i]!;
 }
 
+/** A tail's bars but its last, then bars `[0, count)` of `bars`: a coarse tail whose last bar was folded. */
+export function replaceLast(tail: Tail, bars: Columns, count: number): Tail {
+  const n = tail.length / 6 - 1;
+  const k = n + count;
+  const out = newTail(k);
+  for (let c = 0; c < 6; c++) for (let p = 0; p < n; p++) out[c * k + p] = tail[c * (n + 1) + p]!;
+  for (let i = 0; i < count; i++) putBar(out, k, n + i, bars, i);
+  return out;
+}
+
 /** The last bar of a tail, as a one-bar tail. */
 export function lastOfTail(tail: Tail): Tail {
   const n = tail.length / 6;

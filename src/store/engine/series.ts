@@ -187,5 +187,5 @@ export function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incomi
 
 /** A stored series' catalog row with new counts, times and tail (one object literal: every row of an append is made here). */
 export function catalogRow(row: CatalogRow, bars: number, firstTime: number, lastTime: number, sealedBlock: number | null, tail: Tail): CatalogRow {
-  return { market: row.market, timeframe: row.timeframe, symbol: row.symbol, derived: row.derived, bars, firstTime, lastTime, sealedBlock, tail };
+  return { market: row.market, timeframe: row.timeframe, symbol: row.symbol, derived: row.derived, bars, firstTime, lastTime, sealedBlock, tail, place: row.place };
 }

@@ -4,15 +4,15 @@
  * periods the write touched (\`deriveJob\`).
  */
 import { type Timeframe, TIMEFRAMES } from "../../types.js";
-import { BarAggregator, BarColumns } from "../../sessions/aggregate.js";
+import { BarAggregator } from "../../sessions/aggregate.js";
 import { periodRange } from "../../sessions/periods.js";
 import { type CatalogRow, type Columns, type SeriesKey, tailFirst } from "../blocks.js";
 import { type DeriveJob, planDerivation } from "../derive.js";
 import type { Incoming, SymbolWrite } from "../store.js";
 import { TAIL_WRITE_MAX, type Task, WriteContext } from "./context.js";
-import { BlockBuilder, collect } from "./packing.js";
+import { BlockBuilder, collect, replaceLast } from "./packing.js";
 import { RangeReplacer, streamSeries } from "./range.js";
-import { newRow, writeNew, dropSeries, writeTail, writeMerge } from "./series.js";
+import { newRow, writeNew, dropSeries, writeTail, writeMerge, settleTail } from "./series.js";
 
 /** Everything one write does to one symbol: its timeframes written, then the derived ones. */
 export function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Timeframe, CatalogRow>): Task {
@@ -158,14 +158,16 @@ export function* deriveJob(
     return;
   }
   if (shape === "append" && incoming.count <= TAIL_WRITE_MAX) {
-    // The new fine bars follow every bar the coarse bars were built from: fold them into the last one.
-    const aggregator = new BarAggregator(job.coarse, market);
+    // The new fine bars follow every bar the coarse bars were built from: fold them into the last
+    // one. The first coarse bar out is always that last one (folded, closed or still open): it
+    // replaces it, any later ones follow.
+    const aggregator = ctx.aggregator(job.coarse, market);
     const t = coarseRow.tail;
     const k = t.length / 6;
     const n = k - 1;
     aggregator.resume({ time: t[n]!, open: t[k + n]!, high: t[2 * k + n]!, low: t[3 * k + n]!, close: t[4 * k + n]!, volume: t[5 * k + n]! });
-    // Usually one bar comes out (the last one, still open), at most one more than came in.
-    const out = new BarColumns(incoming.count + 1);
+    const out = ctx.folded;
+    out.length = 0;
     for (const c of incoming.chunks()) {
       for (let i = 0; i < c.time.length; i++) {
         const closed = aggregator.addAt(c, i);
@@ -173,9 +175,9 @@ export function* deriveJob(
       }
     }
     out.pushBar(aggregator.finish()!);
-    const bars = out.bars();
-    const result = yield* writeTail(ctx, coarseRow, bars);
-    if (result.row) rows.set(job.coarse, result.row);
+    ctx.touch(coarseRow, t[n]!);
+    const next = yield* settleTail(ctx, coarseRow, replaceLast(t, out, out.length), coarseRow.bars + out.length - 1);
+    rows.set(job.coarse, next);
     return;
   }
   // The periods the fine span touched, aggregated again from every fine bar they gather.
