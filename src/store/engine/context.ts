@@ -3,7 +3,7 @@
  * to send, batched and bounded in memory; what was touched), the step a series' work yields
  * (block ranges to read), and the write path's sizes.
  */
-import type { BlockRow, CatalogRow, ReadBlock, SeriesKey } from "../blocks.js";
+import { BLOCK_BARS, type BlockRow, type CatalogRow, type ReadBlock, type SeriesKey } from "../blocks.js";
 import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from "./io.js";
 import type { CatalogWrite } from "./catalog-cache.js";
 import type { TouchedSeries } from "../store.js";
@@ -19,7 +19,7 @@ export const TAIL_WRITE_MAX = 4096;
 /** What a catalog row waiting to be sent costs, beside its tail's values (its key and six small arrays). */
 export const CATALOG_ROW_BYTES = 1024;
 /** Packed bytes waiting before they are sent to the backend. */
-export const FLUSH_BYTES = 8 << 20;
+export const FLUSH_BYTES = 2 << 20;
 
 /** A step of a task: it yields block ranges to read (none: only let the pending writes go first) and gets their blocks. */
 export type Step<T> = Generator<readonly BlockRange[], T, ReadBlock[][]>;
@@ -83,9 +83,25 @@ export class WriteContext {
   /** The coarse bars an append folds out of one series' new bars (used and emptied by one series at a time). */
   readonly folded = new BarColumns(4);
   private readonly aggregators = new Map<string, Map<Timeframe, BarAggregator>>();
+  private readonly buffers: BarColumns[] = [];
 
   /** `held`: the store handle's catalog rows, told of every change sent. */
   constructor(private readonly held?: CatalogWrite) {}
+
+  /**
+   * A block's worth of columns for a block builder, returned when it finishes: a write of 10,000
+   * new symbols builds 40,000 series (their derived timeframes too), and a new 12 KB buffer each
+   * was half a gigabyte for the allocator, its freed chunks still counted in the process's size.
+   */
+  takeBuffer(): BarColumns {
+    const buffer = this.buffers.pop() ?? new BarColumns(BLOCK_BARS);
+    buffer.length = 0;
+    return buffer;
+  }
+
+  returnBuffer(buffer: BarColumns): void {
+    if (this.buffers.length < 64) this.buffers.push(buffer);
+  }
 
   /** An aggregator of `timeframe` bars in `market`, one per write (each use starts it with `resume` and ends it with `finish`). */
   aggregator(timeframe: Timeframe, market: string): BarAggregator {

@@ -4,7 +4,7 @@
  * of incoming bars into stored ones (incoming wins a tie).
  */
 import { BarColumns } from "../../sessions/aggregate.js";
-import { BLOCK_BARS, type Columns, NO_COLUMNS, type SeriesKey, type Tail, blockOf, newTail, packBlock } from "../blocks.js";
+import { type Columns, NO_COLUMNS, type SeriesKey, type Tail, blockOf, newTail, packBlock } from "../blocks.js";
 import { WriteContext } from "./context.js";
 
 /** A builder's buffer before its first bar (never written to: `push` replaces it). */
@@ -28,7 +28,7 @@ export class BlockBuilder {
   ) {}
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
-    if (this.buffer === EMPTY_BUFFER) this.buffer = new BarColumns(BLOCK_BARS);
+    if (this.buffer === EMPTY_BUFFER) this.buffer = this.ctx.takeBuffer();
     const block = blockOf(time, this.key.timeframe);
     if (block !== this.block) {
       this.seal();
@@ -66,6 +66,9 @@ export class BlockBuilder {
       putBar(tail, 1, 0, this.buffer, n);
     }
     this.seal();
+    // Sealed rows and the tail are copies: the buffer serves the write's next builder.
+    if (this.buffer !== EMPTY_BUFFER) this.ctx.returnBuffer(this.buffer);
+    this.buffer = EMPTY_BUFFER;
     return tail;
   }
 }
