@@ -16,10 +16,14 @@ export const WINDOW_BLOCKS = 16;
 export const GROUP_SYMBOLS = 256;
 /** Bars merged into a tail in memory at most; more take the block path. */
 export const TAIL_WRITE_MAX = 4096;
-/** What a catalog row waiting to be sent costs, beside its tail's values (its key and six small arrays). */
-export const CATALOG_ROW_BYTES = 1024;
-/** Packed bytes waiting before they are sent to the backend. */
+/** Block bytes waiting before they are sent to the backend. */
 export const FLUSH_BYTES = 2 << 20;
+/**
+ * Catalog rows waiting before they are sent (one PostgreSQL statement's worth): a write of many
+ * series (an append to 10,000 symbols, an import of as many new ones) holds little block data
+ * but a row with its tail per series, a few hundred bytes each.
+ */
+export const FLUSH_ROWS = 10_000;
 
 /** A step of a task: it yields block ranges to read (none: only let the pending writes go first) and gets their blocks. */
 export type Step<T> = Generator<readonly BlockRange[], T, ReadBlock[][]>;
@@ -132,11 +136,7 @@ export class WriteContext {
 
   /** The catalog row goes out with the next flush (the latest version of it). */
   putCatalog(row: CatalogRow): void {
-    // A write of many new series holds little block data but a catalog row (with its tail) per
-    // series: they count toward the flush too, so their memory stays bounded.
-    const before = this.catalog.size;
     this.catalog.set(row, row);
-    if (this.catalog.size !== before) this.pendingBytes += CATALOG_ROW_BYTES + row.tail.length * 8;
   }
 
   deleteCatalog(key: SeriesKey): void {
@@ -151,7 +151,7 @@ export class WriteContext {
   }
 
   get full(): boolean {
-    return this.pendingBytes >= FLUSH_BYTES;
+    return this.pendingBytes >= FLUSH_BYTES || this.catalog.size >= FLUSH_ROWS;
   }
 
   /** Sends the pending writes (catalog rows last, so a row never names a block not yet written). */
