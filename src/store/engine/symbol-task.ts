@@ -109,6 +109,8 @@ function* appendTask(ctx: WriteContext, market: string, symbol: string, incoming
     if (rows.get(coarse)?.derived === false) continue;
     yield* deriveJob(ctx, market, symbol, { fine: tf, coarse, full: false }, rows, incoming, "append");
   }
+  // The rows go to the backend as they fill a batch (PostgreSQL applies them while the next are built).
+  if (ctx.full) yield [];
 }
 
 /** Rebuilds one derived timeframe of a symbol after its finest timeframe was written. */
