@@ -43,13 +43,29 @@ export class SeriesMap<V> {
   }
 
   set(k: SeriesKey, value: V): void {
+    const bySymbol = this.symbolsOf(k);
+    const before = bySymbol.size;
+    bySymbol.set(k.symbol, value);
+    this.size += bySymbol.size - before;
+  }
+
+  /** The value of `k`, made by `make` when there is none. */
+  getOrSet(k: SeriesKey, make: () => V): V {
+    const bySymbol = this.symbolsOf(k);
+    let value = bySymbol.get(k.symbol);
+    if (value === undefined) {
+      bySymbol.set(k.symbol, (value = make()));
+      this.size++;
+    }
+    return value;
+  }
+
+  private symbolsOf(k: SeriesKey): Map<string, V> {
     let byTimeframe = this.byPair.get(k.market);
     if (!byTimeframe) this.byPair.set(k.market, (byTimeframe = new Map()));
     let bySymbol = byTimeframe.get(k.timeframe);
     if (!bySymbol) byTimeframe.set(k.timeframe, (bySymbol = new Map()));
-    const before = bySymbol.size;
-    bySymbol.set(k.symbol, value);
-    this.size += bySymbol.size - before;
+    return bySymbol;
   }
 
   delete(k: SeriesKey): void {
@@ -145,9 +161,8 @@ export class WriteContext {
   }
 
   touch(key: SeriesKey, from: number): void {
-    const held = this.touched.get(key);
-    if (!held) this.touched.set(key, { market: key.market, timeframe: key.timeframe, symbol: key.symbol, from });
-    else if (from < held.from) held.from = from;
+    const held = this.touched.getOrSet(key, () => ({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from }));
+    if (from < held.from) held.from = from;
   }
 
   get full(): boolean {
