@@ -13,7 +13,8 @@
  *    start (a new store object and tier). Beside them the floor: one contiguous copy
  *    (`Float64Array.prototype.set`) of the bytes the run reads, and for the first run after a
  *    start the same copy into memory the process has not touched yet.
- * 2. Appending one closed h1 bar to each of N series whose h4, d and w are derived.
+ * 2. Appending one closed h1 bar to each of N series whose h4, d and w are derived; beside it the
+ *    floor (`data-floor.ts`): the database alone rewriting the catalog rows an append rewrites.
  * 3. Imports through the CLI's importer in a child process (its own peak RSS, `VmHWM` on
  *    Linux): a 1,000,000-row multi-symbol CSV (100 symbols × 10,000 h1 bars), a wide one
  *    (10,000 symbols × 100 h1 bars, time after time: every series open at once, the case the
@@ -42,6 +43,7 @@ import type { BarBatch } from "../src/store/store.js";
 import { syntheticUniverse } from "../src/synthetic/synthetic.js";
 import type { Bars, Instrument, Timeframe } from "../src/types.js";
 import { freshDatabase } from "../test/scale/helpers.js";
+import { postgresFloor, sqliteFloor } from "./data-floor.js";
 
 const N = Number(process.env.BENCH_INSTRUMENTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -202,7 +204,13 @@ async function runs(name: string, open: () => Promise<Store>): Promise<void> {
   }
 }
 
-async function appends(name: string, open: () => Promise<Store>): Promise<void> {
+/** A fresh database of one backend: its store, and the floor of an append to it (`data-floor.ts`). */
+interface Backend {
+  open: () => Promise<Store>;
+  floor: (market: string) => Promise<{ rows: number; ms: number }>;
+}
+
+async function appends(name: string, { open, floor }: Backend): Promise<void> {
   const store = await open();
   try {
     const market = "APPEND";
@@ -225,6 +233,8 @@ async function appends(name: string, open: () => Promise<Store>): Promise<void> 
   } finally {
     await store.close();
   }
+  const { rows, ms: floorMs } = await floor("APPEND");
+  say(`${name}: its floor, the ${rows.toLocaleString("en-US")} catalog rows an append rewrites written back as they are in one transaction, nothing else: ${ms(floorMs)}`);
 }
 
 /** Writes the import files: a multi-symbol xql CSV, a wide one (every symbol at each time) and a Binance 1-minute dump of 2024. */
@@ -285,12 +295,12 @@ async function main(): Promise<void> {
   const url = process.env.XQL_TEST_DATABASE_URL;
   const drops: (() => Promise<void>)[] = [];
   try {
-    const backends: [string, () => Promise<() => Promise<Store>>][] = [
+    const backends: [string, () => Promise<Backend>][] = [
       [
         "SQLite",
         async () => {
           const file = join(dir, `bench-${Math.random().toString(36).slice(2)}.db`);
-          return () => openStore(file);
+          return { open: () => openStore(file), floor: async (market) => sqliteFloor(file, market) };
         },
       ],
     ];
@@ -300,13 +310,13 @@ async function main(): Promise<void> {
         async () => {
           const fresh = await freshDatabase(url);
           drops.push(fresh.drop);
-          return () => openStore(fresh.url);
+          return { open: () => openStore(fresh.url), floor: (market) => postgresFloor(fresh.url, market) };
         },
       ]);
     } else say("PostgreSQL: skipped (XQL_TEST_DATABASE_URL not set; `scripts/services.sh start` prints it)");
     if (!process.env.BENCH_SKIP_RUNS) {
       for (const [name, make] of backends) {
-        await runs(name, await make());
+        await runs(name, (await make()).open);
         await appends(name, await make());
       }
     }

@@ -19,14 +19,17 @@ import { XqlDataError } from "../errors.js";
 /** Values per staged row: time, open, high, low, close, volume and the line number. */
 const FIELDS = 7;
 /** Rows held in memory across all symbols before every partial fragment is closed. */
-const BUFFERED_ROWS = 262_144;
+const BUFFERED_ROWS = 131_072;
 /**
- * Bytes of closed fragments kept in memory: an import up to about 600,000 bars never touches
- * the disk; past that, every fragment goes to the staging file and memory stays at this bound.
+ * Bytes of closed fragments kept in memory: an import up to about 300,000 bars never touches
+ * the disk; past that, every fragment goes to the staging file and memory stays at this bound
+ * (held through the store's write, beside what the write itself needs).
  */
-const MEMORY_BYTES = 32 << 20;
+const MEMORY_BYTES = 16 << 20;
 /** Bytes gathered before one write to the staging file. */
 const WRITE_BYTES = 4 << 20;
+
+const NO_ROWS = new Float64Array(0);
 
 interface Fragment {
   block: number;
@@ -205,7 +208,11 @@ export class Staging implements RowSink {
    * earliest such line is thrown as a {@link CsvImportError} before anything is written.
    */
   finish(): StagedSeries[] {
-    for (const stage of this.symbols.values()) this.spill(stage);
+    for (const stage of this.symbols.values()) {
+      this.spill(stage);
+      // No more rows come: the buffer of each symbol's fragment in the making goes.
+      stage.rows = NO_ROWS;
+    }
     let first: CsvImportError | undefined;
     const out: StagedSeries[] = [];
     for (const stage of this.symbols.values()) {
@@ -219,7 +226,8 @@ export class Staging implements RowSink {
           count += merged.bars.time.length;
         }
       }
-      out.push({ symbol: stage.symbol, count, lo: stage.lo, hi: stage.hi, chunks: () => this.chunks(stage.symbol, groups) });
+      const inOrder = stage.inOrder;
+      out.push({ symbol: stage.symbol, count, lo: stage.lo, hi: stage.hi, chunks: () => this.chunks(stage.symbol, groups, inOrder) });
     }
     if (first) throw first;
     return out;
@@ -270,14 +278,24 @@ export class Staging implements RowSink {
     return found ? { bars, duplicate: found } : { bars };
   }
 
-  private *chunks(symbol: string, groups: readonly Fragment[][]): Iterable<Columns> {
+  /**
+   * A symbol's bars block by block. A block's fragments are copied one after another when the
+   * symbol's rows came in time order (a wide file closes every symbol's fragment many times in a
+   * block, each later than the one before), merged otherwise.
+   */
+  private *chunks(symbol: string, groups: readonly Fragment[][], inOrder: boolean): Iterable<Columns> {
     for (const group of groups) {
-      if (group.length === 1 && group[0]!.sorted) {
-        const fragment = group[0]!;
+      if (!inOrder && (group.length > 1 || !group[0]!.sorted)) {
+        yield this.merge(symbol, group).bars;
+        continue;
+      }
+      let n = 0;
+      for (const fragment of group) n += fragment.n;
+      const bars: Columns = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
+      let i = 0;
+      for (const fragment of group) {
         const rows = this.read(fragment);
-        const n = fragment.n;
-        const bars: Columns = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
-        for (let i = 0, at = 0; i < n; i++, at += FIELDS) {
+        for (let at = 0; at < fragment.n * FIELDS; i++, at += FIELDS) {
           bars.time[i] = rows[at]!;
           bars.open[i] = rows[at + 1]!;
           bars.high[i] = rows[at + 2]!;
@@ -285,8 +303,8 @@ export class Staging implements RowSink {
           bars.close[i] = rows[at + 4]!;
           bars.volume[i] = rows[at + 5]!;
         }
-        yield bars;
-      } else yield this.merge(symbol, group).bars;
+      }
+      yield bars;
     }
   }
 

@@ -20,7 +20,6 @@
  * Invariant: every tail bar is later than every block bar of the series, and a series that
  * holds any bar holds at least one in its tail.
  */
-import { packedColumns } from "../sessions/aggregate.js";
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { BAR_COLUMNS, RAW_SERIES, TIMEFRAME_MS } from "../types.js";
 
@@ -86,7 +85,92 @@ export interface CatalogRow extends SeriesKey {
   /** The newest block row's number, or null when the series has no block row (all in the tail). */
   sealedBlock: number | null;
   /** The newest bars, later than every block bar; at least one. */
-  tail: Columns;
+  tail: Tail;
+  /**
+   * Where the backend keeps the stored row, when it says (SQLite's rowid): the next write of the
+   * row goes straight there instead of looking its key up. Not data: never compared or stored.
+   */
+  place?: number;
+}
+
+/**
+ * A series' tail: its bars packed column after column in one array (n times, then n opens,
+ * highs, lows, closes and volumes), the layout it is stored in. One array, not six columns: a
+ * write appending to 10,000 symbols makes 40,000 new tails that live on in the catalog cache,
+ * and every object each one brought was the collector's work.
+ */
+export type Tail = Float64Array;
+
+/** Bars in a tail. */
+export function tailCount(tail: Tail): number {
+  return tail.length / 6;
+}
+
+/** Open time of the tail's first bar. */
+export function tailFirst(tail: Tail): number {
+  return tail[0]!;
+}
+
+/** Open time of the tail's last bar. */
+export function tailLast(tail: Tail): number {
+  return tail[tail.length / 6 - 1]!;
+}
+
+/** A tail's bars as columns (views). */
+export function tailColumns(tail: Tail): Columns {
+  const n = tail.length / 6;
+  return {
+    time: tail.subarray(0, n),
+    open: tail.subarray(n, 2 * n),
+    high: tail.subarray(2 * n, 3 * n),
+    low: tail.subarray(3 * n, 4 * n),
+    close: tail.subarray(4 * n, 5 * n),
+    volume: tail.subarray(5 * n, 6 * n),
+  };
+}
+
+/**
+ * Room for a tail of `n` bars: a slice of an 8 KB array shared by the tails made after it (a
+ * large tail has an array of its own). An append to 10,000 symbols makes 40,000 tails: one
+ * array each made that much more work for the allocator and the collector (the append took a
+ * quarter longer). Slices of tails only: in Node's pool of small buffers a tail shared its slab
+ * with the block rows of its write, and kept the slab alive long after them (40 MB held for the
+ * 40,000 one-bar tails of an import). An array lives as long as one of its tails: at most the
+ * tails one write made together.
+ */
+export function newTail(n: number): Tail {
+  const values = n * 6;
+  if (values > TAIL_ARENA / 4) return new Float64Array(values);
+  if (arenaUsed + values > arena.length) {
+    arena = new Float64Array(TAIL_ARENA);
+    arenaUsed = 0;
+  }
+  const tail = arena.subarray(arenaUsed, arenaUsed + values);
+  arenaUsed += values;
+  return tail;
+}
+
+/** Values of the array tails are sliced from (8 KB). */
+const TAIL_ARENA = 1024;
+let arena = new Float64Array(0);
+let arenaUsed = 0;
+
+/** Bars `[from, to)` of `c` as a new tail. */
+export function packTail(c: Columns, from = 0, to = c.time.length): Tail {
+  const n = to - from;
+  const out = newTail(n);
+  COLUMNS.forEach((name, k) => out.set(c[name].subarray(from, to), k * n));
+  return out;
+}
+
+/** A tail's bytes as stored ({@link encodeColumns}' layout): a view, no copy. */
+export function tailBytes(tail: Tail): Buffer {
+  return Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
+}
+
+/** A stored tail's bytes as a tail (a view when aligned). */
+export function readTail(bytes: Uint8Array): Tail {
+  return float64s(bytes);
 }
 
 /** One block row as written: its bars packed column after column ({@link encodeColumns}). */
@@ -139,17 +223,6 @@ export function encodeColumns(bars: Columns): Buffer {
   const out = Buffer.allocUnsafe(n * 48);
   const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
   COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
-  return out;
-}
-
-/** Bars of `a`, then those of `b` (all later), packed in one new array. */
-export function appendColumns(a: Columns, b: Columns): Columns {
-  const n = a.time.length;
-  const out = packedColumns(n + b.time.length);
-  for (const name of COLUMNS) {
-    out[name].set(a[name]);
-    out[name].set(b[name], n);
-  }
   return out;
 }
 

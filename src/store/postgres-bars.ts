@@ -11,7 +11,7 @@ import { alignmentCut } from "../alignment.js";
 import pg from "pg";
 import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
-import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, orderedSeries, readTail, tailBytes } from "./blocks.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
 import { type BlockSpan, LatestAssembler, type LatestRow, RowBlocks, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
@@ -35,7 +35,7 @@ function catalogRow(r: unknown[]): CatalogRow {
     firstTime: Number(r[5]),
     lastTime: Number(r[6]),
     sealedBlock: r[7] === null ? null : Number(r[7]),
-    tail: decodeColumns(r[8] as Buffer),
+    tail: readTail(r[8] as Buffer),
   };
 }
 
@@ -131,11 +131,23 @@ async function write(client: pg.PoolClient, changes: StoreChanges): Promise<void
     );
   }
   const c = changes.putCatalog;
-  for (let at = 0; at < c.length; at += 5000) {
-    const part = c.slice(at, at + 5000);
+  for (let at = 0; at < c.length; at += CATALOG_ROWS) {
+    const part = c.slice(at, at + CATALOG_ROWS);
+    // The tails go as one bytea cut by offsets: a bytea[] parameter is sent as text, every
+    // byte of every tail spelled out in hex.
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    let bytes = 0;
+    for (const r of part) {
+      offsets.push(bytes);
+      lengths.push(r.tail.byteLength);
+      bytes += r.tail.byteLength;
+    }
     await client.query(
       `INSERT INTO series (${CATALOG_COLUMNS})
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bytea[])
+       SELECT r.market, r.timeframe, r.symbol, r.derived, r.bars, r.first_time, r.last_time, r.sealed_block, substring($9::bytea from r.offset_ + 1 for r.length_)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $10::int[], $11::int[])
+         AS r(market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, offset_, length_)
        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
          first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`,
       [
@@ -147,11 +159,16 @@ async function write(client: pg.PoolClient, changes: StoreChanges): Promise<void
         part.map((r) => r.firstTime),
         part.map((r) => r.lastTime),
         part.map((r) => r.sealedBlock),
-        part.map((r) => encodeColumns(r.tail)),
+        Buffer.concat(part.map((r) => tailBytes(r.tail)), bytes),
+        offsets,
+        lengths,
       ],
     );
   }
 }
+
+/** Catalog rows per statement. */
+const CATALOG_ROWS = 10_000;
 
 /** PostgreSQL's binary COPY header: signature, flags, header extension length. */
 const COPY_HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);

@@ -59,6 +59,9 @@ export interface PostgresStoreOptions {
 /** The NOTIFY channel every write of bars announces its data version on. */
 const DATA_CHANNEL = "xql_data";
 
+/** How long a write's engine works before the event loop hears PostgreSQL's replies to the rows in flight. */
+const TURN_MS = 5;
+
 /** Thrown inside a transaction to roll it back on purpose (the health probe's write). */
 const ROLLBACK = Symbol("rollback");
 
@@ -255,8 +258,25 @@ export class PostgresBarStore extends EngineStore implements BarStore {
     await this.ready();
     let version: number | undefined;
     try {
-      return await this.transaction((client) =>
-        runAsync(sequence, async (request) => {
+      return await this.transaction(async (client) => {
+        // The writes in flight, one at a time: the engine builds the next rows while PostgreSQL
+        // applies the last ones. Every other request waits for them first (a read sees them),
+        // and so does the commit; a failed write fails the request after it.
+        let inFlight: Promise<unknown> | undefined;
+        const settle = async (): Promise<void> => {
+          const sent = inFlight;
+          inFlight = undefined;
+          await sent;
+        };
+        const done = await runAsync(sequence, async (request) => {
+          if (request.kind === "write") {
+            await settle();
+            inFlight = answer(client, request);
+            // Raised where it is waited for; never an unhandled rejection meanwhile.
+            inFlight.catch(() => undefined);
+            return undefined;
+          }
+          await settle();
           switch (request.kind) {
             case "claim":
               return this.claimSeries(client, request.writes, request.claim);
@@ -275,8 +295,10 @@ export class PostgresBarStore extends EngineStore implements BarStore {
             default:
               return answer(client, request);
           }
-        }),
-      );
+        }, TURN_MS);
+        await settle();
+        return done;
+      });
     } catch (error) {
       if (version !== undefined) this.changes.abandon(version);
       throw error;

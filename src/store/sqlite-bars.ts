@@ -7,14 +7,14 @@ import { alignmentCut } from "../alignment.js";
 import type Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
-import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, encodeColumns, orderedSeries } from "./blocks.js";
+import { type BlockRow, type CatalogRow, type ReadBlock, decodeColumns, orderedSeries, readTail, tailBytes } from "./blocks.js";
 import type { BlockRange, IoRequest, StoreChanges } from "./engine/io.js";
 import { type BlockSpan, LatestAssembler, type LatestRow, RowBlocks, assembleSince, blocksSince, blocksWanted, shortOf, wholeSpan } from "./engine/reader.js";
 import type { TouchedSeries } from "./engine/writer.js";
 import type { LatestBarsRequest, SymbolBars } from "./store.js";
 import { CHANGES_KEPT, decodeTouched, encodeTouched } from "./changes.js";
 
-type CatalogSqlRow = [string, Timeframe, string, number, number, number, number, number | null, Uint8Array];
+type CatalogSqlRow = [string, Timeframe, string, number, number, number, number, number | null, Uint8Array, number];
 
 const CATALOG_COLUMNS = "market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail";
 
@@ -28,7 +28,8 @@ function catalogRow(r: CatalogSqlRow): CatalogRow {
     firstTime: r[5],
     lastTime: r[6],
     sealedBlock: r[7],
-    tail: decodeColumns(r[8]),
+    tail: readTail(r[8]),
+    place: r[9],
   };
 }
 
@@ -40,7 +41,7 @@ export class SqliteBars {
   constructor(db: Database.Database) {
     const where = "market = ? AND timeframe = ? AND symbol = ? AND block BETWEEN ? AND ?";
     this.stmt = {
-      catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS} FROM series WHERE market = ? AND symbol = ?`).raw(true),
+      catalogOf: db.prepare(`SELECT ${CATALOG_COLUMNS}, id FROM series WHERE market = ? AND symbol = ?`).raw(true),
       blocks: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block`).raw(true),
       newest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block DESC LIMIT 1`).raw(true),
       oldest: db.prepare(`SELECT block, n, bars FROM bar_blocks WHERE ${where} ORDER BY block LIMIT 1`).raw(true),
@@ -48,9 +49,16 @@ export class SqliteBars {
       deleteBlocks: db.prepare(`DELETE FROM bar_blocks WHERE ${where}`),
       insertBlock: db.prepare("INSERT INTO bar_blocks (market, timeframe, symbol, block, n, bars) VALUES (?, ?, ?, ?, ?, ?)"),
       deleteCatalog: db.prepare("DELETE FROM series WHERE market = ? AND timeframe = ? AND symbol = ?"),
-      putCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (market, timeframe, symbol) DO UPDATE SET derived = excluded.derived, bars = excluded.bars,
-          first_time = excluded.first_time, last_time = excluded.last_time, sealed_block = excluded.sealed_block, tail = excluded.tail`),
+      // A catalog row is updated in place where it exists (most writes: appends), else inserted:
+      // by its rowid when the row read or written before says it (the key checked too, for a
+      // rowid is reused after a delete), else by its key; an upsert looked the key up twice.
+      updatePlace: db.prepare(
+        "UPDATE series SET derived = ?, bars = ?, first_time = ?, last_time = ?, sealed_block = ?, tail = ? WHERE id = ? AND market = ? AND timeframe = ? AND symbol = ?",
+      ),
+      updateCatalog: db.prepare(
+        "UPDATE series SET derived = ?, bars = ?, first_time = ?, last_time = ?, sealed_block = ?, tail = ? WHERE market = ? AND timeframe = ? AND symbol = ?",
+      ),
+      insertCatalog: db.prepare(`INSERT INTO series (${CATALOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       sinceRow: db.prepare("SELECT sealed_block, tail FROM series WHERE market = ? AND timeframe = ? AND symbol = ?").raw(true),
       // One statement for every symbol's span (a JSON array of [symbol, from, to]), the spans
       // driving the index lookups (CROSS JOIN keeps that order): per-symbol statements cost twice
@@ -108,7 +116,12 @@ export class SqliteBars {
     for (const b of changes.putBlocks) insertBlock(this.stmt.insertBlock, b);
     for (const k of changes.deleteCatalog) this.stmt.deleteCatalog.run(k.market, k.timeframe, k.symbol);
     for (const r of changes.putCatalog) {
-      this.stmt.putCatalog.run(r.market, r.timeframe, r.symbol, r.derived ? 1 : 0, r.bars, r.firstTime, r.lastTime, r.sealedBlock, encodeColumns(r.tail));
+      const derived = r.derived ? 1 : 0;
+      const tail = tailBytes(r.tail);
+      if (r.place !== undefined && this.stmt.updatePlace.run(derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail, r.place, r.market, r.timeframe, r.symbol).changes > 0) continue;
+      if (this.stmt.updateCatalog.run(derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail, r.market, r.timeframe, r.symbol).changes > 0) continue;
+      // The row object goes on into the handle's catalog cache: the next write finds it by this.
+      r.place = Number(this.stmt.insertCatalog.run(r.market, r.timeframe, r.symbol, derived, r.bars, r.firstTime, r.lastTime, r.sealedBlock, tail).lastInsertRowid);
     }
   }
 

@@ -23,7 +23,7 @@ const BUDGET_BYTES = 64 << 20;
  */
 const ROW_BYTES = 1280;
 
-const rowBytes = (row: CatalogRow): number => ROW_BYTES + row.tail.time.length * 48;
+const rowBytes = (row: CatalogRow): number => ROW_BYTES + row.tail.length * 8;
 
 /** Rows of one symbol, by timeframe. */
 type SymbolRows = Map<Timeframe, CatalogRow>;

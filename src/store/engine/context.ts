@@ -3,10 +3,12 @@
  * to send, batched and bounded in memory; what was touched), the step a series' work yields
  * (block ranges to read), and the write path's sizes.
  */
-import type { BlockRow, CatalogRow, ReadBlock, SeriesKey } from "../blocks.js";
+import { BLOCK_BARS, type BlockRow, type CatalogRow, type ReadBlock, type SeriesKey } from "../blocks.js";
 import { type BlockRange, type Engine, type StoreChanges, emptyChanges } from "./io.js";
 import type { CatalogWrite } from "./catalog-cache.js";
 import type { TouchedSeries } from "../store.js";
+import type { Timeframe } from "../../types.js";
+import { BarAggregator, BarColumns } from "../../sessions/aggregate.js";
 
 /** Blocks read per round of a long rewrite: bounds the memory of a write whatever the series' size. */
 export const WINDOW_BLOCKS = 16;
@@ -14,74 +16,157 @@ export const WINDOW_BLOCKS = 16;
 export const GROUP_SYMBOLS = 256;
 /** Bars merged into a tail in memory at most; more take the block path. */
 export const TAIL_WRITE_MAX = 4096;
-/** What a catalog row waiting to be sent costs, beside its tail's values (its key and six small arrays). */
-export const CATALOG_ROW_BYTES = 1024;
-/** Packed bytes waiting before they are sent to the backend. */
-export const FLUSH_BYTES = 8 << 20;
+/** Block bytes waiting before they are sent to the backend. */
+export const FLUSH_BYTES = 2 << 20;
+/**
+ * Catalog rows waiting before they are sent (one PostgreSQL statement's worth): a write of many
+ * series (an append to 10,000 symbols, an import of as many new ones) holds little block data
+ * but a row with its tail per series, a few hundred bytes each.
+ */
+export const FLUSH_ROWS = 10_000;
 
 /** A step of a task: it yields block ranges to read (none: only let the pending writes go first) and gets their blocks. */
 export type Step<T> = Generator<readonly BlockRange[], T, ReadBlock[][]>;
 export type Task = Step<void>;
 
-export const keyOf = (k: SeriesKey): string => `${k.market}\u0000${k.timeframe}\u0000${k.symbol}`;
+/**
+ * Values per series, found by the key's three parts in turn: a write touching 40,000 series
+ * (one bar to 10,000 symbols and their derived timeframes) hashes the strings it already holds
+ * instead of building a joined key per series and step.
+ */
+export class SeriesMap<V> {
+  private readonly byPair = new Map<string, Map<Timeframe, Map<string, V>>>();
+  size = 0;
+
+  get(k: SeriesKey): V | undefined {
+    return this.byPair.get(k.market)?.get(k.timeframe)?.get(k.symbol);
+  }
+
+  set(k: SeriesKey, value: V): void {
+    const bySymbol = this.symbolsOf(k);
+    const before = bySymbol.size;
+    bySymbol.set(k.symbol, value);
+    this.size += bySymbol.size - before;
+  }
+
+  /** The value of `k`, made by `make` when there is none. */
+  getOrSet(k: SeriesKey, make: () => V): V {
+    const bySymbol = this.symbolsOf(k);
+    let value = bySymbol.get(k.symbol);
+    if (value === undefined) {
+      bySymbol.set(k.symbol, (value = make()));
+      this.size++;
+    }
+    return value;
+  }
+
+  private symbolsOf(k: SeriesKey): Map<string, V> {
+    let byTimeframe = this.byPair.get(k.market);
+    if (!byTimeframe) this.byPair.set(k.market, (byTimeframe = new Map()));
+    let bySymbol = byTimeframe.get(k.timeframe);
+    if (!bySymbol) byTimeframe.set(k.timeframe, (bySymbol = new Map()));
+    return bySymbol;
+  }
+
+  delete(k: SeriesKey): void {
+    const bySymbol = this.byPair.get(k.market)?.get(k.timeframe);
+    if (bySymbol?.delete(k.symbol)) this.size--;
+  }
+
+  clear(): void {
+    this.byPair.clear();
+    this.size = 0;
+  }
+
+  *values(): IterableIterator<V> {
+    for (const byTimeframe of this.byPair.values()) for (const bySymbol of byTimeframe.values()) yield* bySymbol.values();
+  }
+
+  /** The values, in an array. */
+  list(): V[] {
+    const out: V[] = [];
+    for (const byTimeframe of this.byPair.values()) for (const bySymbol of byTimeframe.values()) for (const v of bySymbol.values()) out.push(v);
+    return out;
+  }
+}
 
 /** State shared by the tasks of one write. */
 export class WriteContext {
   private changes: StoreChanges = emptyChanges();
   /** Block rows to insert, per series: a later delete of the same series drops them here. */
-  private readonly puts = new Map<string, BlockRow[]>();
-  private readonly catalog = new Map<string, CatalogRow>();
+  private readonly puts = new SeriesMap<BlockRow[]>();
+  private readonly catalog = new SeriesMap<CatalogRow>();
   private pendingBytes = 0;
-  readonly touched = new Map<string, TouchedSeries>();
+  readonly touched = new SeriesMap<TouchedSeries>();
   written = 0;
   replaced = 0;
+  /** The coarse bars an append folds out of one series' new bars (used and emptied by one series at a time). */
+  readonly folded = new BarColumns(4);
+  private readonly aggregators = new Map<string, Map<Timeframe, BarAggregator>>();
+  private readonly buffers: BarColumns[] = [];
 
   /** `held`: the store handle's catalog rows, told of every change sent. */
   constructor(private readonly held?: CatalogWrite) {}
 
+  /**
+   * A block's worth of columns for a block builder, returned when it finishes: a write of 10,000
+   * new symbols builds 40,000 series (their derived timeframes too), and a new 12 KB buffer each
+   * was half a gigabyte for the allocator, its freed chunks still counted in the process's size.
+   */
+  takeBuffer(): BarColumns {
+    const buffer = this.buffers.pop() ?? new BarColumns(BLOCK_BARS);
+    buffer.length = 0;
+    return buffer;
+  }
+
+  returnBuffer(buffer: BarColumns): void {
+    if (this.buffers.length < 64) this.buffers.push(buffer);
+  }
+
+  /** An aggregator of `timeframe` bars in `market`, one per write (each use starts it with `resume` and ends it with `finish`). */
+  aggregator(timeframe: Timeframe, market: string): BarAggregator {
+    let byTimeframe = this.aggregators.get(market);
+    if (!byTimeframe) this.aggregators.set(market, (byTimeframe = new Map()));
+    let aggregator = byTimeframe.get(timeframe);
+    if (!aggregator) byTimeframe.set(timeframe, (aggregator = new BarAggregator(timeframe, market)));
+    return aggregator;
+  }
+
   putBlock(row: BlockRow): void {
-    const k = keyOf(row);
-    const list = this.puts.get(k);
+    const list = this.puts.get(row);
     if (list) list.push(row);
-    else this.puts.set(k, [row]);
+    else this.puts.set(row, [row]);
     this.pendingBytes += row.n * 48 + 64;
   }
 
   /** Block rows of the series in [from, to] go, those this write put there before included. */
   deleteBlocks(key: SeriesKey, from: number, to: number): void {
-    const k = keyOf(key);
-    const list = this.puts.get(k);
+    const list = this.puts.get(key);
     if (list) {
       const kept = list.filter((row) => row.block < from || row.block > to);
-      if (kept.length > 0) this.puts.set(k, kept);
-      else this.puts.delete(k);
+      if (kept.length > 0) this.puts.set(key, kept);
+      else this.puts.delete(key);
     }
     this.changes.deleteBlocks.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from, to });
   }
 
   /** The catalog row goes out with the next flush (the latest version of it). */
   putCatalog(row: CatalogRow): void {
-    const k = keyOf(row);
-    // A write of many new series holds little block data but a catalog row (with its tail) per
-    // series: they count toward the flush too, so their memory stays bounded.
-    if (!this.catalog.has(k)) this.pendingBytes += CATALOG_ROW_BYTES + row.tail.time.length * 48;
-    this.catalog.set(k, row);
+    this.catalog.set(row, row);
   }
 
   deleteCatalog(key: SeriesKey): void {
-    this.catalog.delete(keyOf(key));
+    this.catalog.delete(key);
     this.changes.deleteCatalog.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol });
   }
 
   touch(key: SeriesKey, from: number): void {
-    const k = keyOf(key);
-    const held = this.touched.get(k);
-    if (!held) this.touched.set(k, { market: key.market, timeframe: key.timeframe, symbol: key.symbol, from });
-    else if (from < held.from) held.from = from;
+    const held = this.touched.getOrSet(key, () => ({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from }));
+    if (from < held.from) held.from = from;
   }
 
   get full(): boolean {
-    return this.pendingBytes >= FLUSH_BYTES;
+    return this.pendingBytes >= FLUSH_BYTES || this.catalog.size >= FLUSH_ROWS;
   }
 
   /** Sends the pending writes (catalog rows last, so a row never names a block not yet written). */
@@ -90,7 +175,7 @@ export class WriteContext {
     const changes = this.changes;
     for (const list of this.puts.values()) for (const row of list) changes.putBlocks.push(row);
     this.puts.clear();
-    changes.putCatalog = [...this.catalog.values()];
+    changes.putCatalog = this.catalog.list();
     this.catalog.clear();
     this.changes = emptyChanges();
     this.pendingBytes = 0;

@@ -71,10 +71,25 @@ export function runSync<T, R extends { kind: string }>(engine: Generator<R, T, u
   return step.value;
 }
 
-/** Runs an engine whose requests `answer` handles asynchronously (PostgreSQL, on its transaction's client). */
-export async function runAsync<T, R extends { kind: string }>(engine: Generator<R, T, unknown>, answer: (request: R) => Promise<unknown>): Promise<T> {
+/**
+ * Runs an engine whose requests `answer` handles asynchronously (PostgreSQL, on its transaction's
+ * client). With `turnMs`, the event loop gets a turn at the engine's pauses once that long has
+ * passed since the last: a backend that answers writes without waiting for them then hears
+ * their replies, and sends what follows, while the engine works on.
+ */
+export async function runAsync<T, R extends { kind: string }>(engine: Generator<R, T, unknown>, answer: (request: R) => Promise<unknown>, turnMs?: number): Promise<T> {
+  let since = performance.now();
   let step = engine.next();
-  while (!step.done) step = engine.next(step.value.kind === "pause" ? undefined : await answer(step.value));
+  while (!step.done) {
+    if (step.value.kind !== "pause") step = engine.next(await answer(step.value));
+    else {
+      if (turnMs !== undefined && performance.now() - since >= turnMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+      step = engine.next(undefined);
+    }
+  }
   return step.value;
 }
 

@@ -3,8 +3,8 @@
  * last back as a tail when asked), \`Cursor\` reads bars one at a time from chunks, and the merge
  * of incoming bars into stored ones (incoming wins a tie).
  */
-import { BarColumns, packedColumns } from "../../sessions/aggregate.js";
-import { BLOCK_BARS, type Columns, NO_COLUMNS, appendColumns, type SeriesKey, blockOf, packBlock, sliceColumns } from "../blocks.js";
+import { BarColumns } from "../../sessions/aggregate.js";
+import { type Columns, NO_COLUMNS, type SeriesKey, type Tail, blockOf, newTail, packBlock } from "../blocks.js";
 import { WriteContext } from "./context.js";
 
 /** A builder's buffer before its first bar (never written to: `push` replaces it). */
@@ -28,7 +28,7 @@ export class BlockBuilder {
   ) {}
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
-    if (this.buffer === EMPTY_BUFFER) this.buffer = new BarColumns(BLOCK_BARS);
+    if (this.buffer === EMPTY_BUFFER) this.buffer = this.ctx.takeBuffer();
     const block = blockOf(time, this.key.timeframe);
     if (block !== this.block) {
       this.seal();
@@ -58,21 +58,17 @@ export class BlockBuilder {
   }
 
   /** Writes what is buffered; with `holdLast`, the last bar pushed is returned as a one-bar tail instead. */
-  finish(holdLast: boolean): Columns | undefined {
-    let tail: Columns | undefined;
+  finish(holdLast: boolean): Tail | undefined {
+    let tail: Tail | undefined;
     if (holdLast && this.buffer.length > 0) {
       const n = --this.buffer.length;
-      const b = this.buffer;
-      tail = {
-        time: Float64Array.of(b.time[n]!),
-        open: Float64Array.of(b.open[n]!),
-        high: Float64Array.of(b.high[n]!),
-        low: Float64Array.of(b.low[n]!),
-        close: Float64Array.of(b.close[n]!),
-        volume: Float64Array.of(b.volume[n]!),
-      };
+      tail = newTail(1);
+      putBar(tail, 1, 0, this.buffer, n);
     }
     this.seal();
+    // Sealed rows and the tail are copies: the buffer serves the write's next builder.
+    if (this.buffer !== EMPTY_BUFFER) this.ctx.returnBuffer(this.buffer);
+    this.buffer = EMPTY_BUFFER;
     return tail;
   }
 }
@@ -115,40 +111,68 @@ export class Cursor {
 }
 
 /**
- * Merges `incoming` into sorted `existing` bars (incoming wins a tie); returns the merged bars,
- * packed in one array (a tail encodes without a copy), and how many ties there were.
+ * Merges sorted `incoming` bars into a tail (incoming wins a tie): the new tail, built in one
+ * pass straight into its packed array, and how many ties there were.
  */
-export function mergeColumns(existing: Columns, incoming: Columns): { merged: Columns; ties: number } {
-  const n = existing.time.length;
+export function mergeTail(tail: Tail, incoming: Columns): { merged: Tail; ties: number } {
+  const n = tail.length / 6;
   const m = incoming.time.length;
-  // An append, the usual write: every incoming bar follows every stored one.
-  if (n === 0 || m === 0 || incoming.time[0]! > existing.time[n - 1]!) return { merged: appendColumns(existing, incoming), ties: 0 };
+  const it = incoming.time;
   let ties = 0;
-  for (let i = 0, j = 0; i < n && j < m; ) {
-    const te = existing.time[i]!;
-    const ti = incoming.time[j]!;
-    if (ti <= te) j++;
-    if (te <= ti) i++;
-    if (te === ti) ties++;
+  // An append, the usual write, has none: every incoming bar follows every stored one.
+  if (n > 0 && m > 0 && it[0]! <= tail[n - 1]!) {
+    for (let i = 0, j = 0; i < n && j < m; ) {
+      const te = tail[i]!;
+      const ti = it[j]!;
+      if (ti <= te) j++;
+      if (te <= ti) i++;
+      if (te === ti) ties++;
+    }
   }
-  const out = packedColumns(n + m - ties);
+  const k = n + m - ties;
+  const out = newTail(k);
   let i = 0;
   let j = 0;
-  for (let k = 0; k < out.time.length; k++) {
-    const te = i < n ? existing.time[i]! : Number.POSITIVE_INFINITY;
-    const ti = j < m ? incoming.time[j]! : Number.POSITIVE_INFINITY;
-    const from = ti <= te ? incoming : existing;
-    const at = ti <= te ? j : i;
-    if (ti <= te) j++;
-    if (te <= ti) i++;
-    out.time[k] = from.time[at]!;
-    out.open[k] = from.open[at]!;
-    out.high[k] = from.high[at]!;
-    out.low[k] = from.low[at]!;
-    out.close[k] = from.close[at]!;
-    out.volume[k] = from.volume[at]!;
+  for (let p = 0; p < k; p++) {
+    const te = i < n ? tail[i]! : Number.POSITIVE_INFINITY;
+    const ti = j < m ? it[j]! : Number.POSITIVE_INFINITY;
+    if (ti <= te) {
+      putBar(out, k, p, incoming, j++);
+      if (te === ti) i++;
+    } else {
+      for (let c = 0; c < 6; c++) out[c * k + p] = tail[c * n + i]!;
+      i++;
+    }
   }
   return { merged: out, ties };
+}
+
+/** Bar `i` of `from` into place `p` of `tail`, a tail of `k` bars. */
+export function putBar(tail: Tail, k: number, p: number, from: Columns, i: number): void {
+  tail[p] = from.time[i]!;
+  tail[k + p] = from.open[i]!;
+  tail[2 * k + p] = from.high[i]!;
+  tail[3 * k + p] = from.low[i]!;
+  tail[4 * k + p] = from.close[i]!;
+  tail[5 * k + p] = from.volume[i]!;
+}
+
+/** A tail's bars but its last, then bars `[0, count)` of `bars`: a coarse tail whose last bar was folded. */
+export function replaceLast(tail: Tail, bars: Columns, count: number): Tail {
+  const n = tail.length / 6 - 1;
+  const k = n + count;
+  const out = newTail(k);
+  for (let c = 0; c < 6; c++) for (let p = 0; p < n; p++) out[c * k + p] = tail[c * (n + 1) + p]!;
+  for (let i = 0; i < count; i++) putBar(out, k, n + i, bars, i);
+  return out;
+}
+
+/** The last bar of a tail, as a one-bar tail. */
+export function lastOfTail(tail: Tail): Tail {
+  const n = tail.length / 6;
+  const out = newTail(1);
+  for (let c = 0; c < 6; c++) out[c] = tail[c * n + n - 1]!;
+  return out;
 }
 
 /** All bars of `chunks` in one set of columns (small inputs only; a single chunk as it is). */
@@ -160,6 +184,3 @@ export function collect(chunks: Iterable<Columns>, capacity: number): Columns {
   return out.bars();
 }
 
-export function lastBar(c: Columns): Columns {
-  return sliceColumns(c, c.time.length - 1, c.time.length);
-}

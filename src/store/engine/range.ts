@@ -4,7 +4,7 @@
  * bars of a range (blocks in windows, then the tail).
  */
 import { BarColumns } from "../../sessions/aggregate.js";
-import { type CatalogRow, type Columns, blockColumns, blockOf, packBlock, sliceColumns } from "../blocks.js";
+import { type CatalogRow, type Columns, blockColumns, blockOf, packBlock, packTail, tailColumns, tailFirst } from "../blocks.js";
 import { WINDOW_BLOCKS, type Step, WriteContext, keyPart } from "./context.js";
 import { BlockBuilder } from "./packing.js";
 import { dropSeries, settleTail } from "./series.js";
@@ -37,8 +37,8 @@ export class RangeReplacer {
   *begin(): Step<void> {
     const { row, lo, hi } = this;
     const tf = row.timeframe;
-    this.reachesTail = hi >= row.tail.time[0]!;
-    if (lo >= row.tail.time[0]!) {
+    this.reachesTail = hi >= tailFirst(row.tail);
+    if (lo >= tailFirst(row.tail)) {
       this.inTail = new BarColumns(8);
       return;
     }
@@ -56,7 +56,7 @@ export class RangeReplacer {
       for (const block of middle!) this.rewritten += block.n;
       for (const block of edges) this.keep(blockColumns(block));
     }
-    if (this.reachesTail) this.keep(row.tail);
+    if (this.reachesTail) this.keep(tailColumns(row.tail));
   }
 
   /** Rewrites stored bars (sorted) around the range: those before it now, those after it at the end. */
@@ -80,7 +80,7 @@ export class RangeReplacer {
     const { ctx, row, lo, hi, builder } = this;
     if (this.inTail) {
       // Tail bars before and after the range around the new ones.
-      const t = row.tail;
+      const t = tailColumns(row.tail);
       const tail = new BarColumns(t.time.length + this.inTail.length);
       let i = 0;
       while (i < t.time.length && t.time[i]! < lo) i++;
@@ -98,7 +98,7 @@ export class RangeReplacer {
         }
         return yield* this.tailFromBlocks(bars, row.firstTime);
       }
-      return yield* settleTail(ctx, row, tail.bars(), bars);
+      return yield* settleTail(ctx, row, packTail(tail.bars()), bars);
     }
     if (this.keptAfter) builder.pushAll(this.keptAfter.bars());
     const bars = row.bars - this.rewritten + builder.count;
@@ -118,10 +118,10 @@ export class RangeReplacer {
     let firstTime = row.firstTime;
     if (lo <= row.firstTime) {
       if (builder.count > 0) firstTime = builder.first;
-      else if (this.reachesTail) firstTime = tail.time[0]!;
+      else if (this.reachesTail) firstTime = tailFirst(tail);
       else {
         const [found] = yield [{ ...keyPart(row), from: blockOf(this.hi, row.timeframe) + 1, to: Number.MAX_SAFE_INTEGER, oldest: true }];
-        firstTime = found!.length > 0 ? blockColumns(found![0]!).time[0]! : tail.time[0]!;
+        firstTime = found!.length > 0 ? blockColumns(found![0]!).time[0]! : tailFirst(tail);
       }
     }
     const next: CatalogRow = { ...row, bars, firstTime, lastTime, sealedBlock, tail };
@@ -132,7 +132,7 @@ export class RangeReplacer {
   /** Every bar from the range on is gone: the newest bar left, the last of the newest block before the range, becomes the tail. */
   private *tailFromBlocks(bars: number, firstTime: number): Step<CatalogRow> {
     const { ctx, row, lo } = this;
-    const [found] = yield [{ ...keyPart(row), from: Number.MIN_SAFE_INTEGER, to: blockOf(Math.min(lo, row.tail.time[0]!), row.timeframe), newest: true }];
+    const [found] = yield [{ ...keyPart(row), from: Number.MIN_SAFE_INTEGER, to: blockOf(Math.min(lo, tailFirst(row.tail)), row.timeframe), newest: true }];
     const block = found![0]!;
     const c = blockColumns(block);
     const n = c.time.length;
@@ -144,7 +144,7 @@ export class RangeReplacer {
       firstTime,
       lastTime: c.time[n - 1]!,
       sealedBlock: n > 1 ? block.block : block.block - 1,
-      tail: sliceColumns(c, n - 1, n),
+      tail: packTail(c, n - 1, n),
     };
     ctx.putCatalog(next);
     return next;
@@ -163,6 +163,6 @@ export function* streamSeries(row: CatalogRow, from: number, to: number, visit: 
       }
     }
   }
-  const t = row.tail;
+  const t = tailColumns(row.tail);
   for (let i = 0; i < t.time.length; i++) if (t.time[i]! >= from && t.time[i]! < to) visit(t, i);
 }

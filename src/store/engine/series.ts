@@ -5,10 +5,10 @@
  */
 import type { Timeframe } from "../../types.js";
 import { BarAggregator } from "../../sessions/aggregate.js";
-import { type CatalogRow, type Columns, type SeriesKey, blockColumns, blockOf, tailLimit } from "../blocks.js";
+import { type CatalogRow, type Columns, type SeriesKey, type Tail, blockColumns, blockOf, tailColumns, tailFirst, tailLimit } from "../blocks.js";
 import type { Incoming } from "../store.js";
 import { WINDOW_BLOCKS, type Step, WriteContext, keyPart } from "./context.js";
-import { BlockBuilder, Cursor, mergeColumns, lastBar } from "./packing.js";
+import { BlockBuilder, Cursor, lastOfTail, mergeTail } from "./packing.js";
 
 /** The result of writing one series: its new catalog row (undefined when it holds no bar) and the ties with stored bars. */
 export interface SeriesResult {
@@ -17,7 +17,7 @@ export interface SeriesResult {
 }
 
 /** The catalog row of a series written by `builder` from nothing. */
-export function newRow(key: SeriesKey, derived: boolean, builder: BlockBuilder, tail: Columns | undefined): CatalogRow | undefined {
+export function newRow(key: SeriesKey, derived: boolean, builder: BlockBuilder, tail: Tail | undefined): CatalogRow | undefined {
   if (!tail) return undefined;
   return { ...key, derived, bars: builder.count, firstTime: builder.first, lastTime: builder.last, sealedBlock: builder.newestBlock, tail };
 }
@@ -98,9 +98,9 @@ export function dropSeries(ctx: WriteContext, row: CatalogRow): void {
  * read once when the sealed bars continue it).
  */
 export function* writeTail(ctx: WriteContext, row: CatalogRow, incoming: Columns): Step<SeriesResult> {
-  const { merged, ties } = mergeColumns(row.tail, incoming);
+  const { merged, ties } = mergeTail(row.tail, incoming);
   ctx.touch(row, incoming.time[0]!);
-  const next = yield* settleTail(ctx, row, merged, row.bars + merged.time.length - row.tail.time.length);
+  const next = yield* settleTail(ctx, row, merged, row.bars + (merged.length - row.tail.length) / 6);
   return { row: next, ties };
 }
 
@@ -109,25 +109,25 @@ export function* writeTail(ctx: WriteContext, row: CatalogRow, incoming: Columns
  * kept as the tail while it fits its limit, else all but its last bar sealed into blocks (the
  * newest block row read once when the sealed bars continue it).
  */
-export function* settleTail(ctx: WriteContext, row: CatalogRow, tail: Columns, bars: number): Step<CatalogRow> {
-  const n = tail.time.length;
-  const lastTime = tail.time[n - 1]!;
+export function* settleTail(ctx: WriteContext, row: CatalogRow, tail: Tail, bars: number): Step<CatalogRow> {
+  const n = tail.length / 6;
+  const lastTime = tail[n - 1]!;
   if (n <= tailLimit(row)) {
-    const next: CatalogRow = { ...row, bars, lastTime, tail };
+    const next = catalogRow(row, bars, row.firstTime, lastTime, row.sealedBlock, tail);
     ctx.putCatalog(next);
     return next;
   }
   const builder = new BlockBuilder(ctx, row);
-  const first = blockOf(tail.time[0]!, row.timeframe);
+  const first = blockOf(tail[0]!, row.timeframe);
   if (row.sealedBlock !== null && row.sealedBlock >= first) {
     const [blocks] = yield [{ ...keyPart(row), from: first, to: row.sealedBlock }];
     ctx.deleteBlocks(row, first, row.sealedBlock);
     for (const block of blocks!) builder.pushAll(blockColumns(block));
   }
-  builder.pushAll(tail, 0, n - 1);
+  builder.pushAll(tailColumns(tail), 0, n - 1);
   builder.finish(false);
   const newest = builder.newestBlock === null ? row.sealedBlock : Math.max(builder.newestBlock, row.sealedBlock ?? builder.newestBlock);
-  const next: CatalogRow = { ...row, bars, lastTime, sealedBlock: newest, tail: lastBar(tail) };
+  const next = catalogRow(row, bars, row.firstTime, lastTime, newest, lastOfTail(tail));
   ctx.putCatalog(next);
   return next;
 }
@@ -139,8 +139,7 @@ export function* settleTail(ctx: WriteContext, row: CatalogRow, tail: Columns, b
  * reaches it (then all but the series' last bar go to blocks).
  */
 export function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incoming): Step<SeriesResult> {
-  const tailFirst = row.tail.time[0]!;
-  const reachesTail = incoming.hi >= tailFirst;
+  const reachesTail = incoming.hi >= tailFirst(row.tail);
   const lo = blockOf(incoming.lo, row.timeframe);
   const upper = row.sealedBlock === null ? lo - 1 : reachesTail ? row.sealedBlock : Math.min(blockOf(incoming.hi, row.timeframe), row.sealedBlock);
   const builder = new BlockBuilder(ctx, row);
@@ -166,7 +165,7 @@ export function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incomi
     for (const block of blocks!) mergeExisting(blockColumns(block));
     if (ctx.full) yield [];
   }
-  if (reachesTail) mergeExisting(row.tail);
+  if (reachesTail) mergeExisting(tailColumns(row.tail));
   while (cursor.time !== Number.POSITIVE_INFINITY) {
     cursor.emit(builder);
     if (ctx.full) yield [];
@@ -184,4 +183,9 @@ export function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incomi
   ctx.putCatalog(next);
   ctx.touch(row, incoming.lo);
   return { row: next, ties };
+}
+
+/** A stored series' catalog row with new counts, times and tail (one object literal: every row of an append is made here). */
+export function catalogRow(row: CatalogRow, bars: number, firstTime: number, lastTime: number, sealedBlock: number | null, tail: Tail): CatalogRow {
+  return { market: row.market, timeframe: row.timeframe, symbol: row.symbol, derived: row.derived, bars, firstTime, lastTime, sealedBlock, tail, place: row.place };
 }

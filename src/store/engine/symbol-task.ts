@@ -4,19 +4,25 @@
  * periods the write touched (\`deriveJob\`).
  */
 import { type Timeframe, TIMEFRAMES } from "../../types.js";
-import { BarAggregator, BarColumns } from "../../sessions/aggregate.js";
+import { BarAggregator } from "../../sessions/aggregate.js";
 import { periodRange } from "../../sessions/periods.js";
-import type { CatalogRow, Columns, SeriesKey } from "../blocks.js";
+import { type CatalogRow, type Columns, type SeriesKey, tailFirst } from "../blocks.js";
 import { type DeriveJob, planDerivation } from "../derive.js";
 import type { Incoming, SymbolWrite } from "../store.js";
 import { TAIL_WRITE_MAX, type Task, WriteContext } from "./context.js";
-import { BlockBuilder, collect } from "./packing.js";
+import { BlockBuilder, collect, replaceLast } from "./packing.js";
 import { RangeReplacer, streamSeries } from "./range.js";
-import { newRow, writeNew, dropSeries, writeTail, writeMerge } from "./series.js";
+import { newRow, writeNew, dropSeries, writeTail, writeMerge, settleTail } from "./series.js";
 
 /** Everything one write does to one symbol: its timeframes written, then the derived ones. */
 export function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Timeframe, CatalogRow>): Task {
   const { market, symbol } = write;
+  const only = write.incoming.length === 1 ? write.incoming[0]! : undefined;
+  const onlyRow = only && rows.get(only.timeframe);
+  if (only && onlyRow && !onlyRow.derived && !only.replace && only.count > 0 && only.count <= TAIL_WRITE_MAX && only.lo > onlyRow.lastTime) {
+    yield* appendTask(ctx, market, symbol, only, onlyRow, rows);
+    return;
+  }
   const before = new Map<Timeframe, { derived: boolean }>();
   for (const [tf, row] of rows) before.set(tf, { derived: row.derived });
   const wholly = new Map<Timeframe, { wholly: boolean }>();
@@ -66,7 +72,7 @@ export function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Tim
     }
     shape.set(tf, incoming.lo > row.lastTime ? "append" : "merge");
     const result =
-      incoming.count <= TAIL_WRITE_MAX && incoming.lo >= row.tail.time[0]!
+      incoming.count <= TAIL_WRITE_MAX && incoming.lo >= tailFirst(row.tail)
         ? yield* writeTail(ctx, row, collect(incoming.chunks(), incoming.count))
         : yield* writeMerge(ctx, row, incoming);
     ctx.replaced += result.ties;
@@ -80,6 +86,31 @@ export function* symbolTask(ctx: WriteContext, write: SymbolWrite, rows: Map<Tim
     if (done.has(job.coarse)) continue;
     yield* deriveJob(ctx, market, symbol, job, rows, incomingOf.get(job.fine), shape.get(job.fine));
   }
+}
+
+/**
+ * The usual write, on its own path: a few bars after everything one imported series holds (the
+ * next bar of a feed), merged into its tail, then folded into the last bar of each timeframe
+ * derived from it. What the general path above plans for this case, without its bookkeeping
+ * (an append to 10,000 symbols runs this 10,000 times): the timeframe stays imported and keeps
+ * its place, so its derived timeframes are updated over the periods the bars touched, and only
+ * when it is the symbol's finest imported timeframe (else the finest feeds them, unchanged).
+ */
+function* appendTask(ctx: WriteContext, market: string, symbol: string, incoming: Incoming, row: CatalogRow, rows: Map<Timeframe, CatalogRow>): Task {
+  const tf = incoming.timeframe;
+  ctx.written += incoming.count;
+  const result = yield* writeTail(ctx, row, collect(incoming.chunks(), incoming.count));
+  ctx.replaced += result.ties;
+  if (result.row) rows.set(tf, result.row);
+  const at = TIMEFRAMES.indexOf(tf);
+  for (let f = 0; f < at; f++) if (rows.get(TIMEFRAMES[f]!)?.derived === false) return;
+  for (let c = at + 1; c < TIMEFRAMES.length; c++) {
+    const coarse = TIMEFRAMES[c]!;
+    if (rows.get(coarse)?.derived === false) continue;
+    yield* deriveJob(ctx, market, symbol, { fine: tf, coarse, full: false }, rows, incoming, "append");
+  }
+  // The rows go to the backend as they fill a batch (PostgreSQL applies them while the next are built).
+  if (ctx.full) yield [];
 }
 
 /** Rebuilds one derived timeframe of a symbol after its finest timeframe was written. */
@@ -129,13 +160,16 @@ export function* deriveJob(
     return;
   }
   if (shape === "append" && incoming.count <= TAIL_WRITE_MAX) {
-    // The new fine bars follow every bar the coarse bars were built from: fold them into the last one.
-    const aggregator = new BarAggregator(job.coarse, market);
+    // The new fine bars follow every bar the coarse bars were built from: fold them into the last
+    // one. The first coarse bar out is always that last one (folded, closed or still open): it
+    // replaces it, any later ones follow.
+    const aggregator = ctx.aggregator(job.coarse, market);
     const t = coarseRow.tail;
-    const n = t.time.length - 1;
-    aggregator.resume({ time: t.time[n]!, open: t.open[n]!, high: t.high[n]!, low: t.low[n]!, close: t.close[n]!, volume: t.volume[n]! });
-    // Usually one bar comes out (the last one, still open): columns of exactly that, no views.
-    const out = new BarColumns(1);
+    const k = t.length / 6;
+    const n = k - 1;
+    aggregator.resume({ time: t[n]!, open: t[k + n]!, high: t[2 * k + n]!, low: t[3 * k + n]!, close: t[4 * k + n]!, volume: t[5 * k + n]! });
+    const out = ctx.folded;
+    out.length = 0;
     for (const c of incoming.chunks()) {
       for (let i = 0; i < c.time.length; i++) {
         const closed = aggregator.addAt(c, i);
@@ -143,9 +177,9 @@ export function* deriveJob(
       }
     }
     out.pushBar(aggregator.finish()!);
-    const bars = out.bars();
-    const result = yield* writeTail(ctx, coarseRow, bars);
-    if (result.row) rows.set(job.coarse, result.row);
+    ctx.touch(coarseRow, t[n]!);
+    const next = yield* settleTail(ctx, coarseRow, replaceLast(t, out, out.length), coarseRow.bars + out.length - 1);
+    rows.set(job.coarse, next);
     return;
   }
   // The periods the fine span touched, aggregated again from every fine bar they gather.
@@ -183,3 +217,4 @@ export function* rederive(ctx: WriteContext, market: string, symbol: string, row
     yield* deriveJob(ctx, market, symbol, { fine, coarse, full: true }, rows, undefined, undefined);
   }
 }
+

@@ -108,7 +108,7 @@ export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written
     }
   }
   yield* ctx.flush();
-  return { written: ctx.written, replaced: ctx.replaced, symbols, touched: [...ctx.touched.values()] };
+  return { written: ctx.written, replaced: ctx.replaced, symbols, touched: ctx.touched.list() };
 }
 
 /** Which bars {@link deleteBars} removes: imported timeframes of one symbol in one market. */
@@ -155,7 +155,7 @@ export function* deleteBars(request: DeleteRequest): Engine<{ deleted: number; t
   }
   yield* runTasks(ctx, [task()]);
   yield* ctx.flush();
-  return { deleted, touched: [...ctx.touched.values()] };
+  return { deleted, touched: ctx.touched.list() };
 }
 
 /** Derives every derived timeframe of the given symbols again, wholly (a schema change of the derivation rules). */
@@ -167,5 +167,5 @@ export function* rederiveSymbols(market: string, symbols: readonly string[]): En
     yield* runTasks(ctx, group.map((symbol) => rederive(ctx, market, symbol, catalog.get(symbol)!)));
   }
   yield* ctx.flush();
-  return [...ctx.touched.values()];
+  return ctx.touched.list();
 }

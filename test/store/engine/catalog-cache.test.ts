@@ -1,12 +1,12 @@
 /** The catalog rows a store handle keeps between writes: served only at the version they are of, changed only by committed writes. */
 import { describe, expect, it } from "vitest";
 import { CatalogCache } from "../../../src/store/engine/catalog-cache.js";
-import { type CatalogRow, decodeColumns } from "../../../src/store/blocks.js";
+import { type CatalogRow, newTail } from "../../../src/store/blocks.js";
 import { emptyChanges } from "../../../src/store/engine/io.js";
 
 function row(symbol: string, lastTime: number, tailBars = 1): CatalogRow {
-  const tail = decodeColumns(new Uint8Array(tailBars * 48));
-  tail.time[tailBars - 1] = lastTime;
+  const tail = newTail(tailBars).fill(0);
+  tail[tailBars - 1] = lastTime;
   return { market: "M", timeframe: "h1", symbol, derived: false, bars: tailBars, firstTime: lastTime, lastTime, sealedBlock: null, tail };
 }
 
