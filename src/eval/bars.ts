@@ -293,11 +293,13 @@ export function alignFrames(frames: readonly Frame[], t: number): boolean {
  * (`meta.unconverged`). A source without one is exact on its minLookback.
  */
 export function converged(frames: readonly Frame[]): boolean {
-  for (let k = 0; k < frames.length; k++) {
-    const frame = frames[k]!;
-    if (frame.recursive && frame.end + 1 < frame.fetchBars) return false;
-  }
+  for (let k = 0; k < frames.length; k++) if (!convergedAt(frames[k]!, frames[k]!.end)) return false;
   return true;
+}
+
+/** {@link converged} for one frame aligned at its bar `end`. */
+export function convergedAt(frame: Frame, end: number): boolean {
+  return !(frame.recursive && end + 1 < frame.fetchBars);
 }
 
 /** The time column's length, after checking that every column the source reads has as many values. */

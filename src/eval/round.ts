@@ -23,12 +23,12 @@
  * both are ranked together.
  */
 import { anchorTime } from "./anchor.js";
-import { converged, isTrusted } from "./bars.js";
+import { convergedAt, isTrusted } from "./bars.js";
 import { carryLayout, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
-import { bySymbol, order, rowOf } from "./rows.js";
+import { bySymbol, order, type RankedRow, rowOf } from "./rows.js";
 import type { Slice } from "./scan.js";
 import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./values.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../types.js";
@@ -573,26 +573,32 @@ function collectRows(
   const { index, lane: laneAt, at } = picked;
   const { symbols, ends } = round;
   const frameHi = screen.frameHi;
+  let unconverged = 0;
+  if (frames.some((frame) => frame.recursive)) {
+    for (let j = 0; j < n; j++) {
+      let converges = convergedAt(frames[0]!, at[j]!);
+      for (let f = 1; f < F && converges; f++) converges = convergedAt(frames[f]!, frameHi[laneAt[j]! * F + f]! - 1);
+      if (!converges) unconverged++;
+    }
+  }
   const hits: HistoryHit[] = [];
   const tracked: TrackedRow[] = [];
-  let matched = 0;
-  let unconverged = 0;
-  for (let j = 0; j < n; j++) {
-    frames[0]!.end = at[j]!;
-    for (let f = 1; f < F; f++) frames[f]!.end = frameHi[laneAt[j]! * F + f]! - 1;
-    if (!converged(frames)) unconverged++;
-    const matches = condition[j] === 1;
-    const tracking = followed !== undefined && (matches || followed[laneAt[j]!] === 1);
-    if (!matches && !tracking) continue;
+  const row = (j: number): RankedRow => rowOf(program, symbols[index[j]!]!, (slot) => vectorOf.get(slot)![j]!);
+  // The matching symbols, in the order stepped (the condition is 1 or 0 at every one).
+  for (let j = condition.indexOf(1); j !== -1 && j < n; j = condition.indexOf(1, j + 1)) {
     const i = index[j]!;
-    const ranked = rowOf(program, symbols[i]!, (slot) => vectorOf.get(slot)![j]!);
-    if (matches) {
-      matched++;
-      hits.push({ ranked, close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
-    }
-    if (tracking) tracked.push({ time, symbol: symbols[i]!, columns: ranked.row.columns });
+    const ranked = row(j);
+    hits.push({ ranked, close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
+    if (followed !== undefined) tracked.push({ time, symbol: symbols[i]!, columns: ranked.row.columns });
   }
-  return { hits, tracked, matched, unconverged };
+  // The tracked ones that do not match: found by their mark.
+  if (followed !== undefined) {
+    for (let j = 0; j < n; j++) {
+      if (followed[laneAt[j]!] !== 1 || condition[j] === 1) continue;
+      tracked.push({ time, symbol: symbols[index[j]!]!, columns: row(j).row.columns });
+    }
+  }
+  return { hits, tracked, matched: hits.length, unconverged };
 }
 
 /**
