@@ -228,16 +228,8 @@ export function encodeColumns(bars: Columns): Buffer {
 
 /** Packed bars as columns (views when aligned). */
 export function decodeColumns(bytes: Uint8Array): Columns {
-  const n = bytes.byteLength / 48;
-  const all = float64s(bytes, n * 6);
-  return {
-    time: all.subarray(0, n),
-    open: all.subarray(n, 2 * n),
-    high: all.subarray(2 * n, 3 * n),
-    low: all.subarray(3 * n, 4 * n),
-    close: all.subarray(4 * n, 5 * n),
-    volume: all.subarray(5 * n, 6 * n),
-  };
+  // Packed bars are laid out as a tail is: the same split into columns.
+  return tailColumns(float64s(bytes, (bytes.byteLength / 48) * 6));
 }
 
 /** Columns `[from, to)` as views. */
