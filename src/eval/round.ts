@@ -250,11 +250,19 @@ const universes = new WeakMap<object, RoundUniverse>();
 
 function roundUniverse(universe: Iterable<Instrument>, tf: Timeframe): RoundUniverse {
   const known = universes.get(universe);
-  if (known !== undefined && known.tf === tf) return known;
+  if (known !== undefined && known.tf === tf && holdsSame(known, universe as readonly Instrument[])) return known;
   const made = new RoundUniverse(universe, tf);
-  // The same universe object is every screen's of the round (alerts' evaluateGroup reads it once).
-  universes.set(universe, made);
+  // The same universe array is every screen's of the round (alerts' evaluateGroup reads it once);
+  // another iterable is read once and not kept.
+  if (Array.isArray(universe)) universes.set(universe, made);
   return made;
+}
+
+/** Whether the array still holds the instruments and bars `known` was made of (a caller may have changed it since). */
+function holdsSame(known: RoundUniverse, universe: readonly Instrument[]): boolean {
+  if (universe.length !== known.instruments.length) return false;
+  for (let i = 0; i < universe.length; i++) if (universe[i] !== known.instruments[i] || universe[i]!.bars[known.tf] !== known.bars[i]) return false;
+  return true;
 }
 
 /** Buffers a program's steps across symbols reuse: per slot, every symbol's value at the new bar; per call, its kernel's inputs and output. */
