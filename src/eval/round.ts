@@ -127,6 +127,8 @@ class RoundUniverse {
   readonly symbols: readonly string[];
   readonly time: number;
   readonly bars: readonly (Bars | undefined)[];
+  /** Per instrument: its record of bars by timeframe, as it was when read. */
+  readonly records: readonly Instrument["bars"][];
   readonly ends: Int32Array;
   readonly previous: Float64Array;
   /** Whether the instruments are in symbol order (the store reads them so). */
@@ -155,6 +157,7 @@ class RoundUniverse {
       if (ends[i]! > 0) previous[i] = Number(t![ends[i]! - 1]);
     }
     this.instruments = instruments;
+    this.records = instruments.map((instrument) => instrument.bars);
     this.symbols = instruments.map((i) => i.symbol);
     this.sorted = this.symbols.every((symbol, i) => i === 0 || this.symbols[i - 1]! < symbol);
     this.time = time;
@@ -261,7 +264,7 @@ function roundUniverse(universe: Iterable<Instrument>, tf: Timeframe): RoundUniv
 /** Whether the array still holds the instruments and bars `known` was made of (a caller may have changed it since). */
 function holdsSame(known: RoundUniverse, universe: readonly Instrument[]): boolean {
   if (universe.length !== known.instruments.length) return false;
-  for (let i = 0; i < universe.length; i++) if (universe[i] !== known.instruments[i] || universe[i]!.bars[known.tf] !== known.bars[i]) return false;
+  for (let i = 0; i < universe.length; i++) if (universe[i] !== known.instruments[i] || universe[i]!.bars !== known.records[i]) return false;
   return true;
 }
 
