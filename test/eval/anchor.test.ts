@@ -17,7 +17,7 @@ import { SqliteStore } from "../../src/open/sqlite.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../../src/types.js";
 import { xqlIn } from "../cli/in-process.js";
 import { HOUR, MONDAY, prng, tempDir, tickWalk, type ArrayBars } from "../kit/index.js";
-import { cutBars, gappedSeries } from "./stored-series.js";
+import { CROSSINGS, FAMILIES, cutBars, gappedSeries } from "./stored-series.js";
 import { startServer } from "../server/helpers.js";
 
 const HEAD = 'market = "CRYPTO"\ntimeframe = h1\n';
@@ -70,26 +70,6 @@ describe("the anchor rule", () => {
   });
 });
 
-/** The expression families: recursive, cumulative, windowed, nested timeframes, offsets, crossings. */
-const FAMILIES = [
-  "rsi(14)",
-  "ema(close, 20)",
-  "kama(10)",
-  "obv",
-  "change(obv, 3)",
-  "adx(14)",
-  "macd(12, 26)",
-  "sma(close, 20)",
-  "stdev(close, 10)",
-  "highest(high, 15)",
-  "h4::ema(close, 5)",
-  "h4::rsi(6)",
-  "d::close - d::close[1]",
-  "ema(close, 9)[3]",
-  "close - ema(close, 12)[1]",
-  "atr(10)",
-];
-const CROSSINGS = ["true", "crossover(close, ema(close, 10))", "rsi(14) > 50 or close > sma(close, 20)"];
 
 /** A real SQLite store file holding every symbol's bars with open time in [from, to). */
 async function storeOf(file: string, market: string, symbols: readonly { symbol: string; bars: ArrayBars }[], from: number, to: number): Promise<void> {

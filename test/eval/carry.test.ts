@@ -16,45 +16,18 @@ import { type EvaluatedBar, type Screen, evaluateGroup } from "../../src/alerts/
 import { CarryStore } from "../../src/eval/carry.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { HOUR, MONDAY, prng, tempDir } from "../kit/index.js";
-import { cutBars, gappedSeries } from "./stored-series.js";
+import { CROSSINGS, FAMILIES as ANCHOR_FAMILIES, cutBars, gappedSeries } from "./stored-series.js";
 
-const FAMILIES = [
-  "rsi(14)",
-  "ema(close, 20)",
-  "kama(10)",
-  "obv",
-  "change(obv, 3)",
-  "adx(14)",
-  "macd(12, 26)",
-  "sma(close, 20)",
-  "sma(ema(close, 5), 12)",
-  "stdev(close, 10)",
-  "highest(high, 15)",
-  "bb_upper(20, 2)",
-  "h4::ema(close, 5)",
-  "h4::rsi(6)",
-  "d::close - d::close[1]",
-  "ema(close, 9)[3]",
-  "close - ema(close, 12)[1]",
-  "atr(10)",
-  "stochrsi_k(14, 14, 3, 3)",
-  "supertrend(10, 3)",
-  "sar(0.02, 0.2)",
-];
-const CONDITIONS = [
-  "true",
-  "crossover(close, ema(close, 10))",
-  "rsi(14) > 50 or close > sma(close, 20)",
-  "close > open and rsi(7) < 60",
-  "bullish_engulfing or doji",
-  "hammer or close < lowest(low, 10)[1]",
-];
+// The anchor suite's families and conditions, and what a carried pass must also take in steps:
+// nested windows, primed blocks, composite states, candle patterns, extremes.
+const FAMILIES = [...ANCHOR_FAMILIES, "sma(ema(close, 5), 12)", "bb_upper(20, 2)", "stochrsi_k(14, 14, 3, 3)", "supertrend(10, 3)", "sar(0.02, 0.2)"];
+const CONDITIONS = [...CROSSINGS, "close > open and rsi(7) < 60", "bullish_engulfing or doji", "hammer or close < lowest(low, 10)[1]"];
 
 /** Rows and events compared, bars evaluated, and passes taken on in steps. */
 let compared = 0;
 let bars = 0;
 let restored = 0;
-/** Bars taken across symbols (round.ts): a screen on one timeframe at a round of one new bar. */
+/** Bars taken across symbols (round.ts): a round of one new bar, the pass continuing. */
 let across = 0;
 
 describe("carried passes give every bar the numbers of a pass from its anchor, bit for bit", () => {
