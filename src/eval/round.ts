@@ -225,8 +225,7 @@ class RoundUniverse {
 
   /** Instrument `i`'s column `column` at bars offset + [from, to) into `dst` at [from, to) (a column not given as a Float64Array). */
   copyColumn(i: number, column: number, offset: number, from: number, to: number, dst: Float64Array): void {
-    const values = this.bars[i]![COLUMNS[column]!];
-    for (let x = from; x < to; x++) dst[x] = Number(values[offset + x]);
+    copyRaw(this.bars[i]!, column, offset, from, to, dst);
   }
 
   /**
@@ -271,7 +270,8 @@ function holdsSame(known: RoundUniverse, universe: readonly Instrument[]): boole
 /** Buffers a program's steps across symbols reuse: per slot, every symbol's value at the new bar; per call, its kernel's inputs and output. */
 class RoundWork {
   vectors: Float64Array[];
-  inputs = new Map<Slot, Float64Array[]>();
+  /** Per call: buffers for the kernel inputs copied (a carried child's window, a derived series). */
+  scratch = new Map<Slot, Float64Array[]>();
   outs = new Map<Slot, Float64Array>();
   raws: Float64Array[] = [];
   private pick: Picked = { index: new Int32Array(0), lane: new Int32Array(0), at: new Int32Array(0) };
@@ -281,15 +281,13 @@ class RoundWork {
   private marks = new Uint8Array(0);
   /** A mark per lane, all clear. */
   followed(lanes: number): Uint8Array {
-    if (this.marks.length < lanes) this.marks = new Uint8Array(Math.max(lanes, 2 * this.marks.length));
-    else this.marks.fill(0);
+    this.marks = clearedMarks(this.marks, lanes);
     return this.marks;
   }
   private marked = new Uint8Array(0);
   /** Per universe index: 1 for the first `n` symbols picked. */
   chosen(instruments: number, picked: Picked, n: number): Uint8Array {
-    if (this.marked.length < instruments) this.marked = new Uint8Array(instruments);
-    else this.marked.fill(0);
+    this.marked = clearedMarks(this.marked, instruments);
     for (let j = 0; j < n; j++) this.marked[picked.index[j]!] = 1;
     return this.marked;
   }
@@ -298,8 +296,7 @@ class RoundWork {
   /** Room for `n` picked symbols (their marks clear). */
   picked(n: number): Picked {
     if (this.pick.index.length < n) this.pick = { index: new Int32Array(n), lane: new Int32Array(n), at: new Int32Array(n) };
-    if (this.broken.length < n) this.broken = new Uint8Array(this.pick.index.length);
-    else this.broken.fill(0);
+    this.broken = clearedMarks(this.broken, n);
     return this.pick;
   }
   vector(k: number, n: number): Float64Array {
@@ -310,6 +307,13 @@ class RoundWork {
 }
 
 const works = new WeakMap<Program, RoundWork>();
+
+/** `marks` cleared, or a new array when it holds fewer than `n` (grown to at least twice its size). */
+function clearedMarks(marks: Uint8Array<ArrayBuffer>, n: number): Uint8Array<ArrayBuffer> {
+  if (marks.length < n) return new Uint8Array(Math.max(n, 2 * marks.length));
+  marks.fill(0);
+  return marks;
+}
 
 /** The symbols a screen steps across: per pick, the instrument's index in the universe, its lane, and the pass index of the new bar. */
 interface Picked {
@@ -495,7 +499,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
             const i = index[j]!;
             const v = grown(work.raws, 16, p + 1);
             seriesWindow(child, round.bars[i]!, p - k, p - k + 1, v, ends[i]! - p, work);
-            out[j] = p - k >= 0 ? v[p - k]! : fillType(node);
+            out[j] = v[p - k]!;
           }
         }
         break;
@@ -735,8 +739,8 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
   // Everything the loop over symbols reads, as arrays decided here: the loop sees no slot or node.
   let most = 0;
   for (let j = 0; j < n; j++) if (picked.at[j]! > most) most = picked.at[j]!;
-  let scratch = work.inputs.get(slot);
-  if (scratch === undefined) work.inputs.set(slot, (scratch = []));
+  let scratch = work.scratch.get(slot);
+  if (scratch === undefined) work.scratch.set(slot, (scratch = []));
   for (let k = 0; k < children.length + slot.columnIndices.length; k++) grown(scratch, k, most + 1);
   let buffer = work.outs.get(slot);
   if (buffer === undefined || buffer.length < most + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(most + 1, 2 * (buffer?.length ?? 0)))));
@@ -869,15 +873,19 @@ function seriesWindow(slot: Slot, bars: Bars, from: number, to: number, dst: Flo
   const indices = slot.columnIndices;
   const combine = node.series.combine;
   if (combine === undefined) {
-    const column = bars[COLUMNS[indices[0]!]!];
-    for (let i = from; i < to; i++) dst[i] = Number(column[offset + i]);
+    copyRaw(bars, indices[0]!, offset, from, to, dst);
     return;
   }
   const columns = indices.map((index, k) => {
     const v = grown(work.raws, k + 8, to);
-    const column = bars[COLUMNS[index]!];
-    for (let i = from; i < to; i++) v[i] = Number(column[offset + i]);
+    copyRaw(bars, index, offset, from, to, v);
     return v;
   });
   combine(columns, dst, from, to);
+}
+
+/** Raw column `column` (`COLUMN_INDEX`) of `bars` at offset + [from, to), into `dst` at [from, to). */
+function copyRaw(bars: Bars, column: number, offset: number, from: number, to: number, dst: Float64Array): void {
+  const values = bars[COLUMNS[column]!];
+  for (let i = from; i < to; i++) dst[i] = Number(values[offset + i]);
 }
