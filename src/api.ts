@@ -26,7 +26,7 @@ import {
   type Timeframe,
   DEFAULT_HISTORY_BARS,
 } from "./types.js";
-import { type AnchoredHistory, historyResult, type TrackedRow } from "./eval/history.js";
+import { type AnchoredHistory, type HistoryScan, historyResult, type TrackedRow } from "./eval/history.js";
 import { anchorTime } from "./eval/anchor.js";
 import { anchoredInstrument } from "./eval/truncate.js";
 import { type WhyResult, type WhySource, whyIndex, whyQueryText, whyShape, whyTree } from "./eval/why.js";
@@ -268,17 +268,27 @@ export async function historyAnchoredAsync(
   universe: Iterable<Instrument>,
   options: AnchoredHistoryOptions,
 ): Promise<{ result: HistoryResult; tracked: readonly TrackedRow[] }> {
+  const { scan, restriction } = await scanAnchored(query, universe, options);
+  const result = historyResult(scan);
+  return { result: restriction === undefined ? result : restriction.account(result), tracked: scan.tracked };
+}
+
+/**
+ * The rows `historyAnchoredAsync` finds, per window bar, without the answer's statistics
+ * (forward returns, counts): what alerts read at every round. Internal.
+ */
+export async function historyRowsAnchoredAsync(query: CompiledQuery, universe: Iterable<Instrument>, options: AnchoredHistoryOptions): Promise<HistoryScan> {
+  return (await scanAnchored(query, universe, options)).scan;
+}
+
+async function scanAnchored(query: CompiledQuery, universe: Iterable<Instrument>, options: AnchoredHistoryOptions): Promise<{ scan: HistoryScan; restriction: Restriction | undefined }> {
   const bars = historyBars(options);
   const { runner, symbols } = internalsOf(query);
   const anchored: AnchoredHistory = { ...(options.track ? { track: options.track } : {}), ...(options.carry ? { carry: options.carry } : {}) };
-  if (symbols !== undefined) {
-    // A screen over a list: only its symbols, and the listed ones the universe lacks counted (decisions §13).
-    const restriction = new Restriction(symbols);
-    const scan = await runner.historyAnchoredAsync(restriction.filter(universe), bars, sliceOf(options), anchored, maxBytesOf(options), options.turn);
-    return { result: restriction.account(historyResult(scan)), tracked: scan.tracked };
-  }
-  const scan = await runner.historyAnchoredAsync(universe, bars, sliceOf(options), anchored, maxBytesOf(options), options.turn);
-  return { result: historyResult(scan), tracked: scan.tracked };
+  // A screen over a list: only its symbols, and the listed ones the universe lacks counted (decisions §13).
+  const restriction = symbols === undefined ? undefined : new Restriction(symbols);
+  const scan = await runner.historyAnchoredAsync(restriction === undefined ? universe : restriction.filter(universe), bars, sliceOf(options), anchored, maxBytesOf(options), options.turn);
+  return { scan, restriction };
 }
 
 /**

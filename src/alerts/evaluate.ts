@@ -8,7 +8,7 @@
  * an exit carries the columns at the bar it stopped matching. Pure over a {@link BarStore}: the engine (`./engine.ts`) commits
  * the outcome, `xql watch` prints it.
  */
-import { type AnchoredHistoryOptions, historyAnchoredAsync, type CompiledQuery } from "../api.js";
+import { type AnchoredHistoryOptions, historyRowsAnchoredAsync, type CompiledQuery } from "../api.js";
 import type { CarryStore } from "../eval/carry.js";
 import { parse } from "../ast/lower.js";
 import { printQuery } from "../ast/print.js";
@@ -207,13 +207,14 @@ async function rowsByBar(
   sliceMs = 10,
   carry?: AnchoredHistoryOptions["carry"],
 ): Promise<BarRows> {
-  const { result, tracked } = await historyAnchoredAsync(compiled, universe, { bars: window, sliceMs, track, ...(carry ? { carry } : {}) });
+  const scan = await historyRowsAnchoredAsync(compiled, universe, { bars: window, sliceMs, track, ...(carry ? { carry } : {}) });
+  // The history's rows themselves (a row is a symbol and its columns, as a match row is): a round
+  // makes no copy of the tens of thousands it may find.
   const matching = new Map<number, MatchRow[]>();
-  for (const { time, symbol, columns } of result.matches) {
-    let rows = matching.get(time);
-    if (!rows) matching.set(time, (rows = []));
-    rows.push({ symbol, columns });
-  }
+  scan.perBar.forEach((hits, b) => {
+    if (hits.length > 0) matching.set(scan.window[b]!, hits.map((hit) => hit.row));
+  });
+  const tracked = scan.tracked;
   const present = new Map<number, Map<string, MatchRow["columns"]>>();
   for (const { time, symbol, columns } of tracked) {
     let at = present.get(time);

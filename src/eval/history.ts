@@ -23,8 +23,7 @@ import { CARRY_MISS, values } from "./values.js";
 import { type CarryStore, type ScreenCarry, restoreCarry, saveCarry } from "./carry.js";
 
 /** One match of `history` before statistics: the row and where its base bar is. */
-export interface HistoryHit {
-  readonly ranked: RankedRow;
+export interface HistoryHit extends RankedRow {
   /** The instrument's base closes, for forward returns. */
   readonly close: ArrayLike<number>;
   readonly index: number;
@@ -46,11 +45,15 @@ export interface HistoryScan {
   readonly matched: number;
   /** Anchored only: instruments evaluated on fewer bars than a source's fetch at some window bar. */
   readonly unconverged?: number;
-  /** Anchored with `track`: the tracked symbols' rows at each of their window bars. */
+  /** Anchored with `track`: the tracked symbols' rows at their window bars (see `TrackedRow`). */
   readonly tracked: readonly TrackedRow[];
 }
 
-/** A row of a tracked symbol at a window bar where it has a base bar, matching or not. */
+/**
+ * A row of a tracked symbol at a window bar where it has a base bar and does not match there;
+ * with `limit`, matching or not (a matching symbol may be left out of the bar's rows). A
+ * matching row in the bar's rows is not repeated: it carries its columns.
+ */
 export interface TrackedRow {
   readonly time: number;
   readonly symbol: string;
@@ -119,7 +122,7 @@ export function* historySteps(
     const hitBytes = size ? matchBytes(bt, symbol, size.bytes(ranked.row.columns)) : 0;
     bytes += hitBytes;
     if (bytes > maxBytes) throw responseTooLarge(maxBytes);
-    return { ranked, close: base.bars.close, index: t, length, bytes: hitBytes };
+    return { row: ranked.row, keys: ranked.keys, close: base.bars.close, index: t, length, bytes: hitBytes };
   };
 
   /**
@@ -162,7 +165,7 @@ export function* historySteps(
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         const r = ranks[mid]!;
-        const before = r < rank || (r === rank && order(program, kept[mid]!.ranked.keys, kept[mid]!.ranked.row.symbol, keys, symbol) <= 0);
+        const before = r < rank || (r === rank && order(program, kept[mid]!.keys, kept[mid]!.row.symbol, keys, symbol) <= 0);
         if (before) lo = mid + 1;
         else hi = mid;
       }
@@ -276,9 +279,11 @@ export function* historySteps(
       if (from < hi) scan(symbol, from, hi);
       if (track !== undefined) {
         const condition = from < hi ? values(program, program.condition, from, hi) : undefined;
+        const limited = program.limit !== undefined;
         for (let i = lo; i < hi; i++) {
-          if (!tracking && condition !== undefined && i >= from && condition[i] === 1) tracking = true;
-          if (!tracking) continue;
+          const matches = condition !== undefined && i >= from && condition[i] === 1;
+          if (!tracking && matches) tracking = true;
+          if (!tracking || (matches && !limited)) continue;
           const { row } = rowAt(program, symbol, i);
           tracked.push({ time: Number(base.bars.time[i]), symbol, columns: row.columns });
         }
@@ -295,7 +300,7 @@ export function* historySteps(
   }
   if (screenCarry !== undefined) program.carrying = program.restored = false;
   // Sort and limit decided which rows match at each bar; they are listed by symbol.
-  for (const kept of perBar) kept.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  for (const kept of perBar) kept.sort((a, b) => bySymbol(a.row, b.row));
   return { window, perBar, instruments: instruments.length, noData, shortHistory, matched, tracked, ...(anchored ? { unconverged } : {}) };
 }
 
@@ -465,7 +470,7 @@ export function historyResult(scan: HistoryScan): HistoryResult {
   scan.perBar.forEach((hits, b) => {
     const time = scan.window[b]!;
     for (const hit of hits) {
-      const { symbol, columns } = hit.ranked.row;
+      const { symbol, columns } = hit.row;
       matches.push({ time, symbol, columns });
       symbols.add(symbol);
       for (const k of FORWARD_HORIZONS) {

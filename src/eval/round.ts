@@ -28,7 +28,7 @@ import { carryLayout, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
-import { bySymbol, order, type RankedRow, rowOf } from "./rows.js";
+import { bySymbol, columnsOf, keysOf, order } from "./rows.js";
 import type { Slice } from "./scan.js";
 import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./values.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../types.js";
@@ -362,12 +362,12 @@ export function* anchoredSteps(
   let inOrder = rest === undefined && round.sorted;
   if (limit !== undefined && hits.length > limit) {
     // The query's order is total (ties broken by symbol): the first `limit` of both sets ranked together.
-    hits.sort((a, b) => order(program, a.ranked.keys, a.ranked.row.symbol, b.ranked.keys, b.ranked.row.symbol));
+    hits.sort((a, b) => order(program, a.keys, a.row.symbol, b.keys, b.row.symbol));
     hits.length = limit;
     inOrder = false;
   }
   // Rows by symbol: as stepped when the universe is in symbol order and nothing else joined or reordered them.
-  if (!inOrder) hits.sort((a, b) => bySymbol(a.ranked.row, b.ranked.row));
+  if (!inOrder) hits.sort((a, b) => bySymbol(a.row, b.row));
   return {
     window: [step.time],
     perBar: [hits],
@@ -596,21 +596,30 @@ function collectRows(
       if (!converges) unconverged++;
     }
   }
-  const hits: HistoryHit[] = [];
   const tracked: TrackedRow[] = [];
-  const row = (j: number): RankedRow => rowOf(program, symbols[index[j]!]!, (slot) => vectorOf.get(slot)![j]!);
+  // The values of the row being made (its index among the picked in `at`): the vectors read without a lookup per value.
+  const columnVectors = program.columns.map((c) => vectorOf.get(c.slot)!);
+  const keyVectors = program.sort.map((s) => vectorOf.get(s.slot)!);
+  let current = 0;
+  const column = (k: number): number => columnVectors[k]![current]!;
+  const key = (k: number): number => keyVectors[k]![current]!;
+  const hits: HistoryHit[] = [];
+  // A matching row is tracked only where `limit` may leave it out of the rows (see `TrackedRow`).
+  const trackMatching = followed !== undefined && program.limit !== undefined;
   // The matching symbols, in the order stepped (the condition is 1 or 0 at every one).
   for (let j = condition.indexOf(1); j !== -1 && j < n; j = condition.indexOf(1, j + 1)) {
     const i = index[j]!;
-    const ranked = row(j);
-    hits.push({ ranked, close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
-    if (followed !== undefined) tracked.push({ time, symbol: symbols[i]!, columns: ranked.row.columns });
+    current = j;
+    const row = { symbol: symbols[i]!, columns: columnsOf(program, column) };
+    hits.push({ row, keys: keysOf(program, key), close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
+    if (trackMatching) tracked.push({ time, symbol: row.symbol, columns: row.columns });
   }
   // The tracked ones that do not match: found by their mark.
   if (followed !== undefined) {
     for (let j = 0; j < n; j++) {
       if (followed[laneAt[j]!] !== 1 || condition[j] === 1) continue;
-      tracked.push({ time, symbol: symbols[index[j]!]!, columns: row(j).row.columns });
+      current = j;
+      tracked.push({ time, symbol: symbols[index[j]!]!, columns: columnsOf(program, column) });
     }
   }
   return { hits, tracked, matched: hits.length, unconverged };

@@ -15,23 +15,49 @@ export interface RankedRow {
 
 /** The row at base bar `t` of the instrument loaded: columns and sort keys (computed there if not yet). */
 export function rowAt(program: Program, symbol: string, t: number): RankedRow {
-  return rowOf(program, symbol, (slot) => values(program, slot, t, t + 1)[t]!);
+  const at = (slot: Slot): number => values(program, slot, t, t + 1)[t]!;
+  return rowOf(
+    program,
+    symbol,
+    (k) => at(program.columns[k]!.slot),
+    (k) => at(program.sort[k]!.slot),
+  );
 }
 
 /**
- * The row of `symbol` whose slots' values `read` gives: its columns (non-finite values as
- * null) and its sort keys. `rowAt` reads them at a bar; an alert round's step across symbols
- * (round.ts) from its vectors.
+ * The row of `symbol` whose k-th column and k-th sort key `column(k)` and `key(k)` give: its
+ * columns (non-finite values as null) and its sort keys. `rowAt` reads them at a bar; an alert
+ * round's step across symbols (round.ts) from its vectors.
  */
-export function rowOf(program: Program, symbol: string, read: (slot: Slot) => number): RankedRow {
-  // No prototype: a column written `__proto__` is a key like any other, not the object's prototype.
-  const columns: Record<string, number | null> = Object.create(null);
-  for (const c of program.columns) {
-    const v = read(c.slot);
-    columns[c.text] = Number.isFinite(v) ? v : null;
-  }
-  return { row: { symbol, columns }, keys: program.sort.map((s) => read(s.slot)) };
+export function rowOf(program: Program, symbol: string, column: (k: number) => number, key: (k: number) => number): RankedRow {
+  return { row: { symbol, columns: columnsOf(program, column) }, keys: keysOf(program, key) };
 }
+
+/** A row's columns: the k-th column's value `column(k)`, null when not finite. */
+export function columnsOf(program: Program, column: (k: number) => number): Record<string, number | null> {
+  // A plain object, keys added in the query's order: every row of a query shares its shape (an
+  // alert round makes tens of thousands). A column written `__proto__` is defined as a key like
+  // any other, not assigned (which would set the object's prototype).
+  const columns: Record<string, number | null> = {};
+  const list = program.columns;
+  for (let k = 0; k < list.length; k++) {
+    const c = list[k]!;
+    const v = column(k);
+    const value = Number.isFinite(v) ? v : null;
+    if (c.text === "__proto__") Object.defineProperty(columns, c.text, { value, enumerable: true, writable: true, configurable: true });
+    else columns[c.text] = value;
+  }
+  return columns;
+}
+
+/** A row's sort keys: the k-th `key(k)`. */
+export function keysOf(program: Program, key: (k: number) => number): number[] {
+  const sort = program.sort;
+  return sort.length === 0 ? NO_KEYS : sort.map((_, k) => key(k));
+}
+
+/** The keys of every row of a query without `sort` (never changed). */
+const NO_KEYS: number[] = [];
 
 /** The query's order: its sort keys, then the symbol. Negative when a comes first. */
 export function order(program: Program, a: readonly number[], aSymbol: string, b: readonly number[], bSymbol: string): number {

@@ -158,8 +158,9 @@ export async function expectedAlert(
     track: new Set(universe.map((i) => i.symbol)),
   });
   const matches = new Set(result.matches.map((m) => `${m.time}\n${m.symbol}`));
+  // Present at t: the matching rows (with their columns) and the tracked ones that do not match.
   const present = new Map<number, Map<string, MatchRow["columns"]>>();
-  for (const row of tracked) {
+  for (const row of [...result.matches, ...tracked]) {
     let at = present.get(row.time);
     if (!at) present.set(row.time, (at = new Map()));
     at.set(row.symbol, row.columns);
