@@ -6,7 +6,7 @@
  * current with each enter and exit. Stopping (or leaving the page) deletes the alert, so a free
  * account's one alert is not left behind.
  */
-import { XqlDataError, messageOf } from "../errors.js";
+import { messageOf } from "../errors.js";
 
 interface Created {
   id: string;
@@ -37,6 +37,35 @@ const $ = <T extends HTMLElement>(id: string): T => {
   if (!el) throw new Error(`internal: #${id} missing from the page`);
   return el as T;
 };
+
+/** The first wait before asking again for a stream that dropped or was refused, and the longest. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MOST_MS = 60_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts (a stopped watch does not wait out its retry). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
+}
+
+/** The service's message in a refusal (`{"error": …}`), else the status text. */
+async function refusal(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === "string" && body.error !== "") return body.error;
+  } catch {
+    // Not the service's JSON (a proxy's page): the status says what there is.
+  }
+  return response.statusText || "no reason given";
+}
 
 const value = (v: number | null): string => (v === null ? "—" : Number.isInteger(v) ? String(v) : v.toPrecision(6));
 const when = (ms: number): string => `${new Date(ms).toISOString().replace("T", " ").slice(0, 16)} UTC`;
@@ -105,15 +134,34 @@ export function installWatch(page: WatchPage): void {
     }
   }
 
-  /** Reads the stream until stopped, reconnecting from the last event seen when it drops. */
+  /**
+   * Reads the stream until stopped, reconnecting from the last event seen when it drops. A
+   * refusal says why and waits longer each time (1 s, doubling to a minute; a stream that opens
+   * starts over from 1 s): a free account's third open stream (decisions §14) is refused until
+   * another closes, and asking every second would only repeat the refusal. A key the service no
+   * longer accepts (401, 403) stops the watch: retrying cannot help.
+   */
   async function follow(watch: NonNullable<typeof current>, name: string): Promise<void> {
     let last: string | undefined;
+    let wait = RETRY_FIRST_MS;
     while (!watch.stream.signal.aborted) {
       try {
         const headers: Record<string, string> = { Authorization: `Bearer ${watch.key}`, Accept: "text/event-stream" };
         if (last !== undefined) headers["Last-Event-ID"] = last;
         const response = await fetch("/xql/alerts/stream", { headers, signal: watch.stream.signal });
-        if (!response.ok || !response.body) throw new XqlDataError("playground-request", { what: "stream", status: response.status, reason: "the alerts stream did not open" });
+        if (!response.ok || !response.body) {
+          const reason = await refusal(response);
+          pane.dataset.streaming = "false";
+          if (response.status === 401 || response.status === 403) {
+            say(`Stopped following the stream: ${response.status} ${reason}.`, "error");
+            return;
+          }
+          say(`The stream was refused (${response.status} ${reason}); trying again in ${Math.round(wait / 1000)} s…`, "error");
+          await pause(wait, watch.stream.signal);
+          wait = Math.min(2 * wait, RETRY_MOST_MS);
+          continue;
+        }
+        wait = RETRY_FIRST_MS;
         pane.dataset.streaming = "true";
         // The stream sends what is committed from now on; a bar that closed between the alert's
         // baseline (or the last connection) and now was delivered to nobody here. The alert's
@@ -140,7 +188,7 @@ export function installWatch(page: WatchPage): void {
         say(`Stream interrupted (${messageOf(error)}); reconnecting…`, "error");
       }
       pane.dataset.streaming = "false";
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await pause(RETRY_FIRST_MS, watch.stream.signal);
     }
   }
 
