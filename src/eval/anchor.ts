@@ -30,6 +30,10 @@ import { TIMEFRAME_MS, type Timeframe } from "../types.js";
 
 /** The market's calendar factor: FOREX trades 5 days of 7, so its anchors reach back 1.5 times as far. */
 export function calendarFactor(market: string): number {
+  // Asked once per instrument and bar: the names as written by the checker are compared without
+  // making a new string; any other spelling is upper-cased.
+  if (market === "FOREX") return 1.5;
+  if (market === "CRYPTO" || market.length !== 5) return 1;
   return market.toUpperCase() === "FOREX" ? 1.5 : 1;
 }
 
