@@ -14,6 +14,9 @@ export const RECORD_FEED_SQL = `INSERT INTO series_feeds (market, timeframe, sym
 
 export const LIST_FEEDS_SQL = "SELECT market, timeframe, symbol, source, price, synced_at FROM series_feeds";
 
+/** Removes one series' record (its bars were deleted). */
+export const FORGET_FEED_SQL = "DELETE FROM series_feeds WHERE market = ? AND timeframe = ? AND symbol = ?";
+
 export interface FeedRow {
   market: string;
   timeframe: string;

@@ -243,7 +243,10 @@ export interface BarStore {
    * import of any size): sorted, distinct bars per series, in one transaction, all or nothing.
    */
   writeSeries(writes: readonly SymbolWrite[], onProgress?: ProgressListener): Promise<WriteResult>;
-  /** Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed. */
+  /**
+   * Removes bars of one symbol (see {@link DeleteBarsRequest}); resolves to the number removed.
+   * A series of the symbol left without bars loses its feed record ({@link feeds}).
+   */
   deleteBars(request: DeleteBarsRequest): Promise<number>;
   /** Every symbol of the market holding bars at any timeframe, sorted: the universe a screen considers. */
   symbols(market: string): Promise<string[]>;

@@ -40,5 +40,38 @@ describe("series feeds (migration 8)", () => {
         cleanup();
       }
     });
+    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `forgets a series' feed when its bars are deleted, not while it keeps some, on ${backend}`, async () => {
+      const { dir, cleanup } = tempDir();
+      let database = join(dir, "feeds-delete.db");
+      let drop: (() => Promise<void>) | undefined;
+      if (backend === "PostgreSQL") ({ url: database, drop } = await freshDatabase(url!));
+      const store = await openStore(database);
+      try {
+        const T0 = Date.UTC(2026, 0, 5);
+        const bars = (n: number) => {
+          const time = Array.from({ length: n }, (_, i) => T0 + i * 3_600_000);
+          const price = time.map((_, i) => 1.1 + i / 1000);
+          return { time, open: price, high: price, low: price, close: price, volume: time.map(() => 1) };
+        };
+        await store.upsertBars([{ market: "FOREX", timeframe: "h1", symbols: ["EURUSD", "USDJPY"].map((symbol) => ({ symbol, bars: bars(6) })) }]);
+        await store.recordFeeds([
+          { market: "FOREX", timeframe: "h1", symbol: "EURUSD", source: "oanda", price: "bid", syncedAt: 1_000 },
+          { market: "FOREX", timeframe: "h1", symbol: "USDJPY", source: "oanda", price: "bid", syncedAt: 1_000 },
+        ]);
+        const symbols = async () => (await store.feeds("FOREX")).map((f) => f.symbol).sort();
+        // USDJPY keeps its older bars: still the feed's series.
+        expect(await store.deleteBars({ symbol: "USDJPY", market: "FOREX", from: T0 + 3 * 3_600_000 })).toBe(3);
+        expect(await symbols()).toEqual(["EURUSD", "USDJPY"]);
+        // EURUSD has no bars left: its record goes, and a sync may start it again from another side.
+        expect(await store.deleteBars({ symbol: "EURUSD", market: "FOREX" })).toBe(6);
+        expect(await symbols()).toEqual(["USDJPY"]);
+        expect(await store.deleteBars({ symbol: "USDJPY" })).toBe(3);
+        expect(await symbols()).toEqual([]);
+      } finally {
+        await store.close();
+        await drop?.();
+        cleanup();
+      }
+    });
   }
 });
