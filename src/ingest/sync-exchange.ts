@@ -154,7 +154,7 @@ function throughClient(exchange: CcxtExchange, client: FeedClient): void {
     const { status } = reply;
     if (status === 429 || status === 418 || status >= 500) {
       // 401/403 stay ccxt's to explain: an exchange's public data never needs a key.
-      throwForStatus(reply);
+      throwForStatus(reply, client.now());
     }
     if (status === 200) parseJsonReply(reply, `${exchange.id}'s JSON`);
     const empty = status === 204 || status === 205 || status === 304 || reply.body.length === 0;

@@ -133,6 +133,11 @@ export class FeedClient {
   private readonly stop: AbortSignal;
   /** HTTP requests sent, for the summary (a page of Dukascopy's is several). */
   requests = 0;
+
+  /** The sync's time (its clock's, ms). */
+  now(): number {
+    return this.clock.now();
+  }
   /** Hosts already said to be unreachable: said once at once, then with the waits. */
   private readonly unreachableSaid = new Set<string>();
 
@@ -219,7 +224,7 @@ export class FeedClient {
     if (this.stop.aborted) throw new FeedRequestError("stopped", "stopped before the request");
     this.requests++;
     const reply = await boundedFetch(url, { method: "GET", headers }, { signal, timeoutMs: this.timeoutMs, maxBytes: this.maxReplyBytes, clock: this.clock });
-    throwForStatus(reply);
+    throwForStatus(reply, this.clock.now());
     return reply;
   }
 
@@ -387,11 +392,14 @@ function fetchFailure(error: unknown, url: string, bounds: { signal?: AbortSigna
   return networkFailure(error, url) ?? error;
 }
 
-/** Throws the statuses every source treats alike: 429/418, 401/403 and 5xx. */
-export function throwForStatus(reply: FeedReply): void {
+/**
+ * Throws the statuses every source treats alike: 429/418, 401/403 and 5xx. `now` is the sync's
+ * clock, against which a `Retry-After` given as a date is read.
+ */
+export function throwForStatus(reply: FeedReply, now: number): void {
   const { status } = reply;
   if (status === 429 || status === 418) {
-    throw new FeedRequestError("limited", `HTTP ${status}`, retryAfterMs(reply.headers.get("retry-after") ?? undefined, Date.now()), status);
+    throw new FeedRequestError("limited", `HTTP ${status}`, retryAfterMs(reply.headers.get("retry-after") ?? undefined, now), status);
   }
   if (status === 401 || status === 403) throw new FeedRequestError("refused", `HTTP ${status}: ${snippet(reply.body)}`, undefined, status);
   if (status >= 500) throw new FeedRequestError("server", `HTTP ${status}`, undefined, status);

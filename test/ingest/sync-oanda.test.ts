@@ -236,6 +236,18 @@ describe("data sync oanda", () => {
     expect(await storedBars(store, "EURUSD", "h1", "FOREX")).toEqual(served("EUR_USD", "H1", oanda!.candleTimes("EUR_USD", "H1", OPEN_HOUR - 2 * DAY, latest)));
   });
 
+  it("reads a Retry-After given as a date against the sync's clock, not the wall's", async () => {
+    const clock = new ManualClock(NOW);
+    await standIn(() => clock.now());
+    const retries: string[] = [];
+    // An HTTP date 7 s after the sync's now (whole seconds, as the header's format has them).
+    const at = Math.ceil(NOW / 1000) * 1000 + 7_000;
+    oanda!.failNext({ kind: "status", status: 429, retryAfter: new Date(at).toUTCString() });
+    const report = await sync({ clock, since: NOW - DAY, retries });
+    expect(report.failed).toEqual([]);
+    expect(retries).toEqual([`oanda is limiting requests (HTTP 429); waiting ${((at - NOW) / 1000).toFixed(1)} s as its Retry-After says, then retrying EUR_USD h1 candles`]);
+  });
+
   it("a reply that stays bad fails the pair, said on a line, never an empty success", async () => {
     const clock = new ManualClock(NOW);
     await standIn(() => clock.now());
