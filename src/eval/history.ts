@@ -64,8 +64,9 @@ export interface TrackedRow {
 export interface AnchoredHistory {
   /**
    * Symbols whose row is wanted at every window bar where they have a base bar, matching or
-   * not (an alert's matching symbols, so that an `exit` carries the columns at its bar); a
-   * symbol that matches in the window is tracked from its first match on.
+   * not (an alert's matching symbols, so that an `exit` carries the columns at its bar): where
+   * it matches, the bar's rows hold it, elsewhere `tracked` does (see `TrackedRow`). A symbol
+   * that matches in the window is tracked from its first match on.
    */
   readonly track?: ReadonlySet<string>;
   /**
