@@ -106,8 +106,8 @@ export class Gate {
     this.pass(this.held.length);
   }
 
-  /** Resolves once `count` are held (checked each time one more arrives). */
-  holding(count: number, what = `${count} held at the gate`): Promise<void> {
-    return until(() => this.held.length >= count, { signal: this.arrived, what });
+  /** Resolves once `count` are held (checked each time one more arrives); `options` as {@link until}'s. */
+  holding(count: number, options: Omit<UntilOptions, "signal"> = {}): Promise<void> {
+    return until(() => this.held.length >= count, { what: `${count} held at the gate`, ...options, signal: this.arrived });
   }
 }

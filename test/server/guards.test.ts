@@ -140,7 +140,7 @@ describe("runs per account", () => {
     // The run in flight holds its read of bars: the second waits in the queue, the other two
     // are refused at once. Only once both refusals are back does the held read go on.
     try {
-      await gate.holding(1, "the run in flight reading bars");
+      await gate.holding(1, { what: "the run in flight reading bars" });
       await until(() => answered === 2, { what: "two of four runs answered while one is in flight and one queued" });
     } finally {
       gate.open();
