@@ -2,7 +2,7 @@
  * `syncBars` with the real ccxt (binance) against a local stand-in for Binance's REST API,
  * writing into a real SQLite file: values as served, closed bars only, resuming at both ends of
  * what is stored, refilling after downtime, holes, rate limits and dropped connections,
- * `--top`'s choice, and `--follow` on a clock sped up 60 times.
+ * `--top`'s choice, and `--follow` on a clock that moves when the sync sleeps.
  */
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir, until } from "../kit/index.js";
 import type { ExchangeStandIn, StandInPair } from "./exchange-stand-in.js";
-import { FastClock, MINUTE, ManualClock, servedBars, servedTimes, standIn, storedBars } from "./sync-helpers.js";
+import { MINUTE, ManualClock, servedBars, servedTimes, standIn, storedBars } from "./sync-helpers.js";
 
 /** 2026-11-20 13:25:30 UTC: the m1 bar of 13:25 is open. */
 const NOW = Date.UTC(2026, 10, 20, 13, 25, 30);
@@ -269,8 +269,8 @@ describe("data sync", () => {
   });
 
   it("--follow writes each new close of every pair, and stops after the batch in hand", async () => {
-    // One minute of the clock passes in one second.
-    const clock = new FastClock(NOW, 60);
+    // The clock moves only when the sync sleeps: each round wakes at a close plus the settling delay.
+    const clock = new ManualClock(NOW);
     exchange = await standIn(PAIRS, () => clock.now());
     const controller = new AbortController();
     const rounds: FollowRound[] = [];
