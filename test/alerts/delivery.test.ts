@@ -80,14 +80,15 @@ function settleHeld(s: Setup, received: Received): void {
 
 /**
  * Moves the clock on by `step` after each attempt the receiver gets, once the server has
- * recorded it (so the retry becomes due at once), or after `idleMs` without one (an attempt
- * that timed out was scheduled from a clock that had already moved), until `test` holds.
+ * recorded it (so the retry becomes due at once), until `test` holds. Every attempt is
+ * recorded before the clock moves (a timeout too: the test fires it), so each retry is due
+ * after the move and the next attempt always comes.
  */
-async function driveClock(s: Setup, step: number, test: () => Promise<boolean> | boolean, idleMs = 60_000): Promise<void> {
+async function driveClock(s: Setup, step: number, test: () => Promise<boolean> | boolean): Promise<void> {
   let seen = s.receiver.received.length;
   const attemptsRecorded = async (): Promise<number> => (await s.detail()).deliveries.reduce((sum, d) => sum + d.attempts, 0);
   while (!(await test())) {
-    await s.receiver.until(() => s.receiver.received.length > seen, idleMs).catch(() => undefined);
+    await s.receiver.until(() => s.receiver.received.length > seen);
     for (const received of s.receiver.received.slice(seen)) settleHeld(s, received);
     seen = s.receiver.received.length;
     // The attempt just received is settled before the clock moves, so its backoff counts from the old time.
