@@ -11,3 +11,23 @@ export interface Clock {
 
 /** The {@link Clock} of `Date.now()`: what runs when no clock is given. */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * A wait that can be cut short: resolves after `ms`, or at once when `signal` is aborted
+ * (whichever comes first). What runs where a wait is injectable (a sync's pauses, a webhook
+ * attempt's timeout) and no other is given; tests give one they move or fire by hand.
+ */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+
+/** The {@link Sleep} of real timers. */
+export const systemSleep: Sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener("abort", done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });

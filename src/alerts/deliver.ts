@@ -20,7 +20,7 @@ import type { AlertStore, DeliveryOutcome, DeliveryShares, DueDelivery } from ".
 import { signedHeaders } from "./sign.js";
 import { type ResolvedAddress, type Resolver, checkedAddresses, hostOf, parseWebhookUrl } from "./webhook-url.js";
 import type { AlertObserver } from "./observer.js";
-import type { Clock } from "../clock.js";
+import { type Clock, type Sleep, systemSleep } from "../clock.js";
 import { XqlDataError, messageOf } from "../errors.js";
 
 /** 10 s: a webhook that has not answered by then is tried again. */
@@ -55,6 +55,12 @@ export interface DeliveryWorkerOptions {
   resolve: Resolver;
   /** Per attempt, ms. Default 10,000. */
   timeoutMs?: number;
+  /**
+   * How an attempt waits out its timeout: real timers by default. A test gives one it fires by
+   * hand, so a receiver that never answers times out when the test says, and one that answers
+   * late but in time is never raced by a timer.
+   */
+  attemptTimeout?: Sleep;
   /** Deliveries sent at once. Default 16. */
   concurrency?: number;
   /** Of those, what one account holds while another has deliveries waiting. Default 4. */
@@ -76,12 +82,14 @@ export class DeliveryWorker {
   private woken = false;
   private loop: Promise<void> | undefined;
   private readonly timeoutMs: number;
+  private readonly attemptTimeout: Sleep;
   private readonly concurrency: number;
   private readonly shares: DeliveryShares;
   private readonly pollMs: number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.attemptTimeout = options.attemptTimeout ?? systemSleep;
     this.concurrency = options.concurrency ?? DELIVERY_SLOTS;
     const perAccount = Math.min(options.perAccount ?? SLOTS_PER_ACCOUNT, this.concurrency);
     // Alone, an account leaves one share free, so another account's delivery starts at once even
@@ -223,10 +231,12 @@ export class DeliveryWorker {
     const client = url.protocol === "https:" ? https : http;
     return new Promise<string | undefined>((resolve) => {
       let settled = false;
+      // Aborted once the attempt is settled: its timeout is waited out no longer.
+      const answered = new AbortController();
       const done = (result: string | undefined): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        answered.abort();
         resolve(result);
       };
       const request = client.request(url, { method: "POST", headers, lookup, agent: false }, (response) => {
@@ -239,10 +249,11 @@ export class DeliveryWorker {
         // A receiver that answers and then trickles a body is not waited for.
         setTimeout(() => request.destroy(), 1_000).unref();
       });
-      const timer = setTimeout(() => {
+      void this.attemptTimeout(this.timeoutMs, answered.signal).then(() => {
+        if (settled) return;
         done(`timeout: no answer within ${Math.round(this.timeoutMs / 100) / 10} s`);
         request.destroy();
-      }, this.timeoutMs);
+      });
       request.on("error", (error) => done(networkProblem(error)));
       request.end(body);
     });

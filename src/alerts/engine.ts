@@ -22,7 +22,7 @@ import { type AlertObserver, observeCommit } from "./observer.js";
 import { RoundScheduler } from "./schedule.js";
 import { StreamHub } from "./stream.js";
 import { type Resolver, systemResolver } from "./webhook-url.js";
-import type { Clock } from "../clock.js";
+import type { Clock, Sleep } from "../clock.js";
 
 /** Claims and settled deliveries are kept a week (the stream resumes within 24 h). */
 const KEEP_MS = 7 * 24 * 3_600_000;
@@ -44,6 +44,8 @@ export interface AlertEngineOptions {
   resolve?: Resolver;
   /** Per delivery attempt, ms. Default 10,000. */
   deliveryTimeoutMs?: number;
+  /** How a delivery attempt waits out its timeout (`DeliveryWorkerOptions.attemptTimeout`): real timers by default. */
+  deliveryTimeout?: Sleep;
   /** How often the worker and the stream look for other processes' deliveries, ms. Default 1,000. */
   pollMs?: number;
   /** How long after a write a round starts, ms. Default 100. */
@@ -97,6 +99,7 @@ export class AlertEngine {
       allowPrivate: options.allowPrivateWebhooks,
       resolve: options.resolve ?? systemResolver,
       timeoutMs: options.deliveryTimeoutMs,
+      attemptTimeout: options.deliveryTimeout,
       pollMs: options.pollMs,
       log: options.log,
       observer: options.observer,

@@ -17,7 +17,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { redactUrl } from "../redact.js";
-import { type Clock, systemClock } from "../clock.js";
+import { type Clock, type Sleep, systemClock, systemSleep } from "../clock.js";
 import { XqlDataError, messageOf } from "../errors.js";
 
 /** The largest reply a sync reads: beyond it the reply is cut off and the request has failed. */
@@ -29,26 +29,13 @@ export const MAX_RETRY_AFTER_MS = 5 * 60_000;
 /** ms a request in flight may still finish after a stop request before it is aborted. */
 export const DEFAULT_STOP_GRACE_MS = 1000;
 
-/** Where a sync reads the time and waits; the tests' clock runs faster than the wall's. */
+/** Where a sync reads the time and waits; the tests' clock moves on when the sync sleeps. */
 export interface SyncClock extends Clock {
   /** Resolves after `ms`, or at once when `signal` is aborted. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  sleep: Sleep;
 }
 
-export const systemSyncClock: SyncClock = {
-  now: systemClock.now,
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener("abort", done, { once: true });
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-    }),
-};
+export const systemSyncClock: SyncClock = { now: systemClock.now, sleep: systemSleep };
 
 /** Why a request failed: each kind is waited on, retried or given up as the table in docs/data.md says. */
 export type FeedFailure =

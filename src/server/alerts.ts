@@ -292,6 +292,7 @@ export const alertsPart: ServicePart = (app, { alerts, bars, clock, queries, cac
     allowPrivateWebhooks,
     resolve,
     deliveryTimeoutMs: timing.deliveryTimeoutMs,
+    deliveryTimeout: timing.deliveryTimeout,
     pollMs: timing.pollMs,
     settleMs: timing.settleMs,
     leaseMs: timing.leaseMs,

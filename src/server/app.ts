@@ -11,7 +11,7 @@
  */
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
-import type { Clock, systemClock } from "../clock.js";
+import type { Clock, Sleep, systemClock } from "../clock.js";
 import type { HotTier } from "../store/hot-tier.js";
 import type { KeyStore, QuotaStore } from "../accounts/accounts.js";
 import type { BarStore } from "../store/store.js";
@@ -110,6 +110,8 @@ export interface ServerOptions {
   alertTiming?: {
     /** How long a webhook has to answer. */
     deliveryTimeoutMs?: number;
+    /** How a delivery attempt waits that long: real timers by default (a test fires its timeouts by hand). */
+    deliveryTimeout?: Sleep;
     /** How often deliveries committed by other processes are looked for (delivery worker, stream). */
     pollMs?: number;
     /** How long after a write of bars the alerts are evaluated (the rest of its batch lands meanwhile). */

@@ -4,13 +4,15 @@
  * at least once, the same delivery id and body on every retry, bar order per alert, valid
  * signatures, backoff 1 s doubling, failed after 24 h, nothing posted when nothing changed.
  * The server's clock runs in real time and the tests move it on to make retries due; where a
- * test must know that nothing more is sent, its clock moves only when the test moves it.
+ * test must know that nothing more is sent, its clock moves only when the test moves it. An
+ * attempt times out when the test fires its timeout (once the receiver shows it will not answer
+ * in time), and a slow answer goes when the test lets it: no receiver races a timer.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { backoffAfter } from "../../src/alerts/deliver.js";
 import type { Running } from "../server/helpers.js";
-import { type MovableClock, TestClock } from "../kit/index.js";
-import { type Answer, type DeliveryBody, FEED_START, type FeedServer, HOUR, Receiver, signedBy, startFeedServer, until } from "./helpers.js";
+import { type MovableClock, Signal, TestClock } from "../kit/index.js";
+import { type Answer, type DeliveryBody, FEED_START, type FeedServer, FiredTimeouts, HOUR, type Received, Receiver, signedBy, startFeedServer, until } from "./helpers.js";
 
 const START = FEED_START;
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
@@ -21,6 +23,8 @@ interface Setup {
   clock: MovableClock;
   key: string;
   receiver: Receiver;
+  /** The attempts' timeouts: fired by the test. */
+  timeouts: FiredTimeouts;
   alert: { id: string; secret: string };
   /** Writes bar `step` (see {@link FeedServer.push}) and waits until the alert evaluated it. */
   push(step: number, closes: Record<string, number>): Promise<void>;
@@ -34,7 +38,8 @@ afterEach(async () => {
 
 /** The feed server with one alert on `close > 100` posting to a receiver that answers as told. */
 async function setup(answer: (n: number, delivery: string) => Answer, movedByHand?: MovableClock): Promise<Setup> {
-  const feed = await startFeedServer({ clock: movedByHand });
+  const timeouts = new FiredTimeouts();
+  const feed = await startFeedServer({ clock: movedByHand, alertTiming: { settleMs: 10, pollMs: 100, deliveryTimeoutMs: 400, deliveryTimeout: timeouts.sleep } });
   const { server, clock } = feed;
   running.push(server);
   const receiver = await new Receiver(answer, clock).start();
@@ -51,6 +56,7 @@ async function setup(answer: (n: number, delivery: string) => Answer, movedByHan
     clock,
     key,
     receiver,
+    timeouts,
     alert,
     detail,
     async push(step, closes) {
@@ -61,15 +67,29 @@ async function setup(answer: (n: number, delivery: string) => Answer, movedByHan
 }
 
 /**
- * Moves the clock on by `step` after each attempt the receiver gets, once the server has
- * recorded it (so the retry becomes due at once), or after `idleMs` without one (an attempt
- * that timed out was scheduled from a clock that had already moved), until `test` holds.
+ * Settles an attempt the receiver holds: one it will not answer in time (`timeout`, `late`)
+ * times out now; a `slow` answer goes now. Either way the attempt was still waiting for its
+ * answer, its timeout not yet run out.
  */
-async function driveClock(s: Setup, step: number, test: () => Promise<boolean> | boolean, idleMs = 60_000): Promise<void> {
+function settleHeld(s: Setup, received: Received): void {
+  if (received.answer !== "timeout" && received.answer !== "late" && received.answer !== "slow") return;
+  expect(s.timeouts.waiting, `${received.answer}: the attempt waits for its answer`).toBe(1);
+  if (received.answer === "slow") s.receiver.slow.pass(1);
+  else s.timeouts.fire();
+}
+
+/**
+ * Moves the clock on by `step` after each attempt the receiver gets, once the server has
+ * recorded it (so the retry becomes due at once), until `test` holds. Every attempt is
+ * recorded before the clock moves (a timeout too: the test fires it), so each retry is due
+ * after the move and the next attempt always comes.
+ */
+async function driveClock(s: Setup, step: number, test: () => Promise<boolean> | boolean): Promise<void> {
   let seen = s.receiver.received.length;
   const attemptsRecorded = async (): Promise<number> => (await s.detail()).deliveries.reduce((sum, d) => sum + d.attempts, 0);
   while (!(await test())) {
-    await s.receiver.until(() => s.receiver.received.length > seen, idleMs).catch(() => undefined);
+    await s.receiver.until(() => s.receiver.received.length > seen);
+    for (const received of s.receiver.received.slice(seen)) settleHeld(s, received);
     seen = s.receiver.received.length;
     // The attempt just received is settled before the clock moves, so its backoff counts from the old time.
     const received = seen;
@@ -92,7 +112,7 @@ describe("webhook deliveries", () => {
     await s.push(1, { AAA: 150 });
     await s.push(2, { BBB: 150 });
     await s.push(3, { AAA: 40, BBB: 160 });
-    await driveClock(s, HOUR, () => s.receiver.delivered.length === 3, 600);
+    await driveClock(s, HOUR, () => s.receiver.delivered.length === 3);
 
     const ids = [...new Set(s.receiver.received.map((r) => r.delivery))];
     expect(ids).toHaveLength(3);
@@ -144,7 +164,21 @@ describe("webhook deliveries", () => {
 
   it("waits 1 s after the first failure, 2 s after the second, doubling up to 1 h apart", async () => {
     expect([1, 2, 3, 4, 12, 13, 40].map(backoffAfter)).toEqual([1_000, 2_000, 4_000, 8_000, 2_048_000, 3_600_000, 3_600_000]);
-    const s = await setup(() => "fail");
+    // The clock moves only when the test moves it: the backoff passes when the test says.
+    const s = await setup(() => "fail", new TestClock(START + 1000 * HOUR));
+    // Each look of the worker at the outbox (the real store's claim), numbered, and what it claimed.
+    const alerts = s.server.store.alerts;
+    const claim = alerts.claimDeliveries.bind(alerts);
+    const looked = new Signal();
+    const claimed: number[] = [];
+    let looksBegun = 0;
+    alerts.claimDeliveries = async (...args) => {
+      const look = looksBegun++;
+      const due = await claim(...args);
+      claimed[look] = due.length;
+      looked.notify();
+      return due;
+    };
     await s.push(1, { AAA: 150 });
     const next: number[] = [];
     for (const attempt of [1, 2]) {
@@ -156,6 +190,14 @@ describe("webhook deliveries", () => {
       expect(wait).toBeGreaterThanOrEqual(backoffAfter(attempt));
       expect(wait).toBeLessThan(backoffAfter(attempt) + 1_000);
       next.push(Date.parse(d.nextAttemptAt!));
+      if (attempt === 2) break;
+      // A millisecond before it is due, the worker looks at the outbox (a look begun after the
+      // attempt was recorded) and sends nothing; at its due time it sends it.
+      s.clock.advance(next[0]! - 1 - s.clock.now());
+      const mark = looksBegun;
+      await until(() => claimed[mark] !== undefined, { signal: looked, what: "the worker looking at the outbox after the first attempt" });
+      expect(claimed[mark]).toBe(0);
+      s.clock.advance(1);
     }
     // The second attempt waited for its due time.
     expect(s.receiver.received[1]!.at).toBeGreaterThanOrEqual(next[0]!);
@@ -211,10 +253,15 @@ describe("webhook deliveries", () => {
   it("counts a 200 that comes after the timeout as a failure, and backs off before the next attempt", async () => {
     const s = await setup((n) => (n === 1 ? "late" : "ok"));
     await s.push(1, { AAA: 150 });
+    await s.receiver.until(() => s.receiver.received.length === 1);
+    // The receiver answers only once the sender gives up: its timeout runs out now.
+    settleHeld(s, s.receiver.received[0]!);
     await until(async () => (await s.detail()).deliveries[0]?.attempts === 1);
     const first = (await s.detail()).deliveries[0]!;
     expect(first).toMatchObject({ status: "pending", lastError: "timeout: no answer within 0.4 s" });
     expect(Date.parse(first.nextAttemptAt!) - s.receiver.received[0]!.at).toBeGreaterThanOrEqual(backoffAfter(1));
+    // The backoff passes by the clock, not by waiting for it.
+    s.clock.advance(backoffAfter(1));
     await until(async () => (await s.detail()).deliveries[0]?.status === "delivered");
     expect((await s.detail()).deliveries[0]!.attempts).toBe(2);
     expect(s.receiver.received[1]!.at).toBeGreaterThanOrEqual(Date.parse(first.nextAttemptAt!));

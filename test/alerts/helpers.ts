@@ -12,8 +12,8 @@ import { systemClock } from "../../src/clock.js";
 import type { Instrument, XqlOptions } from "../../src/types.js";
 import type { ServerOptions } from "../../src/server/app.js";
 import { startServer, type Running } from "../server/helpers.js";
-import { type MovableClock, Signal, until } from "../kit/index.js";
-import type { Clock } from "../../src/clock.js";
+import { Gate, type MovableClock, Signal, until } from "../kit/index.js";
+import type { Clock, Sleep } from "../../src/clock.js";
 
 /** A clock that runs in real time from `start`, and can be moved on. */
 export class RunningClock implements MovableClock {
@@ -25,6 +25,38 @@ export class RunningClock implements MovableClock {
   }
   advance(ms: number): void {
     this.offset += ms;
+  }
+}
+
+/**
+ * The delivery worker's attempt timeouts (`alertTiming.deliveryTimeout`), fired by the test: an
+ * attempt without an answer times out when the test fires it, never by itself, so a receiver
+ * that answers late but in time is never raced by a timer on a loaded machine.
+ */
+export class FiredTimeouts {
+  private readonly pending = new Set<() => void>();
+
+  /** Waits until fired, or until the attempt is answered (its signal aborts). */
+  readonly sleep: Sleep = (_ms, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const wake = (): void => {
+        this.pending.delete(wake);
+        signal.removeEventListener("abort", wake);
+        resolve();
+      };
+      this.pending.add(wake);
+      signal.addEventListener("abort", wake, { once: true });
+    });
+
+  /** Attempts waiting for an answer now. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  /** Every attempt waiting for an answer times out now. */
+  fire(): void {
+    for (const wake of [...this.pending]) wake();
   }
 }
 
@@ -42,7 +74,10 @@ export interface Received {
   at: number;
 }
 
-/** `late`: 200, but only once the sender has given up on the request (closed it). */
+/**
+ * `timeout`: no answer ever. `late`: 200, but only once the sender has given up on the request
+ * (closed it). `slow`: 200 once the test lets it through the receiver's {@link Receiver.slow} gate.
+ */
 export type Answer = "ok" | "fail" | "timeout" | "late" | "reset" | "slow" | { redirect: string };
 
 /** A webhook receiver on 127.0.0.1; `answer` picks each request's fate from its number (1-based) and delivery id. */
@@ -56,6 +91,8 @@ export class Receiver {
   private readonly server = createServer((request, response) => this.handle(request, response));
   /** Fires after each request is recorded. */
   readonly arrived = new Signal();
+  /** Where `slow` answers wait until the test lets them go. */
+  readonly slow = new Gate();
 
   constructor(
     public answer: (n: number, delivery: string) => Answer = () => "ok",
@@ -109,7 +146,7 @@ export class Receiver {
       if (answer === "ok") response.end("ok");
       else if (answer === "fail") response.writeHead(500).end("no");
       else if (answer === "reset") request.socket.destroy();
-      else if (answer === "slow") setTimeout(() => response.end("ok, slowly"), 300);
+      else if (answer === "slow") void this.slow.wait().then(() => response.end("ok, slowly"));
       else if (answer === "late") request.socket.once("close", () => response.end("ok, too late"));
       else if (answer === "timeout") {
         // Never answers; the socket is closed when the receiver stops.

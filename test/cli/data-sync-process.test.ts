@@ -17,7 +17,7 @@ import type { ExchangeStandIn, StandInPair } from "../ingest/exchange-stand-in.j
 import { finalBar } from "../ingest/exchange-stand-in.js";
 import { MINUTE, servedBars, standIn, storedBars } from "../ingest/sync-helpers.js";
 import { freshDatabase } from "../scale/helpers.js";
-import { tempDir, until, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
+import { Gate, tempDir, until, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
 import { spawnXql } from "./run-cli.js";
 
 /** The guard of a wait on another process (it starts Node, then syncs): generous under load. */
@@ -75,19 +75,27 @@ async function barCount(file: string): Promise<number> {
 describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
   it("after kill -9 holds whole pages only, and the next sync completes the run fetching nothing twice", async () => {
     exchange = await standIn(PAIRS);
-    exchange.klinesDelayMs = 400;
+    const gate = (exchange.klinesGate = new Gate());
     const db = join(dir, "killed.db");
     const since = openMinute() - 5500 * MINUTE;
     const args = ["data", "sync", "binance", "--quote", "USDT", "--timeframe", "m1", "--since", new Date(since).toISOString(), "--api-url", exchange.url, "--db", db];
     const first = start(args);
-    // Killed once the first batch (the newest page of each pair) is committed and the second is being answered.
-    await until(() => exchange!.klines.length >= PAIRS.length + 1, PROCESS_GUARD_MS);
-    await until(async () => (await barCount(db)) >= PAIRS.length * 1000, PROCESS_GUARD_MS);
-    first.child.kill("SIGKILL");
+    // Killed once the first batch (the newest page of each pair) is committed and the second is
+    // being answered: one of its pages answered, the others held by the exchange.
+    try {
+      await gate.holding(PAIRS.length, { timeoutMs: PROCESS_GUARD_MS, what: "the first batch asked" });
+      gate.pass(PAIRS.length);
+      await until(async () => (await barCount(db)) >= PAIRS.length * 1000, PROCESS_GUARD_MS);
+      await gate.holding(PAIRS.length, { timeoutMs: PROCESS_GUARD_MS, what: "the second batch asked" });
+      gate.pass(1);
+      await until(() => exchange!.klines.length === PAIRS.length + 1, PROCESS_GUARD_MS);
+    } finally {
+      first.child.kill("SIGKILL");
+    }
     const killed = await first.exited;
     expect(killed.signal).toBe("SIGKILL");
     const answeredBefore = exchange.klines.length;
-    expect(answeredBefore).toBeLessThan(PAIRS.length * 6);
+    expect(answeredBefore).toBe(PAIRS.length + 1);
 
     const store = new SqliteStore(db);
     const storedAfterKill = new Map<string, Set<number>>();
@@ -107,7 +115,8 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
       await store.close();
     }
 
-    exchange.klinesDelayMs = 0;
+    // The pages held for the killed process go nowhere (its connections are gone); the next sync is answered at once.
+    gate.open();
     const second = await start(args).exited;
     expect(second.code, second.stderr).toBe(0);
     const reopened = new SqliteStore(db);
@@ -127,13 +136,22 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
 
   it("SIGINT finishes the batch in hand and exits 0; while --follow waits for a close it exits at once", async () => {
     exchange = await standIn(PAIRS);
-    exchange.klinesDelayMs = 500;
+    const gate = (exchange.klinesGate = new Gate());
     const db = join(dir, "sigint.db");
     const since = openMinute() - 4000 * MINUTE;
     const args = ["data", "sync", "binance", "--quote", "USDT", "--timeframe", "m1", "--since", new Date(since).toISOString(), "--follow", "--api-url", exchange.url, "--db", db];
     const busy = start(args);
-    await until(() => exchange!.klines.length >= 1, PROCESS_GUARD_MS);
-    busy.child.kill("SIGINT");
+    // SIGINT comes with the batch in hand (the newest page of each pair asked): one page answered,
+    // the others held until the process has taken the signal.
+    try {
+      await gate.holding(PAIRS.length, { timeoutMs: PROCESS_GUARD_MS, what: "the first batch asked" });
+      gate.pass(1);
+      await until(() => exchange!.klines.length === 1, PROCESS_GUARD_MS);
+      busy.child.kill("SIGINT");
+      await until(() => busy.stderr().includes("stopping after the batch in hand"), { timeoutMs: PROCESS_GUARD_MS, what: "the process taking SIGINT" });
+    } finally {
+      gate.open();
+    }
     const stopped = await busy.exited;
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(stopped.stderr).toContain("xql data sync: SIGINT: stopping after the batch in hand (Ctrl-C again stops at once)");
@@ -148,7 +166,6 @@ describe("xql data sync in a process of its own", { timeout: 180_000 }, () => {
     }
 
     // Caught up (a few minutes to fetch), then waiting for the next close.
-    exchange.klinesDelayMs = 0;
     const idle = start(["data", "sync", "binance", "--symbols", "BTC/USDT", "--timeframe", "m1", "--since", "5m", "--follow", "--api-url", exchange.url, "--db", join(dir, "idle.db")]);
     await until(async () => (await barCount(join(dir, "idle.db"))) >= 5, PROCESS_GUARD_MS);
     idle.child.kill("SIGINT");

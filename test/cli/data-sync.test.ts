@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/open/sqlite.js";
-import { barOpen, rampBars, tempDir } from "../kit/index.js";
+import { Gate, barOpen, rampBars, tempDir, until } from "../kit/index.js";
 import type { ExchangeStandIn } from "../ingest/exchange-stand-in.js";
 import { MINUTE, servedBars, standIn, storedBars } from "../ingest/sync-helpers.js";
 import { xqlIn } from "./in-process.js";
@@ -81,14 +81,24 @@ describe("xql data sync", () => {
       { base: "ETH", quote: "USDT" },
       { base: "SOL", quote: "USDT" },
     ]);
-    exchange.klinesDelayMs = 300;
+    const gate = (exchange.klinesGate = new Gate());
     const controller = new AbortController();
     exchange.onKlines = () => controller.abort("SIGINT");
     const db = join(dir, "stop.db");
     const since = openMinute() - 3000 * MINUTE;
-    const result = await xqlIn(["data", "sync", "binance", "--quote", "USDT", "--timeframe", "m1", "--since", new Date(since).toISOString(), "--follow", "--api-url", exchange.url, "--db", db], {
+    const syncing = xqlIn(["data", "sync", "binance", "--quote", "USDT", "--timeframe", "m1", "--since", new Date(since).toISOString(), "--follow", "--api-url", exchange.url, "--db", db], {
       stop: controller.signal,
     });
+    try {
+      // The batch in hand: the newest page of each pair, asked together and held. The first
+      // answer brings the stop (onKlines); the other two go once it has come.
+      await gate.holding(3, { what: "the newest page of each of the three pairs asked" });
+      gate.pass(1);
+      await until(() => controller.signal.aborted, { what: "the stop request" });
+    } finally {
+      gate.open();
+    }
+    const result = await syncing;
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("xql data sync: SIGINT: stopping after the batch in hand (Ctrl-C again stops at once)");
     expect(result.stdout).toMatch(/^Stopped after 3,000 m1 bars of 3 symbols/);

@@ -4,11 +4,13 @@
  * Binance documents them (klines include the still-open bar last, with its values so far).
  * Bars are a pure function of (symbol, open time), so a test knows every value served.
  * Anything else ccxt asks for is answered 404 and recorded in `unanswered` (tests fail on it),
- * and faults can be injected: 429/418 with Retry-After, dropped connections, slow answers.
+ * and faults can be injected: 429/418 with Retry-After, dropped connections, klines answers held
+ * until the test lets them go.
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { Gate } from "../kit/index.js";
 
 export const INTERVAL_MS: Readonly<Record<string, number>> = {
   "1m": 60_000,
@@ -87,8 +89,11 @@ export class ExchangeStandIn {
   private faultCount = 0;
   /** Answer every bar from startTime to the open one whatever the limit (as Kraken does), not Binance's `limit`. */
   ignoreLimit = false;
-  /** ms each klines answer waits before it is sent. */
-  klinesDelayMs = 0;
+  /**
+   * A slow exchange, slow when the test says: each klines answer, once built, waits here until
+   * the test lets it through ({@link Gate.pass}, {@link Gate.open}). None: answered at once.
+   */
+  klinesGate: Gate | undefined;
   /** Told after each klines answer is sent. */
   onKlines: ((served: KlinesServed) => void) | undefined;
   url = "";
@@ -207,7 +212,7 @@ export class ExchangeStandIn {
         response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ code: -1121, msg: body }));
         return;
       }
-      if (this.klinesDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.klinesDelayMs));
+      await this.klinesGate?.wait();
       if (response.destroyed || request.socket.destroyed) return;
       this.json(response, body.rows);
       this.klines.push(body.served);

@@ -16,7 +16,7 @@ import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
 import { DukascopyStandIn, priced } from "./dukascopy-stand-in.js";
 import { candleOpens } from "./oanda-stand-in.js";
-import { FastClock, MINUTE, ManualClock, storedBars } from "./sync-helpers.js";
+import { MINUTE, ManualClock, storedBars } from "./sync-helpers.js";
 
 const HOUR = 60 * MINUTE;
 
@@ -211,7 +211,7 @@ describe("data sync dukascopy", () => {
   });
 
   it("--follow fetches the day in progress with ?from= after each close, never the minute still open", async () => {
-    const clock = new FastClock(Date.UTC(2025, 2, 12, 14, 7, 40), 20);
+    const clock = new ManualClock(Date.UTC(2025, 2, 12, 14, 7, 40));
     server = new DukascopyStandIn(() => clock.now());
     await server.start();
     const controller = new AbortController();

@@ -6,7 +6,14 @@ import { RAW_SERIES } from "../../src/types.js";
 
 export const MINUTE = 60_000;
 
-/** A clock the test sets by hand; sleeping moves it (for syncs that do not follow). */
+/**
+ * The sync's clock in tests: the test sets it, and a sleep of the sync moves it on by the
+ * sleep and returns at once. A `--follow` that sleeps until the next close plus the settling
+ * delay finds that bar closed when it wakes (the stand-ins serve by this clock too): its rounds
+ * come as fast as the machine runs them, in the same order on an idle machine and a loaded one.
+ * Sleeps taken at once (retries of pages fetched together) add up rather than overlap: time
+ * then runs ahead, never behind, of what a sync under test may expect.
+ */
 export class ManualClock implements SyncClock {
   constructor(public t: number) {}
   now(): number {
@@ -14,30 +21,6 @@ export class ManualClock implements SyncClock {
   }
   async sleep(ms: number): Promise<void> {
     this.t += Math.max(0, ms);
-  }
-}
-
-/** Wall time sped up `speed` times from `start`: a minute of the clock passes in 60/speed seconds. */
-export class FastClock implements SyncClock {
-  private readonly origin = performance.now();
-  constructor(
-    readonly start: number,
-    readonly speed: number,
-  ) {}
-  now(): number {
-    return Math.floor(this.start + (performance.now() - this.origin) * this.speed);
-  }
-  sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, Math.max(0, ms) / this.speed);
-      signal.addEventListener("abort", done, { once: true });
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-    });
   }
 }
 

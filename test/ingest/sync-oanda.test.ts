@@ -15,7 +15,7 @@ import { OandaSource, oandaInstrument } from "../../src/ingest/sync-oanda.js";
 import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir } from "../kit/index.js";
-import { FastClock, MINUTE, ManualClock, storedBars } from "./sync-helpers.js";
+import { MINUTE, ManualClock, storedBars } from "./sync-helpers.js";
 import { GRANULARITY_MS, OandaStandIn, type Side, candleOpens, marketOpen, servedPrices, servedVolume } from "./oanda-stand-in.js";
 
 const HOUR = 60 * MINUTE;
@@ -356,8 +356,8 @@ describe("data sync oanda", () => {
   });
 
   it("--follow writes each m1 bar after its close, names it by its open time, and takes a quiet weekend answer as no news", async () => {
-    // Friday 2025-11-14 21:57:30 UTC, a minute passing in 3 s: the market closes at 22:00 UTC (17:00 New York).
-    const clock = new FastClock(Date.UTC(2025, 10, 14, 21, 57, 30), 20);
+    // Friday 2025-11-14 21:57:30 UTC: the market closes at 22:00 UTC (17:00 New York).
+    const clock = new ManualClock(Date.UTC(2025, 10, 14, 21, 57, 30));
     await standIn(() => clock.now());
     const controller = new AbortController();
     const rounds: FollowRound[] = [];

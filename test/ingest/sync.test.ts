@@ -2,7 +2,7 @@
  * `syncBars` with the real ccxt (binance) against a local stand-in for Binance's REST API,
  * writing into a real SQLite file: values as served, closed bars only, resuming at both ends of
  * what is stored, refilling after downtime, holes, rate limits and dropped connections,
- * `--top`'s choice, and `--follow` on a clock sped up 60 times.
+ * `--top`'s choice, and `--follow` on a clock that moves when the sync sleeps.
  */
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import { type FollowRound, syncBars } from "../../src/ingest/sync.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { tempDir, until } from "../kit/index.js";
 import type { ExchangeStandIn, StandInPair } from "./exchange-stand-in.js";
-import { FastClock, MINUTE, ManualClock, servedBars, servedTimes, standIn, storedBars } from "./sync-helpers.js";
+import { MINUTE, ManualClock, servedBars, servedTimes, standIn, storedBars } from "./sync-helpers.js";
 
 /** 2026-11-20 13:25:30 UTC: the m1 bar of 13:25 is open. */
 const NOW = Date.UTC(2026, 10, 20, 13, 25, 30);
@@ -179,16 +179,17 @@ describe("data sync", () => {
     const clock = new ManualClock(NOW);
     exchange = await standIn(PAIRS, () => clock.now());
     const retries: string[] = [];
-    const binance = await openExchange("binance", { apiUrl: exchange.url, baseDelayMs: 100, onRetry: (line) => retries.push(line) });
+    // The waits (Retry-After, backoff) are the clock's: they move it on, not the wall's time.
+    const binance = await openExchange("binance", { apiUrl: exchange.url, baseDelayMs: 100, clock, onRetry: (line) => retries.push(line) });
     const pairs = choosePairs("binance", await binance.spotMarkets(), { kind: "quote", quote: "USDT" });
     const stamps: number[] = [];
-    exchange.onKlines = () => stamps.push(performance.now());
+    exchange.onKlines = () => stamps.push(clock.now());
     exchange.limitNext(2, 429, "1");
-    const limitedAt = performance.now();
+    const limitedAt = clock.now();
     const since = OPEN - 200 * MINUTE;
     await syncBars({ source: binance, store, pairs, timeframe: "m1", since, clock });
     // Retry-After: 1 — no answer came sooner than a second after the 429s.
-    expect(stamps[0]! - limitedAt).toBeGreaterThanOrEqual(950);
+    expect(stamps[0]! - limitedAt).toBeGreaterThanOrEqual(1000);
     expect(retries[0]).toMatch(/^binance is limiting requests \(HTTP 429\); waiting 1\.0 s as its Retry-After says, then retrying [A-Z]+\/USDT m1 candles$/);
 
     exchange.dropNext(3);
@@ -269,8 +270,8 @@ describe("data sync", () => {
   });
 
   it("--follow writes each new close of every pair, and stops after the batch in hand", async () => {
-    // One minute of the clock passes in one second.
-    const clock = new FastClock(NOW, 60);
+    // The clock moves only when the sync sleeps: each round wakes at a close plus the settling delay.
+    const clock = new ManualClock(NOW);
     exchange = await standIn(PAIRS, () => clock.now());
     const controller = new AbortController();
     const rounds: FollowRound[] = [];

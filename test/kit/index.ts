@@ -68,5 +68,5 @@ export {
   tickWalk,
 } from "./timeframes.js";
 export type { ArrayBars, TickWalkOptions } from "./timeframes.js";
-export { Signal, UNTIL_GUARD_MS, until } from "./wait.js";
+export { Gate, Signal, UNTIL_GUARD_MS, until } from "./wait.js";
 export type { UntilOptions } from "./wait.js";

@@ -69,3 +69,45 @@ export async function until(check: () => boolean | Promise<boolean>, options: Un
     clearTimeout(timer);
   }
 }
+
+/**
+ * Where a stand-in holds its answers (a slow exchange, a slow receiver, a slow disk) until the
+ * test lets them go: the test decides when a slow party answers, after it has seen what it
+ * needs to see, instead of the party answering after a delay that a loaded machine outruns.
+ */
+export class Gate {
+  private opened = false;
+  private readonly held: (() => void)[] = [];
+  /** Fires each time one more is held at the gate. */
+  readonly arrived = new Signal();
+
+  /** How many are held now. */
+  get waiting(): number {
+    return this.held.length;
+  }
+
+  /** Resolves when the gate lets this one through (at once while it stands open). */
+  wait(): Promise<void> {
+    if (this.opened) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.held.push(resolve);
+      this.arrived.notify();
+    });
+  }
+
+  /** Lets the `count` held longest through; the gate stays shut for the others. */
+  pass(count: number): void {
+    for (const release of this.held.splice(0, count)) release();
+  }
+
+  /** Lets everyone held through, and everyone after. */
+  open(): void {
+    this.opened = true;
+    this.pass(this.held.length);
+  }
+
+  /** Resolves once `count` are held (checked each time one more arrives); `options` as {@link until}'s. */
+  holding(count: number, options: Omit<UntilOptions, "signal"> = {}): Promise<void> {
+    return until(() => this.held.length >= count, { what: `${count} held at the gate`, ...options, signal: this.arrived });
+  }
+}

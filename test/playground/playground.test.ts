@@ -15,7 +15,7 @@ import { ROOT, buildPlayground, launch } from "./browser.js";
 /* eslint-disable @typescript-eslint/no-explicit-any */
 // The callbacks given to page.evaluate run in Chromium, where these exist; this Node test
 // program has no DOM library (its fetch types would clash with Node's), so they are declared loosely.
-declare const document: any, window: any, sessionStorage: any, localStorage: any, Image: any;
+declare const document: any, window: any, sessionStorage: any, localStorage: any, Image: any, requestAnimationFrame: any;
 type HTMLCanvasElement = any;
 type HTMLDialogElement = any;
 
@@ -34,6 +34,9 @@ beforeAll(async () => {
   ({ key } = await server.key("free"));
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
+  // The page's time is Playwright's clock: it runs with the real one, and a test moves it on by
+  // hand where the page waits for time to pass (CodeMirror's interaction delay).
+  await page.clock.install();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`${server.url}/`);
@@ -104,8 +107,19 @@ async function runOffline(p: Page, text: string): Promise<void> {
   await p.evaluate(() => document.querySelector("#chart").removeAttribute("data-drawn"));
   await p.locator("#run").click();
   await expect.poll(() => p.locator("#chart").getAttribute("data-drawn"), { timeout: 30_000 }).not.toBeNull();
-  // lightweight-charts paints on the next animation frame.
-  await p.waitForTimeout(500);
+  // lightweight-charts paints in the next animation frame: once a frame after it has come, it has.
+  await p.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
+/** CodeMirror's `interactionDelay` (its default): no Enter picks for this long after a completion list opens or changes. */
+const INTERACTION_DELAY_MS = 75;
+
+/**
+ * Moves the page's clock past CodeMirror's interaction delay, the guard against accidental
+ * picks: the next Enter takes the completion however slowly the machine runs, and at once.
+ */
+async function pastInteractionDelay(p: Page): Promise<void> {
+  await p.clock.fastForward(INTERACTION_DELAY_MS);
 }
 
 const PREFIX = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close, sma(20), rsi(14)]\nsort = rsi(14) asc\nlimit = 8\n';
@@ -139,8 +153,7 @@ describe("the playground in Chromium", () => {
     await page.keyboard.type(" and bb_u", { delay: 5 });
     const option = page.locator(".cm-tooltip-autocomplete li", { hasText: "bb_upper" });
     await option.first().waitFor();
-    // CodeMirror ignores Enter for 75 ms after the list opens (interactionDelay), against accidental picks.
-    await page.waitForTimeout(150);
+    await pastInteractionDelay(page);
     await page.keyboard.press("Enter");
     // The snippet's parameters are fields: type them and tab across.
     await page.keyboard.type("20");
@@ -432,8 +445,7 @@ describe("the playground in Chromium", () => {
     await page.keyboard.type("GBPU", { delay: 5 });
     // CodeMirror's own filter (fuzzy: GBPAUD matches too), the closest first.
     await expect.poll(async () => (await options())[0]).toBe("GBPUSD");
-    // CodeMirror ignores Enter for 75 ms after the list changes (interactionDelay).
-    await page.waitForTimeout(150);
+    await pastInteractionDelay(page);
     await page.keyboard.press("Enter");
     expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\nsymbols = ["GBPUSD"]');
     // After a comma, the others.
@@ -456,7 +468,7 @@ describe("the playground in Chromium", () => {
     await expect.poll(options, { timeout: 20_000 }).toEqual(expect.arrayContaining(["majors"]));
     await page.keyboard.type("maj", { delay: 5 });
     await expect.poll(async () => (await options())[0]).toBe("majors");
-    await page.waitForTimeout(150);
+    await pastInteractionDelay(page);
     await page.keyboard.press("Enter");
     expect(await doc()).toBe('market = "FOREX"\ntimeframe = h1\nwatchlist = "majors"');
 

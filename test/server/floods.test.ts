@@ -45,7 +45,7 @@ describe("an ordinary caller under floods", () => {
 
   it.each(FLOODS.map((kind) => [kind.name, kind] as const))("keeps its p99 bounded under: %s", async (_name, kind) => {
     // At least 8 runs beside it, however slow a shared machine makes them.
-    const result = await underFlood(target, kind, 2000, 300, 8);
+    const result = await underFlood(target, kind, 2000, 0, 8);
     const p99 = percentile(result.ordinary, 99);
     console.log(
       `${kind.name}: ordinary caller ${result.ordinary.length} runs, p50 ${ms(percentile(result.ordinary, 50))}, p99 ${ms(p99)}; flood answers ${JSON.stringify(result.statuses)}`,

@@ -5,6 +5,7 @@
  * caller — another account — runs a small screen again and again, a new comment each time (so
  * every run is evaluated, never served from the results cache), and its latencies are kept.
  */
+import { Signal, until } from "../kit/wait.js";
 
 /** A service to flood: its address, and keys (accounts) to flood with. */
 export interface FloodTarget {
@@ -133,16 +134,21 @@ async function ordinaryFor(target: FloodTarget, key: string, ms: number, runs: n
 }
 
 /**
- * Runs one flood for `ms` (after `warmupMs` of it alone, so the flood is at full strength when
- * measuring starts) with the ordinary caller beside it, for at least `runs` of its runs.
+ * Runs one flood for `ms` with the ordinary caller beside it, for at least `runs` of its runs.
+ * Measuring starts once the flood is at full strength: every flood connection has had an
+ * answer (so each is sending), and at least `warmupMs` has passed since it began (the bench's
+ * longer warm-up; the test gives 0 and waits on the answers alone).
  */
-export async function underFlood(target: FloodTarget, kind: FloodKind, ms: number, warmupMs = 500, runs = 1): Promise<FloodResult> {
+export async function underFlood(target: FloodTarget, kind: FloodKind, ms: number, warmupMs = 0, runs = 1): Promise<FloodResult> {
   const keys = await Promise.all(Array.from({ length: kind.accounts }, () => target.key(kind.tier)));
   const ordinaryKey = await target.key("plus");
   const statuses: Record<number, number> = {};
   let flooding = true;
   let count = 0;
+  const answered = new Signal();
+  let connectionsAnswered = 0;
   const connection = async (key: string): Promise<void> => {
+    let first = true;
     while (flooding) {
       try {
         const response = await kind.send(target, key, count++);
@@ -151,11 +157,22 @@ export async function underFlood(target: FloodTarget, kind: FloodKind, ms: numbe
       } catch {
         statuses[0] = (statuses[0] ?? 0) + 1;
       }
+      if (first) connectionsAnswered++;
+      first = false;
+      answered.notify();
     }
   };
+  const started = performance.now();
   const floods = keys.flatMap((key) => Array.from({ length: kind.connections }, () => connection(key)));
-  await new Promise((resolve) => setTimeout(resolve, warmupMs));
   try {
+    // Looked at each time a flood request is answered: no sleep, the flood's own answers pace it.
+    await until(() => connectionsAnswered === floods.length && performance.now() - started >= warmupMs, {
+      signal: answered,
+      what: `every one of the ${floods.length} flood connections answered once`,
+      // 64 connections of 4,000-token queries take seconds to be answered once each on a loaded
+      // machine: a guard well past that, inside the test's minute.
+      timeoutMs: 40_000,
+    });
     const ordinary = await ordinaryFor(target, ordinaryKey, ms, runs);
     return { name: kind.name, ordinary, statuses };
   } finally {

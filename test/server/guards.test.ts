@@ -13,6 +13,7 @@ import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { MAX_COLUMNS } from "../../src/plan/cost.js";
 import { atMost, startServer, type Running } from "./helpers.js";
+import { Gate, until } from "../kit/index.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const HEAD = 'market = "FOREX"\ntimeframe = h1\n';
@@ -110,13 +111,13 @@ describe("cost guard", () => {
   }, 60_000);
 });
 
-/** The real SQLite store, each read of bars held for `ms` first (a slow disk or network). */
-function slowBars(store: SqliteStore, ms: number): BarStore {
+/** The real SQLite store, each read of bars held at `gate` until the test lets it through (a slow disk or network). */
+function heldBars(store: SqliteStore, gate: Gate): BarStore {
   return new Proxy(store, {
     get(target, name, receiver) {
       if (name === "latestBars") {
         return async (request: LatestBarsRequest) => {
-          await new Promise((resolve) => setTimeout(resolve, ms));
+          await gate.wait();
           return target.latestBars(request);
         };
       }
@@ -131,9 +132,20 @@ describe("runs per account", () => {
     server = await startServer({ maxRunsInFlight: 1, maxRunsQueued: 1, cache: false });
     await server.stop();
     const store = new SqliteStore(server.file);
-    server = await startServer({ file: server.file, dir: server.dir, bars: slowBars(store, 300), maxRunsInFlight: 1, maxRunsQueued: 1, cache: false });
+    const gate = new Gate();
+    server = await startServer({ file: server.file, dir: server.dir, bars: heldBars(store, gate), maxRunsInFlight: 1, maxRunsQueued: 1, cache: false });
     const { key } = await server.key();
-    const responses = await Promise.all(Array.from({ length: 4 }, () => server!.post("/xql/run", QUERY, key)));
+    let answered = 0;
+    const pending = Array.from({ length: 4 }, () => server!.post("/xql/run", QUERY, key).finally(() => answered++));
+    // The run in flight holds its read of bars: the second waits in the queue, the other two
+    // are refused at once. Only once both refusals are back does the held read go on.
+    try {
+      await gate.holding(1, { what: "the run in flight reading bars" });
+      await until(() => answered === 2, { what: "two of four runs answered while one is in flight and one queued" });
+    } finally {
+      gate.open();
+    }
+    const responses = await Promise.all(pending);
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 429, 429]);
     for (const response of responses.filter((r) => r.status === 429)) {
@@ -231,7 +243,13 @@ describe("logs", () => {
   });
 });
 
-/** Opens a raw connection, sends `head`, then one byte of `trickle` every `everyMs`; resolves to ms until the server closes it, and what it answered. */
+/**
+ * Opens a raw connection, sends `head`, then one byte of `trickle` every `everyMs`; resolves to
+ * ms until the server closes it, and what it answered. The timers here are what is tested, not
+ * a pace: Node's HTTP server cuts slow clients by its own monotonic clock, which no test can
+ * move, so the client must really be slow. `giveUpMs` only guards: it fires only when the
+ * server never cuts the connection, and turns that hang into a failure saying so.
+ */
 function trickle(url: string, head: string, trickleText: string, everyMs: number, giveUpMs: number): Promise<{ ms: number; answer: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
