@@ -19,15 +19,27 @@ export const systemClock: Clock = { now: () => Date.now() };
  */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
+/** A {@link Sleep} of real timers; `background`: one that does not keep the process alive. */
+function timerSleep(background: boolean): Sleep {
+  return (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const timer = setTimeout(done, Math.max(0, ms));
+      if (background) timer.unref?.();
+      signal.addEventListener("abort", done, { once: true });
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+    });
+}
+
 /** The {@link Sleep} of real timers. */
-export const systemSleep: Sleep = (ms, signal) =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener("abort", done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
+export const systemSleep: Sleep = timerSleep(false);
+
+/**
+ * Real timers that do not keep the process alive: a background schedule's (the alert rounds'
+ * next look), which must not hold a process that has nothing else left to do.
+ */
+export const backgroundSleep: Sleep = timerSleep(true);

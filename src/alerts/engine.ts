@@ -50,6 +50,8 @@ export interface AlertEngineOptions {
   pollMs?: number;
   /** How long after a write a round starts, ms. Default 100. */
   settleMs?: number;
+  /** How the rounds' scheduler waits (`RoundSchedulerOptions.sleep`): real timers by default. */
+  roundWait?: Sleep;
   /** How long after a bar's close its round waits for symbols still to write it, ms. Default 5,000. */
   graceMs?: number;
   log?: WorkerLog;
@@ -108,6 +110,7 @@ export class AlertEngine {
       bars: options.bars,
       clock: options.clock,
       settleMs: options.settleMs,
+      sleep: options.roundWait,
       round: () => this.round(),
       onFailure: (error, retryInMs) =>
         options.log?.warn({ err: messageOf(error), retryInMs }, "alerts: evaluation failed; trying again"),

@@ -17,7 +17,7 @@ import type { BarStore } from "../store/store.js";
 import type { Instrument, Timeframe } from "../types.js";
 import { TIMEFRAME_MS } from "../types.js";
 import { countBelow } from "../eval/truncate.js";
-import type { Clock } from "../clock.js";
+import { type Clock, type Sleep, backgroundSleep } from "../clock.js";
 
 /** 5 s: how long after a bar's close a round waits for the symbols that have not written it yet. */
 export const DEFAULT_ALERT_GRACE_MS = 5_000;
@@ -83,8 +83,23 @@ export interface RoundSchedulerOptions {
   round(): Promise<number | undefined>;
   /** How long after a write a round starts, ms. Default 100. */
   settleMs?: number;
+  /**
+   * How the scheduler waits (the settle after a write, the pause after a failed round, the next
+   * close): real timers that do not hold the process by default; a test gives one that ends when
+   * it moves its clock.
+   */
+  sleep?: Sleep;
   /** Told about a failed round and the pause before the next try. */
   onFailure?(error: unknown, retryInMs: number): void;
+}
+
+/** A wait on `sleep` that calls `fire` when it ends, unless cancelled first (the controller aborted). */
+function timer(sleep: Sleep, ms: number, fire: () => void): AbortController {
+  const cancel = new AbortController();
+  void sleep(ms, cancel.signal).then(() => {
+    if (!cancel.signal.aborted) fire();
+  });
+  return cancel;
 }
 
 export class RoundScheduler {
@@ -92,13 +107,16 @@ export class RoundScheduler {
   private unwatch: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private again = false;
-  private settleTimer: ReturnType<typeof setTimeout> | undefined;
+  private settleTimer: AbortController | undefined;
   private settleStarted = 0;
-  private clockTimer: ReturnType<typeof setTimeout> | undefined;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private clockTimer: AbortController | undefined;
+  private retryTimer: AbortController | undefined;
   private failures = 0;
+  private readonly sleep: Sleep;
 
-  constructor(private readonly options: RoundSchedulerOptions) {}
+  constructor(private readonly options: RoundSchedulerOptions) {
+    this.sleep = options.sleep ?? backgroundSleep;
+  }
 
   /** Starts watching the store and runs a first round (bars may have closed while nobody watched). */
   start(): void {
@@ -112,7 +130,7 @@ export class RoundScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unwatch?.();
-    for (const timer of [this.settleTimer, this.clockTimer, this.retryTimer]) if (timer) clearTimeout(timer);
+    for (const t of [this.settleTimer, this.clockTimer, this.retryTimer]) t?.abort();
     await this.running?.catch(() => undefined);
   }
 
@@ -139,17 +157,17 @@ export class RoundScheduler {
     if (this.stopped) return;
     const now = Date.now();
     if (this.settleTimer) {
-      clearTimeout(this.settleTimer);
+      this.settleTimer.abort();
       if (now - this.settleStarted >= MAX_SETTLE_MS) {
         this.settleTimer = undefined;
         void this.run();
         return;
       }
     } else this.settleStarted = now;
-    this.settleTimer = setTimeout(() => {
+    this.settleTimer = timer(this.sleep, this.options.settleMs ?? DEFAULT_SETTLE_MS, () => {
       this.settleTimer = undefined;
       void this.run();
-    }, this.options.settleMs ?? DEFAULT_SETTLE_MS);
+    });
   }
 
   private async once(): Promise<void> {
@@ -161,17 +179,15 @@ export class RoundScheduler {
       this.failures++;
       const pause = Math.min(30_000, 500 * 2 ** Math.min(this.failures - 1, 6));
       this.options.onFailure?.(error, pause);
-      if (this.retryTimer) clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => void this.run(), pause);
-      this.retryTimer.unref?.();
+      this.retryTimer?.abort();
+      this.retryTimer = timer(this.sleep, pause, () => void this.run());
       return;
     }
-    if (this.clockTimer) clearTimeout(this.clockTimer);
+    this.clockTimer?.abort();
     this.clockTimer = undefined;
     if (nextClose === undefined || this.stopped) return;
-    // A clock that stands still (tests) must not spin: at least a second between such looks.
+    // A clock that stands still must not spin: at least a second between such looks.
     const wait = nextClose - this.options.clock.now();
-    this.clockTimer = setTimeout(() => void this.run(), wait > 0 ? Math.min(wait + 5, 3_600_000) : 1_000);
-    this.clockTimer.unref?.();
+    this.clockTimer = timer(this.sleep, wait > 0 ? Math.min(wait + 5, 3_600_000) : 1_000, () => void this.run());
   }
 }

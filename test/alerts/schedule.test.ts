@@ -1,18 +1,20 @@
 /**
  * When alerts are evaluated (src/alerts/schedule.ts) through the real engine and a real SQLite
  * store: a bar stored while still in progress is evaluated when the clock closes it, with no
- * write to wake anyone; a round that fails (the store cannot be read) is tried again; a round
- * for bar t waits for every symbol that had the previous bar to write t, or for the grace
- * (decisions §14), by an injected clock.
+ * write to wake anyone; a round that fails (the store cannot be read) is tried again after a
+ * growing pause; a round for bar t waits for every symbol that had the previous bar to write t,
+ * or for the grace (decisions §14). Time is the test's: the scheduler waits on the clock the
+ * test moves (`TimedClock`), so each test sees the wait armed, and for when, before it lets it end.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
 import { AlertEngine } from "../../src/alerts/engine.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import type { BarStore } from "../../src/store/store.js";
-import { HOUR, MONDAY } from "../kit/index.js";
+import type { Sleep } from "../../src/clock.js";
+import { HOUR, MONDAY, TimedClock } from "../kit/index.js";
 import { TestClock } from "../server/helpers.js";
-import { RunningClock, outbox, until } from "./helpers.js";
+import { outbox, until } from "./helpers.js";
 
 const QUERY = 'market = "CRYPTO"\ntimeframe = h1\ncolumns = [close]\nclose > 100';
 const cleanup: (() => Promise<void>)[] = [];
@@ -29,8 +31,8 @@ async function storeWith(lastClose: number): Promise<SqliteStore> {
   return store;
 }
 
-async function engineOn(bars: BarStore, store: SqliteStore, clock: { now(): number }): Promise<AlertEngine> {
-  const engine = new AlertEngine({ bars, alerts: store.alerts, clock, compile: (text) => compile(text), warmup: 300, allowPrivateWebhooks: true, settleMs: 10 });
+async function engineOn(bars: BarStore, store: SqliteStore, clock: TimedClock): Promise<AlertEngine> {
+  const engine = new AlertEngine({ bars, alerts: store.alerts, clock, roundWait: clock.sleep, compile: (text) => compile(text), warmup: 300, allowPrivateWebhooks: true, settleMs: 10 });
   cleanup.push(() => engine.stop());
   const baseline = await engine.baseline(compile(QUERY));
   await store.alerts.createAlert({ id: "alrt_clock", accountId: "acct_clock", name: "clock", query: QUERY, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: 0, lastTime: baseline.time, matching: baseline.matching }, 1);
@@ -40,17 +42,25 @@ async function engineOn(bars: BarStore, store: SqliteStore, clock: { now(): numb
 describe("the engine's rounds", () => {
   it("evaluate a bar stored in progress when the clock closes it, with no write", async () => {
     const store = await storeWith(150);
+    const close = MONDAY + 10 * HOUR;
     // Hour 9 closes at 10:00; the clock stands 400 ms before.
-    const clock = new RunningClock(MONDAY + 10 * HOUR - 400);
+    const clock = new TimedClock(close - 400);
     const engine = await engineOn(store, store, clock);
-    expect((await store.alerts.findAlert("acct_clock", "alrt_clock"))!.lastTime).toBe(MONDAY + 8 * HOUR);
+    const lastTime = async () => (await store.alerts.findAlert("acct_clock", "alrt_clock"))!.lastTime;
+    expect(await lastTime()).toBe(MONDAY + 8 * HOUR);
     engine.start();
-    await until(async () => (await store.alerts.findAlert("acct_clock", "alrt_clock"))!.lastTime === MONDAY + 9 * HOUR, 10_000);
+    // The first round finds hour 9 in progress and looks again just after its close.
+    await until(() => clock.waiting.includes(close + 5), { signal: clock.armed, what: "a look at hour 9's close" });
+    clock.advance(399);
+    expect(clock.waiting).toEqual([close + 5]);
+    expect(await lastTime()).toBe(MONDAY + 8 * HOUR);
+    clock.advance(6);
+    await until(async () => (await lastTime()) === MONDAY + 9 * HOUR, { what: "the round at hour 9's close" });
     const [delivery] = await store.alerts.deliveriesAfter(["acct_clock"], 0, 0, 10);
     expect(JSON.parse(delivery!.body)).toMatchObject({ time: MONDAY + 9 * HOUR, events: [{ symbol: "AAA", kind: "enter", columns: { close: 150 } }] });
   });
 
-  it("try a failed round again", async () => {
+  it("try a failed round again, after 0.5 s, then 1 s", async () => {
     const store = await storeWith(150);
     let failures = 2;
     // The store's reads fail twice (a database restarting), then answer.
@@ -59,13 +69,21 @@ describe("the engine's rounds", () => {
       if (failures-- > 0) throw new Error("connection refused");
       return store.latestBars(request);
     };
-    const clock = new RunningClock(MONDAY + 100 * HOUR);
+    const start = MONDAY + 100 * HOUR;
+    const clock = new TimedClock(start);
     const baseline = { time: MONDAY + 8 * HOUR };
-    const engine = new AlertEngine({ bars: flaky, alerts: store.alerts, clock, compile: (text) => compile(text), warmup: 300, allowPrivateWebhooks: true, settleMs: 10 });
+    const engine = new AlertEngine({ bars: flaky, alerts: store.alerts, clock, roundWait: clock.sleep, compile: (text) => compile(text), warmup: 300, allowPrivateWebhooks: true, settleMs: 10 });
     cleanup.push(() => engine.stop());
     await store.alerts.createAlert({ id: "alrt_retry", accountId: "acct_retry", name: "retry", query: QUERY, webhook: null, secret: "s", market: "CRYPTO", timeframe: "h1", createdAt: 0, lastTime: baseline.time, matching: [] }, 1);
+    const lastTime = async () => (await store.alerts.findAlert("acct_retry", "alrt_retry"))!.lastTime;
     engine.start();
-    await until(async () => (await store.alerts.findAlert("acct_retry", "alrt_retry"))!.lastTime === MONDAY + 9 * HOUR, 10_000);
+    await until(() => clock.waiting.includes(start + 500), { signal: clock.armed, what: "the first retry" });
+    expect(failures).toBe(1);
+    clock.advance(500);
+    await until(() => clock.waiting.includes(start + 1_500), { signal: clock.armed, what: "the second retry, a longer pause" });
+    expect(await lastTime()).toBe(baseline.time);
+    clock.advance(1_000);
+    await until(async () => (await lastTime()) === MONDAY + 9 * HOUR, { what: "the round that succeeds" });
     expect(failures).toBeLessThan(0);
   });
 });
@@ -76,7 +94,7 @@ describe("a round waits for the bar's writers", () => {
   const CLOSE = MONDAY + 11 * HOUR;
 
   /** AAA, BBB and CCC with h1 bars at hours 0–9 closing at 50, and an alert on close > 100 from hour 9 on. */
-  async function setup(clock: { now(): number }, options: { graceMs?: number; settleMs?: number } = {}) {
+  async function setup(clock: { now(): number }, options: { graceMs?: number; settleMs?: number; roundWait?: Sleep } = {}) {
     const store = new SqliteStore(":memory:");
     cleanup.push(() => store.close());
     const closes = new Array<number>(10).fill(50);
@@ -131,12 +149,17 @@ describe("a round waits for the bar's writers", () => {
   });
 
   it("runs the round on its own when the grace ends, with no write to wake it", async () => {
-    // The clock runs from 4.8 s after the close: the grace ends 200 ms into the test.
-    const clock = new RunningClock(CLOSE + 4_800);
-    const s = await setup(clock, { settleMs: 10 });
+    // The clock stands 4.8 s after the close: the grace ends 200 ms on.
+    const clock = new TimedClock(CLOSE + 4_800);
+    const s = await setup(clock, { settleMs: 10, roundWait: clock.sleep });
     await s.write({ AAA: 150 });
-    await until(async () => (await s.lastTime()) === MONDAY + 10 * HOUR, 10_000);
-    expect(clock.now()).toBeGreaterThanOrEqual(CLOSE + 5_000);
+    // The write's round (10 ms on) finds BBB and CCC absent inside the grace, and looks again when it ends.
+    await until(() => clock.waiting.includes(CLOSE + 4_810), { signal: clock.armed, what: "the round after the write" });
+    clock.advance(10);
+    await until(() => clock.waiting.includes(CLOSE + 5_005), { signal: clock.armed, what: "a look at the grace's end" });
+    expect(await s.lastTime()).toBe(MONDAY + 9 * HOUR);
+    clock.advance(195);
+    await until(async () => (await s.lastTime()) === MONDAY + 10 * HOUR, { what: "the round at the grace's end" });
     expect(await s.events()).toEqual([[MONDAY + 10 * HOUR, ["enter AAA"]]]);
   });
 });

@@ -31,7 +31,7 @@ export {
 } from "./definitions.js";
 export { disagreements, expectClose, expectSame, firstDefined, within } from "./expect.js";
 export type { Tolerance } from "./expect.js";
-export { TestClock } from "./clock.js";
+export { TestClock, TimedClock } from "./clock.js";
 export type { MovableClock } from "./clock.js";
 export { tempDir } from "./files.js";
 export { DATABASE_URL, REDIS_URL, WITHOUT_POSTGRES, WITHOUT_SERVICES, describeUnless, itUnless, needsPostgres, needsServices, skippedTitle } from "./needs.js";
