@@ -242,7 +242,7 @@ export function retainedBytesOf(query: CompiledQuery): number {
 export interface AnchoredHistoryOptions extends YieldOptions {
   bars: number;
   maxBytes?: number;
-  /** Symbols whose rows are wanted at every window bar they have, matching or not (see `AnchoredHistory`). */
+  /** Symbols whose rows are wanted at every window bar they have, matching or not: in the bar's rows where they match, else in `tracked` (see `AnchoredHistory`). */
   track?: ReadonlySet<string>;
   /** Carried passes (eval/carry.ts): each symbol's last pass kept in `store` under `key`, its next bars taken in steps. */
   carry?: AnchoredHistory["carry"];
@@ -261,7 +261,8 @@ export function runAnchoredAsync(query: CompiledQuery, universe: Iterable<Instru
 /**
  * `historyAsync` as every path that reads the store evaluates (decisions §9): one pass per
  * anchor, each window bar's values those of a run on the store cut after it. With `track`, also
- * the tracked symbols' rows at their window bars, matching or not. Internal.
+ * the tracked symbols' rows at their window bars where the bar's rows do not hold them
+ * (`TrackedRow`). Internal.
  */
 export async function historyAnchoredAsync(
   query: CompiledQuery,
@@ -629,7 +630,8 @@ function whyOf(
       ? query.run([instrument]).results[0]?.columns
       : query.history([instrument], { bars: last - index + 1 }).matches.find((m) => m.time === time)?.columns;
   const tree = whyTree(shape, row, instrument, base, index);
+  // Defined, not assigned: a column written `__proto__` is a key like any other (as in rows.ts).
   const columns: Record<string, number | null> = {};
-  for (const c of checked.columns) columns[c.text] = row?.[c.text] ?? null;
+  for (const c of checked.columns) Object.defineProperty(columns, c.text, { value: row?.[c.text] ?? null, enumerable: true, writable: true, configurable: true });
   return { symbol: instrument.symbol, time, matched: tree.value === true, columns, tree };
 }

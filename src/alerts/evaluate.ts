@@ -195,7 +195,7 @@ export async function baselineOf(store: BarStore, compiled: CompiledQuery, now: 
 interface BarRows {
   /** By bar time: the rows matching there, by symbol. */
   readonly matching: Map<number, MatchRow[]>;
-  /** By bar time: the tracked symbols that have a bar there, with their columns (matching or not). */
+  /** By bar time: the tracked symbols that have a bar there and are not in its matching rows, with their columns. */
   readonly present: Map<number, Map<string, MatchRow["columns"]>>;
 }
 

@@ -534,7 +534,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
     }
   }
 
-  // The rows: matching symbols, and the tracked ones, matching or not (marked by lane: a few symbols looked up, not every one).
+  // The rows: matching symbols, and the tracked ones the rows do not hold (marked by lane: a few symbols looked up, not every one).
   const followed = work.followed(screen.count);
   if (track !== undefined) {
     for (const symbol of track) {
@@ -569,7 +569,7 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
 
 /**
  * The rows of the symbols stepped: those matching (the condition is 1), and with `followed` the
- * tracked ones, matching or not; and how many were evaluated on fewer bars than a recursive
+ * tracked ones where the rows do not hold them (`TrackedRow`); and how many were evaluated on fewer bars than a recursive
  * source's fetch (`converged`, with each frame's end where the pass is).
  */
 function collectRows(

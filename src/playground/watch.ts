@@ -153,7 +153,9 @@ export function installWatch(page: WatchPage): void {
           const reason = await refusal(response);
           pane.dataset.streaming = "false";
           if (response.status === 401 || response.status === 403) {
-            say(`Stopped following the stream: ${response.status} ${reason}.`, "error");
+            // The watch ends here: its alert cannot be deleted with a key the service refuses.
+            if (current === watch) end();
+            say(`Stopped watching: the service refused the key (${response.status} ${reason}); the alert stays until deleted with a valid key (DELETE /xql/alerts/${watch.id}).`, "error");
             return;
           }
           say(`The stream was refused (${response.status} ${reason}); trying again in ${Math.round(wait / 1000)} s…`, "error");
@@ -237,13 +239,19 @@ export function installWatch(page: WatchPage): void {
   function stop(leaving = false): void {
     const watch = current;
     if (!watch) return;
-    current = undefined;
-    watch.stream.abort();
+    end();
     // keepalive lets the delete go out while the page unloads.
     void fetch(`/xql/alerts/${encodeURIComponent(watch.id)}`, { method: "DELETE", headers: { Authorization: `Bearer ${watch.key}` }, keepalive: leaving }).catch(() => undefined);
+    if (!leaving) say("Stopped watching; the alert is deleted.");
+  }
+
+  /** The pane and the button back to no watch. */
+  function end(): void {
+    current?.stream.abort();
+    current = undefined;
     button.textContent = "Watch this screen";
     delete pane.dataset.alert;
-    if (!leaving) say("Stopped watching; the alert is deleted.");
+    pane.dataset.streaming = "false";
   }
 
   button.addEventListener("click", () => (current ? stop() : void start()));

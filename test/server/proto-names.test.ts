@@ -1,7 +1,7 @@
 /**
  * Names that are also properties of every JavaScript object (issue 24.7): a column written
  * `__proto__` used to set the result row's prototype instead of a key, and vanished from the
- * answer of the library and the service. Rows have no prototype now.
+ * answer of the library and the service. Such a column is now defined as a key of its own.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { compile } from "../../src/api.js";
@@ -41,5 +41,8 @@ describe("a let or column named __proto__", () => {
     expect((JSON.parse(text) as { results: unknown }).results).toEqual(expected);
     const history = await (await server.post("/xql/history?bars=3", QUERY, key)).text();
     expect(history).toContain('"columns":{"__proto__":499,"close":499,"constructor":');
+    // why's columns too (they were assigned, so `__proto__` went missing from its answer).
+    const why = await (await server.post("/xql/why", JSON.stringify({ query: QUERY, symbol: "EURUSD" }), key, { "content-type": "application/json" })).text();
+    expect(why).toContain('"columns":{"__proto__":499,"close":499,"constructor":498.5}');
   });
 });
