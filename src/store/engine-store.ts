@@ -11,12 +11,9 @@ import { CatalogCache } from "./engine/catalog-cache.js";
 import type { Sequence } from "./engine/io.js";
 import { deleteSequence, writeSequence } from "./engine/sequence.js";
 import type { SeriesClaim } from "./series-owners.js";
-import type { BarBatch, DeleteBarsRequest, FeedRecord, ProgressListener, SeriesInfo, SymbolWrite, WriteOptions, WriteResult } from "./store.js";
+import type { BarBatch, DeleteBarsRequest, ProgressListener, SymbolWrite, WriteOptions, WriteResult } from "./store.js";
 import type { ChangeFeed } from "./watch.js";
 import { symbolWrites } from "./write-batches.js";
-
-/** A series by its key: market, timeframe, symbol. */
-type SeriesKey = Pick<FeedRecord, "market" | "timeframe" | "symbol">;
 
 /** The backend's part of a bar store built on the storage engine. */
 export abstract class EngineStore {
@@ -35,14 +32,8 @@ export abstract class EngineStore {
   /** The markets holding bars of `symbol`, sorted. */
   protected abstract marketsOf(symbol: string): Promise<string[]>;
 
-  /** The series of a market, or of all (`BarStore.series`). */
-  abstract series(market?: string): Promise<SeriesInfo[]>;
-
-  /** The feed records of a market, or of all (`BarStore.feeds`). */
-  abstract feeds(market?: string): Promise<FeedRecord[]>;
-
-  /** Removes the feed records of these series. */
-  protected abstract forgetFeeds(series: readonly SeriesKey[]): Promise<void>;
+  /** Removes the feed records of `symbol`'s series that hold no imported bars (`FORGET_EMPTY_FEEDS_SQL`). */
+  protected abstract forgetEmptyFeeds(symbol: string): Promise<void>;
 
   /** Inserts or replaces bars in one transaction, all or nothing (`BarStore.upsertBars`). */
   async upsertBars(batches: readonly BarBatch[], onProgress?: ProgressListener, options: WriteOptions = {}): Promise<WriteResult> {
@@ -86,20 +77,10 @@ export abstract class EngineStore {
     const markets = (await this.marketsOf(request.symbol)).filter((m) => request.market === undefined || m === request.market);
     const { deleted, version, touched } = await this.transact(deleteSequence(markets, request));
     if (version !== undefined) this.changes.publish(version, "local", touched);
-    await this.forgetEmptyFeeds(request.symbol, request.market);
+    // A series left without bars has no source any more: its feed record goes too, so that a
+    // sync may start it again from another feed or price side (the sync refuses to mix sides in
+    // one series, and says to delete the bars first). A series that keeps older bars keeps it.
+    await this.forgetEmptyFeeds(request.symbol);
     return deleted;
-  }
-
-  /**
-   * A series left without bars has no source any more: its feed record goes too, so that a sync
-   * may start it again from another feed or price side (the sync refuses to mix sides in one
-   * series, and says to delete the bars first). A series that keeps older bars keeps its record.
-   */
-  private async forgetEmptyFeeds(symbol: string, market: string | undefined): Promise<void> {
-    const records = (await this.feeds(market)).filter((f) => f.symbol === symbol);
-    if (records.length === 0) return;
-    const held = new Set((await this.series(market)).filter((s) => s.symbol === symbol && !s.derived).map((s) => `${s.market}\n${s.timeframe}`));
-    const gone = records.filter((f) => !held.has(`${f.market}\n${f.timeframe}`));
-    if (gone.length > 0) await this.forgetFeeds(gone);
   }
 }

@@ -14,8 +14,12 @@ export const RECORD_FEED_SQL = `INSERT INTO series_feeds (market, timeframe, sym
 
 export const LIST_FEEDS_SQL = "SELECT market, timeframe, symbol, source, price, synced_at FROM series_feeds";
 
-/** Removes one series' record (its bars were deleted). */
-export const FORGET_FEED_SQL = "DELETE FROM series_feeds WHERE market = ? AND timeframe = ? AND symbol = ?";
+/**
+ * Removes the records of a symbol's series that hold no imported bars any more (deleted): one
+ * statement, so a sync that writes a series and records it meanwhile keeps its record.
+ */
+export const FORGET_EMPTY_FEEDS_SQL = `DELETE FROM series_feeds WHERE symbol = ? AND NOT EXISTS
+  (SELECT 1 FROM series s WHERE s.market = series_feeds.market AND s.timeframe = series_feeds.timeframe AND s.symbol = series_feeds.symbol AND s.derived = 0)`;
 
 export interface FeedRow {
   market: string;

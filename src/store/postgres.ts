@@ -20,7 +20,7 @@ import type { BarStore, ChangesSince, FeedRecord, DataListener, LatestBarsReques
 import { ChangeFeed } from "./watch.js";
 import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
 import { type PostgresRoom, migratePostgres } from "../db/postgres.js";
-import { FORGET_FEED_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
+import { FORGET_EMPTY_FEEDS_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
 import { redactUrl } from "../redact.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
 import { encodeColumns } from "./blocks.js";
@@ -358,10 +358,8 @@ export class PostgresBarStore extends EngineStore implements BarStore {
     for (const r of records) await this.query(one, feedValues(r));
   }
 
-  protected async forgetFeeds(series: readonly Pick<FeedRecord, "market" | "timeframe" | "symbol">[]): Promise<void> {
-    let n = 0;
-    const one = FORGET_FEED_SQL.replace(/\?/g, () => `$${++n}`);
-    for (const s of series) await this.query(one, [s.market, s.timeframe, s.symbol]);
+  protected async forgetEmptyFeeds(symbol: string): Promise<void> {
+    await this.query(FORGET_EMPTY_FEEDS_SQL.replace("?", "$1"), [symbol]);
   }
 
   async feeds(market?: string): Promise<FeedRecord[]> {

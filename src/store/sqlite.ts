@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import type { Timeframe } from "../types.js";
 import { BARS_ROOM, FEEDS_ROOM, SERIES_OWNERS_ROOM } from "./rooms.js";
 import { type SqliteRoom, migrateSqlite } from "../db/sqlite.js";
-import { FORGET_FEED_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
+import { FORGET_EMPTY_FEEDS_SQL, type FeedRow, LIST_FEEDS_SQL, RECORD_FEED_SQL, feedRecord, feedValues } from "./feeds.js";
 import type { BarStore, DataListener, FeedRecord, LatestBarsRequest, SeriesInfo, SymbolBars, SymbolWrite, ChangesSince } from "./store.js";
 import { ChangeFeed } from "./watch.js";
 import { HEALTH_SQL, HealthError } from "./store.js";
@@ -292,11 +292,8 @@ export class SqliteBarStore extends EngineStore implements BarStore {
     }).immediate();
   }
 
-  protected async forgetFeeds(series: readonly Pick<FeedRecord, "market" | "timeframe" | "symbol">[]): Promise<void> {
-    const forget = this.db.prepare(FORGET_FEED_SQL);
-    this.db.transaction(() => {
-      for (const s of series) forget.run(s.market, s.timeframe, s.symbol);
-    }).immediate();
+  protected async forgetEmptyFeeds(symbol: string): Promise<void> {
+    this.db.prepare(FORGET_EMPTY_FEEDS_SQL).run(symbol);
   }
 
   async feeds(market?: string): Promise<FeedRecord[]> {
