@@ -86,7 +86,8 @@ interface AnchoredFrame {
  */
 export function anchorsAt(frames: readonly AnchoredFrame[], market: string, base: Timeframe, t: number, out: number[]): boolean {
   let changed = out.length !== frames.length;
-  out.length = frames.length;
+  // Set only when it differs: setting an array's length is a call into the runtime, per instrument.
+  if (changed) out.length = frames.length;
   for (let k = 0; k < frames.length; k++) {
     const frame = frames[k]!;
     const a = anchorTime(market, base, frame.timeframe, frame.fetchBars, t);

@@ -18,6 +18,8 @@ import { valueAtEnd } from "./values.js";
 export function* runSteps(program: Program, universe: Iterable<Instrument>, slice: Slice, anchored = false): Generator<undefined, RunResult, undefined> {
   const rows: RankedRow[] = [];
   const anchors: number[] = [];
+  /** The base bar time `anchors` are of. */
+  let anchoredAt = Number.NaN;
   let unconverged = 0;
   let instruments = 0;
   let shortHistory = 0;
@@ -40,7 +42,13 @@ export function* runSteps(program: Program, universe: Iterable<Instrument>, slic
       continue;
     }
     if (anchored) {
-      anchorsAt(program.frames, program.market, program.baseTimeframe, Number(base.bars.time[base.length - 1]), anchors);
+      // An anchor is a function of the bar's time: instruments at the same latest bar (most of a
+      // market) share the previous one's.
+      const t = Number(base.bars.time[base.length - 1]);
+      if (t !== anchoredAt) {
+        anchorsAt(program.frames, program.market, program.baseTimeframe, t, anchors);
+        anchoredAt = t;
+      }
       narrowToAnchors(program.frames, anchors);
     }
     if (!alignFrames(program.frames, base.length - 1)) {
