@@ -22,6 +22,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { BAR_COLUMNS, RAW_SERIES, TIMEFRAME_MS } from "../types.js";
+import { packedColumns } from "../sessions/aggregate.js";
 
 /** Bars per block at most (fewer where the market has gaps: weekends, holidays). */
 export const BLOCK_BARS = 256;
@@ -250,10 +251,19 @@ export function sliceColumns(c: Columns, from: number, to: number): Columns {
  * of them at each bar rather than all of them every sixteenth bar.
  */
 export function tailLimit(key: SeriesKey): number {
-  let h = 2166136261;
-  const text = `${key.market}\u0000${key.timeframe}\u0000${key.symbol}`;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  // FNV-1a over market, NUL, timeframe, NUL, symbol: the parts in turn, not a joined string
+  // (every series of an append asks this).
+  let h = fnv(2166136261, key.market);
+  h = Math.imul(h, 16777619);
+  h = fnv(h, key.timeframe);
+  h = Math.imul(h, 16777619);
+  h = fnv(h, key.symbol);
   return 8 + ((h >>> 0) % 16);
+}
+
+function fnv(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h;
 }
 
 /** The series of a request in RAW_SERIES order (column names come only from this list, never from a request string). */
@@ -266,20 +276,21 @@ export function uniqueBars(bars: Bars): Columns {
   const n = bars.time.length;
   let increasing = true;
   for (let i = 1; i < n && increasing; i++) if (!(bars.time[i]! > bars.time[i - 1]!)) increasing = false;
-  const pick = (c: ArrayLike<number>, keep: number[] | null): Float64Array =>
-    keep === null ? (c instanceof Float64Array ? c : Float64Array.from(c)) : Float64Array.from(keep, (i) => c[i]!);
-  let keep: number[] | null = null;
-  if (!increasing) {
-    const last = new Map<number, number>();
-    for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
-    keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
+  if (increasing) {
+    if (COLUMNS.every((name) => bars[name] instanceof Float64Array)) return bars as Columns;
+    // One buffer for the six columns, filled by plain loops (`Float64Array.from` takes the
+    // iterator's slow path): an append to 10,000 symbols converts 60,000 one-value arrays.
+    const out = packedColumns(n);
+    for (const name of COLUMNS) {
+      const from = bars[name];
+      const to = out[name];
+      for (let i = 0; i < n; i++) to[i] = from[i]!;
+    }
+    return out;
   }
-  return {
-    time: pick(bars.time, keep),
-    open: pick(bars.open, keep),
-    high: pick(bars.high, keep),
-    low: pick(bars.low, keep),
-    close: pick(bars.close, keep),
-    volume: pick(bars.volume, keep),
-  };
+  const last = new Map<number, number>();
+  for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
+  const keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
+  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
+  return { time: pick(bars.time), open: pick(bars.open), high: pick(bars.high), low: pick(bars.low), close: pick(bars.close), volume: pick(bars.volume) };
 }

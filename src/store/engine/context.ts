@@ -49,12 +49,12 @@ export class SeriesMap<V> {
     this.size += bySymbol.size - before;
   }
 
-  /** The value of `k`, made by `make` when there is none. */
-  getOrSet(k: SeriesKey, make: () => V): V {
+  /** The value of `k`, made by `make` when there is none (a function of the key: no closure per call). */
+  getOrSet(k: SeriesKey, make: (k: SeriesKey) => V): V {
     const bySymbol = this.symbolsOf(k);
     let value = bySymbol.get(k.symbol);
     if (value === undefined) {
-      bySymbol.set(k.symbol, (value = make()));
+      bySymbol.set(k.symbol, (value = make(k)));
       this.size++;
     }
     return value;
@@ -96,8 +96,16 @@ export class WriteContext {
   /** Block rows to insert, per series: a later delete of the same series drops them here. */
   private readonly puts = new SeriesMap<BlockRow[]>();
   private readonly catalog = new SeriesMap<CatalogRow>();
+  /**
+   * Catalog rows of series an append changed once, and no other step of this write changes
+   * (`putOnce`): a list, not the map, for they need no finding again. An append to 10,000
+   * symbols sends 40,000 rows, and each lookup by key in maps that large waits on memory.
+   */
+  private once: CatalogRow[] = [];
+  /** Series an append touched once (`touchOnce`), for the same reason. */
+  private readonly touchedOnce: TouchedSeries[] = [];
   private pendingBytes = 0;
-  readonly touched = new SeriesMap<TouchedSeries>();
+  private readonly touchedMap = new SeriesMap<TouchedSeries>();
   written = 0;
   replaced = 0;
   /** The coarse bars an append folds out of one series' new bars (used and emptied by one series at a time). */
@@ -160,29 +168,49 @@ export class WriteContext {
     this.changes.deleteCatalog.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol });
   }
 
+  /** The row of a series no other step of this write puts or deletes (an append's): it goes out with the next flush. */
+  putOnce(row: CatalogRow): void {
+    this.once.push(row);
+  }
+
   touch(key: SeriesKey, from: number): void {
-    const held = this.touched.getOrSet(key, () => ({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from }));
+    const held = this.touchedMap.getOrSet(key, untouched);
     if (from < held.from) held.from = from;
   }
 
+  /** A change from `from` on to a series no other step of this write touches (an append's). */
+  touchOnce(key: SeriesKey, from: number): void {
+    this.touchedOnce.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from });
+  }
+
+  /** Every series the write changed, each once, with the earliest time its change starts. */
+  touched(): TouchedSeries[] {
+    const list = this.touchedMap.list();
+    return list.length === 0 ? this.touchedOnce : list.concat(this.touchedOnce);
+  }
+
   get full(): boolean {
-    return this.pendingBytes >= FLUSH_BYTES || this.catalog.size >= FLUSH_ROWS;
+    return this.pendingBytes >= FLUSH_BYTES || this.catalog.size + this.once.length >= FLUSH_ROWS;
   }
 
   /** Sends the pending writes (catalog rows last, so a row never names a block not yet written). */
   *flush(): Engine<void> {
-    if (this.catalog.size === 0 && this.changes.deleteBlocks.length === 0 && this.puts.size === 0 && this.changes.deleteCatalog.length === 0) return;
+    if (this.catalog.size === 0 && this.once.length === 0 && this.changes.deleteBlocks.length === 0 && this.puts.size === 0 && this.changes.deleteCatalog.length === 0) return;
     const changes = this.changes;
     for (const list of this.puts.values()) for (const row of list) changes.putBlocks.push(row);
     this.puts.clear();
-    changes.putCatalog = this.catalog.list();
+    changes.putCatalog = this.catalog.size === 0 ? this.once : this.catalog.list().concat(this.once);
     this.catalog.clear();
+    this.once = [];
     this.changes = emptyChanges();
     this.pendingBytes = 0;
     yield { kind: "write", changes };
     this.held?.wrote(changes);
   }
 }
+
+/** A series not touched yet: any change's start is before its `from`. */
+const untouched = (k: SeriesKey): TouchedSeries => ({ market: k.market, timeframe: k.timeframe, symbol: k.symbol, from: Number.POSITIVE_INFINITY });
 
 /** A series key alone (a catalog or block row without its data). */
 export const keyPart = (k: SeriesKey): SeriesKey => ({ market: k.market, timeframe: k.timeframe, symbol: k.symbol });
