@@ -3,7 +3,7 @@
  * last back as a tail when asked), \`Cursor\` reads bars one at a time from chunks, and the merge
  * of incoming bars into stored ones (incoming wins a tie).
  */
-import { BarColumns } from "../../sessions/aggregate.js";
+import { BarColumns, type CoarseBar } from "../../sessions/aggregate.js";
 import { type Columns, NO_COLUMNS, type SeriesKey, type Tail, blockOf, newTail, packBlock } from "../blocks.js";
 import { WriteContext } from "./context.js";
 
@@ -38,6 +38,11 @@ export class BlockBuilder {
     if (this.count === 0) this.first = time;
     this.last = time;
     this.count++;
+  }
+
+  /** Pushes a bar built elsewhere (an aggregator's). */
+  pushBar(bar: CoarseBar): void {
+    this.push(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume);
   }
 
   /** Pushes bar `i` of `c`. */
