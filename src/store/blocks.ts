@@ -188,15 +188,15 @@ export interface ReadBlock {
   bytes: Uint8Array;
 }
 
-/** Packs bars `[from, to)` (all in one block) into a block row. */
-export function packBlock(key: SeriesKey, block: number, bars: Columns, from: number, to: number): BlockRow {
+/** Packs bars `[from, to)` (all in one block) into a block row; its bytes from `alloc` (the engine's write gives its own). */
+export function packBlock(key: SeriesKey, block: number, bars: Columns, from: number, to: number, alloc?: (size: number) => Buffer): BlockRow {
   return {
     market: key.market,
     timeframe: key.timeframe,
     symbol: key.symbol,
     block,
     n: to - from,
-    bytes: encodeColumns(from === 0 && to === bars.time.length ? bars : sliceColumns(bars, from, to)),
+    bytes: encodeColumns(from === 0 && to === bars.time.length ? bars : sliceColumns(bars, from, to), alloc),
   };
 }
 
@@ -219,9 +219,9 @@ export function columnAt(c: number, n: number): number {
 }
 
 /** Bars packed column after column: n times, then n opens, highs, lows, closes and volumes (blocks and tails alike). */
-export function encodeColumns(bars: Columns): Buffer {
+export function encodeColumns(bars: Columns, alloc: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   const n = bars.time.length;
-  const out = Buffer.allocUnsafe(n * 48);
+  const out = alloc(n * 48);
   const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
   COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
   return out;

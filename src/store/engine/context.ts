@@ -19,6 +19,13 @@ export const TAIL_WRITE_MAX = 4096;
 /** Block bytes waiting before they are sent to the backend. */
 export const FLUSH_BYTES = 2 << 20;
 /**
+ * Bytes of each of the two arrays a large write packs its block rows into (`blockBytes`): room
+ * for a flush's worth and what the tasks of a group add before they next pause.
+ */
+const ARENA_BYTES = 2 * FLUSH_BYTES;
+/** Block bytes a write packs on their own before it takes its arrays (a small write never does). */
+const ARENA_AFTER = 256 << 10;
+/**
  * Catalog rows waiting before they are sent (one PostgreSQL statement's worth): a write of many
  * series (an append to 10,000 symbols, an import of as many new ones) holds little block data
  * but a row with its tail per series, a few hundred bytes each.
@@ -113,8 +120,33 @@ export class WriteContext {
   private readonly aggregators = new Map<string, Map<Timeframe, BarAggregator>>();
   private readonly buffers: BarColumns[] = [];
 
+  /**
+   * The two arrays block rows are packed into, one per flush in turn, and how much of the
+   * current one is used. A backend is done with a write's block bytes once it has answered the
+   * next write (io.ts), so the array of the flush before last is free again: a write of 10,000
+   * new symbols packed 50 MB of block rows into buffers of their own, kept by the collector long
+   * after they were sent, beyond what the import may take.
+   */
+  private readonly arenas: Buffer[] = [];
+  private arena = 0;
+  private arenaUsed = 0;
+  private packed = 0;
+
   /** `held`: the store handle's catalog rows, told of every change sent. */
   constructor(private readonly held?: CatalogWrite) {}
+
+  /** Room for one block row's bytes (`size`, a multiple of 8), valid until the flush after next. */
+  readonly blockBytes = (size: number): Buffer => {
+    this.packed += size;
+    if (this.packed <= ARENA_AFTER) return Buffer.allocUnsafe(size);
+    let arena = this.arenas[this.arena];
+    if (arena === undefined) this.arenas[this.arena] = arena = Buffer.allocUnsafeSlow(ARENA_BYTES);
+    // Past the array's end (a group that kept on long after a flush was due): a buffer of its own.
+    if (this.arenaUsed + size > arena.length) return Buffer.allocUnsafe(size);
+    const bytes = arena.subarray(this.arenaUsed, this.arenaUsed + size);
+    this.arenaUsed += size;
+    return bytes;
+  };
 
   /**
    * A block's worth of columns for a block builder, returned when it finishes: a write of 10,000
@@ -206,6 +238,9 @@ export class WriteContext {
     this.pendingBytes = 0;
     yield { kind: "write", changes };
     this.held?.wrote(changes);
+    // The next flush's rows go to the other array: this one's are the backend's until it answers that flush.
+    this.arena ^= 1;
+    this.arenaUsed = 0;
   }
 }
 

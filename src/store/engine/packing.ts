@@ -57,7 +57,7 @@ export class BlockBuilder {
   private seal(): void {
     const n = this.buffer.length;
     if (n === 0) return;
-    this.ctx.putBlock(packBlock(this.key, this.block, this.buffer.bars(), 0, n));
+    this.ctx.putBlock(packBlock(this.key, this.block, this.buffer.bars(), 0, n, this.ctx.blockBytes));
     this.newestBlock = this.newestBlock === null ? this.block : Math.max(this.newestBlock, this.block);
     this.buffer.length = 0;
   }

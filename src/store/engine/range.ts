@@ -137,7 +137,7 @@ export class RangeReplacer {
     const c = blockColumns(block);
     const n = c.time.length;
     ctx.deleteBlocks(row, block.block, block.block);
-    if (n > 1) ctx.putBlock(packBlock(row, block.block, c, 0, n - 1));
+    if (n > 1) ctx.putBlock(packBlock(row, block.block, c, 0, n - 1, ctx.blockBytes));
     const next: CatalogRow = {
       ...row,
       bars,
