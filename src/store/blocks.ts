@@ -95,6 +95,16 @@ export interface CatalogRow extends SeriesKey {
 }
 
 /**
+ * A catalog row: every row is made here (or by a backend's reader with the same properties in
+ * the same order, `place` included), so all of them share one shape. Rows spread from others
+ * and given `place` later each had a shape of their own: 37,000 of them in an import's heap
+ * (13 MB), and every read of a row's key was a lookup by name.
+ */
+export function catalogRowOf(key: SeriesKey, derived: boolean, bars: number, firstTime: number, lastTime: number, sealedBlock: number | null, tail: Tail, place?: number): CatalogRow {
+  return { market: key.market, timeframe: key.timeframe, symbol: key.symbol, derived, bars, firstTime, lastTime, sealedBlock, tail, place };
+}
+
+/**
  * A series' tail: its bars packed column after column in one array (n times, then n opens,
  * highs, lows, closes and volumes), the layout it is stored in. One array, not six columns: a
  * write appending to 10,000 symbols makes 40,000 new tails that live on in the catalog cache,

@@ -36,6 +36,8 @@ function catalogRow(r: unknown[]): CatalogRow {
     lastTime: Number(r[6]),
     sealedBlock: r[7] === null ? null : Number(r[7]),
     tail: readTail(r[8] as Buffer),
+    // Every row has the shape `catalogRowOf` gives (blocks.ts).
+    place: undefined,
   };
 }
 

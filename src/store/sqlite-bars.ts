@@ -18,6 +18,7 @@ type CatalogSqlRow = [string, Timeframe, string, number, number, number, number,
 
 const CATALOG_COLUMNS = "market, timeframe, symbol, derived, bars, first_time, last_time, sealed_block, tail";
 
+/** A catalog row read (the properties and their order those `catalogRowOf` gives, blocks.ts: one shape for every row). */
 function catalogRow(r: CatalogSqlRow): CatalogRow {
   return {
     market: r[0],

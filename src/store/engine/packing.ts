@@ -28,16 +28,8 @@ export class BlockBuilder {
   ) {}
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
-    if (this.buffer === EMPTY_BUFFER) this.buffer = this.ctx.takeBuffer();
-    const block = blockOf(time, this.key.timeframe);
-    if (block !== this.block) {
-      this.seal();
-      this.block = block;
-    }
+    this.place(time);
     this.buffer.push(time, open, high, low, close, volume);
-    if (this.count === 0) this.first = time;
-    this.last = time;
-    this.count++;
   }
 
   /** Pushes a bar built elsewhere (an aggregator's). */
@@ -45,9 +37,24 @@ export class BlockBuilder {
     this.push(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume);
   }
 
-  /** Pushes bar `i` of `c`. */
+  /** Pushes bar `i` of `c` (its values read here, not passed on: a call not inlined boxes every double it is given). */
   pushAt(c: Columns, i: number): void {
-    this.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+    const time = c.time[i]!;
+    this.place(time);
+    this.buffer.push(time, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  }
+
+  /** Makes room for a bar at `time`: its block sealed when the bar starts another, the counts kept. */
+  private place(time: number): void {
+    if (this.buffer === EMPTY_BUFFER) this.buffer = this.ctx.takeBuffer();
+    const block = blockOf(time, this.key.timeframe);
+    if (block !== this.block) {
+      this.seal();
+      this.block = block;
+    }
+    if (this.count === 0) this.first = time;
+    this.last = time;
+    this.count++;
   }
 
   pushAll(c: Columns, from = 0, to = c.time.length): void {

@@ -5,7 +5,7 @@
  */
 import type { Timeframe } from "../../types.js";
 import { BarAggregator } from "../../sessions/aggregate.js";
-import { type CatalogRow, type Columns, type SeriesKey, type Tail, blockColumns, blockOf, tailColumns, tailFirst, tailLimit } from "../blocks.js";
+import { type CatalogRow, type Columns, type SeriesKey, type Tail, blockColumns, blockOf, catalogRowOf, tailColumns, tailFirst, tailLimit } from "../blocks.js";
 import type { Incoming } from "../store.js";
 import { WINDOW_BLOCKS, type Step, WriteContext, keyPart } from "./context.js";
 import { BlockBuilder, Cursor, lastOfTail, mergeTail } from "./packing.js";
@@ -19,7 +19,7 @@ export interface SeriesResult {
 /** The catalog row of a series written by `builder` from nothing. */
 export function newRow(key: SeriesKey, derived: boolean, builder: BlockBuilder, tail: Tail | undefined): CatalogRow | undefined {
   if (!tail) return undefined;
-  return { ...key, derived, bars: builder.count, firstTime: builder.first, lastTime: builder.last, sealedBlock: builder.newestBlock, tail };
+  return catalogRowOf(key, derived, builder.count, builder.first, builder.last, builder.newestBlock, tail);
 }
 
 /** A timeframe derived wholly while its finer bars stream by: its aggregator and blocks. */
@@ -174,20 +174,13 @@ export function* writeMerge(ctx: WriteContext, row: CatalogRow, incoming: Incomi
   }
   const tail = builder.finish(reachesTail) ?? row.tail;
   const newest = builder.newestBlock === null ? row.sealedBlock : Math.max(builder.newestBlock, row.sealedBlock ?? builder.newestBlock);
-  const next: CatalogRow = {
-    ...row,
-    bars: row.bars - existing + builder.count,
-    firstTime: Math.min(row.firstTime, incoming.lo),
-    lastTime: Math.max(row.lastTime, incoming.hi),
-    sealedBlock: newest,
-    tail,
-  };
+  const next = catalogRow(row, row.bars - existing + builder.count, Math.min(row.firstTime, incoming.lo), Math.max(row.lastTime, incoming.hi), newest, tail);
   ctx.putCatalog(next);
   ctx.touch(row, incoming.lo);
   return { row: next, ties };
 }
 
-/** A stored series' catalog row with new counts, times and tail (one object literal: every row of an append is made here). */
+/** A stored series' catalog row with new counts, times and tail. */
 export function catalogRow(row: CatalogRow, bars: number, firstTime: number, lastTime: number, sealedBlock: number | null, tail: Tail): CatalogRow {
-  return { market: row.market, timeframe: row.timeframe, symbol: row.symbol, derived: row.derived, bars, firstTime, lastTime, sealedBlock, tail, place: row.place };
+  return catalogRowOf(row, row.derived, bars, firstTime, lastTime, sealedBlock, tail, row.place);
 }
