@@ -28,9 +28,11 @@ const ARENA_AFTER = 256 << 10;
 /**
  * Catalog rows waiting before they are sent (one PostgreSQL statement's worth): a write of many
  * series (an append to 10,000 symbols, an import of as many new ones) holds little block data
- * but a row with its tail per series, a few hundred bytes each.
+ * but a row with its tail per series, a few hundred bytes each. PostgreSQL applies a batch
+ * while the engine builds the next, and the last batch is what the commit waits for: batches
+ * of 4,000 rows, not 10,000, left an append of 40,000 rows less of that wait.
  */
-export const FLUSH_ROWS = 10_000;
+export const FLUSH_ROWS = 4_000;
 
 /** A step of a task: it yields block ranges to read (none: only let the pending writes go first) and gets their blocks. */
 export type Step<T> = Generator<readonly BlockRange[], T, ReadBlock[][]>;

@@ -16,15 +16,19 @@ import { catalogRow, newRow, writeNew, dropSeries, writeTail, writeMerge, settle
 
 /**
  * Starts what one write does to one symbol: an append (the usual write) is done here and now,
- * without a task (undefined), unless a tail it grows must be sealed into a block it continues,
- * which must be read first: the task returned then does that. Anything else is a task.
- * `held`: the symbol's catalog rows as the write found them (never changed here).
+ * without a task (undefined), except the tails it grows past their limit into a block they
+ * continue, which must be read first: those seals go to `seals`, for the write to run after all
+ * its symbols (their reads in one request, not one per group of symbols: on PostgreSQL each
+ * read waits for the rows in flight). Anything else is a task. `held`: the symbol's catalog
+ * rows as the write found them (never changed here).
  */
-export function startSymbol(ctx: WriteContext, write: SymbolWrite, held: ReadonlyMap<Timeframe, CatalogRow>): Task | undefined {
+export function startSymbol(ctx: WriteContext, write: SymbolWrite, held: ReadonlyMap<Timeframe, CatalogRow>, seals: Task[]): Task | undefined {
   const only = write.incoming.length === 1 ? write.incoming[0]! : undefined;
   const onlyRow = only && held.get(only.timeframe);
   if (only && onlyRow && !onlyRow.derived && !only.replace && only.count > 0 && only.count <= TAIL_WRITE_MAX && only.lo > onlyRow.lastTime && coarserHeld(only.timeframe, held)) {
-    return appendNow(ctx, write.market, only, onlyRow, held);
+    const sealing = appendNow(ctx, write.market, only, onlyRow, held);
+    if (sealing) seals.push(sealing);
+    return undefined;
   }
   return symbolTask(ctx, write, new Map(held));
 }

@@ -108,12 +108,15 @@ export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written
   let symbols = 0;
   for (const [market, list] of byMarket) {
     symbols += list.length;
+    /** The appends' tails to seal into blocks they continue: run once every symbol of the market is done. */
+    const seals: Task[] = [];
     for (let g = 0; g < list.length; g += GROUP_SYMBOLS) {
       const group = list.slice(g, g + GROUP_SYMBOLS);
       const rows = yield* catalogOf(market, group.map((w) => w.symbol), catalog);
-      yield* runTasks(ctx, group.map((write) => startSymbol(ctx, write, rows.get(write.symbol)!)));
+      yield* runTasks(ctx, group.map((write) => startSymbol(ctx, write, rows.get(write.symbol)!, seals)));
       onProgress?.(ctx.written);
     }
+    yield* runTasks(ctx, seals);
   }
   yield* ctx.flush();
   return { written: ctx.written, replaced: ctx.replaced, symbols, touched: ctx.touched() };
