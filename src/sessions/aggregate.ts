@@ -37,9 +37,13 @@ export class BarAggregator {
     this.session = market === "utc" || market === "forex" ? market : sessionOf(market);
   }
 
+  /** The period `resume` found last: an append resumes one aggregator for thousands of symbols, all in the same period. */
+  private resumed: PeriodRange | undefined;
+
   /** Starts from a coarse bar already built from the finer bars before the next `add` (an append to its period). */
   resume(bar: CoarseBar): void {
-    this.range = periodRange(bar.time, this.timeframe, this.session);
+    const known = this.resumed;
+    this.range = known !== undefined && known.start === bar.time ? known : (this.resumed = periodRange(bar.time, this.timeframe, this.session));
     Object.assign(this.current, bar);
   }
 
