@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Timeframe } from "../types.js";
 import { BLOCK_BARS, type Columns, blockStart } from "../store/blocks.js";
+import { packedColumns } from "../sessions/aggregate.js";
 import { type CsvImportError, duplicate } from "./errors.js";
 import type { RowSink } from "./csv.js";
 import { XqlDataError } from "../errors.js";
@@ -86,6 +87,8 @@ export class Staging implements RowSink {
   private held: Fragment[] = [];
   private heldBytes = 0;
   private closed = 0;
+  /** Where fragments are read from the staging file into while a symbol's chunks are built (a block's worth). */
+  private readonly scratch = new Float64Array(BLOCK_BARS * FIELDS);
 
   /** Milliseconds one block of the timeframe spans. */
   private readonly blockSpan: number;
@@ -189,10 +192,15 @@ export class Staging implements RowSink {
     this.pendingBytes = 0;
   }
 
-  private read(fragment: Fragment): Float64Array {
+  /**
+   * A fragment's rows: those held, or read from the staging file into `into` when it has room
+   * (the caller copies them out before the next read), else into a new array.
+   */
+  private read(fragment: Fragment, into?: Float64Array): Float64Array {
     if (fragment.rows) return fragment.rows;
-    const rows = new Float64Array(fragment.n * FIELDS);
-    const target = Buffer.from(rows.buffer);
+    const values = fragment.n * FIELDS;
+    const rows = into && into.length >= values ? into.subarray(0, values) : new Float64Array(values);
+    const target = Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength);
     let done = 0;
     while (done < target.length) {
       const n = readSync(this.fd!, target, done, target.length - done, fragment.offset + done);
@@ -213,6 +221,10 @@ export class Staging implements RowSink {
       // No more rows come: the buffer of each symbol's fragment in the making goes.
       stage.rows = NO_ROWS;
     }
+    // A large import's fragments still in memory join the others in the file: the store's write
+    // reads them from there (the operating system's cache) instead of holding up to
+    // MEMORY_BYTES beside everything the write needs. A small one stays in memory.
+    if (this.fd !== undefined) this.toDisk();
     let first: CsvImportError | undefined;
     const out: StagedSeries[] = [];
     for (const stage of this.symbols.values()) {
@@ -291,10 +303,13 @@ export class Staging implements RowSink {
       }
       let n = 0;
       for (const fragment of group) n += fragment.n;
-      const bars: Columns = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
+      // One buffer for the six columns; fragments read from the file into one scratch array,
+      // copied out at once (a wide import reads 80,000 small fragments: an array each was
+      // memory the allocator kept after the import had done with it).
+      const bars: Columns = packedColumns(n);
       let i = 0;
       for (const fragment of group) {
-        const rows = this.read(fragment);
+        const rows = this.read(fragment, this.scratch);
         for (let at = 0; at < fragment.n * FIELDS; i++, at += FIELDS) {
           bars.time[i] = rows[at]!;
           bars.open[i] = rows[at + 1]!;

@@ -37,15 +37,27 @@ export class BarAggregator {
     this.session = market === "utc" || market === "forex" ? market : sessionOf(market);
   }
 
+  /** The period `resume` found last: an append resumes one aggregator for thousands of symbols, all in the same period. */
+  private resumed: PeriodRange | undefined;
+
   /** Starts from a coarse bar already built from the finer bars before the next `add` (an append to its period). */
   resume(bar: CoarseBar): void {
-    this.range = periodRange(bar.time, this.timeframe, this.session);
+    const known = this.resumed;
+    this.range = known !== undefined && known.start === bar.time ? known : (this.resumed = periodRange(bar.time, this.timeframe, this.session));
     Object.assign(this.current, bar);
   }
 
   /** {@link add} of bar `i` of `c`. */
   addAt(c: Bars, i: number): CoarseBar | undefined {
-    return this.add(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+    // The values are read here, not passed on: a call not inlined boxes each double it is
+    // given, and a store's import adds every bar to three aggregators (h4, d, w).
+    const time = c.time[i]!;
+    const range = this.range;
+    if (range !== undefined && time >= range.from && time < range.to) {
+      this.fold(c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+      return undefined;
+    }
+    return this.open(time, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
   }
 
   /**
@@ -53,15 +65,26 @@ export class BarAggregator {
    * (a shared object, valid until the next call), or undefined while the period goes on.
    */
   add(time: number, open: number, high: number, low: number, close: number, volume: number): CoarseBar | undefined {
-    const c = this.current;
     const range = this.range;
     if (range !== undefined && time >= range.from && time < range.to) {
-      if (high > c.high) c.high = high;
-      if (low < c.low) c.low = low;
-      c.close = close;
-      c.volume = c.volume + volume;
+      this.fold(high, low, close, volume);
       return undefined;
     }
+    return this.open(time, open, high, low, close, volume);
+  }
+
+  /** A finer bar of the period in progress folded into its bar. */
+  private fold(high: number, low: number, close: number, volume: number): void {
+    const c = this.current;
+    if (high > c.high) c.high = high;
+    if (low < c.low) c.low = low;
+    c.close = close;
+    c.volume = c.volume + volume;
+  }
+
+  /** A finer bar of a new period: the bar in progress (if any) closes, the new one starts from it. */
+  private open(time: number, open: number, high: number, low: number, close: number, volume: number): CoarseBar | undefined {
+    const c = this.current;
     let closed: CoarseBar | undefined;
     if (!Number.isNaN(c.time)) {
       closed = Object.assign(this.done, c);

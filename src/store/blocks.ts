@@ -22,6 +22,7 @@
  */
 import type { Bars, RawSeries, Timeframe } from "../types.js";
 import { BAR_COLUMNS, RAW_SERIES, TIMEFRAME_MS } from "../types.js";
+import { packedColumns } from "../sessions/aggregate.js";
 
 /** Bars per block at most (fewer where the market has gaps: weekends, holidays). */
 export const BLOCK_BARS = 256;
@@ -91,6 +92,16 @@ export interface CatalogRow extends SeriesKey {
    * row goes straight there instead of looking its key up. Not data: never compared or stored.
    */
   place?: number;
+}
+
+/**
+ * A catalog row: every row is made here (or by a backend's reader with the same properties in
+ * the same order, `place` included), so all of them share one shape. Rows spread from others
+ * and given `place` later each had a shape of their own: 37,000 of them in an import's heap
+ * (13 MB), and every read of a row's key was a lookup by name.
+ */
+export function catalogRowOf(key: SeriesKey, derived: boolean, bars: number, firstTime: number, lastTime: number, sealedBlock: number | null, tail: Tail, place?: number): CatalogRow {
+  return { market: key.market, timeframe: key.timeframe, symbol: key.symbol, derived, bars, firstTime, lastTime, sealedBlock, tail, place };
 }
 
 /**
@@ -187,15 +198,15 @@ export interface ReadBlock {
   bytes: Uint8Array;
 }
 
-/** Packs bars `[from, to)` (all in one block) into a block row. */
-export function packBlock(key: SeriesKey, block: number, bars: Columns, from: number, to: number): BlockRow {
+/** Packs bars `[from, to)` (all in one block) into a block row; its bytes from `alloc` (the engine's write gives its own). */
+export function packBlock(key: SeriesKey, block: number, bars: Columns, from: number, to: number, alloc?: (size: number) => Buffer): BlockRow {
   return {
     market: key.market,
     timeframe: key.timeframe,
     symbol: key.symbol,
     block,
     n: to - from,
-    bytes: encodeColumns(from === 0 && to === bars.time.length ? bars : sliceColumns(bars, from, to)),
+    bytes: encodeColumns(from === 0 && to === bars.time.length ? bars : sliceColumns(bars, from, to), alloc),
   };
 }
 
@@ -218,9 +229,9 @@ export function columnAt(c: number, n: number): number {
 }
 
 /** Bars packed column after column: n times, then n opens, highs, lows, closes and volumes (blocks and tails alike). */
-export function encodeColumns(bars: Columns): Buffer {
+export function encodeColumns(bars: Columns, alloc: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   const n = bars.time.length;
-  const out = Buffer.allocUnsafe(n * 48);
+  const out = alloc(n * 48);
   const view = new Float64Array(out.buffer, out.byteOffset, n * 6);
   COLUMNS.forEach((name, c) => view.set(bars[name], c * n));
   return out;
@@ -250,10 +261,19 @@ export function sliceColumns(c: Columns, from: number, to: number): Columns {
  * of them at each bar rather than all of them every sixteenth bar.
  */
 export function tailLimit(key: SeriesKey): number {
-  let h = 2166136261;
-  const text = `${key.market}\u0000${key.timeframe}\u0000${key.symbol}`;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  // FNV-1a over market, NUL, timeframe, NUL, symbol: the parts in turn, not a joined string
+  // (every series of an append asks this).
+  let h = fnv(2166136261, key.market);
+  h = Math.imul(h, 16777619);
+  h = fnv(h, key.timeframe);
+  h = Math.imul(h, 16777619);
+  h = fnv(h, key.symbol);
   return 8 + ((h >>> 0) % 16);
+}
+
+function fnv(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h;
 }
 
 /** The series of a request in RAW_SERIES order (column names come only from this list, never from a request string). */
@@ -266,20 +286,21 @@ export function uniqueBars(bars: Bars): Columns {
   const n = bars.time.length;
   let increasing = true;
   for (let i = 1; i < n && increasing; i++) if (!(bars.time[i]! > bars.time[i - 1]!)) increasing = false;
-  const pick = (c: ArrayLike<number>, keep: number[] | null): Float64Array =>
-    keep === null ? (c instanceof Float64Array ? c : Float64Array.from(c)) : Float64Array.from(keep, (i) => c[i]!);
-  let keep: number[] | null = null;
-  if (!increasing) {
-    const last = new Map<number, number>();
-    for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
-    keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
+  if (increasing) {
+    if (COLUMNS.every((name) => bars[name] instanceof Float64Array)) return bars as Columns;
+    // One buffer for the six columns, filled by plain loops (`Float64Array.from` takes the
+    // iterator's slow path): an append to 10,000 symbols converts 60,000 one-value arrays.
+    const out = packedColumns(n);
+    for (const name of COLUMNS) {
+      const from = bars[name];
+      const to = out[name];
+      for (let i = 0; i < n; i++) to[i] = from[i]!;
+    }
+    return out;
   }
-  return {
-    time: pick(bars.time, keep),
-    open: pick(bars.open, keep),
-    high: pick(bars.high, keep),
-    low: pick(bars.low, keep),
-    close: pick(bars.close, keep),
-    volume: pick(bars.volume, keep),
-  };
+  const last = new Map<number, number>();
+  for (let i = 0; i < n; i++) last.set(bars.time[i]!, i);
+  const keep = [...last.values()].sort((a, b) => bars.time[a]! - bars.time[b]!);
+  const pick = (c: ArrayLike<number>): Float64Array => Float64Array.from(keep, (i) => c[i]!);
+  return { time: pick(bars.time), open: pick(bars.open), high: pick(bars.high), low: pick(bars.low), close: pick(bars.close), volume: pick(bars.volume) };
 }

@@ -13,15 +13,25 @@ export const CHANGES_KEPT = 256;
 type Group = [market: string, timeframe: Timeframe, from: number | null, symbols: string[]];
 
 export function encodeTouched(touched: readonly TouchedSeries[]): string {
-  const groups = new Map<string, Group>();
+  // Grouped by the key's parts in turn, not a joined key per series: an append to 10,000
+  // symbols touches 40,000 series.
+  const groups: Group[] = [];
+  const byMarket = new Map<string, Map<Timeframe, Map<number | null, Group>>>();
   for (const t of touched) {
     const from = Number.isFinite(t.from) ? t.from : null;
-    const key = `${t.market}\u0000${t.timeframe}\u0000${from}`;
-    const group = groups.get(key);
+    let byTimeframe = byMarket.get(t.market);
+    if (!byTimeframe) byMarket.set(t.market, (byTimeframe = new Map()));
+    let byFrom = byTimeframe.get(t.timeframe);
+    if (!byFrom) byTimeframe.set(t.timeframe, (byFrom = new Map()));
+    const group = byFrom.get(from);
     if (group) group[3].push(t.symbol);
-    else groups.set(key, [t.market, t.timeframe, from, [t.symbol]]);
+    else {
+      const created: Group = [t.market, t.timeframe, from, [t.symbol]];
+      byFrom.set(from, created);
+      groups.push(created);
+    }
   }
-  return JSON.stringify([...groups.values()]);
+  return JSON.stringify(groups);
 }
 
 export function decodeTouched(text: string): TouchedSeries[] {

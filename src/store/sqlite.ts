@@ -116,6 +116,12 @@ export interface SqliteStoreOptions {
   requestBusyMs?: number;
   /** How often `SqliteBarStore.watch` looks for other connections' writes, in ms. Default 200. */
   watchIntervalMs?: number;
+  /**
+   * How long a write on the service's request path works before it lets other requests in, in
+   * ms (`transact`'s slices). Default 10; 0 lets them in at every pause of the write (tests that
+   * must see a write sliced whatever its speed).
+   */
+  writeSliceMs?: number;
 }
 
 
@@ -138,6 +144,8 @@ export class SqliteBarStore extends EngineStore implements BarStore {
   /** This connection's answers to a write's requests. */
   private readonly main: SqliteWriter;
   protected readonly timeouts: BusyTimeouts;
+  /** See {@link SqliteStoreOptions.writeSliceMs}. */
+  private readonly writeSliceMs: number;
   /** Device and inode of the file when it was opened: `/health` notices a deleted or replaced file. */
   private readonly identity: string | undefined;
   protected readonly readonly: boolean;
@@ -152,6 +160,7 @@ export class SqliteBarStore extends EngineStore implements BarStore {
     if (file !== ":memory:" && !options.readonly) mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     this.timeouts = { busyTimeoutMs: options.busyTimeoutMs ?? 5000, requestBusyMs: options.requestBusyMs ?? 1000 };
+    this.writeSliceMs = options.writeSliceMs ?? WRITE_SLICE_MS;
     this.db.pragma(`busy_timeout = ${this.timeouts.busyTimeoutMs}`);
     if (!options.readonly) {
       // A new file gets 16 KiB pages (a block row fits one page); an existing file keeps its own.
@@ -213,7 +222,7 @@ export class SqliteBarStore extends EngineStore implements BarStore {
    * Runs a write's sequence in one transaction that takes the write lock at once. On the
    * service's request path (`turn`), in slices on a connection of its own (readers on this one
    * see only committed bars, WAL), one transaction held open across the slices, with `turn`
-   * awaited whenever {@link WRITE_SLICE_MS} of work has passed. Other writers of the file wait
+   * awaited whenever `writeSliceMs` of work has passed. Other writers of the file wait
    * for it as for any writer; the quota counters live in another file and never do.
    */
   protected async transact<T>(sequence: Sequence<T>, turn?: () => Promise<void>): Promise<T> {
@@ -224,7 +233,7 @@ export class SqliteBarStore extends EngineStore implements BarStore {
     this.beforeWriteLock();
     w.db.exec("BEGIN IMMEDIATE");
     try {
-      const done = await runSliced(sequence, (request) => answerOn(w, request), turn, WRITE_SLICE_MS);
+      const done = await runSliced(sequence, (request) => answerOn(w, request), turn, this.writeSliceMs);
       w.db.exec("COMMIT");
       return done;
     } catch (error) {

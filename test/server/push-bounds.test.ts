@@ -112,7 +112,8 @@ describe("POST /xql/bars: admission and slices", () => {
    */
   async function slicedServer(options: { maxRunsInFlight?: number; maxRunsQueued?: number } = {}) {
     const temp = tempDir();
-    const inner = new SqliteStore(`${temp.dir}/xql.db`);
+    // A turn at every pause of the write: the write is sliced however fast it runs.
+    const inner = new SqliteStore(`${temp.dir}/xql.db`, { writeSliceMs: 0 });
     let slices = 0;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

@@ -128,6 +128,27 @@ export function storeContract(name: string, open: () => Promise<Store>, another:
       }
     });
 
+    it("keeps symbols spelled with a quote, a backslash, commas, braces, spaces or NULL apart through writes and appends", async () => {
+      const store = await open();
+      try {
+        const symbols = ['A"B', "C\\D", "E,F", "{G}", "H I", "NULL", "null", "é∆"];
+        const start = Date.UTC(2026, 0, 5);
+        const bars = (i: number, from: number, n: number): Row[] =>
+          Array.from({ length: n }, (_, k) => ({ time: from + k * H, open: i + k, high: i + k + 2, low: i + k - 1, close: i + k + 1, volume: 10 * i + k }));
+        await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: symbols.map((symbol, i) => ({ symbol, bars: toBars(bars(i, start, 30)) })) }]);
+        // An append of one bar to each (the catalog rows of every series rewritten at once).
+        await store.upsertBars([{ market: "CRYPTO", timeframe: "h1", symbols: symbols.map((symbol, i) => ({ symbol, bars: toBars(bars(i, start + 30 * H, 1)) })) }]);
+        expect((await store.symbols("CRYPTO")).sort()).toEqual([...symbols].sort());
+        for (const [i, symbol] of symbols.entries()) {
+          const all = [...bars(i, start, 30), ...bars(i, start + 30 * H, 1)];
+          expect(await read(store, "CRYPTO", "h1", symbol)).toEqual(all);
+          expect(await read(store, "CRYPTO", "h4", symbol)).toEqual(expectedAggregate(all, "h4", "CRYPTO"));
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
     it("a timeframe imported after being derived is served as imported; a finer import re-derives from the finest", async () => {
       const store = await open();
       try {

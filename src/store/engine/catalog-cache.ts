@@ -74,8 +74,16 @@ export class CatalogCache {
         rows!.delete(key.timeframe);
         this.bytes -= rowBytes(old);
       }
+      // An append sends a symbol's rows one after another: its rows are found once for them.
+      let rows: SymbolRows | undefined;
+      let market: string | undefined;
+      let symbol: string | undefined;
       for (const row of putCatalog) {
-        const rows = this.markets.get(row.market)?.get(row.symbol);
+        if (row.symbol !== symbol || row.market !== market) {
+          market = row.market;
+          symbol = row.symbol;
+          rows = this.markets.get(market)?.get(symbol);
+        }
         if (!rows) continue;
         const old = rows.get(row.timeframe);
         if (old) this.bytes -= rowBytes(old);

@@ -19,11 +19,20 @@ export const TAIL_WRITE_MAX = 4096;
 /** Block bytes waiting before they are sent to the backend. */
 export const FLUSH_BYTES = 2 << 20;
 /**
+ * Bytes of each of the two arrays a large write packs its block rows into (`blockBytes`): room
+ * for a flush's worth and what the tasks of a group add before they next pause.
+ */
+const ARENA_BYTES = 2 * FLUSH_BYTES;
+/** Block bytes a write packs on their own before it takes its arrays (a small write never does). */
+const ARENA_AFTER = 256 << 10;
+/**
  * Catalog rows waiting before they are sent (one PostgreSQL statement's worth): a write of many
  * series (an append to 10,000 symbols, an import of as many new ones) holds little block data
- * but a row with its tail per series, a few hundred bytes each.
+ * but a row with its tail per series, a few hundred bytes each. PostgreSQL applies a batch
+ * while the engine builds the next, and the last batch is what the commit waits for: batches
+ * of 4,000 rows, not 10,000, left an append of 40,000 rows less of that wait.
  */
-export const FLUSH_ROWS = 10_000;
+export const FLUSH_ROWS = 4_000;
 
 /** A step of a task: it yields block ranges to read (none: only let the pending writes go first) and gets their blocks. */
 export type Step<T> = Generator<readonly BlockRange[], T, ReadBlock[][]>;
@@ -49,12 +58,12 @@ export class SeriesMap<V> {
     this.size += bySymbol.size - before;
   }
 
-  /** The value of `k`, made by `make` when there is none. */
-  getOrSet(k: SeriesKey, make: () => V): V {
+  /** The value of `k`, made by `make` when there is none (a function of the key: no closure per call). */
+  getOrSet(k: SeriesKey, make: (k: SeriesKey) => V): V {
     const bySymbol = this.symbolsOf(k);
     let value = bySymbol.get(k.symbol);
     if (value === undefined) {
-      bySymbol.set(k.symbol, (value = make()));
+      bySymbol.set(k.symbol, (value = make(k)));
       this.size++;
     }
     return value;
@@ -96,8 +105,16 @@ export class WriteContext {
   /** Block rows to insert, per series: a later delete of the same series drops them here. */
   private readonly puts = new SeriesMap<BlockRow[]>();
   private readonly catalog = new SeriesMap<CatalogRow>();
+  /**
+   * Catalog rows of series an append changed once, and no other step of this write changes
+   * (`putOnce`): a list, not the map, for they need no finding again. An append to 10,000
+   * symbols sends 40,000 rows, and each lookup by key in maps that large waits on memory.
+   */
+  private once: CatalogRow[] = [];
+  /** Series an append touched once (`touchOnce`), for the same reason. */
+  private readonly touchedOnce: TouchedSeries[] = [];
   private pendingBytes = 0;
-  readonly touched = new SeriesMap<TouchedSeries>();
+  private readonly touchedMap = new SeriesMap<TouchedSeries>();
   written = 0;
   replaced = 0;
   /** The coarse bars an append folds out of one series' new bars (used and emptied by one series at a time). */
@@ -105,8 +122,33 @@ export class WriteContext {
   private readonly aggregators = new Map<string, Map<Timeframe, BarAggregator>>();
   private readonly buffers: BarColumns[] = [];
 
+  /**
+   * The two arrays block rows are packed into, one per flush in turn, and how much of the
+   * current one is used. A backend is done with a write's block bytes once it has answered the
+   * next write (io.ts), so the array of the flush before last is free again: a write of 10,000
+   * new symbols packed 50 MB of block rows into buffers of their own, kept by the collector long
+   * after they were sent, beyond what the import may take.
+   */
+  private readonly arenas: Buffer[] = [];
+  private arena = 0;
+  private arenaUsed = 0;
+  private packed = 0;
+
   /** `held`: the store handle's catalog rows, told of every change sent. */
   constructor(private readonly held?: CatalogWrite) {}
+
+  /** Room for one block row's bytes (`size`, a multiple of 8), valid until the flush after next. */
+  readonly blockBytes = (size: number): Buffer => {
+    this.packed += size;
+    if (this.packed <= ARENA_AFTER) return Buffer.allocUnsafe(size);
+    let arena = this.arenas[this.arena];
+    if (arena === undefined) this.arenas[this.arena] = arena = Buffer.allocUnsafeSlow(ARENA_BYTES);
+    // Past the array's end (a group that kept on long after a flush was due): a buffer of its own.
+    if (this.arenaUsed + size > arena.length) return Buffer.allocUnsafe(size);
+    const bytes = arena.subarray(this.arenaUsed, this.arenaUsed + size);
+    this.arenaUsed += size;
+    return bytes;
+  };
 
   /**
    * A block's worth of columns for a block builder, returned when it finishes: a write of 10,000
@@ -160,29 +202,52 @@ export class WriteContext {
     this.changes.deleteCatalog.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol });
   }
 
+  /** The row of a series no other step of this write puts or deletes (an append's): it goes out with the next flush. */
+  putOnce(row: CatalogRow): void {
+    this.once.push(row);
+  }
+
   touch(key: SeriesKey, from: number): void {
-    const held = this.touched.getOrSet(key, () => ({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from }));
+    const held = this.touchedMap.getOrSet(key, untouched);
     if (from < held.from) held.from = from;
   }
 
+  /** A change from `from` on to a series no other step of this write touches (an append's). */
+  touchOnce(key: SeriesKey, from: number): void {
+    this.touchedOnce.push({ market: key.market, timeframe: key.timeframe, symbol: key.symbol, from });
+  }
+
+  /** Every series the write changed, each once, with the earliest time its change starts. */
+  touched(): TouchedSeries[] {
+    const list = this.touchedMap.list();
+    return list.length === 0 ? this.touchedOnce : list.concat(this.touchedOnce);
+  }
+
   get full(): boolean {
-    return this.pendingBytes >= FLUSH_BYTES || this.catalog.size >= FLUSH_ROWS;
+    return this.pendingBytes >= FLUSH_BYTES || this.catalog.size + this.once.length >= FLUSH_ROWS;
   }
 
   /** Sends the pending writes (catalog rows last, so a row never names a block not yet written). */
   *flush(): Engine<void> {
-    if (this.catalog.size === 0 && this.changes.deleteBlocks.length === 0 && this.puts.size === 0 && this.changes.deleteCatalog.length === 0) return;
+    if (this.catalog.size === 0 && this.once.length === 0 && this.changes.deleteBlocks.length === 0 && this.puts.size === 0 && this.changes.deleteCatalog.length === 0) return;
     const changes = this.changes;
     for (const list of this.puts.values()) for (const row of list) changes.putBlocks.push(row);
     this.puts.clear();
-    changes.putCatalog = this.catalog.list();
+    changes.putCatalog = this.catalog.size === 0 ? this.once : this.catalog.list().concat(this.once);
     this.catalog.clear();
+    this.once = [];
     this.changes = emptyChanges();
     this.pendingBytes = 0;
     yield { kind: "write", changes };
     this.held?.wrote(changes);
+    // The next flush's rows go to the other array: this one's are the backend's until it answers that flush.
+    this.arena ^= 1;
+    this.arenaUsed = 0;
   }
 }
+
+/** A series not touched yet: any change's start is before its `from`. */
+const untouched = (k: SeriesKey): TouchedSeries => ({ market: k.market, timeframe: k.timeframe, symbol: k.symbol, from: Number.POSITIVE_INFINITY });
 
 /** A series key alone (a catalog or block row without its data). */
 export const keyPart = (k: SeriesKey): SeriesKey => ({ market: k.market, timeframe: k.timeframe, symbol: k.symbol });

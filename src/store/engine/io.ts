@@ -34,7 +34,11 @@ export type IoRequest =
   | { kind: "catalog"; market: string; symbols: readonly string[] }
   /** Block rows, every column, ascending by block per range: answered with `ReadBlock[][]` (one list per range). */
   | { kind: "blocks"; reads: readonly BlockRange[] }
-  /** Writes: answered with nothing. */
+  /**
+   * Writes: answered with nothing. The bytes of the block rows stay the backend's until it has
+   * answered the next write (a backend may still be sending them meanwhile); the engine packs
+   * new rows into them only after that.
+   */
   | { kind: "write"; changes: StoreChanges }
   /** One series' step is done: a runner that shares the thread may let other work in here; answered with nothing. */
   | { kind: "pause" };

@@ -3,7 +3,7 @@
  * last back as a tail when asked), \`Cursor\` reads bars one at a time from chunks, and the merge
  * of incoming bars into stored ones (incoming wins a tie).
  */
-import { BarColumns } from "../../sessions/aggregate.js";
+import { BarColumns, type CoarseBar } from "../../sessions/aggregate.js";
 import { type Columns, NO_COLUMNS, type SeriesKey, type Tail, blockOf, newTail, packBlock } from "../blocks.js";
 import { WriteContext } from "./context.js";
 
@@ -28,21 +28,33 @@ export class BlockBuilder {
   ) {}
 
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void {
+    this.place(time);
+    this.buffer.push(time, open, high, low, close, volume);
+  }
+
+  /** Pushes a bar built elsewhere (an aggregator's). */
+  pushBar(bar: CoarseBar): void {
+    this.push(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume);
+  }
+
+  /** Pushes bar `i` of `c` (its values read here, not passed on: a call not inlined boxes every double it is given). */
+  pushAt(c: Columns, i: number): void {
+    const time = c.time[i]!;
+    this.place(time);
+    this.buffer.push(time, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
+  }
+
+  /** Makes room for a bar at `time`: its block sealed when the bar starts another, the counts kept. */
+  private place(time: number): void {
     if (this.buffer === EMPTY_BUFFER) this.buffer = this.ctx.takeBuffer();
     const block = blockOf(time, this.key.timeframe);
     if (block !== this.block) {
       this.seal();
       this.block = block;
     }
-    this.buffer.push(time, open, high, low, close, volume);
     if (this.count === 0) this.first = time;
     this.last = time;
     this.count++;
-  }
-
-  /** Pushes bar `i` of `c`. */
-  pushAt(c: Columns, i: number): void {
-    this.push(c.time[i]!, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!);
   }
 
   pushAll(c: Columns, from = 0, to = c.time.length): void {
@@ -52,7 +64,7 @@ export class BlockBuilder {
   private seal(): void {
     const n = this.buffer.length;
     if (n === 0) return;
-    this.ctx.putBlock(packBlock(this.key, this.block, this.buffer.bars(), 0, n));
+    this.ctx.putBlock(packBlock(this.key, this.block, this.buffer.bars(), 0, n, this.ctx.blockBytes));
     this.newestBlock = this.newestBlock === null ? this.block : Math.max(this.newestBlock, this.block);
     this.buffer.length = 0;
   }

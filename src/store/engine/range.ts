@@ -7,7 +7,7 @@ import { BarColumns } from "../../sessions/aggregate.js";
 import { type CatalogRow, type Columns, blockColumns, blockOf, packBlock, packTail, tailColumns, tailFirst } from "../blocks.js";
 import { WINDOW_BLOCKS, type Step, WriteContext, keyPart } from "./context.js";
 import { BlockBuilder } from "./packing.js";
-import { dropSeries, settleTail } from "./series.js";
+import { catalogRow, dropSeries, settleTail } from "./series.js";
 
 /**
  * Replaces every bar of a series opening in [lo, hi] by bars pushed in time order (a derived
@@ -124,7 +124,7 @@ export class RangeReplacer {
         firstTime = found!.length > 0 ? blockColumns(found![0]!).time[0]! : tailFirst(tail);
       }
     }
-    const next: CatalogRow = { ...row, bars, firstTime, lastTime, sealedBlock, tail };
+    const next = catalogRow(row, bars, firstTime, lastTime, sealedBlock, tail);
     ctx.putCatalog(next);
     return next;
   }
@@ -137,15 +137,8 @@ export class RangeReplacer {
     const c = blockColumns(block);
     const n = c.time.length;
     ctx.deleteBlocks(row, block.block, block.block);
-    if (n > 1) ctx.putBlock(packBlock(row, block.block, c, 0, n - 1));
-    const next: CatalogRow = {
-      ...row,
-      bars,
-      firstTime,
-      lastTime: c.time[n - 1]!,
-      sealedBlock: n > 1 ? block.block : block.block - 1,
-      tail: packTail(c, n - 1, n),
-    };
+    if (n > 1) ctx.putBlock(packBlock(row, block.block, c, 0, n - 1, ctx.blockBytes));
+    const next = catalogRow(row, bars, firstTime, c.time[n - 1]!, n > 1 ? block.block : block.block - 1, packTail(c, n - 1, n));
     ctx.putCatalog(next);
     return next;
   }

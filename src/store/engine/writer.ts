@@ -23,7 +23,7 @@ import type { Incoming, SymbolWrite, TouchedSeries } from "../store.js";
 import { GROUP_SYMBOLS, type Task, WriteContext } from "./context.js";
 import { RangeReplacer } from "./range.js";
 import { dropSeries } from "./series.js";
-import { rederive, symbolTask } from "./symbol-task.js";
+import { rederive, startSymbol } from "./symbol-task.js";
 
 export type { Incoming, SymbolWrite, TouchedSeries };
 
@@ -41,12 +41,18 @@ export interface WriteOutcome {
 
 const PAUSE = { kind: "pause" } as const;
 
-/** Runs tasks side by side (a pause after each series' step): their reads go to the backend together, after the writes pending before them. */
-function* runTasks(ctx: WriteContext, tasks: Task[]): Engine<void> {
+/**
+ * Runs tasks side by side (a pause after each series' step): their reads go to the backend
+ * together, after the writes pending before them. A task not there (undefined) was done when
+ * it was made (an append): the writes it left go out once they fill a batch.
+ */
+function* runTasks(ctx: WriteContext, tasks: readonly (Task | undefined)[]): Engine<void> {
   let waiting: { task: Task; ranges: readonly BlockRange[] }[] = [];
   for (const task of tasks) {
-    const step = task.next();
-    if (!step.done) waiting.push({ task, ranges: step.value });
+    if (task) {
+      const step = task.next();
+      if (!step.done) waiting.push({ task, ranges: step.value });
+    } else if (ctx.full) yield* ctx.flush();
     yield PAUSE;
   }
   while (waiting.length > 0) {
@@ -65,21 +71,23 @@ function* runTasks(ctx: WriteContext, tasks: Task[]): Engine<void> {
   }
 }
 
-/** Rows of the catalog per symbol and timeframe: those `catalog` holds, the others read. */
-function* catalogOf(market: string, symbols: readonly string[], catalog?: CatalogWrite): Engine<Map<string, Map<Timeframe, CatalogRow>>> {
-  const out = new Map<string, Map<Timeframe, CatalogRow>>();
-  const missing: string[] = [];
+/** Rows of the catalog per symbol and timeframe: those `catalog` holds (not to be changed), the others read. */
+function* catalogOf(market: string, symbols: readonly string[], catalog?: CatalogWrite): Engine<Map<string, ReadonlyMap<Timeframe, CatalogRow>>> {
+  const out = new Map<string, ReadonlyMap<Timeframe, CatalogRow>>();
+  const read = new Map<string, Map<Timeframe, CatalogRow>>();
   for (const symbol of symbols) {
     const held = catalog?.held(market, symbol);
-    if (held) out.set(symbol, new Map(held));
+    if (held) out.set(symbol, held);
     else {
-      out.set(symbol, new Map());
-      missing.push(symbol);
+      const rows = new Map<Timeframe, CatalogRow>();
+      out.set(symbol, rows);
+      read.set(symbol, rows);
     }
   }
-  if (missing.length === 0) return out;
+  if (read.size === 0) return out;
+  const missing = [...read.keys()];
   const rows = (yield { kind: "catalog", market, symbols: missing }) as CatalogRow[];
-  for (const row of rows) out.get(row.symbol)?.set(row.timeframe, row);
+  for (const row of rows) read.get(row.symbol)?.set(row.timeframe, row);
   catalog?.read(market, missing, rows);
   return out;
 }
@@ -100,15 +108,18 @@ export function* writeBars(writes: readonly SymbolWrite[], onProgress?: (written
   let symbols = 0;
   for (const [market, list] of byMarket) {
     symbols += list.length;
+    /** The appends' tails to seal into blocks they continue: run once every symbol of the market is done. */
+    const seals: Task[] = [];
     for (let g = 0; g < list.length; g += GROUP_SYMBOLS) {
       const group = list.slice(g, g + GROUP_SYMBOLS);
       const rows = yield* catalogOf(market, group.map((w) => w.symbol), catalog);
-      yield* runTasks(ctx, group.map((write) => symbolTask(ctx, write, rows.get(write.symbol)!)));
+      yield* runTasks(ctx, group.map((write) => startSymbol(ctx, write, rows.get(write.symbol)!, seals)));
       onProgress?.(ctx.written);
     }
+    yield* runTasks(ctx, seals);
   }
   yield* ctx.flush();
-  return { written: ctx.written, replaced: ctx.replaced, symbols, touched: ctx.touched.list() };
+  return { written: ctx.written, replaced: ctx.replaced, symbols, touched: ctx.touched() };
 }
 
 /** Which bars {@link deleteBars} removes: imported timeframes of one symbol in one market. */
@@ -129,7 +140,7 @@ export interface DeleteRequest {
 export function* deleteBars(request: DeleteRequest): Engine<{ deleted: number; touched: TouchedSeries[] }> {
   const ctx = new WriteContext();
   const catalog = yield* catalogOf(request.market, [request.symbol]);
-  const rows = catalog.get(request.symbol)!;
+  const rows = new Map(catalog.get(request.symbol)!);
   let deleted = 0;
   const from = request.from ?? Number.NEGATIVE_INFINITY;
   function* task(): Task {
@@ -155,7 +166,7 @@ export function* deleteBars(request: DeleteRequest): Engine<{ deleted: number; t
   }
   yield* runTasks(ctx, [task()]);
   yield* ctx.flush();
-  return { deleted, touched: ctx.touched.list() };
+  return { deleted, touched: ctx.touched() };
 }
 
 /** Derives every derived timeframe of the given symbols again, wholly (a schema change of the derivation rules). */
@@ -164,8 +175,8 @@ export function* rederiveSymbols(market: string, symbols: readonly string[]): En
   for (let g = 0; g < symbols.length; g += GROUP_SYMBOLS) {
     const group = symbols.slice(g, g + GROUP_SYMBOLS);
     const catalog = yield* catalogOf(market, group);
-    yield* runTasks(ctx, group.map((symbol) => rederive(ctx, market, symbol, catalog.get(symbol)!)));
+    yield* runTasks(ctx, group.map((symbol) => rederive(ctx, market, symbol, new Map(catalog.get(symbol)!))));
   }
   yield* ctx.flush();
-  return ctx.touched.list();
+  return ctx.touched();
 }

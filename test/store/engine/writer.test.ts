@@ -129,6 +129,22 @@ function writerSuite(backend: string, open: () => Promise<Store>): void {
       expect(await s.barCount()).toBe(1_000);
     });
 
+    it("packs a write of many blocks sent in several batches (its block bytes reused batch after batch), then rewrites them all: every bar read back exactly", async () => {
+      const s = await fresh();
+      const model = new Model();
+      // 120 symbols × 1,500 h1 bars and their derived bars: about 9 MB of block rows, sent in
+      // batches of 2 MB, more than the two arrays the write packs them into in turn.
+      const symbols = Array.from({ length: 120 }, (_, i) => `S${String(i).padStart(3, "0")}`);
+      const first = symbols.map((symbol, i) => ({ symbol, bars: h1Bars(100 + i, MONDAY, 1_500) }));
+      await s.upsertBars([{ market: MARKET, timeframe: "h1", symbols: first }]);
+      for (const { symbol, bars } of first) model.write(symbol, bars);
+      // Every bar again with other values, from a week in: each series' blocks read and rewritten.
+      const second = symbols.map((symbol, i) => ({ symbol, bars: h1Bars(900 + i, MONDAY + 168 * HOUR, 1_400) }));
+      await s.upsertBars([{ market: MARKET, timeframe: "h1", symbols: second }]);
+      for (const { symbol, bars } of second) model.write(symbol, bars);
+      for (const symbol of symbols) await expectHolds(s, model, symbol);
+    });
+
     it("appends bar by bar past the tail's limit and a block's end (256 bars): every read equals the model, each change starts at its bar", async () => {
       const s = await fresh();
       const model = new Model();
