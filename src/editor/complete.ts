@@ -40,8 +40,11 @@ export interface Completions {
   readonly asks?: HostData;
 }
 
-/** What only the host knows: the symbols of a market (by its configured spelling), or the names of the saved watchlists. */
-export type HostData = { readonly kind: "symbols"; readonly market: string } | { readonly kind: "watchlists" };
+/**
+ * What only the host knows: the symbols of a market (by its configured spelling), the names of
+ * the saved watchlists, or the markets its store holds beyond the configured ones.
+ */
+export type HostData = { readonly kind: "symbols"; readonly market: string } | { readonly kind: "watchlists" } | { readonly kind: "markets" };
 
 export interface CompletionOptions {
   readonly markets?: readonly string[];
@@ -221,7 +224,7 @@ export function complete(text: string, offset: number, options: CompletionOption
     case "market":
       if (statement.length === 1) return result([]);
       if (second?.type === "Equals" && statement.length === 2) {
-        return result(markets.map((m, i) => ({ label: `"${m}"`, kind: "market" as const, detail: "market", template: [`"${m}"`], rank: i })));
+        return { ...result(markets.map((m, i) => ({ label: `"${m}"`, kind: "market" as const, detail: "market", template: [`"${m}"`], rank: i }))), asks: { kind: "markets" } };
       }
       return result(startItems(index + 1));
     case "timeframe":
@@ -269,7 +272,7 @@ function stringItems(text: string, pieces: readonly Piece[], markets: readonly s
     case "watchlist":
       return watchlistItems(options, false);
     case "market":
-      return { items: markets.map((m, i) => ({ label: m, kind: "market" as const, detail: "market", template: [m], rank: i })) };
+      return { items: markets.map((m, i) => ({ label: m, kind: "market" as const, detail: "market", template: [m], rank: i })), asks: { kind: "markets" } };
     default:
       return { items: [] };
   }
@@ -281,8 +284,7 @@ function stringItems(text: string, pieces: readonly Piece[], markets: readonly s
  * without a known one there is nothing to offer, nor to ask the host for.
  */
 function symbolItems(text: string, pieces: readonly Piece[], markets: readonly string[], options: CompletionOptions, list: readonly Piece[], quoted: boolean): Pick<Completions, "items" | "asks"> {
-  const marketPiece = statementsOf(pieces.filter((p) => p.type !== "Comment")).find((s) => statementKind(s) === "market")?.find((p) => p.type === "StringLiteral");
-  const wanted = marketPiece ? text.slice(marketPiece.start + 1, marketPiece.end - 1).toUpperCase() : undefined;
+  const wanted = marketIn(text, pieces)?.toUpperCase();
   const market = markets.find((m) => m.toUpperCase() === wanted);
   if (market === undefined) return { items: [] };
   const listed = new Set(list.filter((p) => p.type === "StringLiteral").map((p) => text.slice(p.start + 1, p.end - 1)));
@@ -290,6 +292,16 @@ function symbolItems(text: string, pieces: readonly Piece[], markets: readonly s
     .filter((symbol) => !listed.has(symbol))
     .map((symbol, i) => ({ label: symbol, kind: "symbol" as const, detail: `${market} symbol`, template: [quoted ? `"${symbol}"` : symbol], rank: i }));
   return { items, asks: { kind: "symbols", market } };
+}
+
+/** The market the query's `market` setting names, as written (undefined without one). */
+export function writtenMarket(text: string): string | undefined {
+  return marketIn(text, scan(text));
+}
+
+function marketIn(text: string, pieces: readonly Piece[]): string | undefined {
+  const marketPiece = statementsOf(pieces.filter((p) => p.type !== "Comment")).find((s) => statementKind(s) === "market")?.find((p) => p.type === "StringLiteral");
+  return marketPiece ? text.slice(marketPiece.start + 1, marketPiece.end - 1) : undefined;
 }
 
 /** The saved lists' names for `watchlist = "..."`, quoted when the cursor is not inside a string yet. */

@@ -4,7 +4,7 @@
  * (`src/lsp/`) and the playground (`src/playground/`) both run them.
  */
 export { diagnose, type Diagnostic } from "./diagnose.js";
-export { complete, signatureOf, functionMarkdown, type CompletionItem, type CompletionKind, type CompletionOptions, type Completions, type HostData, type Template } from "./complete.js";
+export { complete, signatureOf, functionMarkdown, writtenMarket, type CompletionItem, type CompletionKind, type CompletionOptions, type Completions, type HostData, type Template } from "./complete.js";
 export { hover, signatureHelp, type Hover, type SignatureHelp } from "./hover.js";
 export { format } from "./format.js";
 export { scan, type Piece, type PieceKind } from "./scan.js";

@@ -6,7 +6,7 @@
  */
 import type { CompletionItem, CompletionItemKind as ItemKind, Connection, InitializeResult } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { complete, diagnose, format, hover, scan, signatureHelp, type CompletionKind, type Completions, type HostData, type PieceKind, type Template } from "../editor/index.js";
+import { complete, diagnose, format, hover, scan, signatureHelp, writtenMarket, type CompletionKind, type Completions, type HostData, type PieceKind, type Template } from "../editor/index.js";
 import { DEFAULT_MARKETS, type XqlOptions } from "../types.js";
 import { protocol } from "./protocol.js";
 import { messageOf } from "../errors.js";
@@ -55,6 +55,8 @@ export interface CompletionHost {
   symbols(market: string): Promise<readonly string[]>;
   /** The names of the saved watchlists `watchlist = "..."` may name. */
   watchlists(): Promise<readonly string[]>;
+  /** The markets holding bars, in their stored spelling: known besides the default ones, as `xql run` on the store knows them. */
+  markets(): Promise<readonly string[]>;
 }
 
 /** Options of {@link startLanguageServer}. */
@@ -97,6 +99,14 @@ export function startLanguageServer(connection: Connection, serverOptions: Langu
   const documents = new TextDocuments(TextDocument);
   let options: XqlOptions = {};
   let symbols: Record<string, string[]> = {};
+  /** The host's markets, as last read (read when a query names a market not known yet, or a completion offers markets). */
+  let hostMarkets: readonly string[] = [];
+  /**
+   * The markets a query may name: the client's (`initializationOptions.markets`) when it gives
+   * them; else the default ones and every market the host's store holds — what `xql run` on
+   * that store accepts, so the editor does not flag a query the CLI runs.
+   */
+  const knownMarkets = (): readonly string[] => options.markets ?? [...new Set([...DEFAULT_MARKETS, ...hostMarkets])];
 
   connection.onInitialize((params): InitializeResult => {
     options = optionsFrom(params.initializationOptions);
@@ -136,7 +146,8 @@ export function startLanguageServer(connection: Connection, serverOptions: Langu
     }
     warned.delete(document.uri);
     const text = document.getText();
-    const diagnostics = diagnose(text, options).map((d) => ({
+    const known = knownMarkets();
+    const diagnostics = diagnose(text, { ...options, markets: known }).map((d) => ({
       range: { start: document.positionAt(d.start), end: document.positionAt(d.end) },
       severity: DiagnosticSeverity.Error,
       source: "xql",
@@ -144,29 +155,60 @@ export function startLanguageServer(connection: Connection, serverOptions: Langu
       message: d.message,
     }));
     void connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
+    // A market the server does not know yet may be one the store holds: read them, and diagnose again if they changed.
+    const written = writtenMarket(text)?.toUpperCase();
+    if (written !== undefined && written !== "" && !known.some((m) => m.toUpperCase() === written)) void learnMarkets();
+  };
+
+  let learning: Promise<void> | undefined;
+  /** Reads the host's markets once at a time; every open document is diagnosed again when they changed. */
+  const learnMarkets = (): Promise<void> => {
+    if (!host || options.markets !== undefined) return Promise.resolve();
+    learning ??= (async () => {
+      try {
+        const read = await host.markets();
+        if (read.length === hostMarkets.length && read.every((m, i) => m === hostMarkets[i])) return;
+        hostMarkets = read;
+        for (const document of documents.all()) publish(document);
+      } catch (error) {
+        warnOnce("checking", "markets", error);
+      } finally {
+        learning = undefined;
+      }
+    })();
+    return learning;
   };
   // Fires on open as well as on every change.
   documents.onDidChangeContent((event) => publish(event.document));
   documents.onDidClose((event) => void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] }));
 
-  const failures = new Set<string>();
   /**
    * The host's data a completion asked for, merged with what the client gave; a host that fails
    * (a database down) leaves completion as it would be without it, and says why once.
    */
-  const withHostData = async (asks: HostData): Promise<{ symbols?: Record<string, readonly string[]>; watchlists?: readonly string[] } | undefined> => {
+  const withHostData = async (asks: HostData): Promise<{ symbols?: Record<string, readonly string[]>; watchlists?: readonly string[]; markets?: readonly string[] } | undefined> => {
     if (!host || (asks.kind === "symbols" && symbols[asks.market] !== undefined)) return undefined;
+    if (asks.kind === "markets") {
+      if (options.markets !== undefined) return undefined;
+      await learnMarkets();
+      return { markets: knownMarkets() };
+    }
     try {
       return asks.kind === "symbols" ? { symbols: { ...symbols, [asks.market]: await host.symbols(asks.market) } } : { watchlists: await host.watchlists() };
     } catch (error) {
-      const message = messageOf(error);
-      if (!failures.has(message)) {
-        failures.add(message);
-        connection.console.warn(`xql: completing without the store's ${asks.kind}: ${message}`);
-      }
+      warnOnce("completing", asks.kind, error);
       return undefined;
     }
   };
+
+  const failures = new Set<string>();
+  /** Says once per message that the store's `what` could not be read (`doing` goes on without it). */
+  function warnOnce(doing: string, what: string, error: unknown): void {
+    const message = messageOf(error);
+    if (failures.has(message)) return;
+    failures.add(message);
+    connection.console.warn(`xql: ${doing} without the store's ${what}: ${message}`);
+  }
 
   connection.onCompletion(async (params) => {
     const open = opened(params.textDocument.uri);
@@ -174,7 +216,7 @@ export function startLanguageServer(connection: Connection, serverOptions: Langu
     let { document } = open;
     const { text } = open;
     const offset = document.offsetAt(params.position);
-    const given = { markets: options.markets ?? DEFAULT_MARKETS, symbols };
+    const given = { markets: knownMarkets(), symbols };
     let found: Completions = complete(text, offset, given);
     const extra = found.asks && (await withHostData(found.asks));
     if (extra) {

@@ -1,13 +1,16 @@
 /**
- * What `xql lsp` completes from the store the other commands open (`--db`, `$XQL_DATABASE_URL`,
- * `$XQL_DB`, the per-user file): the symbols of a market inside `symbols = [...]` and the
- * store's saved lists inside `watchlist = "..."` — what `xql run` on that store would screen.
+ * What `xql lsp` completes and checks from the store the other commands open (`--db`,
+ * `$XQL_DATABASE_URL`, `$XQL_DB`, the per-user file): the symbols of a market inside `symbols =
+ * [...]`, the store's saved lists inside `watchlist = "..."`, and the markets it holds beyond
+ * FOREX and CRYPTO (a query on an imported market is not flagged) — what `xql run` on that store
+ * would screen.
  *
  * An editor starts the server for every `.xql` file, so the store is opened only when a
- * completion first needs it, and never changed: an SQLite file is opened read-only (not
+ * completion first needs it or a query names a market the server does not know, and never
+ * changed: an SQLite file is opened read-only (not
  * created where none is, not migrated), and one replaced under the server (a new seed) is
- * opened again. A market's symbols are kept while the store's data version stays the same (one
- * small read per completion tells); the lists are read on each completion that offers them
+ * opened again. A market's symbols, and the markets, are kept while the store's data version
+ * stays the same (one small read per completion tells); the lists are read on each completion that offers them
  * (at most 50 names).
  */
 import { existsSync } from "node:fs";
@@ -22,6 +25,8 @@ export class StoreData implements CompletionHost {
   /** The SQLite file's identity when it was opened (device and inode). */
   private identity: string | undefined;
   private readonly symbolLists = new Map<string, { version: number; symbols: readonly string[] }>();
+  /** The store's markets, kept while its data version stays the same. */
+  private marketList: { version: number; markets: readonly string[] } | undefined;
 
   /** `url`: the store as `databasePath` resolves it (a file path or a PostgreSQL URL). */
   constructor(private readonly url: string) {}
@@ -37,6 +42,14 @@ export class StoreData implements CompletionHost {
     return symbols;
   }
 
+  async markets(): Promise<readonly string[]> {
+    const store = await this.store();
+    if (!store) return [];
+    const version = await store.dataVersion();
+    if (this.marketList?.version !== version) this.marketList = { version, markets: await store.markets() };
+    return this.marketList.markets;
+  }
+
   async watchlists(): Promise<readonly string[]> {
     const store = await this.store();
     if (!store) return [];
@@ -48,6 +61,7 @@ export class StoreData implements CompletionHost {
     const opened = this.opened;
     this.opened = undefined;
     this.symbolLists.clear();
+    this.marketList = undefined;
     await (await opened?.catch(() => undefined))?.close();
   }
 

@@ -295,6 +295,8 @@ async function hostData(asks: HostData): Promise<Pick<CompletionOptions, "symbol
     return asks.kind === "symbols" ? { symbols: { [asks.market]: offlineUniverse(asks.market, 0, []).map((i) => i.symbol) } } : {};
   }
   if (asks.kind === "watchlists") return { watchlists: (await accountWatchlists()).map((w) => w.name) };
+  // The service's markets are its configuration, which the page's list already is.
+  if (asks.kind === "markets") return {};
   const key = keyInput.value.trim();
   if (key === "") return {};
   const response = await fetch(`/xql/symbols?market=${encodeURIComponent(asks.market)}`, { headers: { Authorization: `Bearer ${key}` } }).catch(() => undefined);

@@ -13,7 +13,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import { LOCAL_ACCOUNT } from "../../src/accounts/watchlists.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { spawnXql } from "../cli/run-cli.js";
-import { barOpen, rampBars, tempDir } from "../kit/index.js";
+import { Signal, barOpen, rampBars, tempDir, until } from "../kit/index.js";
 import { NOW, seedSmallUniverse } from "../server/helpers.js";
 
 interface CompletionItem {
@@ -25,6 +25,11 @@ interface CompletionItem {
 /** A language server started as an editor starts it, and its client. */
 interface Server {
   completions(text: string, line?: number, character?: number): Promise<CompletionItem[]>;
+  /** Sets the document's text (opened the first time). */
+  write(text: string): Promise<void>;
+  /** The document's diagnostics as last published (undefined before any), and the signal each publication fires. */
+  diagnostics(): { message: string }[] | undefined;
+  readonly published: Signal;
   stderr(): string;
   stop(): Promise<number | null>;
 }
@@ -39,16 +44,29 @@ async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {},
   const connection: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const warnings: string[] = [];
   connection.onNotification("window/logMessage", (params: { message: string }) => warnings.push(params.message));
+  let diagnostics: { message: string }[] | undefined;
+  const published = new Signal();
+  connection.onNotification("textDocument/publishDiagnostics", (params: { uri: string; diagnostics: { message: string }[] }) => {
+    if (params.uri !== URI) return;
+    diagnostics = params.diagnostics;
+    published.notify();
+  });
   connection.listen();
   await connection.sendRequest("initialize", { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions });
   await connection.sendNotification("initialized", {});
   let opened = false;
+  const write = async (text: string): Promise<void> => {
+    version++;
+    if (!opened) await connection.sendNotification("textDocument/didOpen", { textDocument: { uri: URI, languageId: "xql", version, text } });
+    else await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version }, contentChanges: [{ text }] });
+    opened = true;
+  };
   return {
+    write,
+    diagnostics: () => diagnostics,
+    published,
     async completions(text, line, character) {
-      version++;
-      if (!opened) await connection.sendNotification("textDocument/didOpen", { textDocument: { uri: URI, languageId: "xql", version, text } });
-      else await connection.sendNotification("textDocument/didChange", { textDocument: { uri: URI, version }, contentChanges: [{ text }] });
-      opened = true;
+      await write(text);
       const lines = text.split("\n");
       const position = { line: line ?? lines.length - 1, character: character ?? lines[lines.length - 1]!.length };
       return (await connection.sendRequest("textDocument/completion", { textDocument: { uri: URI }, position })) as CompletionItem[];
@@ -155,9 +173,17 @@ describe("xql lsp completes from its store", () => {
     expect(labels(await server.completions(FOREX))).toEqual(["NZDUSD"]);
     expect(labels(await server.completions('market = "CRYPTO"\ntimeframe = h1\nsymbols = ['))).toEqual(["BTCUSDT"]);
     expect(labels(await server.completions(stocks))).toEqual(["ACME"]);
-    // A server that does not know the market offers none of its symbols (and flags the market).
+    // A server not told the markets knows the store's, as `xql run` on it does: a query on the
+    // imported market is not flagged (once read), and its symbols are offered.
     const defaults = await started(["--db", db]);
-    expect(await defaults.completions(stocks)).toEqual([]);
+    await defaults.write(`${stocks}"ACME"]\nclose > 1`);
+    await until(() => defaults.diagnostics()?.length === 0, { signal: defaults.published, what: "the STOCKS query checked clean" });
+    expect(labels(await defaults.completions(stocks))).toEqual(["ACME"]);
+    expect(labels(await defaults.completions("market = "))).toEqual(['"FOREX"', '"CRYPTO"', '"STOCKS"']);
+    // A market the store does not hold is still flagged, the store's among those known.
+    await defaults.write('market = "BONDS"\ntimeframe = d\nclose > 1');
+    await until(() => defaults.diagnostics()?.[0]?.message.includes("'BONDS'") === true, { signal: defaults.published, what: "BONDS flagged" });
+    expect(defaults.diagnostics()!.map((d) => d.message)).toEqual(["Unknown market 'BONDS'; known markets: FOREX, CRYPTO, STOCKS"]);
   }, 60_000);
 
   it("completes without the store's data when it cannot be read, and says why once", async () => {
