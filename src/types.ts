@@ -36,6 +36,8 @@ export type RawSeries = (typeof RAW_SERIES)[number];
 export const BAR_COLUMNS = ["time", ...RAW_SERIES] as const;
 /** One of {@link BAR_COLUMNS}. */
 export type BarColumn = (typeof BAR_COLUMNS)[number];
+/** One bar as numbers: its open time (ms) and each of {@link RAW_SERIES}. */
+export type OneBar = Record<BarColumn, number>;
 
 /** Where an error is: 1-based line and column, 0-based UTF-16 offset into the query. */
 export interface Position {

@@ -5,19 +5,12 @@
  * arithmetic in the same order everywhere (the store's writes, `deriveTimeframes`), so a derived
  * bar is bit-identical whoever builds it.
  */
-import type { Bars, Timeframe } from "../types.js";
+import type { Bars, OneBar, Timeframe } from "../types.js";
 import { BAR_COLUMNS } from "../types.js";
 import { type PeriodRange, type Session, periodRange, sessionOf } from "./periods.js";
 
 /** One coarse bar as it is built. */
-export interface CoarseBar {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
+export type CoarseBar = OneBar;
 
 /**
  * Folds finer bars, given in increasing time order, into coarse bars of one timeframe: `add`

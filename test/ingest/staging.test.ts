@@ -8,16 +8,10 @@ import { describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { Staging } from "../../src/ingest/staging.js";
 import type { Columns } from "../../src/store/blocks.js";
+import type { OneBar } from "../../src/types.js";
 import { HOUR, MONDAY, prng, tempDir } from "../kit/index.js";
 
-interface Bar {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
+type Bar = OneBar;
 
 const SYMBOLS = 2000;
 const BARS = 200;

@@ -2,7 +2,7 @@
 import type { SyncClock } from "../../src/ingest/sync.js";
 import type { BarStore } from "../../src/store/store.js";
 import { ExchangeStandIn, finalBar, type StandInPair } from "./exchange-stand-in.js";
-import { RAW_SERIES } from "../../src/types.js";
+import { type OneBar, RAW_SERIES } from "../../src/types.js";
 
 export const MINUTE = 60_000;
 
@@ -31,14 +31,7 @@ export async function standIn(pairs: readonly StandInPair[], now?: () => number)
   return exchange;
 }
 
-export interface StoredBar {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
+export type StoredBar = OneBar;
 
 /** Every bar the store holds of `symbol` at `timeframe` (CRYPTO unless `market` says), oldest first. */
 export async function storedBars(store: BarStore, symbol: string, timeframe: "m1" | "m5" | "m15" | "h1" | "h4" | "d" = "m1", market = "CRYPTO"): Promise<StoredBar[]> {
