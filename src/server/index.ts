@@ -10,7 +10,7 @@ export { systemClock } from "../clock.js";
 export { DEFAULT_METRICS_HOST, MissingPromClientError, metricsAddress } from "./metrics.js";
 export type { MetricsOptions } from "./metrics.js";
 export type { ServerOptions } from "./app.js";
-export type { Clock } from "../clock.js";
+export type { Clock, Sleep } from "../clock.js";
 export { openApiDocument } from "./openapi.js";
 export { utcDay, nextUtcMidnight } from "./quota.js";
 export { openStore } from "../open/open.js";
