@@ -216,10 +216,14 @@ export function firstAtOrAfterTime(times: ArrayLike<number>, lo: number, length:
     const guess = Math.min(length, Math.max(lo, lo + Math.ceil((time - Number(times[lo])) / step)));
     if ((guess === length || Number(times[guess]) >= time) && (guess === lo || Number(times[guess - 1]) < time)) return guess;
   }
-  let hi = length;
+  return lowerBound(times, lo, length, time);
+}
+
+/** The first index i in [lo, hi) with `a[i] >= x` (hi when there is none), `a` ascending: a bisection. */
+export function lowerBound(a: ArrayLike<number>, lo: number, hi: number, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (Number(times[mid]) < time) lo = mid + 1;
+    if (Number(a[mid]) < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -19,6 +19,7 @@
  * every frame's last bar read is kept and compared).
  */
 import type { Timeframe, TouchedSeries } from "../types.js";
+import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
 /**
  * What carried passes read of a bar store: its data version and the series changed since one
@@ -29,7 +30,6 @@ export interface ChangeLog {
   dataVersion(): Promise<number>;
   changesSince(version: number): Promise<{ readonly touched: readonly TouchedSeries[] | null }>;
 }
-import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 
 /** Where and what a program carries: decided once per program. */
 export interface CarryLayout {
@@ -54,6 +54,18 @@ export interface CarryLayout {
 
 const layouts = new WeakMap<Program, CarryLayout>();
 
+/**
+ * How many bars before a bar a slot reads its operands when it computes that bar: a call's
+ * window (and the rest of a primed block for a windowed kernel without a state), an offset's
+ * `k`; 0 for the per-bar operators.
+ */
+export function readsBack(slot: Slot): number {
+  const node = slot.node;
+  if (node.op === "call") return slot.extra + (slot.blocked && slot.state === undefined ? PRIMED_BLOCK_BARS - 1 : 0);
+  if (node.op === "history") return node.offset;
+  return 0;
+}
+
 /** The program's carry layout. */
 export function carryLayout(program: Program): CarryLayout {
   let layout = layouts.get(program);
@@ -62,12 +74,8 @@ export function carryLayout(program: Program): CarryLayout {
   const index = new Map(slots.map((s, i) => [s, i]));
   const widths = new Int32Array(slots.length);
   for (const consumer of program.all) {
-    const node = consumer.node;
-    // How far before a bar the consumer reads its operands when it computes that bar.
-    let back = 0;
-    if (node.op === "call") back = consumer.extra + (consumer.blocked && consumer.state === undefined ? PRIMED_BLOCK_BARS - 1 : 0);
-    else if (node.op === "history") back = node.offset;
-    else if (node.op === "timeframe") back = 1;
+    // Another timeframe's value is read at its last bar closed, which may be the bar before.
+    const back = consumer.node.op === "timeframe" ? 1 : readsBack(consumer);
     for (const child of consumer.children) {
       const i = index.get(child);
       if (i !== undefined && widths[i]! < back) widths[i] = back;

@@ -15,7 +15,7 @@
 import { ColumnsSize, matchBytes, responseTooLarge } from "../json-size.js";
 import { TIMEFRAME_MS, type ForwardStats, type HistoryMatch, type HistoryResult, type Instrument, type Timeframe } from "../types.js";
 import { anchorsAt, narrowToAnchors } from "./anchor.js";
-import { alignFrames, attachFrames, converged, firstAtOrAfterTime, isTrusted } from "./bars.js";
+import { alignFrames, attachFrames, converged, firstAtOrAfterTime, isTrusted, lowerBound } from "./bars.js";
 import type { Program } from "./program.js";
 import type { Slice } from "./scan.js";
 import { bySymbol, order, rowAt, type RankedRow } from "./rows.js";
@@ -137,7 +137,7 @@ export function* historySteps(
     // Sort keys over the rest of the range, read per matching bar (computed at the first match).
     let keyValues: Float64Array[] | undefined;
     // Where bar t sits in the window: walked forward with t, no lookup per bar.
-    let w = lowerBound(window, window.length, Number(time[from]));
+    let w = lowerBound(window, 0, window.length, Number(time[from]));
     // The matching bars (the condition is 1 or 0 at every bar from `from`). Searched up to `to`
     // only: the buffer past it holds another pass's or instrument's values, which the typed
     // array's own search went on reading when the range had no match.
@@ -349,18 +349,6 @@ function windowPasses(program: Program, window: readonly number[]): WindowPasses
     }
   }
   return { starts, anchors };
-}
-
-/** The first index i < length with a[i] >= x (length when none), a ascending. */
-function lowerBound(a: ArrayLike<number>, length: number, x: number): number {
-  let lo = 0;
-  let hi = length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (Number(a[mid]) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

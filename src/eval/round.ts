@@ -24,11 +24,11 @@
  */
 import { anchorTime } from "./anchor.js";
 import { convergedAt, isTrusted } from "./bars.js";
-import { carryLayout, type ScreenCarry, type SymbolIds } from "./carry.js";
+import { carryLayout, readsBack, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
-import { bySymbol, columnsOf, keysOf, order } from "./rows.js";
+import { bySymbol, columnsOf, keysOf, rank } from "./rows.js";
 import type { Slice } from "./scan.js";
 import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./values.js";
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../types.js";
@@ -92,12 +92,9 @@ function roundLayout(program: Program): RoundLayout {
   for (const slot of order) {
     const node = slot.node;
     if (!onBase(slot)) continue;
-    if (node.op === "call") {
-      // A recursion without a state streams from the first bar of the pass, which a carried pass does not hold.
-      if (node.fn.recursive && slot.state === undefined) eligible = false;
-      reach = Math.max(reach, slot.extra + (slot.blocked && slot.state === undefined ? PRIMED_BLOCK_BARS - 1 : 0));
-    }
-    if (node.op === "history") reach = Math.max(reach, node.offset);
+    // A recursion without a state streams from the first bar of the pass, which a carried pass does not hold.
+    if (node.op === "call" && node.fn.recursive && slot.state === undefined) eligible = false;
+    reach = Math.max(reach, readsBack(slot));
   }
   const stateful = carry.slots.map((_, k) => k).filter((k) => carry.stateAt[k]! >= 0 && onBase(carry.slots[k]!));
   layout = {
@@ -362,8 +359,7 @@ export function* anchoredSteps(
   let inOrder = rest === undefined && round.sorted;
   if (limit !== undefined && hits.length > limit) {
     // The query's order is total (ties broken by symbol): the first `limit` of both sets ranked together.
-    hits.sort((a, b) => order(program, a.keys, a.row.symbol, b.keys, b.row.symbol));
-    hits.length = limit;
+    hits = rank(program, hits);
     inOrder = false;
   }
   // Rows by symbol: as stepped when the universe is in symbol order and nothing else joined or reordered them.

@@ -80,7 +80,7 @@ export function order(program: Program, a: readonly number[], aSymbol: string, b
 }
 
 /** Orders rows as the query's sort says (ties and no sort: by symbol) and applies its limit. */
-export function rank(program: Program, rows: RankedRow[]): RankedRow[] {
+export function rank<R extends RankedRow>(program: Program, rows: R[]): R[] {
   rows.sort((a, b) => order(program, a.keys, a.row.symbol, b.keys, b.row.symbol));
   const limit = program.limit;
   return limit === undefined ? rows : rows.slice(0, limit);
