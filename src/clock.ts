@@ -25,7 +25,8 @@ function timerSleep(background: boolean): Sleep {
     new Promise((resolve) => {
       if (signal.aborted) return resolve();
       const timer = setTimeout(done, Math.max(0, ms));
-      if (background) timer.unref?.();
+      // Node's timers can be unref'd; a browser's (the playground runs these too) are numbers.
+      if (background) (timer as { unref?: () => void }).unref?.();
       signal.addEventListener("abort", done, { once: true });
       function done(): void {
         clearTimeout(timer);

@@ -6,6 +6,7 @@
  * current with each enter and exit. Stopping (or leaving the page) deletes the alert, so a free
  * account's one alert is not left behind.
  */
+import { systemSleep } from "../clock.js";
 import { messageOf } from "../errors.js";
 
 interface Created {
@@ -41,20 +42,6 @@ const $ = <T extends HTMLElement>(id: string): T => {
 /** The first wait before asking again for a stream that dropped or was refused, and the longest. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MOST_MS = 60_000;
-
-/** Resolves after `ms`, or at once when `signal` aborts (a stopped watch does not wait out its retry). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
-}
 
 /** The service's message in a refusal (`{"error": …}`), else the status text. */
 async function refusal(response: Response): Promise<string> {
@@ -159,7 +146,8 @@ export function installWatch(page: WatchPage): void {
             return;
           }
           say(`The stream was refused (${response.status} ${reason}); trying again in ${Math.round(wait / 1000)} s…`, "error");
-          await pause(wait, watch.stream.signal);
+          // A stopped watch does not wait out its retry: the wait ends when its stream's signal aborts.
+          await systemSleep(wait, watch.stream.signal);
           wait = Math.min(2 * wait, RETRY_MOST_MS);
           continue;
         }
@@ -190,7 +178,7 @@ export function installWatch(page: WatchPage): void {
         say(`Stream interrupted (${messageOf(error)}); reconnecting…`, "error");
       }
       pane.dataset.streaming = "false";
-      await pause(RETRY_FIRST_MS, watch.stream.signal);
+      await systemSleep(RETRY_FIRST_MS, watch.stream.signal);
     }
   }
 
