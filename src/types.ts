@@ -266,6 +266,18 @@ export interface XqlOptions {
 
 /** The markets a query may name when {@link XqlOptions.markets} is not given. */
 export const DEFAULT_MARKETS: readonly string[] = ["FOREX", "CRYPTO"];
+
+/**
+ * The markets a query on a store may name: the default ones, then each market the store holds
+ * (`held`, its stored spelling) that is not one of them, whatever its case.
+ */
+export function withDefaultMarkets(held: readonly string[]): string[] {
+  const markets = [...DEFAULT_MARKETS];
+  for (const market of held) {
+    if (!markets.some((m) => m.toUpperCase() === market.toUpperCase())) markets.push(market);
+  }
+  return markets;
+}
 /** The largest `minLookback` a source may need when {@link XqlOptions.lookbackCeiling} is not given. */
 export const DEFAULT_LOOKBACK_CEILING = 300;
 

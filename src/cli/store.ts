@@ -4,7 +4,7 @@ import { rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { isPostgresUrl, openStore as openByUrl, type Store } from "../open/open.js";
-import { DEFAULT_MARKETS } from "../types.js";
+import { withDefaultMarkets } from "../types.js";
 import { CliError, type CliOutput } from "./command.js";
 import { progressBar } from "./progress.js";
 import { messageOf } from "../errors.js";
@@ -91,11 +91,7 @@ export async function seedOnFirstUse(store: CliStore, stderr: CliOutput = proces
 
 /** The markets queries may name: the defaults plus every market holding bars (e.g. from an import). */
 export async function marketsOf(store: CliStore): Promise<string[]> {
-  const markets = [...DEFAULT_MARKETS];
-  for (const market of await store.markets()) {
-    if (!markets.some((m) => m.toUpperCase() === market.toUpperCase())) markets.push(market);
-  }
-  return markets;
+  return withDefaultMarkets(await store.markets());
 }
 
 /** The Redis server for quota counters: `--redis redis://…`, else `$XQL_REDIS_URL`; none means the database keeps them. */

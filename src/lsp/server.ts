@@ -7,7 +7,7 @@
 import type { CompletionItem, CompletionItemKind as ItemKind, Connection, InitializeResult } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete, diagnose, format, hover, scan, signatureHelp, writtenMarket, type CompletionKind, type Completions, type HostData, type PieceKind, type Template } from "../editor/index.js";
-import { DEFAULT_MARKETS, type XqlOptions } from "../types.js";
+import { type XqlOptions, withDefaultMarkets } from "../types.js";
 import { protocol } from "./protocol.js";
 import { messageOf } from "../errors.js";
 
@@ -106,7 +106,7 @@ export function startLanguageServer(connection: Connection, serverOptions: Langu
    * them; else the default ones and every market the host's store holds — what `xql run` on
    * that store accepts, so the editor does not flag a query the CLI runs.
    */
-  const knownMarkets = (): readonly string[] => options.markets ?? [...new Set([...DEFAULT_MARKETS, ...hostMarkets])];
+  const knownMarkets = (): readonly string[] => options.markets ?? withDefaultMarkets(hostMarkets);
 
   connection.onInitialize((params): InitializeResult => {
     options = optionsFrom(params.initializationOptions);
