@@ -5,21 +5,32 @@
  */
 import { join } from "node:path";
 import { describe, expect, } from "vitest";
-import { openStore } from "../../src/open/open.js";
+import { openStore, type Store } from "../../src/open/open.js";
 import { tempDir, WITHOUT_POSTGRES, itUnless } from "../kit/index.js";
 import { freshDatabase } from "../scale/helpers.js";
 
 const url = process.env.XQL_TEST_DATABASE_URL;
 
+/** Runs `body` on a fresh store of `backend` (a SQLite file, or a PostgreSQL database of its own), closed and dropped after. */
+async function onStore(backend: "SQLite" | "PostgreSQL", body: (store: Store) => Promise<void>): Promise<void> {
+  const { dir, cleanup } = tempDir();
+  let database = join(dir, "feeds.db");
+  let drop: (() => Promise<void>) | undefined;
+  if (backend === "PostgreSQL") ({ url: database, drop } = await freshDatabase(url!));
+  const store = await openStore(database);
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+    await drop?.();
+    cleanup();
+  }
+}
+
 describe("series feeds (migration 8)", () => {
   for (const backend of ["SQLite", "PostgreSQL"] as const) {
-    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `records, replaces and lists each series' feed on ${backend}`, async () => {
-      const { dir, cleanup } = tempDir();
-      let database = join(dir, "feeds.db");
-      let drop: (() => Promise<void>) | undefined;
-      if (backend === "PostgreSQL") ({ url: database, drop } = await freshDatabase(url!));
-      const store = await openStore(database);
-      try {
+    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `records, replaces and lists each series' feed on ${backend}`, () =>
+      onStore(backend, async (store) => {
         expect(await store.feeds!()).toEqual([]);
         await store.recordFeeds!([
           { market: "FOREX", timeframe: "h1", symbol: "EURUSD", source: "oanda", price: "bid", syncedAt: 1_000 },
@@ -34,19 +45,10 @@ describe("series feeds (migration 8)", () => {
           { market: "FOREX", timeframe: "h1", symbol: "USDJPY", source: "oanda", price: "bid", syncedAt: 1_000 },
         ]);
         expect(await store.feeds!()).toHaveLength(3);
-      } finally {
-        await store.close();
-        await drop?.();
-        cleanup();
-      }
-    });
-    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `forgets a series' feed when its bars are deleted, not while it keeps some, on ${backend}`, async () => {
-      const { dir, cleanup } = tempDir();
-      let database = join(dir, "feeds-delete.db");
-      let drop: (() => Promise<void>) | undefined;
-      if (backend === "PostgreSQL") ({ url: database, drop } = await freshDatabase(url!));
-      const store = await openStore(database);
-      try {
+      }),
+    );
+    itUnless(backend === "PostgreSQL" ? WITHOUT_POSTGRES : undefined, `forgets a series' feed when its bars are deleted, not while it keeps some, on ${backend}`, () =>
+      onStore(backend, async (store) => {
         const T0 = Date.UTC(2026, 0, 5);
         const bars = (n: number) => {
           const time = Array.from({ length: n }, (_, i) => T0 + i * 3_600_000);
@@ -67,11 +69,7 @@ describe("series feeds (migration 8)", () => {
         expect(await symbols()).toEqual(["USDJPY"]);
         expect(await store.deleteBars({ symbol: "USDJPY" })).toBe(3);
         expect(await symbols()).toEqual([]);
-      } finally {
-        await store.close();
-        await drop?.();
-        cleanup();
-      }
-    });
+      }),
+    );
   }
 });
