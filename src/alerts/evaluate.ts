@@ -9,6 +9,7 @@
  * the outcome, `xql watch` prints it.
  */
 import { type AnchoredHistoryOptions, historyRowsAnchoredAsync, type CompiledQuery } from "../api.js";
+import type { TrackedRow } from "../eval/history.js";
 import type { CarryStore } from "../eval/carry.js";
 import { parse } from "../ast/lower.js";
 import { printQuery } from "../ast/print.js";
@@ -195,8 +196,8 @@ export async function baselineOf(store: BarStore, compiled: CompiledQuery, now: 
 interface BarRows {
   /** By bar time: the rows matching there, by symbol. */
   readonly matching: Map<number, MatchRow[]>;
-  /** By bar time: the tracked symbols that have a bar there and are not in its matching rows, with their columns. */
-  readonly present: Map<number, Map<string, MatchRow["columns"]>>;
+  /** By bar time: the tracked symbols that have a bar there and are not in its matching rows, with their columns, by symbol. */
+  readonly present: Map<number, readonly MatchRow[]>;
 }
 
 async function rowsByBar(
@@ -214,14 +215,33 @@ async function rowsByBar(
   scan.perBar.forEach((hits, b) => {
     if (hits.length > 0) matching.set(scan.window[b]!, hits.map((hit) => hit.row));
   });
-  const tracked = scan.tracked;
-  const present = new Map<number, Map<string, MatchRow["columns"]>>();
-  for (const { time, symbol, columns } of tracked) {
-    let at = present.get(time);
-    if (!at) present.set(time, (at = new Map()));
-    at.set(symbol, columns);
+  return { matching, present: presentByBar(scan.tracked) };
+}
+
+/**
+ * The tracked rows by bar time, each bar's by symbol. A round's (one bar, in the universe's
+ * symbol order, the common case) are taken as they are: no map of tens of thousands of symbols.
+ */
+function presentByBar(tracked: readonly TrackedRow[]): Map<number, readonly MatchRow[]> {
+  const present = new Map<number, TrackedRow[]>();
+  const time = tracked[0]?.time;
+  if (tracked.every((row) => row.time === time)) {
+    if (time !== undefined) present.set(time, inSymbolOrder(tracked));
+    return present;
   }
-  return { matching, present };
+  for (const row of tracked) {
+    let at = present.get(row.time);
+    if (!at) present.set(row.time, (at = []));
+    at.push(row);
+  }
+  for (const [t, rows] of present) present.set(t, inSymbolOrder(rows));
+  return present;
+}
+
+/** The rows by symbol: themselves when they already are. */
+function inSymbolOrder<R extends { readonly symbol: string }>(rows: readonly R[]): R[] {
+  for (let k = 1; k < rows.length; k++) if (!(rows[k - 1]!.symbol < rows[k]!.symbol)) return [...rows].sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+  return rows as R[];
 }
 
 /**
@@ -229,26 +249,29 @@ async function rowsByBar(
  * matched before and has a bar at t but does not match exits, with its columns at t; one
  * without a bar at t has no event and keeps matching to its next bar (its row carried); a
  * symbol matching at t that did not before enters. The lists are by symbol, so one merge finds
- * them. A symbol that matched before is tracked by the pass, so its presence at t is known.
+ * them (and the tracked rows of the symbols present at t, by symbol too). A symbol that matched
+ * before is tracked by the pass, so its presence at t is known.
  */
 function transitions(previous: readonly MatchRow[], pending: readonly number[], rows: BarRows): EvaluatedBar[] {
   const out: EvaluatedBar[] = [];
   let before = previous;
   for (const time of pending) {
     const is = rows.matching.get(time) ?? NO_ROWS;
-    const present = rows.present.get(time);
+    const present = rows.present.get(time) ?? NO_ROWS;
     const events: AlertEvent[] = [];
     const now: MatchRow[] = [];
     let i = 0;
     let j = 0;
+    let k = 0;
     while (i < before.length || j < is.length) {
       const was = before[i];
       const row = is[j];
       if (row === undefined || (was !== undefined && was.symbol < row.symbol)) {
-        const columns = present?.get(was!.symbol);
+        const symbol = was!.symbol;
+        while (k < present.length && present[k]!.symbol < symbol) k++;
         // Absent at t: no event, still matching (its last row carried to its next bar).
-        if (columns === undefined) now.push(was!);
-        else events.push({ symbol: was!.symbol, kind: "exit", columns });
+        if (k < present.length && present[k]!.symbol === symbol) events.push({ symbol, kind: "exit", columns: present[k]!.columns });
+        else now.push(was!);
         i++;
       } else if (was === undefined || row.symbol < was.symbol) {
         events.push({ symbol: row.symbol, kind: "enter", columns: row.columns });

@@ -213,10 +213,19 @@ export function restoreCarry(program: Program, screen: ScreenCarry, symbol: stri
  */
 export class SymbolIds {
   private readonly ids = new Map<string, number>();
+  /**
+   * Per id: the symbol, the very string the ids are keyed by. A round's rows carry it (round.ts),
+   * so the next round's lookups of the symbols its alerts matched (their `track`) find the key by
+   * identity, not by comparing the text of a string read afresh.
+   */
+  readonly names: string[] = [];
   /** The symbol's id, assigned when it has none. */
   idOf(symbol: string): number {
     let id = this.ids.get(symbol);
-    if (id === undefined) this.ids.set(symbol, (id = this.ids.size));
+    if (id === undefined) {
+      this.ids.set(symbol, (id = this.ids.size));
+      this.names.push(symbol);
+    }
     return id;
   }
   /** The symbol's id, −1 when it has none. */
@@ -372,6 +381,8 @@ export class CarryStore {
   readonly ids = new SymbolIds();
   /** The store's data version the passes are known to agree with; undefined before the first round. */
   private version: number | undefined;
+  /** Rounds begun (`invalidate` calls): what a round reads once for all its screens is kept for the round's number (round.ts). */
+  rounds = 0;
 
   /**
    * Before a round reads its bars: drops the passes the writes since the last round changed.
@@ -379,6 +390,7 @@ export class CarryStore {
    * only), it cannot tell: every pass is dropped.
    */
   async invalidate(store: ChangeLog): Promise<void> {
+    this.rounds++;
     const version = await store.dataVersion();
     const since = this.version;
     this.version = version;

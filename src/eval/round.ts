@@ -14,6 +14,14 @@
  * `restoreCarry`. So every value is the one a pass from the anchor gives, bit for bit
  * (test/eval/carry.test.ts compares them with `Object.is`, and counts the bars taken this way).
  *
+ * Two things a round does once for all the symbols rather than once per symbol, because what
+ * costs in a step is reaching the data, not computing on it: a call whose value at a bar is its
+ * window's alone (a crossing, a per-bar formula, a candle pattern: `stacksWindows`) runs its
+ * kernel once over every symbol's window laid end to end (`stackCall`); and the bars' latest
+ * values are read from the instruments once per round into one array per column (`recentOf`),
+ * from which every screen copies its short windows (the bars of 10,000 instruments lie far
+ * apart in memory). The universe itself is read once per round for all its screens.
+ *
  * What goes this way: a round of one new bar, for each symbol whose carried pass continues at
  * that bar — same anchors, its last bar read still the bar before, every tail full and ending
  * at its frame's last bar, every state positioned there. Only the base timeframe steps: another
@@ -24,7 +32,7 @@
  */
 import { anchorTime } from "./anchor.js";
 import { convergedAt, isTrusted } from "./bars.js";
-import { carryLayout, readsBack, type ScreenCarry, type SymbolIds } from "./carry.js";
+import { type CarryStore, carryLayout, readsBack, type ScreenCarry, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
@@ -34,6 +42,7 @@ import { arithmeticInto, compareInto, fillType, negateInto, notInto } from "./va
 import { TIMEFRAME_MS, type Bars, type Instrument, type Timeframe } from "../types.js";
 import { COLUMN_INDEX, type Column } from "./bars.js";
 import type { Kernel, KernelContext } from "../functions/kernel.js";
+import type { FunctionModule } from "../functions/module.js";
 
 /** What a program's step across symbols needs, decided once per program. */
 interface RoundLayout {
@@ -53,6 +62,42 @@ interface RoundLayout {
   /** Per slot of `order`, and per carried slot: whether it is on the base timeframe (the others are not stepped). */
   readonly onBase: readonly boolean[];
   readonly baseCarried: readonly boolean[];
+  /** Per slot of `order`: 1 for a call stepped for every symbol in one kernel call (`stackCall`). */
+  readonly stacked: Uint8Array;
+}
+
+/**
+ * The longest window (bars before the new one) of a call stepped for every symbol in one kernel
+ * call (`stackCall`): a range-independent kernel may compute each value over its whole window,
+ * and the stack computes every index of every window, so only short windows go this way.
+ */
+const STACKED_EXTRA = 4;
+
+/**
+ * Whether a module's value at a bar is its inputs' window's alone, whatever range its kernel is
+ * asked for and without a state to carry: range-independent (module.ts), not recursive, no
+ * `stateSize`. Its calls with a short window step every symbol in one kernel call (`stackCall`).
+ */
+export function stacksWindows(fn: FunctionModule): boolean {
+  return !fn.recursive && fn.rangeIndependent === true && fn.stateSize === undefined;
+}
+
+/** Whether a call is stepped for every symbol in one kernel call (see `stackCall`). */
+function stackable(slot: Slot): boolean {
+  const node = slot.node;
+  return node.op === "call" && stacksWindows(node.fn) && slot.state === undefined && !slot.blocked && slot.extra <= STACKED_EXTRA;
+}
+
+/**
+ * A module's values at the ends of `n` windows laid end to end in its inputs (window j at
+ * j·W … j·W + extra, W = extra + 1), into `out[j]`: one kernel call over them all from index
+ * `extra`, `result` its buffer (n·W values). For a module that `stacksWindows`, each is the value
+ * the kernel gives at that window's last bar in a pass (test/functions/windows.test.ts).
+ */
+export function windowEnds(fn: FunctionModule, consts: readonly number[], ctx: KernelContext, inputs: readonly Float64Array[], n: number, extra: number, result: Float64Array, out: Float64Array): void {
+  const W = extra + 1;
+  (fn.kernel as Kernel)(inputs, consts, result, extra, n * W, ctx);
+  for (let j = 0; j < n; j++) out[j] = result[j * W + extra]!;
 }
 
 const layouts = new WeakMap<Program, RoundLayout>();
@@ -107,6 +152,7 @@ function roundLayout(program: Program): RoundLayout {
     statesBlocked: new Uint8Array(stateful.map((k) => (carry.slots[k]!.blocked ? 1 : 0))),
     onBase: order.map(onBase),
     baseCarried: carry.slots.map(onBase),
+    stacked: new Uint8Array(order.map((slot) => (onBase(slot) && stackable(slot) ? 1 : 0))),
   };
   layouts.set(program, layout);
   return layout;
@@ -124,8 +170,6 @@ class RoundUniverse {
   readonly symbols: readonly string[];
   readonly time: number;
   readonly bars: readonly (Bars | undefined)[];
-  /** Per instrument: its record of bars by timeframe, as it was when read. */
-  readonly records: readonly Instrument["bars"][];
   readonly ends: Int32Array;
   readonly previous: Float64Array;
   /** Whether the instruments are in symbol order (the store reads them so). */
@@ -137,7 +181,10 @@ class RoundUniverse {
   constructor(
     universe: Iterable<Instrument>,
     readonly tf: Timeframe,
+    before?: { depths: Int32Array; buffers: (Float64Array | undefined)[] },
   ) {
+    this.depths = before === undefined ? new Int32Array(COLUMNS.length) : Int32Array.from(before.depths);
+    this.spare = before === undefined ? [] : [...before.buffers];
     const instruments = [...universe];
     let time = -Infinity;
     const bars = instruments.map((instrument) => {
@@ -154,7 +201,6 @@ class RoundUniverse {
       if (ends[i]! > 0) previous[i] = Number(t![ends[i]! - 1]);
     }
     this.instruments = instruments;
-    this.records = instruments.map((instrument) => instrument.bars);
     this.symbols = instruments.map((i) => i.symbol);
     this.sorted = this.symbols.every((symbol, i) => i === 0 || this.symbols[i - 1]! < symbol);
     this.time = time;
@@ -196,14 +242,22 @@ class RoundUniverse {
 
   private idSource: SymbolIds | undefined;
   private idArray = new Int32Array(0);
+  private named: readonly string[] = [];
 
   /** Every instrument's symbol id in `ids` (assigned to those without one), found once per round. */
   idsIn(ids: SymbolIds): Int32Array {
     if (this.idSource !== ids) {
       this.idSource = ids;
       this.idArray = new Int32Array(this.symbols.map((symbol) => ids.idOf(symbol)));
+      this.named = Array.from(this.idArray, (id) => ids.names[id]!);
     }
     return this.idArray;
+  }
+
+  /** Per instrument: its symbol as `ids` keys it (`SymbolIds.names`), for the rows (after `idsIn(ids)`). */
+  namesIn(ids: SymbolIds): readonly string[] {
+    this.idsIn(ids);
+    return this.named;
   }
 
   /** Column `column` (`COLUMN_INDEX`) of every instrument at its bar `ends[i]` (NaN where it has none). */
@@ -218,6 +272,58 @@ class RoundUniverse {
     }
     this.latest[column] = values;
     return values;
+  }
+
+  private readonly columns: (readonly ArrayLike<number>[] | undefined)[] = [];
+  /** Per column: the latest values of every instrument, `depths[column]` each (see `recentOf`). */
+  private readonly recent: (Float64Array | undefined)[] = [];
+  /** Per column: how many values each instrument's block of `recent` holds; learnt from the rounds before (the most any call asked). */
+  readonly depths: Int32Array;
+
+  /**
+   * Column `column` (`COLUMN_INDEX`) of every instrument, its last `depth` bars up to its bar
+   * `ends[i]`, in one array read once per round: instrument i's bar ends[i] − d at
+   * i·D + D − 1 − d (D = `depths[column]`, at least `depth`; NaN before its first bar). Every
+   * screen's calls copy their windows of the bars from here: a round reads each instrument's
+   * columns from memory once, not once per screen and call (the bars of 10,000 instruments lie
+   * far apart; reading them is most of a step's cost).
+   */
+  recentOf(column: number, depth: number): Float64Array {
+    let recent = this.recent[column];
+    if (recent !== undefined && this.depths[column]! >= depth) return recent;
+    const D = Math.max(depth, this.depths[column]!);
+    this.depths[column] = D;
+    const size = this.instruments.length * D;
+    recent = this.spare[column] !== undefined && this.spare[column]!.length >= size ? this.spare[column]! : new Float64Array(size);
+    this.spare[column] = undefined;
+    const columns = this.columnOf(column);
+    for (let i = 0; i < this.instruments.length; i++) {
+      const end = this.ends[i]!;
+      if (end < 0) continue;
+      const values = columns[i]!;
+      const last = i * D + D - 1;
+      for (let d = 0; d < D; d++) recent[last - d] = d <= end ? Number(values[end - d]) : Number.NaN;
+    }
+    this.recent[column] = recent;
+    return recent;
+  }
+
+  /** Buffers of the round before, taken for this round's `recent` (that round is over). */
+  private readonly spare: (Float64Array | undefined)[];
+
+  /** Per column: this round's recent values, handed to the next round of the same carry store to reuse. */
+  handOver(): { depths: Int32Array; buffers: (Float64Array | undefined)[] } {
+    return { depths: this.depths, buffers: this.recent };
+  }
+
+  /** Column `column` (`COLUMN_INDEX`) of every instrument's base bars (empty where it has none): read once per round. */
+  columnOf(column: number): readonly ArrayLike<number>[] {
+    let columns = this.columns[column];
+    if (columns === undefined) {
+      const name = COLUMNS[column]!;
+      this.columns[column] = columns = this.bars.map((bars) => bars?.[name] ?? NO_VALUES);
+    }
+    return columns;
   }
 
   /** Instrument `i`'s column `column` at bars offset + [from, to) into `dst` at [from, to) (a column not given as a Float64Array). */
@@ -245,23 +351,21 @@ class RoundUniverse {
   }
 }
 
-const universes = new WeakMap<object, RoundUniverse>();
+/** Per carry store: the universe its current round reads, made once for all the round's screens. */
+const universes = new WeakMap<CarryStore, { readonly rounds: number; readonly universe: Iterable<Instrument>; readonly made: RoundUniverse }>();
 
-function roundUniverse(universe: Iterable<Instrument>, tf: Timeframe): RoundUniverse {
-  const known = universes.get(universe);
-  if (known !== undefined && known.tf === tf && holdsSame(known, universe as readonly Instrument[])) return known;
-  const made = new RoundUniverse(universe, tf);
-  // The same universe array is every screen's of the round (alerts' evaluateGroup reads it once);
-  // another iterable is read once and not kept.
-  if (Array.isArray(universe)) universes.set(universe, made);
+/**
+ * The round's universe: made by the first screen of the round, and read as made by the others
+ * given the same universe. A round is one `CarryStore.invalidate` to the next: alerts'
+ * `evaluateGroup` reads its bars once per round and gives every screen that array, unchanged.
+ */
+function roundUniverse(store: CarryStore, universe: Iterable<Instrument>, tf: Timeframe): RoundUniverse {
+  const known = universes.get(store);
+  if (known !== undefined && known.rounds === store.rounds && known.universe === universe && known.made.tf === tf) return known.made;
+  // The round before's buffers and depths are this one's (that round is over: a store's rounds run one at a time).
+  const made = new RoundUniverse(universe, tf, known?.made.tf === tf ? known.made.handOver() : undefined);
+  universes.set(store, { rounds: store.rounds, universe, made });
   return made;
-}
-
-/** Whether the array still holds the instruments and bars `known` was made of (a caller may have changed it since). */
-function holdsSame(known: RoundUniverse, universe: readonly Instrument[]): boolean {
-  if (universe.length !== known.instruments.length) return false;
-  for (let i = 0; i < universe.length; i++) if (universe[i] !== known.instruments[i] || universe[i]!.bars !== known.records[i]) return false;
-  return true;
 }
 
 /** Buffers a program's steps across symbols reuse: per slot, every symbol's value at the new bar; per call, its kernel's inputs and output. */
@@ -328,6 +432,9 @@ function grown(list: Float64Array[], k: number, length: number): Float64Array {
 
 const COLUMNS = Object.keys(COLUMN_INDEX) as Column[];
 
+/** The column of an instrument without base bars (never read: it is not stepped). */
+const NO_VALUES = new Float64Array(0);
+
 /**
  * The anchored history of a screen (`historySteps`), stepping across symbols when it is an alert
  * round of one new bar with carried passes: the same scan, the same numbers.
@@ -343,7 +450,7 @@ export function* anchoredSteps(
   const carry = anchored.carry;
   // Only rounds (carried passes, one new bar) step across symbols; an answer's size is counted only by symbol.
   if (carry === undefined || bars !== 1 || Number.isFinite(maxBytes) || !roundLayout(program).eligible) return yield* historySteps(program, universe, bars, slice, maxBytes, anchored);
-  const round = roundUniverse(universe, program.baseTimeframe);
+  const round = roundUniverse(carry.store, universe, program.baseTimeframe);
   const instruments = round.instruments;
   if (round.time === -Infinity) return yield* historySteps(program, instruments, bars, slice, maxBytes, anchored);
   const screen = carry.store.screen(carry.key, program);
@@ -431,6 +538,9 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
   const rows = screen.rows;
   // From here on, the symbols stepped: the first `n` picked.
   const n = kept;
+  // The latest pass index of any symbol stepped: the kernels' buffers, indexed by pass bar, reach it.
+  let most = 0;
+  for (let j = 0; j < n; j++) if (at[j]! > most) most = at[j]!;
 
   for (let s = 0; s < slots.length; s++) {
     if (!layout.onBase[s]) continue;
@@ -501,7 +611,8 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         break;
       }
       case "call":
-        stepCall(program, slot, s, layout, work, round, screen, picked, n, out);
+        if (layout.stacked[s] === 1) stackCall(program, slot, layout, work, round, screen, picked, n, out);
+        else stepCall(program, slot, s, layout, work, round, screen, picked, n, most, out);
         break;
       case "timeframe": {
         // The other timeframe's value at its last bar closed by the new bar's close: the one its pass read last.
@@ -582,7 +693,10 @@ function collectRows(
   const frames = program.frames;
   const F = frames.length;
   const { index, lane: laneAt, at } = picked;
-  const { symbols, ends } = round;
+  const ends = round.ends;
+  const closes = round.columnOf(COLUMN_INDEX.close);
+  // The symbols as the carry's ids key them: the next round looks up the ones matching here by them.
+  const symbols = round.namesIn(screen.ids);
   const frameHi = screen.frameHi;
   let unconverged = 0;
   if (frames.some((frame) => frame.recursive)) {
@@ -607,7 +721,7 @@ function collectRows(
     const i = index[j]!;
     current = j;
     const row = { symbol: symbols[i]!, columns: columnsOf(program, column) };
-    hits.push({ row, keys: keysOf(program, key), close: round.bars[i]!.close, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
+    hits.push({ row, keys: keysOf(program, key), close: closes[i]!, index: ends[i]!, length: ends[i]! + 1, bytes: 0 });
     if (trackMatching) tracked.push({ time, symbol: row.symbol, columns: row.columns });
   }
   // The tracked ones that do not match: found by their mark.
@@ -733,7 +847,7 @@ function advance(screen: ScreenCarry, rowSize: number, F: number, picked: Picked
  * inputs' tails and the state the symbol's pass kept (as `compute` in values.ts gives them to
  * it in a restored pass), its value into `out`, its state back into the pass.
  */
-function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, out: Float64Array): void {
+function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, most: number, out: Float64Array): void {
   const node = slot.node;
   if (node.op !== "call") return;
   const { carried, position } = layout;
@@ -742,13 +856,19 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
   const own = carried[s]!;
   const childCarried = new Int32Array(children.map((c) => carried[position.get(c)!]!));
   // Everything the loop over symbols reads, as arrays decided here: the loop sees no slot or node.
-  let most = 0;
-  for (let j = 0; j < n; j++) if (picked.at[j]! > most) most = picked.at[j]!;
   let scratch = work.scratch.get(slot);
   if (scratch === undefined) work.scratch.set(slot, (scratch = []));
   for (let k = 0; k < children.length + slot.columnIndices.length; k++) grown(scratch, k, most + 1);
   let buffer = work.outs.get(slot);
   if (buffer === undefined || buffer.length < most + 1) work.outs.set(slot, (buffer = new Float64Array(Math.max(most + 1, 2 * (buffer?.length ?? 0)))));
+  const rawColumn = new Int32Array(children.map((c) => (c.node.op === "series" && c.node.series.combine === undefined ? c.columnIndices[0]! : -1)));
+  // The bars' columns over a short window before the bar (extra + 1 values) are copied from the
+  // round's recent values (`recentOf`); a longer one (and a kernel run over its whole primed
+  // block) is read in place, where copying it would cost more than reading the bars.
+  const columns = [...rawColumn, ...slot.columnIndices];
+  const windowed = !(slot.blocked && slot.state === undefined) && slot.extra < STACKED_EXTRA * 2;
+  const recent = columns.map((c) => (windowed && c >= 0 ? round.recentOf(c, slot.extra + 1) : undefined));
+  const depths = Int32Array.from(columns, (c) => (c >= 0 ? round.depths[c]! : 0));
   callLanes(
     node.fn.kernel as Kernel,
     node.consts,
@@ -760,8 +880,10 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
     childCarried,
     new Int32Array(children.map((_, k) => (childCarried[k]! >= 0 ? tailAt[childCarried[k]!]! + widths[childCarried[k]!]! : 0))),
     children.map((c) => work.vectors[position.get(c)!]!),
-    new Int32Array(children.map((c) => (c.node.op === "series" && c.node.series.combine === undefined ? c.columnIndices[0]! : -1))),
+    rawColumn,
     new Int32Array(slot.columnIndices),
+    recent,
+    depths,
     scratch,
     buffer,
     screen.rows,
@@ -795,6 +917,8 @@ function callLanes(
   childVectors: readonly Float64Array[],
   rawColumn: Int32Array,
   implicit: Int32Array,
+  recent: readonly (Float64Array | undefined)[],
+  depths: Int32Array,
   scratch: Float64Array[],
   buffer: Float64Array,
   rows: Float64Array,
@@ -827,6 +951,9 @@ function callLanes(
         for (let x = inputFrom; x < p; x++) dst[x] = rows[base + x]!;
         dst[p] = childVectors[k]![j]!;
         inputs[k] = dst;
+      } else if (recent[k] !== undefined) {
+        recentWindow(recent[k]!, depths[k]!, i, inputFrom, p, scratch[k]!);
+        inputs[k] = scratch[k]!;
       } else {
         const view = rawColumn[k]! >= 0 ? round.viewOf(i, rawColumn[k]!, offset) : undefined;
         if (view !== undefined) inputs[k] = view;
@@ -837,10 +964,15 @@ function callLanes(
       }
     }
     for (let k = 0; k < implicit.length; k++) {
+      const dst = scratch[width + k]!;
+      if (recent[width + k] !== undefined) {
+        recentWindow(recent[width + k]!, depths[width + k]!, i, inputFrom, p, dst);
+        inputs[width + k] = dst;
+        continue;
+      }
       const view = round.viewOf(i, implicit[k]!, offset);
       if (view !== undefined) inputs[width + k] = view;
       else {
-        const dst = scratch[width + k]!;
         round.copyColumn(i, implicit[k]!, offset, inputFrom, p + 1, dst);
         inputs[width + k] = dst;
       }
@@ -858,6 +990,85 @@ function callLanes(
       if (state[0] !== p + 1) broken[j] = 1;
     }
   }
+}
+
+/**
+ * A call whose value at a bar is its window's alone, at the new bar of every symbol picked, in
+ * one call of its module's kernel: a kernel `rangeIndependent` and without a state (a crossing, a
+ * per-bar formula, a candle pattern) reading at most `STACKED_EXTRA` bars back. Each input holds
+ * the symbols' windows end to end — symbol j's the pass's bars p − extra … p at
+ * j·W … j·W + extra, W = extra + 1 — and the kernel runs over them all from index `extra`; symbol
+ * j's value is at its window's last index. The same kernel given the same window in a pass gives
+ * the same value, bit for bit: a range-independent kernel's value at a bar reads its inputs over
+ * the window only (module.ts), whatever range it is asked for; the other indices (a window's
+ * start read with the previous symbol's end) are not read. One kernel call for all the symbols
+ * instead of one each: what costs in a step of a crossing is the call, not its comparison.
+ */
+function stackCall(program: Program, slot: Slot, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, out: Float64Array): void {
+  const node = slot.node;
+  if (node.op !== "call") return;
+  const { carried, position } = layout;
+  const { widths, tailAt, rowSize } = carryLayout(program);
+  const extra = slot.extra;
+  const W = extra + 1;
+  const size = n * W;
+  const { index, lane: laneAt, at } = picked;
+  const { ends, bars } = round;
+  const rows = screen.rows;
+  const children = slot.children;
+  let scratch = work.scratch.get(slot);
+  if (scratch === undefined) work.scratch.set(slot, (scratch = []));
+  const inputs: Float64Array[] = [];
+  // A window of a column of the bars: symbol j's bars ends[i] − extra … ends[i] (its pass's p − extra … p).
+  const fromBars = (dst: Float64Array, column: number): void => {
+    const recent = round.recentOf(column, W);
+    const D = round.depths[column]!;
+    for (let j = 0; j < n; j++) {
+      const first = index[j]! * D + D - W;
+      for (let x = 0, d = j * W; x < W; x++, d++) dst[d] = recent[first + x]!;
+    }
+  };
+  for (let k = 0; k < children.length; k++) {
+    const child = children[k]!;
+    const dst = grown(scratch, k, size);
+    inputs.push(dst);
+    const c = carried[position.get(child)!]!;
+    if (c >= 0) {
+      // A carried child: its tail's last `extra` values (the bars before p), then its value at p.
+      const vector = work.vectors[position.get(child)!]!;
+      const from = tailAt[c]! + widths[c]! - extra;
+      for (let j = 0; j < n; j++) {
+        const r = laneAt[j]! * rowSize + from;
+        const d = j * W;
+        for (let x = 0; x < extra; x++) dst[d + x] = rows[r + x]!;
+        dst[d + extra] = vector[j]!;
+      }
+    } else if (child.node.op === "series" && child.node.series.combine === undefined) {
+      fromBars(dst, child.columnIndices[0]!);
+    } else {
+      // A derived series or a constant, over the window at its pass indices, then into its place.
+      for (let j = 0; j < n; j++) {
+        const p = at[j]!;
+        const i = index[j]!;
+        const v = grown(work.raws, 18, p + 1);
+        seriesWindow(child, bars[i]!, p - extra, p + 1, v, ends[i]! - p, work);
+        for (let x = 0; x < W; x++) dst[j * W + x] = v[p - extra + x]!;
+      }
+    }
+  }
+  for (let k = 0; k < slot.columnIndices.length; k++) {
+    const dst = grown(scratch, children.length + k, size);
+    fromBars(dst, slot.columnIndices[k]!);
+    inputs.push(dst);
+  }
+  const result = grown(scratch, children.length + slot.columnIndices.length, size);
+  windowEnds(node.fn, node.consts, slot.context(slot.frame.timeframe, program.market), inputs, n, extra, result, out);
+}
+
+/** Instrument `i`'s values of a column at pass bars [from, p] into `dst` at those indices, from the round's recent values (`recentOf`, D each). */
+function recentWindow(recent: Float64Array, D: number, i: number, from: number, p: number, dst: Float64Array): void {
+  const shift = i * D + D - 1 - p;
+  for (let x = from; x <= p; x++) dst[x] = recent[shift + x]!;
 }
 
 /**

@@ -20,8 +20,25 @@ import { CROSSINGS, FAMILIES as ANCHOR_FAMILIES, cutBars, gappedSeries } from ".
 
 // The anchor suite's families and conditions, and what a carried pass must also take in steps:
 // nested windows, primed blocks, composite states, candle patterns, extremes.
-const FAMILIES = [...ANCHOR_FAMILIES, "sma(ema(close, 5), 12)", "bb_upper(20, 2)", "stochrsi_k(14, 14, 3, 3)", "supertrend(10, 3)", "sar(0.02, 0.2)"];
-const CONDITIONS = [...CROSSINGS, "close > open and rsi(7) < 60", "bullish_engulfing or doji", "hammer or close < lowest(low, 10)[1]"];
+// Stepped in one kernel call for every symbol (round.ts `stackCall`): a derived series, a raw column, a constant as inputs.
+const FAMILIES = [
+  ...ANCHOR_FAMILIES,
+  "sma(ema(close, 5), 12)",
+  "bb_upper(20, 2)",
+  "stochrsi_k(14, 14, 3, 3)",
+  "supertrend(10, 3)",
+  "sar(0.02, 0.2)",
+  "change(hl2, 2)",
+  "roc(close, 3) + max(open, 100)",
+];
+// The crossings read a raw column, a carried indicator, a constant and a derived series (`hl2`): an alert round steps them for every symbol in one kernel call (round.ts `stackCall`).
+const CONDITIONS = [
+  ...CROSSINGS,
+  "close > open and rsi(7) < 60",
+  "bullish_engulfing or doji",
+  "hammer or close < lowest(low, 10)[1]",
+  "crossover(rsi(7), 50) or crossunder(hl2, sma(close, 5)) or abs(change(close, 2)) > 1",
+];
 
 /** Rows and events compared, bars evaluated, and passes taken on in steps. */
 let compared = 0;
