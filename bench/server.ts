@@ -9,8 +9,8 @@
  *    with several connections.
  * 3. the same over 10,000 CRYPTO instruments (h1, h4, d; the timeframes the query reads).
  * 4. fair use (issue 24): an ordinary caller's latency alone, then beside each flood — a
- *    `GET /xql/bars` flood, a validate flood from one free key, heavy runs from five accounts,
- *    the history amplification (test/server/floods.ts) — over the seeded universe. The service
+ *    `GET /xql/bars` flood, a validate flood from one free key, 64 KiB queries the cost guard
+ *    refuses, heavy runs from five accounts, the history amplification (test/server/floods.ts) — over the seeded universe. The service
  *    runs in a worker thread here, so the flooders' own work does not take the service's
  *    thread (in the test they share it). Target: the ordinary caller's p99 < 500 ms on an idle
  *    machine.

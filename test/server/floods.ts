@@ -1,7 +1,7 @@
 /**
  * The floods of issue 24 against a running service, with an ordinary caller beside each:
- * shared by the test (`floods.test.ts`, a generous bound) and the bench (`bench/server.ts`,
- * the figures). Each flood keeps its connections busy for a while; meanwhile the ordinary
+ * shared by the test (`floods.test.ts`: every flood answered or refused, never failed, and the
+ * ordinary caller served beside it) and the bench (`bench/server.ts`: its latency, the figures). Each flood keeps its connections busy for a while; meanwhile the ordinary
  * caller — another account — runs a small screen again and again, a new comment each time (so
  * every run is evaluated, never served from the results cache), and its latencies are kept.
  */
@@ -52,6 +52,13 @@ function longValidQuery(target: FloodTarget, i: number): string {
   return `${head(target)}// validate flood ${i}\n${arms.join(" or\n")}`;
 }
 
+/** 64 KiB of `close > sma(n) or …`: half a second of parsing without the cost guard, refused at its 4,001st token with it. */
+function overLongQuery(target: FloodTarget): string {
+  let text = head(target);
+  for (let k = 0; text.length < 64 * 1024 - 64; k++) text += `close > sma(${2 + (k % 200)}) or\n`;
+  return `${text}close > 0`;
+}
+
 /**
  * The sum of 290 distinct wma(n): a cost of 87,582, near the 100,000 budget, and every term
  * computed for every instrument (an `or` of comparisons would stop at the first true one).
@@ -95,6 +102,13 @@ export const FLOODS: readonly FloodKind[] = [
     connections: 8,
     tier: "plus",
     send: (target, key, i) => post(target, "/xql/run", heavyRun(target, i), key),
+  },
+  {
+    name: "64 KiB queries over the token limit on validate and run (the cost guard refuses them), one free key, 2 connections",
+    accounts: 1,
+    connections: 2,
+    tier: "free",
+    send: (target, key, i) => post(target, i % 2 === 0 ? "/xql/validate" : "/xql/run", overLongQuery(target), key),
   },
   {
     name: "history amplification (16 MiB answers refused), one key, 8 connections",

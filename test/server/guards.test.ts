@@ -71,7 +71,7 @@ describe("cost guard", () => {
     expect((await server.post("/xql/run", costly, other)).status).toBe(200);
   });
 
-  it("keeps other callers' latency bounded while two connections send costly queries", async () => {
+  it("answers other callers while two connections send costly queries, refusing each of those at the guard", async () => {
     server = await startServer();
     const { key: attacker } = await server.key();
     const { key } = await server.key("plus");
@@ -103,11 +103,8 @@ describe("cost guard", () => {
       `cost guard: normal requests under attack p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms (${refusals} costly queries refused meanwhile)`,
     );
     expect(refusals).toBeGreaterThan(10);
-    // Generous for a shared test machine (measured p50 71-116 ms, p99 266-594 ms at load 19 on 2
-    // cores); before the guard each refusal held the thread 0.5-3 s, so a normal request waited
-    // about that long at the median too.
-    expect(p50).toBeLessThan(250);
-    expect(p99).toBeLessThan(1500);
+    // Their latency is a speed target, measured beside the same attack by `npm run bench:server`
+    // (section 4, "64 KiB queries over the token limit"), not bounded here.
   }, 60_000);
 });
 

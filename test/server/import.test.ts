@@ -103,8 +103,8 @@ describe("a run during an import", () => {
       `run during an import: ${during.length} runs while the import held the write lock (median ${duringMs[Math.floor(duringMs.length / 2)]?.toFixed(1)} ms, slowest ${duringMs.at(-1)?.toFixed(1)} ms), ${other.length} otherwise; slowest of all ${slowest.toFixed(1)} ms`,
     );
     expect(all.every((r) => r.status === 200)).toBe(true);
+    // Answered while the stopped import held the write lock: a run that waited for it would never be.
     expect(during.length).toBe(3);
-    expect(slowest).toBeLessThan(1500);
     // The import landed whole, and runs see it now.
     const store = server.store;
     // 40 imported m1 series, and every coarser timeframe derived from them (7 more each).
