@@ -15,6 +15,7 @@ import { compile } from "../../src/api.js";
 import { type EvaluatedBar, type Screen, evaluateGroup } from "../../src/alerts/evaluate.js";
 import { CarryStore } from "../../src/eval/carry.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
+import { syntheticUniverse } from "../../src/synthetic/synthetic.js";
 import { HOUR, MONDAY, prng, tempDir } from "../kit/index.js";
 import { CROSSINGS, FAMILIES as ANCHOR_FAMILIES, cutBars, gappedSeries } from "./stored-series.js";
 
@@ -138,4 +139,53 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
       cleanup();
     }
   }, 600_000);
+});
+
+describe("an alert round over thousands of symbols", () => {
+  // The round's arrays (picks, vectors, stacked windows, recent values) sized and read across 2,500 symbols.
+  it("gives every symbol the numbers of a pass from its anchor, bit for bit, every one stepped across", async () => {
+    const { dir, cleanup } = tempDir();
+    const store = new SqliteStore(join(dir, "chunks.db"));
+    try {
+      const universe = syntheticUniverse({ market: "CRYPTO", symbols: 2_500, timeframes: ["h1"], bars: 80, seed: 28 });
+      const batch = (from: number, to: number) => ({
+        market: "CRYPTO",
+        timeframe: "h1" as const,
+        symbols: universe.map((i) => {
+          const b = i.bars.h1!;
+          const cut = (c: ArrayLike<number>): Float64Array => Float64Array.from(Array.from(c).slice(from, to));
+          return { symbol: i.symbol, bars: { time: cut(b.time), open: cut(b.open), high: cut(b.high), low: cut(b.low), close: cut(b.close), volume: cut(b.volume) } };
+        }),
+      });
+      await store.upsertBars([batch(0, 72)]);
+      // Per-bar operators, offsets of carried slots and of the bars, calls with states, stacked calls, short-circuits.
+      const query = `market = "CRYPTO"\ntimeframe = h1\ncolumns = [sma(close, 5), rsi(5), close[1], change(hl2, 2), highest(high, 10)]\ncrossover(close, sma(close, 5)) or rsi(5) < 40 and not (close > highest(high, 10)[1])`;
+      const compiled = compile(query, { warmupCeiling: 40 });
+      const carry = new CarryStore();
+      const carried: Screen = { id: "carried", query, compiled, lastTime: null, matching: [] };
+      const fresh: Screen = { id: "fresh", query, compiled, lastTime: null, matching: [] };
+      const options = { warmup: 20, graceMs: 0 };
+      let rows = 0;
+      for (let bar = 72; bar < 80; bar++) {
+        if (bar > 72) await store.upsertBars([batch(bar - 1, bar)]);
+        const now = universe[0]!.bars.h1!.time[bar - 1]! + HOUR;
+        const got = (await evaluateGroup(store, [carried], now, { ...options, carry })).bars.get("carried")!;
+        const want = (await evaluateGroup(store, [fresh], now, options)).bars.get("fresh")!;
+        expect(got, `bar ${bar}`).toEqual(want);
+        for (const [screen, bars] of [[carried, got], [fresh, want]] as const) {
+          for (const b of bars) {
+            screen.lastTime = b.time;
+            screen.matching = b.matching;
+          }
+        }
+        rows += want.reduce((n, b) => n + b.matching.length + b.events.length, 0);
+      }
+      // Seven rounds of one new bar each, every symbol stepped across (not by symbol).
+      expect(carry.counts().across).toBe(7 * 2_500);
+      expect(rows).toBeGreaterThan(1_000);
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  }, 120_000);
 });
