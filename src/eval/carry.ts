@@ -39,6 +39,11 @@ export interface CarryLayout {
   readonly widths: Int32Array;
   /** Per carried slot: its frame's index in the program's frames. */
   readonly frames: Int32Array;
+  /**
+   * Per carried slot: how many bars before its frame's last bar read its last value is (`slotLags`):
+   * 0 but for a slot read only through an offset (`highest(high, 20)[1]`), whose pass ends `k` bars earlier.
+   */
+  readonly lags: Int32Array;
   /** The program's shape (its slots' kinds and constants): a saved pass is restored only into the same shape. */
   readonly shape: string;
   /**
@@ -66,21 +71,79 @@ export function readsBack(slot: Slot): number {
   return 0;
 }
 
+/** Every slot of the program, each after the slots it reads (a post-order from the roots: condition, columns, sort keys). */
+export function slotOrder(program: Program): Slot[] {
+  const order: Slot[] = [];
+  const seen = new Set<Slot>();
+  const visit = (root: Slot): void => {
+    if (seen.has(root)) return;
+    seen.add(root);
+    const stack: { slot: Slot; next: number }[] = [{ slot: root, next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const child = top.slot.children[top.next++];
+      if (child === undefined) {
+        order.push(top.slot);
+        stack.pop();
+      } else if (!seen.has(child)) {
+        seen.add(child);
+        stack.push({ slot: child, next: 0 });
+      }
+    }
+  };
+  visit(program.condition);
+  for (const c of program.columns) visit(c.slot);
+  for (const s of program.sort) visit(s.slot);
+  return order;
+}
+
+/**
+ * Per slot: how many bars before its frame's last bar evaluated a pass computes it to. The roots
+ * (condition, columns, sort keys) are computed at the bar; a slot read through an offset `x[k]`
+ * is computed k bars before its reader; another consumer reads its operand at its own bar; the
+ * smallest over a slot's readers wins (values.ts computes a slot up to the latest bar any reader
+ * asks). Another timeframe's slots count from their own frame's last bar (0).
+ */
+export function slotLags(program: Program): Map<Slot, number> {
+  const order = slotOrder(program);
+  const lags = new Map<Slot, number>();
+  // The roots are read at the bar, whatever else reads them.
+  for (const root of [program.condition, ...program.columns.map((c) => c.slot), ...program.sort.map((s) => s.slot)]) lags.set(root, 0);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const slot = order[i]!;
+    const lag = lags.get(slot) ?? 0;
+    lags.set(slot, lag);
+    const node = slot.node;
+    for (const child of slot.children) {
+      const at = node.op === "timeframe" ? 0 : lag + (node.op === "history" ? node.offset : 0);
+      const known = lags.get(child);
+      if (known === undefined || at < known) lags.set(child, at);
+    }
+  }
+  return lags;
+}
+
 /** The program's carry layout. */
 export function carryLayout(program: Program): CarryLayout {
   let layout = layouts.get(program);
   if (layout) return layout;
   const slots = program.all.filter((s) => s.node.op !== "series" && s.node.op !== "number" && s.node.op !== "boolean");
   const index = new Map(slots.map((s, i) => [s, i]));
+  const lagOf = slotLags(program);
   const widths = new Int32Array(slots.length);
   for (const consumer of program.all) {
-    // Another timeframe's value is read at its last bar closed, which may be the bar before.
-    const back = consumer.node.op === "timeframe" ? 1 : readsBack(consumer);
+    // Another timeframe's value is read at its last bar closed, which may be the bar before. A
+    // consumer reads its operands back from its own bar, which is an operand's last value or
+    // later: the tail holds what lies between.
+    const timeframe = consumer.node.op === "timeframe";
+    const back = timeframe ? 1 : readsBack(consumer);
     for (const child of consumer.children) {
       const i = index.get(child);
-      if (i !== undefined && widths[i]! < back) widths[i] = back;
+      const need = timeframe ? back : back + (lagOf.get(consumer) ?? 0) - (lagOf.get(child) ?? 0);
+      if (i !== undefined && widths[i]! < need) widths[i] = need;
     }
   }
+  const lags = new Int32Array(slots.map((s) => lagOf.get(s) ?? 0));
   const frames = new Int32Array(slots.map((s) => program.frames.indexOf(s.frame)));
   // The slots' IR ids (one per distinct subexpression) with their kinds: the same for every compile of the same text.
   const shape = slots.map((s) => `${s.node.id}:${s.node.op}:${s.node.op === "call" ? `${s.node.fn.name}(${s.node.consts.join(",")})` : ""}@${s.timeframe}`).join(";");
@@ -97,7 +160,7 @@ export function carryLayout(program: Program): CarryLayout {
     stateAt[k] = at;
     at += state.length;
   }
-  layout = { slots, widths, frames, shape, rowSize: at, tailAt, stateAt };
+  layout = { slots, widths, frames, lags, shape, rowSize: at, tailAt, stateAt };
   layouts.set(program, layout);
   return layout;
 }
@@ -145,8 +208,8 @@ export function saveCarry(program: Program, anchors: readonly number[], screen: 
     const state = slot.state;
     if (state !== undefined) for (let i = 0, at = r + stateAt[k]!; i < state.length; i++) rows[at + i] = state[i]!;
   }
-  // Full also when every slot ends at its frame's last bar (an offset's operand may end before it).
-  for (let k = 0; k < S && full === 1; k++) if (screen.hi[lane * S + k] !== frameHi[lane * F + layout.frames[k]!]) full = 0;
+  // Full also when every slot ends its lag before its frame's last bar (`slotLags`: an offset's operand ends before it).
+  for (let k = 0; k < S && full === 1; k++) if (screen.hi[lane * S + k] !== frameHi[lane * F + layout.frames[k]!]! - layout.lags[k]!) full = 0;
   for (let f = 0; f < F; f++) {
     const h = frameHi[lane * F + f]!;
     rows[r + f] = anchors[f]!;
@@ -186,9 +249,9 @@ export function restoreCarry(program: Program, screen: ScreenCarry, symbol: stri
   // Only the carried slots are given a floor: the others (raw series, constants) are read again from the bars.
   for (let k = 0; k < S; k++) {
     const slot = slots[k]!;
-    // A full lane's slots end at their frame's last bar read, each tail its whole width (round.ts moves only that).
+    // A full lane's slots end their lag before their frame's last bar read, each tail its whole width (round.ts moves only that).
     const full = screen.full[lane] === 1;
-    const hi = full ? screen.frameHi[lane * F + layout.frames[k]!]! : screen.hi[lane * S + k]!;
+    const hi = full ? screen.frameHi[lane * F + layout.frames[k]!]! - layout.lags[k]! : screen.hi[lane * S + k]!;
     const lo = full ? hi - widths[k]! : screen.lo[lane * S + k]!;
     const length = slot.frame.length;
     if (slot.buffer.length < length) slot.buffer = new Float64Array(Math.max(length, slot.buffer.length * 2));
@@ -250,13 +313,14 @@ export class ScreenCarry {
   frameHi: Int32Array;
   /**
    * Per lane and carried slot: the bars (frame indices) its tail holds, [lo, hi), as saved; a
-   * full lane's are one width before its frame's `frameHi` (round.ts steps full lanes without writing these).
+   * full lane's end its slot's lag before its frame's `frameHi` and start one width before that
+   * (round.ts steps full lanes without writing these).
    */
   lo: Int32Array;
   hi: Int32Array;
   /** Per lane: 1 when it holds a pass. */
   live: Uint8Array;
-  /** Per lane: 1 when every tail holds its full width and ends at its frame's last bar read. */
+  /** Per lane: 1 when every tail holds its full width and ends at its slot's bar (its lag before its frame's last bar read). */
   full: Uint8Array;
   /** The market, upper case, as writes are compared with it. */
   private readonly upper: string;

@@ -24,7 +24,9 @@
  *
  * What goes this way: a round of one new bar, for each symbol whose carried pass continues at
  * that bar — same anchors, its last bar read still the bar before, every tail full and ending
- * at its frame's last bar, every state positioned there. Only the base timeframe steps: another
+ * at its slot's bar, every state positioned there. A slot's bar is the new one, or for a slot read
+ * only through an offset (`close > highest(high, 20)[1]`) the bar `k` before it (`slotLags`,
+ * carry.ts): it steps there, as a pass computes it. Only the base timeframe steps: another
  * timeframe's value is the one its pass read last, as long as that timeframe closes no bar at
  * this round. Every other symbol (a new symbol, an anchor switch, a pass dropped by a write,
  * another timeframe closing a bar) is evaluated by `historySteps` as before, and the rows of
@@ -32,7 +34,7 @@
  */
 import { anchorTime } from "./anchor.js";
 import { convergedAt, isTrusted } from "./bars.js";
-import { type CarryStore, carryLayout, readsBack, type ScreenCarry, type SymbolIds } from "./carry.js";
+import { type CarryStore, carryLayout, readsBack, type ScreenCarry, slotLags, slotOrder, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
@@ -54,11 +56,18 @@ interface RoundLayout {
   readonly position: ReadonlyMap<Slot, number>;
   /** Per slot of `order`: its index in the carry layout, or −1 (raw series and constants, read from the bars). */
   readonly carried: Int32Array;
+  /**
+   * Per slot of `order`: the bar it is computed at, as bars before the new one (`slotLags`): 0, or
+   * `k` for a slot read only through an offset `x[k]`. Its value steps at that bar.
+   */
+  readonly lag: Int32Array;
   /** The most bars before the new one any computation reads (a window, an offset, a primed block). */
   readonly reach: number;
   /** Where in a row each kernel state starts (its slot 0, the bar it is positioned at), and whether its kernel runs in primed blocks. */
   readonly states: Int32Array;
   readonly statesBlocked: Uint8Array;
+  /** Per state: its slot's lag (the state is positioned that many bars before the new one). */
+  readonly statesLag: Int32Array;
   /** Per slot of `order`, and per carried slot: whether it is on the base timeframe (the others are not stepped). */
   readonly onBase: readonly boolean[];
   readonly baseCarried: readonly boolean[];
@@ -107,28 +116,9 @@ function roundLayout(program: Program): RoundLayout {
   if (layout) return layout;
   const carry = carryLayout(program);
   const index = new Map(carry.slots.map((s, i) => [s, i]));
-  // Children before parents: a depth-first post-order from the roots.
-  const order: Slot[] = [];
-  const seen = new Set<Slot>();
-  const visit = (root: Slot): void => {
-    if (seen.has(root)) return;
-    seen.add(root);
-    const stack: { slot: Slot; next: number }[] = [{ slot: root, next: 0 }];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const child = top.slot.children[top.next++];
-      if (child === undefined) {
-        order.push(top.slot);
-        stack.pop();
-      } else if (!seen.has(child)) {
-        seen.add(child);
-        stack.push({ slot: child, next: 0 });
-      }
-    }
-  };
-  visit(program.condition);
-  for (const c of program.columns) visit(c.slot);
-  for (const s of program.sort) visit(s.slot);
+  // Children before parents.
+  const order = slotOrder(program);
+  const lagOf = slotLags(program);
   // Only the base frame steps: another timeframe's slots are read at its last bar closed, from their tails (a round
   // in which that frame closes a bar goes symbol by symbol).
   const onBase = (slot: Slot): boolean => slot.frame === program.base;
@@ -139,7 +129,9 @@ function roundLayout(program: Program): RoundLayout {
     if (!onBase(slot)) continue;
     // A recursion without a state streams from the first bar of the pass, which a carried pass does not hold.
     if (node.op === "call" && node.fn.recursive && slot.state === undefined) eligible = false;
-    reach = Math.max(reach, readsBack(slot));
+    // Another timeframe is read at the new bar only (its bars closed by the new bar's close).
+    if (node.op === "timeframe" && lagOf.get(slot)! > 0) eligible = false;
+    reach = Math.max(reach, readsBack(slot) + lagOf.get(slot)!);
   }
   const stateful = carry.slots.map((_, k) => k).filter((k) => carry.stateAt[k]! >= 0 && onBase(carry.slots[k]!));
   layout = {
@@ -147,9 +139,11 @@ function roundLayout(program: Program): RoundLayout {
     order,
     position: new Map(order.map((s, i) => [s, i])),
     carried: new Int32Array(order.map((s) => index.get(s) ?? -1)),
+    lag: new Int32Array(order.map((s) => lagOf.get(s)!)),
     reach,
     states: new Int32Array(stateful.map((k) => carry.stateAt[k]!)),
     statesBlocked: new Uint8Array(stateful.map((k) => (carry.slots[k]!.blocked ? 1 : 0))),
+    statesLag: new Int32Array(stateful.map((k) => carry.lags[k]!)),
     onBase: order.map(onBase),
     baseCarried: carry.slots.map(onBase),
     stacked: new Uint8Array(order.map((slot) => (onBase(slot) && stackable(slot) ? 1 : 0))),
@@ -542,12 +536,39 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
   let most = 0;
   for (let j = 0; j < n; j++) if (at[j]! > most) most = at[j]!;
 
+  const lag = layout.lag;
+  /**
+   * A slot's values `d` bars before the new bar, one per symbol stepped (d is its lag or more):
+   * its vector when it is computed there; else its tail (a carried slot, whose tail ends the bar
+   * before its own: see carry.ts widths); else the bars (a raw series, a constant), which the
+   * pass holds that far back (`reach`). `buffer` names the scratch it is gathered into.
+   */
+  const operand = (child: Slot, d: number, buffer: number): Float64Array => {
+    const q = position.get(child)!;
+    if (d === lag[q]) return work.vectors[q]!;
+    const values = grown(work.raws, buffer, n);
+    const c = carried[q]!;
+    if (c >= 0) {
+      fromRows(rows, laneOf, rowSize, tailAt[c]! + widths[c]! - (d - lag[q]!), values, n);
+      return values;
+    }
+    for (let j = 0; j < n; j++) {
+      const p = at[j]!;
+      const i = index[j]!;
+      const v = grown(work.raws, 16, p + 1);
+      seriesWindow(child, round.bars[i]!, p - d, p - d + 1, v, ends[i]! - p, work);
+      values[j] = v[p - d]!;
+    }
+    return values;
+  };
   for (let s = 0; s < slots.length; s++) {
     if (!layout.onBase[s]) continue;
     const slot = slots[s]!;
     const node = slot.node;
     const out = work.vector(s, n);
     const vectorOf = (child: Slot): Float64Array => work.vectors[position.get(child)!]!;
+    // The slot's bar: its lag before the new one (0 but under an offset); its operands are read there.
+    const L = lag[s]!;
     switch (node.op) {
       case "number":
         out.fill(node.value, 0, n);
@@ -559,11 +580,11 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         const combine = node.series.combine;
         const indices = slot.columnIndices;
         if (combine === undefined) {
-          gather(round.latestOf(indices[0]!), index, out, n);
+          barsAt(round, indices[0]!, L, index, out, n);
         } else {
           const columns = indices.map((column, k) => {
             const v = grown(work.raws, k, n);
-            gather(round.latestOf(column), index, v, n);
+            barsAt(round, column, L, index, v, n);
             return v;
           });
           combine(columns, out, 0, n);
@@ -571,48 +592,32 @@ function stepAcross(program: Program, round: RoundUniverse, screen: ScreenCarry,
         break;
       }
       case "negate":
-        negateInto(vectorOf(slot.children[0]!), out, 0, n);
+        negateInto(operand(slot.children[0]!, L, 20), out, 0, n);
         break;
       case "not":
-        notInto(vectorOf(slot.children[0]!), out, 0, n);
+        notInto(operand(slot.children[0]!, L, 20), out, 0, n);
         break;
       case "compare":
-        compareInto(node.operator, vectorOf(slot.children[0]!), vectorOf(slot.children[1]!), out, 0, n);
+        compareInto(node.operator, operand(slot.children[0]!, L, 20), operand(slot.children[1]!, L, 21), out, 0, n);
         break;
       case "arithmetic":
-        arithmeticInto(node.operator, vectorOf(slot.children[0]!), vectorOf(slot.children[1]!), out, 0, n);
+        arithmeticInto(node.operator, operand(slot.children[0]!, L, 20), operand(slot.children[1]!, L, 21), out, 0, n);
         break;
       case "and":
       case "or": {
         // As `logical` in values.ts decides a bar: the first operand that is `decided` decides it.
         const decided = node.op === "and" ? 0 : 1;
         out.fill(1 - decided, 0, n);
-        for (const operand of slot.children) decide(vectorOf(operand), decided, out, n);
+        for (const child of slot.children) decide(operand(child, L, 20), decided, out, n);
         break;
       }
-      case "history": {
-        const k = node.offset;
-        const child = slot.children[0]!;
-        const c = carried[position.get(child)!]!;
-        if (k === 0) out.set(vectorOf(child).subarray(0, n));
-        else if (c >= 0) {
-          // The child's value k bars back: in its tail, which ends at the bar before the new one.
-          fromRows(rows, laneOf, rowSize, tailAt[c]! + widths[c]! - k, out, n);
-        } else {
-          // A series read from the bars k bars back (the pass holds them: p ≥ k, see `reach`).
-          for (let j = 0; j < n; j++) {
-            const p = at[j]!;
-            const i = index[j]!;
-            const v = grown(work.raws, 16, p + 1);
-            seriesWindow(child, round.bars[i]!, p - k, p - k + 1, v, ends[i]! - p, work);
-            out[j] = v[p - k]!;
-          }
-        }
+      case "history":
+        // The operand `offset` bars before the slot's own bar.
+        out.set(operand(slot.children[0]!, L + node.offset, 20).subarray(0, n));
         break;
-      }
       case "call":
-        if (layout.stacked[s] === 1) stackCall(program, slot, layout, work, round, screen, picked, n, out);
-        else stepCall(program, slot, s, layout, work, round, screen, picked, n, most, out);
+        if (layout.stacked[s] === 1) stackCall(program, slot, L, layout, work, round, screen, picked, n, out);
+        else stepCall(program, slot, s, L, layout, work, round, screen, picked, n, most, out);
         break;
       case "timeframe": {
         // The other timeframe's value at its last bar closed by the new bar's close: the one its pass read last.
@@ -744,7 +749,7 @@ function collectRows(
  */
 function pickLanes(screen: ScreenCarry, layout: RoundLayout, rowSize: number, ends: Int32Array, previous: Float64Array, ids: Int32Array, anchors: Float64Array, picked: Picked): number {
   const { live, full, rows, frameHi, laneOfId } = screen;
-  const { states, statesBlocked, reach } = layout;
+  const { states, statesBlocked, statesLag, reach } = layout;
   const F = anchors.length;
   const anchor = anchors[0]!;
   const { index, lane: laneAt, at } = picked;
@@ -761,7 +766,9 @@ function pickLanes(screen: ScreenCarry, layout: RoundLayout, rowSize: number, en
     if (rows[r] !== anchor || p < reach || end < p || previous[i] !== rows[r + F]) continue;
     let positioned = true;
     for (let q = 0; q < states.length; q++) {
-      if (rows[r + states[q]!] !== p && !(statesBlocked[q] === 1 && p % PRIMED_BLOCK_BARS === 0)) positioned = false;
+      // A state is positioned at its slot's bar (its lag before the new one), or primed afresh at a block's start.
+      const bar = p - statesLag[q]!;
+      if (rows[r + states[q]!] !== bar && !(statesBlocked[q] === 1 && bar % PRIMED_BLOCK_BARS === 0)) positioned = false;
     }
     if (!positioned) continue;
     index[n] = i;
@@ -798,6 +805,17 @@ function holdInner(screen: ScreenCarry, rowSize: number, F: number, picked: Pick
     kept++;
   }
   return kept;
+}
+
+/** Column `column` of every symbol picked at its bar `lag` bars before the new one (the round's recent values), into `out`. */
+function barsAt(round: RoundUniverse, column: number, lag: number, index: Int32Array, out: Float64Array, n: number): void {
+  if (lag === 0) {
+    gather(round.latestOf(column), index, out, n);
+    return;
+  }
+  const recent = round.recentOf(column, lag + 1);
+  const D = round.depths[column]!;
+  for (let j = 0; j < n; j++) out[j] = recent[index[j]! * D + D - 1 - lag]!;
 }
 
 /** `out[j] = values[index[j]]` for the first `n` picked. */
@@ -847,7 +865,7 @@ function advance(screen: ScreenCarry, rowSize: number, F: number, picked: Picked
  * inputs' tails and the state the symbol's pass kept (as `compute` in values.ts gives them to
  * it in a restored pass), its value into `out`, its state back into the pass.
  */
-function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, most: number, out: Float64Array): void {
+function stepCall(program: Program, slot: Slot, s: number, lag: number, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, most: number, out: Float64Array): void {
   const node = slot.node;
   if (node.op !== "call") return;
   const { carried, position } = layout;
@@ -855,6 +873,7 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
   const children = slot.children;
   const own = carried[s]!;
   const childCarried = new Int32Array(children.map((c) => carried[position.get(c)!]!));
+  const childLag = new Int32Array(children.map((c) => layout.lag[position.get(c)!]!));
   // Everything the loop over symbols reads, as arrays decided here: the loop sees no slot or node.
   let scratch = work.scratch.get(slot);
   if (scratch === undefined) work.scratch.set(slot, (scratch = []));
@@ -866,8 +885,8 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
   // round's recent values (`recentOf`); a longer one (and a kernel run over its whole primed
   // block) is read in place, where copying it would cost more than reading the bars.
   const columns = [...rawColumn, ...slot.columnIndices];
-  const windowed = !(slot.blocked && slot.state === undefined) && slot.extra < STACKED_EXTRA * 2;
-  const recent = columns.map((c) => (windowed && c >= 0 ? round.recentOf(c, slot.extra + 1) : undefined));
+  const windowed = !(slot.blocked && slot.state === undefined) && slot.extra + lag < STACKED_EXTRA * 2;
+  const recent = columns.map((c) => (windowed && c >= 0 ? round.recentOf(c, slot.extra + 1 + lag) : undefined));
   const depths = Int32Array.from(columns, (c) => (c >= 0 ? round.depths[c]! : 0));
   callLanes(
     node.fn.kernel as Kernel,
@@ -877,7 +896,9 @@ function stepCall(program: Program, slot: Slot, s: number, layout: RoundLayout, 
     own >= 0 ? stateAt[own]! : -1,
     slot.blocked,
     slot.extra,
+    lag,
     childCarried,
+    childLag,
     new Int32Array(children.map((_, k) => (childCarried[k]! >= 0 ? tailAt[childCarried[k]!]! + widths[childCarried[k]!]! : 0))),
     children.map((c) => work.vectors[position.get(c)!]!),
     rawColumn,
@@ -912,7 +933,9 @@ function callLanes(
   stateFrom: number,
   blocked: boolean,
   extra: number,
+  lag: number,
   childCarried: Int32Array,
+  childLag: Int32Array,
   childTail: Int32Array,
   childVectors: readonly Float64Array[],
   rawColumn: Int32Array,
@@ -935,30 +958,35 @@ function callLanes(
   const width = childCarried.length;
   const inputs = new Array<Float64Array>(width + implicit.length).fill(buffer);
   for (let j = 0; j < n; j++) {
+    // The new bar is p; the call is computed at its own bar b, its lag before.
     const p = at[j]!;
+    const b = p - lag;
     const i = index[j]!;
     const r = laneAt[j]! * rowSize;
     // Where the kernel starts (values.ts `computeRange`): a carried state resumes at the bar, except
     // at a primed block's start; a windowed kernel without one runs over its whole block.
-    const from = blocked && state === undefined ? p - (p % PRIMED_BLOCK_BARS) : p;
+    const from = blocked && state === undefined ? b - (b % PRIMED_BLOCK_BARS) : b;
     const inputFrom = from - extra;
     const offset = ends[i]! - p;
     for (let k = 0; k < width; k++) {
       if (childCarried[k]! >= 0) {
-        // The child's tail holds its values at [p − width, p): bar x at row index r + tail + width + x − p.
+        // The child, computed c bars before the new one (c ≤ lag), holds its values at [p − c − width, p − c) in its
+        // tail (bar x at row index r + tail + width + x − p + c), and its value at p − c in its vector.
+        const c = childLag[k]!;
         const dst = scratch[k]!;
-        const base = r + childTail[k]! - p;
-        for (let x = inputFrom; x < p; x++) dst[x] = rows[base + x]!;
-        dst[p] = childVectors[k]![j]!;
+        const base = r + childTail[k]! - p + c;
+        const last = c === lag ? b - 1 : b;
+        for (let x = inputFrom; x <= last; x++) dst[x] = rows[base + x]!;
+        if (c === lag) dst[b] = childVectors[k]![j]!;
         inputs[k] = dst;
       } else if (recent[k] !== undefined) {
-        recentWindow(recent[k]!, depths[k]!, i, inputFrom, p, scratch[k]!);
+        recentWindow(recent[k]!, depths[k]!, i, p, inputFrom, b, scratch[k]!);
         inputs[k] = scratch[k]!;
       } else {
         const view = rawColumn[k]! >= 0 ? round.viewOf(i, rawColumn[k]!, offset) : undefined;
         if (view !== undefined) inputs[k] = view;
         else {
-          window(k, j, inputFrom, p + 1, scratch[k]!, offset);
+          window(k, j, inputFrom, b + 1, scratch[k]!, offset);
           inputs[k] = scratch[k]!;
         }
       }
@@ -966,28 +994,28 @@ function callLanes(
     for (let k = 0; k < implicit.length; k++) {
       const dst = scratch[width + k]!;
       if (recent[width + k] !== undefined) {
-        recentWindow(recent[width + k]!, depths[width + k]!, i, inputFrom, p, dst);
+        recentWindow(recent[width + k]!, depths[width + k]!, i, p, inputFrom, b, dst);
         inputs[width + k] = dst;
         continue;
       }
       const view = round.viewOf(i, implicit[k]!, offset);
       if (view !== undefined) inputs[width + k] = view;
       else {
-        round.copyColumn(i, implicit[k]!, offset, inputFrom, p + 1, dst);
+        round.copyColumn(i, implicit[k]!, offset, inputFrom, b + 1, dst);
         inputs[width + k] = dst;
       }
     }
     if (state !== undefined) {
       const at1 = r + stateFrom;
       for (let x = 0; x < state.length; x++) state[x] = rows[at1 + x]!;
-      if (blocked && p % PRIMED_BLOCK_BARS === 0) state.fill(Number.NaN);
+      if (blocked && b % PRIMED_BLOCK_BARS === 0) state.fill(Number.NaN);
     }
-    kernel(inputs, consts, buffer, from, p + 1, ctx, state);
-    out[j] = buffer[p]!;
+    kernel(inputs, consts, buffer, from, b + 1, ctx, state);
+    out[j] = buffer[b]!;
     if (state !== undefined) {
       const at1 = r + stateFrom;
       for (let x = 0; x < state.length; x++) rows[at1 + x] = state[x]!;
-      if (state[0] !== p + 1) broken[j] = 1;
+      if (state[0] !== b + 1) broken[j] = 1;
     }
   }
 }
@@ -1004,7 +1032,7 @@ function callLanes(
  * start read with the previous symbol's end) are not read. One kernel call for all the symbols
  * instead of one each: what costs in a step of a crossing is the call, not its comparison.
  */
-function stackCall(program: Program, slot: Slot, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, out: Float64Array): void {
+function stackCall(program: Program, slot: Slot, lag: number, layout: RoundLayout, work: RoundWork, round: RoundUniverse, screen: ScreenCarry, picked: Picked, n: number, out: Float64Array): void {
   const node = slot.node;
   if (node.op !== "call") return;
   const { carried, position } = layout;
@@ -1019,12 +1047,12 @@ function stackCall(program: Program, slot: Slot, layout: RoundLayout, work: Roun
   let scratch = work.scratch.get(slot);
   if (scratch === undefined) work.scratch.set(slot, (scratch = []));
   const inputs: Float64Array[] = [];
-  // A window of a column of the bars: symbol j's bars ends[i] − extra … ends[i] (its pass's p − extra … p).
+  // A window of a column of the bars: symbol j's bars ends[i] − lag − extra … ends[i] − lag (its pass's b − extra … b, b = p − lag).
   const fromBars = (dst: Float64Array, column: number): void => {
-    const recent = round.recentOf(column, W);
+    const recent = round.recentOf(column, W + lag);
     const D = round.depths[column]!;
     for (let j = 0; j < n; j++) {
-      const first = index[j]! * D + D - W;
+      const first = index[j]! * D + D - W - lag;
       for (let x = 0, d = j * W; x < W; x++, d++) dst[d] = recent[first + x]!;
     }
   };
@@ -1034,14 +1062,18 @@ function stackCall(program: Program, slot: Slot, layout: RoundLayout, work: Roun
     inputs.push(dst);
     const c = carried[position.get(child)!]!;
     if (c >= 0) {
-      // A carried child: its tail's last `extra` values (the bars before p), then its value at p.
-      const vector = work.vectors[position.get(child)!]!;
-      const from = tailAt[c]! + widths[c]! - extra;
+      // A carried child computed at the call's bar b: its tail's last `extra` values (the bars before b), then its
+      // value at b. One computed later (`lag` − its lag bars after b): the whole window from its tail.
+      const q = position.get(child)!;
+      const vector = work.vectors[q]!;
+      const later = lag - layout.lag[q]!;
+      const from = tailAt[c]! + widths[c]! - extra - later;
+      const fromTail = later === 0 ? extra : W;
       for (let j = 0; j < n; j++) {
         const r = laneAt[j]! * rowSize + from;
         const d = j * W;
-        for (let x = 0; x < extra; x++) dst[d + x] = rows[r + x]!;
-        dst[d + extra] = vector[j]!;
+        for (let x = 0; x < fromTail; x++) dst[d + x] = rows[r + x]!;
+        if (later === 0) dst[d + extra] = vector[j]!;
       }
     } else if (child.node.op === "series" && child.node.series.combine === undefined) {
       fromBars(dst, child.columnIndices[0]!);
@@ -1049,10 +1081,11 @@ function stackCall(program: Program, slot: Slot, layout: RoundLayout, work: Roun
       // A derived series or a constant, over the window at its pass indices, then into its place.
       for (let j = 0; j < n; j++) {
         const p = at[j]!;
+        const b = p - lag;
         const i = index[j]!;
         const v = grown(work.raws, 18, p + 1);
-        seriesWindow(child, bars[i]!, p - extra, p + 1, v, ends[i]! - p, work);
-        for (let x = 0; x < W; x++) dst[j * W + x] = v[p - extra + x]!;
+        seriesWindow(child, bars[i]!, b - extra, b + 1, v, ends[i]! - p, work);
+        for (let x = 0; x < W; x++) dst[j * W + x] = v[b - extra + x]!;
       }
     }
   }
@@ -1065,10 +1098,13 @@ function stackCall(program: Program, slot: Slot, layout: RoundLayout, work: Roun
   windowEnds(node.fn, node.consts, slot.context(slot.frame.timeframe, program.market), inputs, n, extra, result, out);
 }
 
-/** Instrument `i`'s values of a column at pass bars [from, p] into `dst` at those indices, from the round's recent values (`recentOf`, D each). */
-function recentWindow(recent: Float64Array, D: number, i: number, from: number, p: number, dst: Float64Array): void {
+/**
+ * Instrument `i`'s values of a column at pass bars [from, last] into `dst` at those indices, from
+ * the round's recent values (`recentOf`, D each; the new bar, pass bar p, is its last).
+ */
+function recentWindow(recent: Float64Array, D: number, i: number, p: number, from: number, last: number, dst: Float64Array): void {
   const shift = i * D + D - 1 - p;
-  for (let x = from; x <= p; x++) dst[x] = recent[shift + x]!;
+  for (let x = from; x <= last; x++) dst[x] = recent[shift + x]!;
 }
 
 /**

@@ -39,6 +39,11 @@ const CONDITIONS = [
   "bullish_engulfing or doji",
   "hammer or close < lowest(low, 10)[1]",
   "crossover(rsi(7), 50) or crossunder(hl2, sma(close, 5)) or abs(change(close, 2)) > 1",
+  // Read only through offsets: stepped at the bars before the new one.
+  "close > highest(high, 10)[1]",
+  "crossover(close, ema(close, 4))[1] or (close - sma(close, 6))[2] > 0 and rsi(7)[1] < rsi(7)",
+  "sma(close, 7)[1] > sma(close, 7)[2] and volume[1] > volume[2] or crossover(close, ema(close, 20))[1]",
+  "sma(rsi(7), 3)[1] < rsi(7)",
 ];
 
 /** Rows and events compared, bars evaluated, and passes taken on in steps. */
@@ -158,8 +163,18 @@ describe("an alert round over thousands of symbols", () => {
         }),
       });
       await store.upsertBars([batch(0, 72)]);
-      // Per-bar operators, offsets of carried slots and of the bars, calls with states, stacked calls, short-circuits.
-      const query = `market = "CRYPTO"\ntimeframe = h1\ncolumns = [sma(close, 5), rsi(5), close[1], change(hl2, 2), highest(high, 10)]\ncrossover(close, sma(close, 5)) or rsi(5) < 40 and not (close > highest(high, 10)[1])`;
+      // Per-bar operators, offsets of carried slots and of the bars, calls with states, stacked calls, short-circuits;
+      // and slots read only through an offset, computed the bars before the new one (a breakout's `highest(high, 10)[1]`).
+      const condition = [
+        "crossover(close, sma(close, 5)) or rsi(5) < 40 and not (close > highest(high, 10)[1])",
+        "crossover(close, ema(close, 4))[1] or (close - sma(close, 6))[2] > 0 and rsi(5)[1] < rsi(5)",
+        // Two offsets of one slot (the nearer is its bar, the other its tail), a raw column only under offsets.
+        "sma(close, 7)[1] > sma(close, 7)[2] and volume[1] > volume[2]",
+        // A call a bar before the new one over a slot computed at it (rsi(5), a column).
+        "sma(rsi(5), 3)[1] > 60",
+      ].join(" or ");
+      // ema(close, 4) read at the new bar too: the crossing a bar before reads it from its tail.
+      const query = `market = "CRYPTO"\ntimeframe = h1\ncolumns = [sma(close, 5), rsi(5), close[1], change(hl2, 2), ema(close, 4)]\n${condition}`;
       const compiled = compile(query, { warmupCeiling: 40 });
       const carry = new CarryStore();
       const carried: Screen = { id: "carried", query, compiled, lastTime: null, matching: [] };
