@@ -34,20 +34,22 @@ export function asStoreBars(universe: readonly Instrument[]): Instrument[] {
 /**
  * Alert screen number k of the alert benches: events (crosses, breakouts, extremes) that a few
  * symbols of a large CRYPTO market start or stop matching at most bars, of four shapes whose
- * parameters grow with k, so k < 100 are 100 distinct texts.
+ * parameters grow with k, so k < 100 are 100 distinct texts. Each shows its indicator as a
+ * column; `bare`, only the close (the breakout's `highest()` is then read only a bar back).
  */
-export function alertScreen(k: number): string {
+export function alertScreen(k: number, bare = false): string {
   const head = 'market = "CRYPTO"\ntimeframe = h1\n';
   const n = Math.floor(k / 4);
+  const columns = (indicator: string): string => (bare ? "columns = [close]" : `columns = [close, ${indicator}]`);
   switch (k % 4) {
     case 0:
-      return `${head}columns = [close, sma(${10 + n})]\ncrossover(close, sma(${10 + n}))`;
+      return `${head}${columns(`sma(${10 + n})`)}\ncrossover(close, sma(${10 + n}))`;
     case 1:
-      return `${head}columns = [close, ema(close, ${5 + n})]\ncrossunder(close, ema(close, ${5 + n}))`;
+      return `${head}${columns(`ema(close, ${5 + n})`)}\ncrossunder(close, ema(close, ${5 + n}))`;
     case 2:
-      return `${head}columns = [close, rsi(14)]\nrsi(14) < ${12 + n}`;
+      return `${head}${columns("rsi(14)")}\nrsi(14) < ${12 + n}`;
     default:
-      return `${head}columns = [close, highest(high, ${20 + n})]\nclose > highest(high, ${20 + n})[1]`;
+      return `${head}${columns(`highest(high, ${20 + n})`)}\nclose > highest(high, ${20 + n})[1]`;
   }
 }
 

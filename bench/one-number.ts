@@ -23,7 +23,8 @@
  *
  * Options (environment): BENCH_SYMBOLS (10000), BENCH_BARS (300), BENCH_ROUNDS (3),
  * BENCH_WINDOW (1000), BENCH_REPEAT (5), BENCH_PARTS (the parts to run, comma-separated: "1",
- * "2,3"; default all; 2 and 3 are measured together).
+ * "2,3"; default all; 2 and 3 are measured together), BENCH_BARE=1 (the alert screens without
+ * their indicator columns: `alertScreen(k, true)`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +43,7 @@ const BARS = Number(process.env.BENCH_BARS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 1000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+const BARE = process.env.BENCH_BARE === "1";
 const PARTS = new Set((process.env.BENCH_PARTS ?? "1,2,3").split(",").map((p) => p.trim()));
 const HOUR = 3_600_000;
 
@@ -99,9 +101,9 @@ async function rounds(): Promise<void> {
     await store.upsertBars([barBatch(universe, 0, BARS)]);
     const cache = new HotTier(store);
     const options = { warmup: 300, cache, graceMs: 0 };
-    const compiled: CompiledQuery[] = Array.from({ length: 100 }, (_, k) => compile(alertScreen(k)));
+    const compiled: CompiledQuery[] = Array.from({ length: 100 }, (_, k) => compile(alertScreen(k, BARE)));
     const latest = universe[0]!.bars.h1!.time[BARS - 1]!;
-    const follow = (id: string): Screen[] => compiled.map((c, k) => ({ id: `${id}${k}`, query: alertScreen(k), compiled: c, lastTime: latest, matching: [] }));
+    const follow = (id: string): Screen[] => compiled.map((c, k) => ({ id: `${id}${k}`, query: alertScreen(k, BARE), compiled: c, lastTime: latest, matching: [] }));
     const carried = follow("carried");
     const fresh = follow("fresh");
     const carry = new CarryStore();
@@ -164,7 +166,7 @@ async function rounds(): Promise<void> {
     }
     const counts = carry.counts();
     const run = median(runMs);
-    console.log(`\n2. an alert round for a new bar, 100 distinct screens, ${SYMBOLS} instruments × ${BARS}+ h1 bars in SQLite behind the hot tier (${loadAverage()}):`);
+    console.log(`\n2. an alert round for a new bar, 100 distinct screens${BARE ? " (bare: no indicator columns)" : ""}, ${SYMBOLS} instruments × ${BARS}+ h1 bars in SQLite behind the hot tier (${loadAverage()}):`);
     console.log(`   one run of the rsi screen (read + evaluate) ${ms(run)} (${runMs.map(ms).join(", ")})`);
     console.log(`   round with carried passes ${ms(median(carriedMs))} (${carriedMs.map(ms).join(", ")}): ${ratio(median(carriedMs), run)} one run (target ≤ 5×)`);
     console.log(`   round with a pass from the anchor per screen ${ms(median(freshMs))} (${freshMs.map(ms).join(", ")}): ${ratio(median(freshMs), run)} one run`);
