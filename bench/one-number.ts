@@ -170,7 +170,7 @@ async function rounds(): Promise<void> {
     console.log(`   one run of the rsi screen (read + evaluate) ${ms(run)} (${runMs.map(ms).join(", ")})`);
     console.log(`   round with carried passes ${ms(median(carriedMs))} (${carriedMs.map(ms).join(", ")}): ${ratio(median(carriedMs), run)} one run (target ≤ 5×)`);
     console.log(`   round with a pass from the anchor per screen ${ms(median(freshMs))} (${freshMs.map(ms).join(", ")}): ${ratio(median(freshMs), run)} one run`);
-    console.log(`   carried passes: ${counts.symbols} (screen, symbol) held, ${counts.restored} bars taken in a step (${counts.across} of them across symbols), ${counts.fresh} passes from the anchor`);
+    console.log(`   carried passes: ${counts.symbols} (screen, symbol) held, ${counts.restored} bars taken in a step (${counts.across} of them across symbols), ${counts.fresh} passes from the anchor, ${counts.shared} call steps taken from another screen's`);
     console.log(`\n3. the store's run from anchors ${ms(run)} against the run before anchors (fetch F, run over it) ${ms(median(oldMs))} (${oldMs.map(ms).join(", ")}): ${ratio(run, median(oldMs))} (target ≤ 1.3×)`);
   } finally {
     await store.close();

@@ -330,6 +330,8 @@ export class ScreenCarry {
   restored = 0;
   fresh = 0;
   across = 0;
+  /** Steps of a call taken from another screen's in the same round (round.ts `CallMemo`), so far. */
+  shared = 0;
   constructor(
     /** The market of the screen's plan (compared without case, as the store stores it). */
     readonly market: string,
@@ -493,14 +495,15 @@ export class CarryStore {
     for (const key of this.screens.keys()) if (!keys.has(key)) this.screens.delete(key);
   }
 
-  /** Symbols with a carried pass, and the passes taken on in steps and from their anchors so far, over every screen. */
-  counts(): { symbols: number; restored: number; fresh: number; across: number } {
-    const out = { symbols: 0, restored: 0, fresh: 0, across: 0 };
+  /** Symbols with a carried pass, the passes taken on in steps and from their anchors, and the call steps shared, so far, over every screen. */
+  counts(): { symbols: number; restored: number; fresh: number; across: number; shared: number } {
+    const out = { symbols: 0, restored: 0, fresh: 0, across: 0, shared: 0 };
     for (const screen of this.screens.values()) {
       out.symbols += screen.size;
       out.restored += screen.restored;
       out.fresh += screen.fresh;
       out.across += screen.across;
+      out.shared += screen.shared;
     }
     return out;
   }

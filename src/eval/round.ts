@@ -20,7 +20,10 @@
  * kernel once over every symbol's window laid end to end (`stackCall`); and the bars' latest
  * values are read from the instruments once per round into one array per column (`recentOf`),
  * from which every screen copies its short windows (the bars of 10,000 instruments lie far
- * apart in memory). The universe itself is read once per round for all its screens.
+ * apart in memory). The universe itself is read once per round for all its screens, and a call
+ * over the bars' own columns that several screens have (`rsi(14)`) is stepped once per symbol:
+ * the others take its value and state where their pass stands at the same bar in the same state
+ * (`CallMemo`).
  *
  * What goes this way: a round of one new bar, for each symbol whose carried pass continues at
  * that bar — same anchors, its last bar read still the bar before, every tail full and ending
@@ -172,13 +175,17 @@ class RoundUniverse {
   private readonly viewFrom: Int32Array;
   private readonly views: (Float64Array | undefined)[];
 
+  /** The round before's (its buffers are this round's to reuse: that round is over). */
+  private readonly before: RoundHandover;
+
   constructor(
     universe: Iterable<Instrument>,
     readonly tf: Timeframe,
-    before?: { depths: Int32Array; buffers: (Float64Array | undefined)[] },
+    before: RoundHandover = { depths: new Int32Array(COLUMNS.length), buffers: [], shared: new Set(), memos: new Map() },
   ) {
-    this.depths = before === undefined ? new Int32Array(COLUMNS.length) : Int32Array.from(before.depths);
-    this.spare = before === undefined ? [] : [...before.buffers];
+    this.before = before;
+    this.depths = Int32Array.from(before.depths);
+    this.spare = [...before.buffers];
     const instruments = [...universe];
     let time = -Infinity;
     const bars = instruments.map((instrument) => {
@@ -302,12 +309,35 @@ class RoundUniverse {
     return recent;
   }
 
+  private readonly memos = new Map<string, CallMemo>();
+  /** How many screens of the round asked for each call's memo. */
+  private readonly asked = new Map<string, number>();
+
+  /**
+   * The round's memo of the call keyed `key` (its function, constants, columns and lag), for a
+   * call more than one screen has: made by the second screen that asks, or by the first when the
+   * round before shared it; undefined for a call only one screen has (nothing to keep).
+   */
+  memoOf(key: string, stateSize: number): CallMemo | undefined {
+    const asked = this.asked.get(key) ?? 0;
+    this.asked.set(key, asked + 1);
+    let memo = this.memos.get(key);
+    if (memo !== undefined || (asked === 0 && !this.before.shared.has(key))) return memo;
+    memo = this.before.memos.get(key);
+    if (memo !== undefined && memo.bar.length === this.instruments.length && memo.before.length === this.instruments.length * stateSize) memo.bar.fill(-1);
+    else memo = new CallMemo(this.instruments.length, stateSize);
+    this.memos.set(key, memo);
+    return memo;
+  }
+
   /** Buffers of the round before, taken for this round's `recent` (that round is over). */
   private readonly spare: (Float64Array | undefined)[];
 
-  /** Per column: this round's recent values, handed to the next round of the same carry store to reuse. */
-  handOver(): { depths: Int32Array; buffers: (Float64Array | undefined)[] } {
-    return { depths: this.depths, buffers: this.recent };
+  /** What the next round of the same carry store reuses: the recent values' depths and buffers, the calls shared and their memos. */
+  handOver(): RoundHandover {
+    const shared = new Set<string>();
+    for (const [key, asked] of this.asked) if (asked > 1) shared.add(key);
+    return { depths: this.depths, buffers: this.recent, shared, memos: this.memos };
   }
 
   /** Column `column` (`COLUMN_INDEX`) of every instrument's base bars (empty where it has none): read once per round. */
@@ -346,6 +376,38 @@ class RoundUniverse {
 }
 
 /** Per carry store: the universe its current round reads, made once for all the round's screens. */
+/** What a round hands the next one of the same carry store (`RoundUniverse.handOver`). */
+interface RoundHandover {
+  readonly depths: Int32Array;
+  readonly buffers: readonly (Float64Array | undefined)[];
+  /** The calls more than one screen had. */
+  readonly shared: ReadonlySet<string>;
+  readonly memos: ReadonlyMap<string, CallMemo>;
+}
+
+/**
+ * One call as a round's screen stepped it, for the other screens with the same call (the same
+ * function and constants over the same columns of the bars, at the same lag; see `memoOf`):
+ * per instrument, the pass bar it stepped (−1: none), its state before and after, and its value.
+ * A screen whose pass stands at that bar with the same state (compared with `Object.is`) takes
+ * the value and the state after instead of calling the kernel: the same kernel over the same
+ * bars from the same state gives them bit for bit (a pass's bar index fixes its anchor: the
+ * bars before it are the same bars). So a round steps `rsi(14)` once per symbol however many
+ * screens read it.
+ */
+class CallMemo {
+  readonly bar: Int32Array;
+  readonly before: Float64Array;
+  readonly after: Float64Array;
+  readonly value: Float64Array;
+  constructor(instruments: number, stateSize: number) {
+    this.bar = new Int32Array(instruments).fill(-1);
+    this.before = new Float64Array(instruments * stateSize);
+    this.after = new Float64Array(instruments * stateSize);
+    this.value = new Float64Array(instruments);
+  }
+}
+
 const universes = new WeakMap<CarryStore, { readonly rounds: number; readonly universe: Iterable<Instrument>; readonly made: RoundUniverse }>();
 
 /**
@@ -888,7 +950,10 @@ function stepCall(program: Program, slot: Slot, s: number, lag: number, layout: 
   const windowed = !(slot.blocked && slot.state === undefined) && slot.extra + lag < STACKED_EXTRA * 2;
   const recent = columns.map((c) => (windowed && c >= 0 ? round.recentOf(c, slot.extra + 1 + lag) : undefined));
   const depths = Int32Array.from(columns, (c) => (c >= 0 ? round.depths[c]! : 0));
-  callLanes(
+  // A call over the bars' own columns is the same call in every screen that has it: the round
+  // keeps what the first screen stepped, for the others (`CallMemo`).
+  const memo = rawColumn.every((c) => c >= 0) ? round.memoOf(`${node.fn.name}(${node.consts.join(",")})[${rawColumn.join(",")}]@${lag}`, slot.state?.length ?? 0) : undefined;
+  screen.shared += callLanes(
     node.fn.kernel as Kernel,
     node.consts,
     slot.context(slot.frame.timeframe, program.market),
@@ -914,6 +979,7 @@ function stepCall(program: Program, slot: Slot, s: number, lag: number, layout: 
     round,
     out,
     work.broken,
+    memo,
     (k, j, from, to, dst, offset) => seriesWindow(children[k]!, round.bars[picked.index[j]!]!, from, to, dst, offset, work),
   );
 }
@@ -951,18 +1017,34 @@ function callLanes(
   round: RoundUniverse,
   out: Float64Array,
   broken: Uint8Array,
+  memo: CallMemo | undefined,
   window: (k: number, j: number, from: number, to: number, dst: Float64Array, offset: number) => void,
-): void {
+): number {
   const { index, lane: laneAt, at } = picked;
   const ends = round.ends;
   const width = childCarried.length;
   const inputs = new Array<Float64Array>(width + implicit.length).fill(buffer);
+  const S = state === undefined ? 0 : state.length;
+  let taken = 0;
   for (let j = 0; j < n; j++) {
     // The new bar is p; the call is computed at its own bar b, its lag before.
     const p = at[j]!;
     const b = p - lag;
     const i = index[j]!;
     const r = laneAt[j]! * rowSize;
+    const stateAt = r + stateFrom;
+    if (memo !== undefined && memo.bar[i] === b) {
+      // Another screen stepped this call at this bar: from the same state, its value and state after are this one's.
+      let same = true;
+      for (let x = 0, m = i * S; x < S && same; x++, m++) same = Object.is(rows[stateAt + x], memo.before[m]);
+      if (same) {
+        for (let x = 0, m = i * S; x < S; x++, m++) rows[stateAt + x] = memo.after[m]!;
+        out[j] = memo.value[i]!;
+        if (S > 0 && rows[stateAt] !== b + 1) broken[j] = 1;
+        taken++;
+        continue;
+      }
+    }
     // Where the kernel starts (values.ts `computeRange`): a carried state resumes at the bar, except
     // at a primed block's start; a windowed kernel without one runs over its whole block.
     const from = blocked && state === undefined ? b - (b % PRIMED_BLOCK_BARS) : b;
@@ -1005,19 +1087,26 @@ function callLanes(
         inputs[width + k] = dst;
       }
     }
+    // The first screen to step this call at this bar keeps what it did for the others.
+    const record = memo !== undefined && memo.bar[i] !== b;
     if (state !== undefined) {
-      const at1 = r + stateFrom;
-      for (let x = 0; x < state.length; x++) state[x] = rows[at1 + x]!;
+      for (let x = 0; x < S; x++) state[x] = rows[stateAt + x]!;
+      if (record) memo.before.set(state, i * S);
       if (blocked && b % PRIMED_BLOCK_BARS === 0) state.fill(Number.NaN);
     }
     kernel(inputs, consts, buffer, from, b + 1, ctx, state);
     out[j] = buffer[b]!;
+    if (record) {
+      memo.bar[i] = b;
+      memo.value[i] = out[j]!;
+      if (state !== undefined) memo.after.set(state, i * S);
+    }
     if (state !== undefined) {
-      const at1 = r + stateFrom;
-      for (let x = 0; x < state.length; x++) rows[at1 + x] = state[x]!;
+      for (let x = 0; x < S; x++) rows[stateAt + x] = state[x]!;
       if (state[0] !== b + 1) broken[j] = 1;
     }
   }
+  return taken;
 }
 
 /**

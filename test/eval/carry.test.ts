@@ -148,7 +148,7 @@ describe("carried passes give every bar the numbers of a pass from its anchor, b
 
 describe("an alert round over thousands of symbols", () => {
   // The round's arrays (picks, vectors, stacked windows, recent values) sized and read across 2,500 symbols.
-  it("gives every symbol the numbers of a pass from its anchor, bit for bit, every one stepped across", async () => {
+  it("gives every symbol of every screen the numbers of a pass from its anchor, bit for bit, every one stepped across and shared calls stepped once", async () => {
     const { dir, cleanup } = tempDir();
     const store = new SqliteStore(join(dir, "chunks.db"));
     try {
@@ -174,29 +174,45 @@ describe("an alert round over thousands of symbols", () => {
         "sma(rsi(5), 3)[1] > 60",
       ].join(" or ");
       // ema(close, 4) read at the new bar too: the crossing a bar before reads it from its tail.
-      const query = `market = "CRYPTO"\ntimeframe = h1\ncolumns = [sma(close, 5), rsi(5), close[1], change(hl2, 2), ema(close, 4)]\n${condition}`;
-      const compiled = compile(query, { warmupCeiling: 40 });
+      const head = 'market = "CRYPTO"\ntimeframe = h1\n';
+      // Three screens of one round; the other two read the first's rsi(5), sma(close, 5) and
+      // highest(high, 10): a round steps each once per symbol and the others take its steps.
+      const queries = [
+        `${head}columns = [sma(close, 5), rsi(5), close[1], change(hl2, 2), ema(close, 4)]\n${condition}`,
+        `${head}columns = [rsi(5), sma(close, 5)]\nrsi(5) < 35 or close > highest(high, 10)[1]`,
+        `${head}columns = [close]\nsma(close, 5) > close and rsi(5) > 50`,
+      ];
       const carry = new CarryStore();
-      const carried: Screen = { id: "carried", query, compiled, lastTime: null, matching: [] };
-      const fresh: Screen = { id: "fresh", query, compiled, lastTime: null, matching: [] };
+      const screens = (prefix: string): Screen[] => queries.map((query, k) => ({ id: `${prefix}${k}`, query, compiled: compile(query, { warmupCeiling: 40 }), lastTime: null, matching: [] }));
+      const carried = screens("carried");
+      const fresh = screens("fresh");
       const options = { warmup: 20, graceMs: 0 };
       let rows = 0;
       for (let bar = 72; bar < 80; bar++) {
         if (bar > 72) await store.upsertBars([batch(bar - 1, bar)]);
         const now = universe[0]!.bars.h1!.time[bar - 1]! + HOUR;
-        const got = (await evaluateGroup(store, [carried], now, { ...options, carry })).bars.get("carried")!;
-        const want = (await evaluateGroup(store, [fresh], now, options)).bars.get("fresh")!;
-        expect(got, `bar ${bar}`).toEqual(want);
-        for (const [screen, bars] of [[carried, got], [fresh, want]] as const) {
-          for (const b of bars) {
-            screen.lastTime = b.time;
-            screen.matching = b.matching;
+        const got = (await evaluateGroup(store, carried, now, { ...options, carry })).bars;
+        const want = (await evaluateGroup(store, fresh, now, options)).bars;
+        queries.forEach((query, k) => {
+          const a = got.get(`carried${k}`)!;
+          const b = want.get(`fresh${k}`)!;
+          expect(a, `${query}\nbar ${bar}`).toEqual(b);
+          for (const [screen, bars] of [[carried[k]!, a], [fresh[k]!, b]] as const) {
+            for (const evaluated of bars) {
+              screen.lastTime = evaluated.time;
+              screen.matching = evaluated.matching;
+            }
           }
-        }
-        rows += want.reduce((n, b) => n + b.matching.length + b.events.length, 0);
+          rows += b.reduce((n, e) => n + e.matching.length + e.events.length, 0);
+        });
       }
-      // Seven rounds of one new bar each, every symbol stepped across (not by symbol).
-      expect(carry.counts().across).toBe(7 * 2_500);
+      // Seven rounds of one new bar each, every symbol of every screen stepped across (not by symbol).
+      expect(carry.counts().across).toBe(7 * 2_500 * queries.length);
+      // The second and third screens took the first's steps of rsi(5) and sma(close, 5), and the second its
+      // highest(high, 10) a bar before the new one (the same call at the same lag): 5 steps a symbol. In the first
+      // round stepped across the round does not know yet which calls are shared: the second screen to have one
+      // keeps its steps, so only the third takes them (rsi, sma: 2 a symbol).
+      expect(carry.counts().shared).toBe(2_500 * (2 + 6 * 5));
       expect(rows).toBeGreaterThan(1_000);
     } finally {
       await store.close();
