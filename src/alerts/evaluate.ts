@@ -10,6 +10,7 @@
  */
 import { type AnchoredHistoryOptions, historyRowsAnchoredAsync, type CompiledQuery } from "../api.js";
 import type { TrackedRow } from "../eval/history.js";
+import { bySymbol } from "../eval/rows.js";
 import type { CarryStore } from "../eval/carry.js";
 import { parse } from "../ast/lower.js";
 import { printQuery } from "../ast/print.js";
@@ -239,9 +240,9 @@ function presentByBar(tracked: readonly TrackedRow[]): Map<number, readonly Matc
 }
 
 /** The rows by symbol: themselves when they already are. */
-function inSymbolOrder<R extends { readonly symbol: string }>(rows: readonly R[]): R[] {
-  for (let k = 1; k < rows.length; k++) if (!(rows[k - 1]!.symbol < rows[k]!.symbol)) return [...rows].sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-  return rows as R[];
+function inSymbolOrder(rows: readonly TrackedRow[]): TrackedRow[] {
+  for (let k = 1; k < rows.length; k++) if (!(rows[k - 1]!.symbol < rows[k]!.symbol)) return [...rows].sort(bySymbol);
+  return rows as TrackedRow[];
 }
 
 /**

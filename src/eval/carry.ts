@@ -44,6 +44,8 @@ export interface CarryLayout {
    * 0 but for a slot read only through an offset (`highest(high, 20)[1]`), whose pass ends `k` bars earlier.
    */
   readonly lags: Int32Array;
+  /** Every slot's lag (`slotLags`), carried or not: the round steps each at its own bar. */
+  readonly lagOf: ReadonlyMap<Slot, number>;
   /** The program's shape (its slots' kinds and constants): a saved pass is restored only into the same shape. */
   readonly shape: string;
   /**
@@ -71,7 +73,12 @@ export function readsBack(slot: Slot): number {
   return 0;
 }
 
-/** Every slot of the program, each after the slots it reads (a post-order from the roots: condition, columns, sort keys). */
+/** The program's roots: its condition, columns and sort keys, each read at the bar. */
+function rootsOf(program: Program): Slot[] {
+  return [program.condition, ...program.columns.map((c) => c.slot), ...program.sort.map((s) => s.slot)];
+}
+
+/** Every slot of the program, each after the slots it reads (a post-order from the roots). */
 export function slotOrder(program: Program): Slot[] {
   const order: Slot[] = [];
   const seen = new Set<Slot>();
@@ -91,9 +98,7 @@ export function slotOrder(program: Program): Slot[] {
       }
     }
   };
-  visit(program.condition);
-  for (const c of program.columns) visit(c.slot);
-  for (const s of program.sort) visit(s.slot);
+  for (const root of rootsOf(program)) visit(root);
   return order;
 }
 
@@ -104,11 +109,11 @@ export function slotOrder(program: Program): Slot[] {
  * smallest over a slot's readers wins (values.ts computes a slot up to the latest bar any reader
  * asks). Another timeframe's slots count from their own frame's last bar (0).
  */
-export function slotLags(program: Program): Map<Slot, number> {
+function slotLags(program: Program): Map<Slot, number> {
   const order = slotOrder(program);
   const lags = new Map<Slot, number>();
   // The roots are read at the bar, whatever else reads them.
-  for (const root of [program.condition, ...program.columns.map((c) => c.slot), ...program.sort.map((s) => s.slot)]) lags.set(root, 0);
+  for (const root of rootsOf(program)) lags.set(root, 0);
   for (let i = order.length - 1; i >= 0; i--) {
     const slot = order[i]!;
     const lag = lags.get(slot) ?? 0;
@@ -160,7 +165,7 @@ export function carryLayout(program: Program): CarryLayout {
     stateAt[k] = at;
     at += state.length;
   }
-  layout = { slots, widths, frames, lags, shape, rowSize: at, tailAt, stateAt };
+  layout = { slots, widths, frames, lags, lagOf, shape, rowSize: at, tailAt, stateAt };
   layouts.set(program, layout);
   return layout;
 }

@@ -37,7 +37,7 @@
  */
 import { anchorTime } from "./anchor.js";
 import { convergedAt, isTrusted } from "./bars.js";
-import { type CarryStore, carryLayout, readsBack, type ScreenCarry, slotLags, slotOrder, type SymbolIds } from "./carry.js";
+import { type CarryStore, carryLayout, readsBack, type ScreenCarry, slotOrder, type SymbolIds } from "./carry.js";
 import { type AnchoredHistory, type HistoryHit, type HistoryScan, historySteps, type TrackedRow } from "./history.js";
 import { PRIMED_BLOCK_BARS, type Program, type Slot } from "./program.js";
 import { alignmentCut, lastClosedIndex } from "../alignment.js";
@@ -121,7 +121,7 @@ function roundLayout(program: Program): RoundLayout {
   const index = new Map(carry.slots.map((s, i) => [s, i]));
   // Children before parents.
   const order = slotOrder(program);
-  const lagOf = slotLags(program);
+  const lagOf = carry.lagOf;
   // Only the base frame steps: another timeframe's slots are read at its last bar closed, from their tails (a round
   // in which that frame closes a bar goes symbol by symbol).
   const onBase = (slot: Slot): boolean => slot.frame === program.base;
@@ -171,7 +171,6 @@ class RoundUniverse {
   readonly previous: Float64Array;
   /** Whether the instruments are in symbol order (the store reads them so). */
   readonly sorted: boolean;
-  private readonly latest: (Float64Array | undefined)[] = [];
   private readonly viewFrom: Int32Array;
   private readonly views: (Float64Array | undefined)[];
 
@@ -261,19 +260,6 @@ class RoundUniverse {
     return this.named;
   }
 
-  /** Column `column` (`COLUMN_INDEX`) of every instrument at its bar `ends[i]` (NaN where it has none). */
-  latestOf(column: number): Float64Array {
-    let values = this.latest[column];
-    if (values !== undefined) return values;
-    values = new Float64Array(this.instruments.length).fill(Number.NaN);
-    const name = COLUMNS[column]!;
-    for (let i = 0; i < values.length; i++) {
-      const end = this.ends[i]!;
-      if (end >= 0) values[i] = Number(this.bars[i]![name][end]);
-    }
-    this.latest[column] = values;
-    return values;
-  }
 
   private readonly columns: (readonly ArrayLike<number>[] | undefined)[] = [];
   /** Per column: the latest values of every instrument, `depths[column]` each (see `recentOf`). */
@@ -375,7 +361,6 @@ class RoundUniverse {
   }
 }
 
-/** Per carry store: the universe its current round reads, made once for all the round's screens. */
 /** What a round hands the next one of the same carry store (`RoundUniverse.handOver`). */
 interface RoundHandover {
   readonly depths: Int32Array;
@@ -408,6 +393,7 @@ class CallMemo {
   }
 }
 
+/** Per carry store: the universe its current round reads, made once for all the round's screens. */
 const universes = new WeakMap<CarryStore, { readonly rounds: number; readonly universe: Iterable<Instrument>; readonly made: RoundUniverse }>();
 
 /**
@@ -871,18 +857,9 @@ function holdInner(screen: ScreenCarry, rowSize: number, F: number, picked: Pick
 
 /** Column `column` of every symbol picked at its bar `lag` bars before the new one (the round's recent values), into `out`. */
 function barsAt(round: RoundUniverse, column: number, lag: number, index: Int32Array, out: Float64Array, n: number): void {
-  if (lag === 0) {
-    gather(round.latestOf(column), index, out, n);
-    return;
-  }
   const recent = round.recentOf(column, lag + 1);
   const D = round.depths[column]!;
   for (let j = 0; j < n; j++) out[j] = recent[index[j]! * D + D - 1 - lag]!;
-}
-
-/** `out[j] = values[index[j]]` for the first `n` picked. */
-function gather(values: Float64Array, index: Int32Array, out: Float64Array, n: number): void {
-  for (let j = 0; j < n; j++) out[j] = values[index[j]!]!;
 }
 
 /** `out[j]` = value `at` of lane `lanes[j]`'s row, for the first `n` picked. */
@@ -950,8 +927,8 @@ function stepCall(program: Program, slot: Slot, s: number, lag: number, layout: 
   const windowed = !(slot.blocked && slot.state === undefined) && slot.extra + lag < STACKED_EXTRA * 2;
   const recent = columns.map((c) => (windowed && c >= 0 ? round.recentOf(c, slot.extra + 1 + lag) : undefined));
   const depths = Int32Array.from(columns, (c) => (c >= 0 ? round.depths[c]! : 0));
-  // A call over the bars' own columns is the same call in every screen that has it: the round
-  // keeps what the first screen stepped, for the others (`CallMemo`).
+  // A call over the bars' own columns is the same call in every screen that has it: where more
+  // than one screen has it, the round keeps one screen's steps for the others (`CallMemo`, `memoOf`).
   const memo = rawColumn.every((c) => c >= 0) ? round.memoOf(`${node.fn.name}(${node.consts.join(",")})[${rawColumn.join(",")}]@${lag}`, slot.state?.length ?? 0) : undefined;
   screen.shared += callLanes(
     node.fn.kernel as Kernel,
@@ -1113,8 +1090,8 @@ function callLanes(
  * A call whose value at a bar is its window's alone, at the new bar of every symbol picked, in
  * one call of its module's kernel: a kernel `rangeIndependent` and without a state (a crossing, a
  * per-bar formula, a candle pattern) reading at most `STACKED_EXTRA` bars back. Each input holds
- * the symbols' windows end to end — symbol j's the pass's bars p − extra … p at
- * j·W … j·W + extra, W = extra + 1 — and the kernel runs over them all from index `extra`; symbol
+ * the symbols' windows end to end — symbol j's the pass's bars b − extra … b (b = p − lag, the
+ * call's own bar) at j·W … j·W + extra, W = extra + 1 — and the kernel runs over them all from index `extra`; symbol
  * j's value is at its window's last index. The same kernel given the same window in a pass gives
  * the same value, bit for bit: a range-independent kernel's value at a bar reads its inputs over
  * the window only (module.ts), whatever range it is asked for; the other indices (a window's
