@@ -52,9 +52,9 @@ function longValidQuery(target: FloodTarget, i: number): string {
   return `${head(target)}// validate flood ${i}\n${arms.join(" or\n")}`;
 }
 
-/** 64 KiB of `close > sma(n) or …`: half a second of parsing without the cost guard, refused at its 4,001st token with it. */
-function overLongQuery(target: FloodTarget): string {
-  let text = head(target);
+/** 64 KiB of `close > sma(n) or …` after `header`: half a second of parsing without the cost guard, refused at its 4,001st token with it. */
+export function overLongQuery(header: string): string {
+  let text = header;
   for (let k = 0; text.length < 64 * 1024 - 64; k++) text += `close > sma(${2 + (k % 200)}) or\n`;
   return `${text}close > 0`;
 }
@@ -108,7 +108,7 @@ export const FLOODS: readonly FloodKind[] = [
     accounts: 1,
     connections: 2,
     tier: "free",
-    send: (target, key, i) => post(target, i % 2 === 0 ? "/xql/validate" : "/xql/run", overLongQuery(target), key),
+    send: (target, key, i) => post(target, i % 2 === 0 ? "/xql/validate" : "/xql/run", overLongQuery(head(target)), key),
   },
   {
     name: "history amplification (16 MiB answers refused), one key, 8 connections",

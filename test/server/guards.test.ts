@@ -13,16 +13,13 @@ import type { BarStore, LatestBarsRequest } from "../../src/store/store.js";
 import { SqliteStore } from "../../src/open/sqlite.js";
 import { MAX_COLUMNS } from "../../src/plan/cost.js";
 import { atMost, startServer, type Running } from "./helpers.js";
+import { overLongQuery } from "./floods.js";
 import { Gate, until } from "../kit/index.js";
 
 const QUERY = 'market = "FOREX"\ntimeframe = h1\ncolumns = [close]\nsort = close desc\nclose > 440 and d::close > 0';
 const HEAD = 'market = "FOREX"\ntimeframe = h1\n';
-/** 64 KiB of `close > sma(n) or ...`: 0.5 s of parsing before the guard, refused after lexing with it. */
-const HUGE = (() => {
-  let text = HEAD;
-  for (let i = 0; text.length < 64 * 1024 - 64; i++) text += `close > sma(${2 + (i % 200)}) or\n`;
-  return `${text}close > 0`;
-})();
+/** 64 KiB of `close > sma(n) or ...`: 0.5 s of parsing before the guard, refused after lexing with it (the floods' own). */
+const HUGE = overLongQuery(HEAD);
 
 let server: Running | undefined;
 afterEach(async () => {
